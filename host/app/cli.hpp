@@ -1,0 +1,58 @@
+// cli.hpp: what every subcommand shares: the global options, the documented exit codes
+// (docs/exit-codes.md), and the hook each cmd_*.cpp uses to add itself to the CLI.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cu/device.hpp"
+
+namespace warplab::app {
+
+// Keep in sync with docs/exit-codes.md.
+enum Exit : int {
+  kOk = 0,
+  kFailed = 1,        // a script error, or an experiment's check failed
+  kUsage = 2,         // bad command line
+  kNoDevice = 3,      // no driver / no GPU / bad device index, and no profile to fall back to
+  kBadInput = 4,      // unreadable or malformed input: file, profile, pattern, parameter
+  kCompileError = 5,  // NVRTC rejected the source
+  kCudaError = 6,     // a driver call failed at run time
+  kTimeout = 7,       // the kernel watchdog fired
+  kInternal = 70,     // a bug in warplab
+};
+
+// An error that decides the exit code; the message is one sentence.
+struct Failure : std::runtime_error {
+  Failure(int code, const std::string& msg) : std::runtime_error(msg), code(code) {}
+  int code;
+};
+
+struct Globals {
+  int device = 0;
+  std::string profile;   // --profile or WARPLAB_PROFILE
+  double timeout = 0;    // seconds, 0 = none
+  bool sync = false;
+  bool no_color = false;
+  bool quiet = false;
+};
+
+// A subcommand's entry point, called when CLI11 parsed that subcommand.
+struct Command {
+  CLI::App* sub;
+  std::function<int()> run;
+};
+using Commands = std::vector<Command>;
+
+// The device a command works on: --profile if given; else the live device --device;
+// else, when `fallback` is true, the default shipped profile (with a one-line note on
+// stderr unless quiet); else throws Failure(kNoDevice, "... (try --profile h100)").
+cu::DeviceSnapshot select_target(const Globals& g, bool fallback);
+
+// Each cmd_*.cpp defines one of these.
+void add_attrs_command(CLI::App& app, const Globals& g, Commands& out);
+void add_compile_command(CLI::App& app, const Globals& g, Commands& out);
+
+}  // namespace warplab::app

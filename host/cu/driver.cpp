@@ -1,0 +1,99 @@
+// driver.cpp: finds libcuda.so.1 with dlopen, resolves cuGetProcAddress with dlsym and
+// every other entry point through it, then calls cuInit(0). Runs once per process.
+#include "cu/driver.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "cu/error.hpp"
+
+namespace warplab::cu {
+namespace {
+
+struct Loaded {
+  Api api;
+  bool ok = false;
+  CUresult code = CUDA_ERROR_NOT_INITIALIZED;
+  std::string why;
+  int version = 0;
+};
+
+using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t,
+                                    CUdriverProcAddressQueryResult*);
+
+Loaded load() {
+  Loaded out;
+  const char* forced = std::getenv("WARPLAB_NO_DRIVER");
+  if (forced && *forced && std::string(forced) != "0") {
+    out.why = "no NVIDIA driver: WARPLAB_NO_DRIVER is set";
+    return out;
+  }
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* err = dlerror();
+    out.why = std::string("no NVIDIA driver: libcuda.so.1 could not be loaded (") +
+              (err ? err : "unknown reason") + ")";
+    return out;
+  }
+  auto gpa = reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2"));
+  if (!gpa) {
+    out.why = "NVIDIA driver too old: libcuda.so.1 has no cuGetProcAddress_v2 (needs CUDA 12.0+)";
+    return out;
+  }
+  // Resolve each entry point for the CUDA version of our header; a missing one stays null.
+#define WARPLAB_CU_RESOLVE(name)                                                   \
+  {                                                                                \
+    void* p = nullptr;                                                             \
+    CUdriverProcAddressQueryResult st{};                                           \
+    if (gpa(#name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &st) == CUDA_SUCCESS && \
+        st == CU_GET_PROC_ADDRESS_SUCCESS)                                         \
+      out.api.name = reinterpret_cast<decltype(out.api.name)>(p);                  \
+  }
+  WARPLAB_CU_API(WARPLAB_CU_RESOLVE)
+#undef WARPLAB_CU_RESOLVE
+  if (!out.api.cuInit || !out.api.cuDriverGetVersion) {
+    out.why = "NVIDIA driver unusable: cuInit could not be resolved";
+    return out;
+  }
+  out.api.cuDriverGetVersion(&out.version);
+  out.code = out.api.cuInit(0);
+  if (out.code != CUDA_SUCCESS) {
+    const char* name = nullptr;
+    if (out.api.cuGetErrorName) out.api.cuGetErrorName(out.code, &name);
+    out.why = std::string("the NVIDIA driver is installed but cuInit failed: ") +
+              (name ? name : std::to_string(static_cast<int>(out.code)));
+    if (out.code == CUDA_ERROR_NO_DEVICE) out.why = "no CUDA device: the driver found no GPU";
+    return out;
+  }
+  out.ok = true;
+  return out;
+}
+
+const Loaded& loaded() {
+  static const Loaded l = load();
+  return l;
+}
+
+}  // namespace
+
+const Api& api() {
+  const Loaded& l = loaded();
+  if (!l.ok) throw Error(l.why, CUDA_ERROR_NO_DEVICE);
+  return l.api;
+}
+
+bool driver_available(std::string* why) {
+  const Loaded& l = loaded();
+  if (why) *why = l.why;
+  return l.ok;
+}
+
+int driver_version() { return loaded().version; }
+
+std::string version_string(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+}  // namespace warplab::cu

@@ -1,0 +1,35 @@
+// driver.hpp: libcuda.so.1 loaded at run time (dlopen + cuGetProcAddress), never linked,
+// so warplab starts and works offline on machines without an NVIDIA driver.
+// Depends on cuda.h for types only.
+#pragma once
+#include <cuda.h>
+
+#include <string>
+
+#include "cu/api_list.hpp"
+
+namespace warplab::cu {
+
+// One function pointer per entry point in api_list.hpp; null when this driver lacks it.
+struct Api {
+#define WARPLAB_CU_MEMBER(name) decltype(&::name) name = nullptr;
+  WARPLAB_CU_API(WARPLAB_CU_MEMBER)
+#undef WARPLAB_CU_MEMBER
+};
+
+// Loads the driver once (thread-safe) and calls cuInit(0). Throws cu::Error with
+// CUDA_ERROR_NOT_INITIALIZED / the cuInit code and a one-sentence reason when there is no
+// usable driver. The environment variable WARPLAB_NO_DRIVER=1 pretends none is installed
+// (used by tests and for forcing offline mode).
+const Api& api();
+
+// True when the driver loaded and cuInit succeeded; never throws. `why` gets the reason.
+bool driver_available(std::string* why = nullptr);
+
+// Driver version as reported by cuDriverGetVersion (e.g. 13000), or 0 when unavailable.
+int driver_version();
+
+// "13.0" from 13000.
+std::string version_string(int cuda_version);
+
+}  // namespace warplab::cu

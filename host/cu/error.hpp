@@ -1,0 +1,39 @@
+// error.hpp: the driver layer's one exception type, carrying the CUresult, the failing
+// call and the object involved. Message text comes from cuGetErrorName/cuGetErrorString.
+#pragma once
+#include <cuda.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace warplab::cu {
+
+class Error : public std::runtime_error {
+ public:
+  Error(CUresult code, std::string call, std::string object = {});
+  // An error described by one sentence. `code` stays CUDA_SUCCESS for bad input and
+  // broken limits; CUDA_ERROR_NO_DEVICE marks "no driver / no GPU" (exit code 3).
+  explicit Error(const std::string& message, CUresult code = CUDA_SUCCESS);
+  CUresult code() const noexcept { return code_; }
+  const std::string& call() const noexcept { return call_; }
+  const std::string& object() const noexcept { return object_; }
+
+ private:
+  CUresult code_ = CUDA_SUCCESS;
+  std::string call_;
+  std::string object_;
+};
+
+// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)", falling back to the number when the driver
+// is missing or does not know the code.
+std::string error_text(CUresult code);
+
+}  // namespace warplab::cu
+
+// Evaluates `expr` once; on failure throws cu::Error naming the call and `object`
+// (any expression convertible to std::string, built only on failure).
+#define WL_CU_CHECK(expr, object)                                              \
+  do {                                                                         \
+    const CUresult wl_rc_ = (expr);                                            \
+    if (wl_rc_ != CUDA_SUCCESS) throw ::warplab::cu::Error(wl_rc_, #expr, (object)); \
+  } while (0)

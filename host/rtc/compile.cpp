@@ -1,0 +1,2 @@
+// compile.cpp: placeholder until the NVRTC core lands.
+namespace warplab::rtc {}
