@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   Commands commands;
   add_attrs_command(app, g, commands);
   add_compile_command(app, g, commands);
+  add_run_command(app, g, commands);
 
   try {
     app.parse(argc, argv);

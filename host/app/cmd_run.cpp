@@ -1,0 +1,80 @@
+// cmd_run.cpp: `warplab run SCRIPT.lua [-p key=value ...] [args ...]`: runs a Lua
+// experiment script against the live GPU or, offline, a device profile.
+// Exit status: 0, 1 when the script raised an error or a warplab.check failed.
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "app/cli.hpp"
+#include "bind/state.hpp"
+#include "cu/driver.hpp"
+
+namespace warplab::app {
+namespace {
+
+struct RunArgs {
+  std::string script;
+  std::vector<std::string> params;  // key=value
+  std::vector<std::string> args;
+  bool no_check = false;
+};
+
+std::map<std::string, std::string> parse_params(const std::vector<std::string>& kv) {
+  std::map<std::string, std::string> out;
+  for (const auto& p : kv) {
+    const auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Failure(kBadInput, "parameter '" + p + "' must look like key=value");
+    out[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  return out;
+}
+
+// True unless the script loaded warplab.check and some check failed.
+bool checks_ok(lua_State* L) {
+  bool ok = true;
+  lua_getglobal(L, "package");                               // +1
+  lua_getfield(L, -1, "loaded");                             // +1
+  if (lua_getfield(L, -1, "warplab.check") == LUA_TTABLE &&  // +1
+      lua_getfield(L, -1, "all_ok") == LUA_TFUNCTION) {      // +1
+    if (lua_pcall(L, 0, 1, 0) == LUA_OK) ok = lua_toboolean(L, -1);  // -1 +1
+  }
+  lua_settop(L, 0);
+  return ok;
+}
+
+int run_script(const Globals& g, const RunArgs& a) {
+  if (!std::filesystem::is_regular_file(a.script))
+    throw Failure(kBadInput, "script '" + a.script + "' not found");
+  const auto params = parse_params(a.params);
+  cu::DeviceSnapshot target = select_target(g, /*fallback=*/true);
+  const bool offline = !target.live();
+  std::string reason;
+  if (!g.profile.empty()) reason = "working from profile '" + g.profile + "'";
+  else if (!cu::driver_available(&reason)) {}
+  else if (offline) reason = "no CUDA device: the driver found no GPU";
+
+  bind::RuntimeOptions opts{g.device, g.profile, !a.no_check, g.sync, g.quiet, g.timeout};
+  bind::StatePtr state = bind::open_state(opts, std::move(target), offline, reason);
+  bind::set_params(state.get(), params);
+  const bind::RunResult r = bind::run_file(state.get(), a.script, a.args);
+  if (!r.ok) {
+    std::cerr << r.error << "\n";
+    return kFailed;
+  }
+  return checks_ok(state.get()) ? kOk : kFailed;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, const Globals& g, Commands& out) {
+  auto a = std::make_shared<RunArgs>();
+  auto* sub = app.add_subcommand("run", "run a Lua experiment script");
+  sub->add_option("script", a->script, "the .lua script")->required();
+  sub->add_option("-p,--param", a->params, "override a declared parameter: key=value");
+  sub->add_flag("--no-check", a->no_check, "skip launch validation (latency measurements)");
+  sub->add_option("args", a->args, "arguments passed to the script as ...");
+  out.push_back({sub, [&g, a] { return run_script(g, *a); }});
+}
+
+}  // namespace warplab::app

@@ -1,0 +1,15 @@
+// bind_cuda.cpp: assembles the `cuda` global from the bind_*.cpp pieces.
+#include "bind/modules.hpp"
+#include "bind/state.hpp"
+
+namespace warplab::bind {
+
+void open_cuda(lua_State* L) {
+  lua_newtable(L);                                 // +1 cuda
+  add_device(L);
+  lua_pushstring(L, WARPLAB_VERSION);              // +1
+  lua_setfield(L, -2, "version");                  // -1
+  lua_setglobal(L, "cuda");                        // -1
+}
+
+}  // namespace warplab::bind

@@ -1,0 +1,32 @@
+// guard.hpp: the one place C++ exceptions become Lua errors (as LÖVE does). The
+// exception is caught, its text copied, and the Lua error raised only after the catch
+// block has ended, so no C++ exception object is alive while Lua unwinds.
+// Lua is linked as C++ (see CMakeLists.txt): Lua's own errors are exceptions of a type
+// that is not std::exception, so they pass through guard() untouched.
+#pragma once
+#include <lua.hpp>
+
+#include <exception>
+#include <string>
+#include <utility>
+
+namespace warplab::bind {
+
+template <class F>
+int guard(lua_State* L, F&& body) {
+  std::string msg;
+  try {
+    return std::forward<F>(body)();
+  } catch (const std::exception& e) {
+    msg = e.what();
+  }
+  return luaL_error(L, "%s", msg.c_str());  // prefixes script:line of the caller
+}
+
+// Declare `int name(lua_State* L)` whose body runs inside guard().
+#define WL_LUA_FN(name)                                    \
+  static int name##_impl(lua_State* L);                    \
+  static int name(lua_State* L) { return ::warplab::bind::guard(L, [L] { return name##_impl(L); }); } \
+  static int name##_impl(lua_State* L)
+
+}  // namespace warplab::bind

@@ -1,0 +1,34 @@
+// runtime.hpp: per-Lua-state runtime data kept in the Lua registry (as redis keeps its
+// per-run state under a named key): the options the program was started with and the
+// device (live or profile) the script works on. Depends on cu/device.hpp.
+#pragma once
+#include <lua.hpp>
+
+#include <string>
+
+#include "cu/device.hpp"
+
+namespace warplab::bind {
+
+struct RuntimeOptions {
+  int device = 0;
+  std::string profile;  // non-empty: work from this profile, never touch a GPU
+  bool check = true;    // validate launches (--no-check turns this off)
+  bool sync = false;    // synchronize after every launch
+  bool quiet = false;
+  double timeout = 0;   // kernel watchdog, seconds
+};
+
+struct Runtime {
+  RuntimeOptions opts;
+  cu::DeviceSnapshot target;  // the selected device or profile
+  bool offline = true;        // true when `target` is a profile
+  std::string offline_reason; // why (no driver, no GPU, --profile ...)
+};
+
+// The runtime of this state; created by open_state().
+Runtime& runtime(lua_State* L);
+// Raises "no CUDA device: <reason>" unless a live device backs this state.
+void require_gpu(lua_State* L, const char* what);
+
+}  // namespace warplab::bind

@@ -1,0 +1,154 @@
+// state.cpp: opening a Lua state for warplab (libraries, package.path, runtime data in
+// the registry) and running a script file with a traceback on error.
+#include "bind/state.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <new>
+
+#include "bind/guard.hpp"
+
+namespace fs = std::filesystem;
+
+namespace warplab::bind {
+namespace {
+
+constexpr const char* kRuntimeKey = "warplab.runtime";
+
+int runtime_gc(lua_State* L) {
+  static_cast<Runtime*>(lua_touserdata(L, 1))->~Runtime();
+  return 0;
+}
+
+// Message handler for lua_pcall: "file:line: msg" plus a traceback.
+int traceback(lua_State* L) {
+  const char* msg = lua_tostring(L, 1);
+  if (!msg) msg = luaL_tolstring(L, 1, nullptr);  // non-string error object
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+std::string exe_dir() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.parent_path().string();
+}
+
+}  // namespace
+
+Runtime& runtime(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kRuntimeKey);            // +1 runtime userdata
+  auto* rt = static_cast<Runtime*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);                                              // -1
+  if (!rt) luaL_error(L, "warplab runtime missing (state not opened by warplab)");
+  return *rt;
+}
+
+void require_gpu(lua_State* L, const char* what) {
+  const Runtime& rt = runtime(L);
+  if (rt.offline) luaL_error(L, "no CUDA device: %s needs a GPU (%s)", what, rt.offline_reason.c_str());
+}
+
+std::vector<std::string> lua_library_dirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("WARPLAB_LUA_DIR")) dirs.emplace_back(env);
+  const std::string exe = exe_dir();
+  if (!exe.empty()) {
+    dirs.push_back(exe + "/../lua");              // build/ inside the source tree
+    dirs.push_back(exe + "/../share/warplab/lua");  // installed layout
+  }
+  dirs.emplace_back(WARPLAB_SOURCE_DIR "/lua");
+  std::vector<std::string> found;
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    if (fs::is_directory(d + "/warplab", ec)) found.push_back(fs::weakly_canonical(d).string());
+  }
+  return found;
+}
+
+StatePtr open_state(const RuntimeOptions& opts, cu::DeviceSnapshot target, bool offline,
+                    std::string offline_reason) {
+  StatePtr state(luaL_newstate());
+  if (!state) throw std::bad_alloc();
+  lua_State* L = state.get();
+  luaL_openlibs(L);
+
+  void* mem = lua_newuserdatauv(L, sizeof(Runtime), 0);      // +1 runtime
+  auto* rt = new (mem) Runtime{opts, std::move(target), offline, std::move(offline_reason)};
+  (void)rt;
+  lua_createtable(L, 0, 1);                                   // +1 metatable
+  lua_pushcfunction(L, runtime_gc);                           // +1
+  lua_setfield(L, -2, "__gc");                                // -1
+  lua_setmetatable(L, -2);                                    // -1
+  lua_setfield(L, LUA_REGISTRYINDEX, kRuntimeKey);            // -1
+
+  // package.path: the warplab library first, then Lua's defaults.
+  std::string path;
+  for (const auto& d : lua_library_dirs()) path += d + "/?.lua;" + d + "/?/init.lua;";
+  lua_getglobal(L, "package");                                // +1 package
+  lua_getfield(L, -1, "path");                                // +1 old path
+  path += lua_tostring(L, -1);
+  lua_pop(L, 1);                                              // -1
+  lua_pushstring(L, path.c_str());                            // +1
+  lua_setfield(L, -2, "path");                                // -1
+  lua_pop(L, 1);                                              // -1 package
+
+  lua_pushboolean(L, isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));  // +1
+  lua_setglobal(L, "warplab_tty");                            // -1
+  lua_pushboolean(L, isatty(STDERR_FILENO));                  // +1
+  lua_setglobal(L, "warplab_tty_err");                        // -1
+  open_cuda(L);
+  return state;
+}
+
+void set_params(lua_State* L, const std::map<std::string, std::string>& params) {
+  lua_createtable(L, 0, static_cast<int>(params.size()));     // +1 WARPLAB_PARAMS
+  for (const auto& [k, v] : params) {
+    lua_pushlstring(L, v.data(), v.size());                   // +1
+    lua_setfield(L, -2, k.c_str());                           // -1
+  }
+  lua_setglobal(L, "WARPLAB_PARAMS");                         // -1
+}
+
+RunResult run_file(lua_State* L, const std::string& path, const std::vector<std::string>& args) {
+  RunResult out;
+  // The script's folder goes first on package.path so it can require its neighbours.
+  const std::string dir = fs::path(path).parent_path().string();
+  lua_getglobal(L, "package");                                // +1
+  lua_getfield(L, -1, "path");                                // +1
+  const std::string old = lua_tostring(L, -1);
+  lua_pop(L, 1);                                              // -1
+  lua_pushstring(L, ((dir.empty() ? "." : dir) + "/?.lua;" + old).c_str());  // +1
+  lua_setfield(L, -2, "path");                                // -1
+  lua_pop(L, 1);                                              // -1
+
+  lua_createtable(L, static_cast<int>(args.size()), 1);       // +1 arg
+  lua_pushstring(L, path.c_str());                            // +1
+  lua_rawseti(L, -2, 0);                                      // -1
+  for (size_t i = 0; i < args.size(); ++i) {
+    lua_pushstring(L, args[i].c_str());                       // +1
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));      // -1
+  }
+  lua_setglobal(L, "arg");                                    // -1
+
+  lua_pushcfunction(L, traceback);                            // +1 handler
+  const int handler = lua_gettop(L);
+  if (luaL_loadfile(L, path.c_str()) != LUA_OK) {             // +1 chunk or message
+    out.ok = false;
+    out.error = lua_tostring(L, -1);
+    lua_pop(L, 2);                                            // -2
+    return out;
+  }
+  for (const auto& a : args) lua_pushstring(L, a.c_str());    // +n varargs
+  if (lua_pcall(L, static_cast<int>(args.size()), 0, handler) != LUA_OK) {  // -(n+1), +1 msg
+    out.ok = false;
+    out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
+    lua_pop(L, 1);                                            // -1
+  }
+  lua_pop(L, 1);                                              // -1 handler
+  return out;
+}
+
+}  // namespace warplab::bind

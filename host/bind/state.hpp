@@ -1,0 +1,41 @@
+// state.hpp: a Lua 5.4 state with the standard libraries, the `cuda` module, the
+// warplab Lua library on package.path, and script parameters. Used by `run`, `watch`
+// and `repl`. Depends on bind/runtime.hpp.
+#pragma once
+#include <lua.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bind/runtime.hpp"
+
+namespace warplab::bind {
+
+struct StateDeleter {
+  void operator()(lua_State* L) const { lua_close(L); }
+};
+using StatePtr = std::unique_ptr<lua_State, StateDeleter>;
+
+// Opens a state; `target` is the device or profile to expose as cuda.device().
+StatePtr open_state(const RuntimeOptions& opts, cu::DeviceSnapshot target, bool offline,
+                    std::string offline_reason);
+
+// Script parameters from `-p key=value` (read by require "warplab.params").
+void set_params(lua_State* L, const std::map<std::string, std::string>& params);
+
+// The directories searched for lua/warplab/*.lua, most specific first.
+std::vector<std::string> lua_library_dirs();
+
+struct RunResult {
+  bool ok = true;
+  std::string error;      // "script.lua:12: message" plus a short traceback
+};
+// Runs a script file with `args` in the global `arg` table (arg[0] = path).
+RunResult run_file(lua_State* L, const std::string& path, const std::vector<std::string>& args);
+
+// Registers the `cuda` global (bind_*.cpp provide the pieces).
+void open_cuda(lua_State* L);
+
+}  // namespace warplab::bind
