@@ -41,7 +41,8 @@ local function collect(series, opts, level)
     end
     local pts = {}
     for i = 1, max_index(s.y) do
-      local x, y = s.x and s.x[i] or i, s.y[i]
+      local x, y = i, s.y[i]
+      if s.x then x = s.x[i] end
       if y ~= nil and type(y) ~= "number" then
         error(string.format("%s: %s has y[%d] = %s, expected a number", WHO, name, i, util.kind(y)), level)
       end
