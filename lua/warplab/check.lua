@@ -50,7 +50,7 @@ function check.new(name, opts)
 end
 
 -- Count and print one result: "  ok   what  (evidence)" or "  FAIL what  (evidence)".
-function Checker:record(ok, what, evidence)
+local function record(self, ok, what, evidence)
   ok = ok and true or false
   if ok then self.passed = self.passed + 1 else self.failed = self.failed + 1 end
   what = what and tostring(what) or ("check " .. (self.passed + self.failed))
@@ -63,17 +63,17 @@ end
 
 -- c:that(cond, what [, evidence]) -> cond as a boolean.
 function Checker:that(cond, what, evidence)
-  return self:record(cond, what, evidence)
+  return record(self, cond, what, evidence)
 end
 
 -- c:eq(actual, expected, what): equal values, tables compared entry by entry.
 function Checker:eq(a, b, what)
   local ok, where, x, y = equal(a, b, "")
   if ok then
-    return self:record(true, what, type(a) == "table" and show(a) .. ", all equal" or ("got " .. show(a)))
+    return record(self, true, what, type(a) == "table" and show(a) .. ", all equal" or ("got " .. show(a)))
   end
   local at = (where ~= "") and ("at " .. where .. ": ") or ""
-  return self:record(false, what, string.format("%sexpected %s, got %s", at, show(y), show(x)))
+  return record(self, false, what, string.format("%sexpected %s, got %s", at, show(y), show(x)))
 end
 
 local function need_number(v, name, method)
@@ -89,14 +89,14 @@ function Checker:near(a, b, rel_tol, what)
   need_number(rel_tol, "rel_tol", "near")
   local want = string.format("expected %s within %s relative", show(b), util.repr(rel_tol))
   if type(a) ~= "number" then
-    return self:record(false, what, want .. ", got " .. show(a))
+    return record(self, false, what, want .. ", got " .. show(a))
   end
   local diff = math.abs(a - b)
   local ok = (b == 0) and (math.abs(a) <= rel_tol) or (diff <= rel_tol * math.abs(b))
   local off = (b == 0) and string.format("off by %.3g", diff)
                        or string.format("off by %.3g relative", diff / math.abs(b))
-  if ok then return self:record(true, what, "got " .. show(a) .. ", " .. off) end
-  return self:record(false, what, want .. ", got " .. show(a) .. ", " .. off)
+  if ok then return record(self, true, what, "got " .. show(a) .. ", " .. off) end
+  return record(self, false, what, want .. ", got " .. show(a) .. ", " .. off)
 end
 
 -- c:within(x, lo, hi, what): lo <= x <= hi.
@@ -105,8 +105,8 @@ function Checker:within(x, lo, hi, what)
   need_number(hi, "hi", "within")
   local range = show(lo) .. ".." .. show(hi)
   local ok = type(x) == "number" and x >= lo and x <= hi
-  if ok then return self:record(true, what, "got " .. show(x) .. ", in " .. range) end
-  return self:record(false, what, "expected " .. range .. ", got " .. show(x))
+  if ok then return record(self, true, what, "got " .. show(x) .. ", in " .. range) end
+  return record(self, false, what, "expected " .. range .. ", got " .. show(x))
 end
 
 -- c:summary() prints "name: N passed, N failed" and returns true when none failed.

@@ -6,6 +6,7 @@ local progress = {}
 
 local Bar = {}
 Bar.__index = Bar
+local draw -- defined below, after the bar's text
 
 -- Wall-clock seconds: the host's clock when it offers one, else os.time (whole seconds,
 -- enough for an estimate on sweeps long enough to need a bar).
@@ -31,11 +32,11 @@ function progress.new(total, label, opts)
     out = opts.out or io.stderr, width = opts.width or 30,
     started = now(), shown = -1, drawn_len = 0, finished = false,
   }, Bar)
-  bar:draw()
+  draw(bar)
   return bar
 end
 
-function Bar:line()
+local function text(self)
   local frac = (self.total == 0) and 1 or self.count / self.total
   local fill = math.floor(frac * self.width + 1e-9)
   local line = string.format("%s%s[%s%s] %d/%d %3d%%", self.label, (self.label ~= "") and " " or "",
@@ -49,12 +50,12 @@ function Bar:line()
 end
 
 -- Redraw only when the whole percentage changes: at most ~100 writes per sweep.
-function Bar:draw()
+function draw(self)
   if not self.enabled or self.finished then return end
   local pct = (self.total == 0) and 100 or (self.count * 100) // self.total
   if pct == self.shown then return end
   self.shown = pct
-  local line = self:line()
+  local line = text(self)
   local len = utf8.len(line) or #line
   -- "\r" returns to column 0; trailing spaces erase a longer previous line.
   self.out:write("\r", line, string.rep(" ", math.max(0, self.drawn_len - len)))
@@ -69,7 +70,7 @@ function Bar:step(n)
     error("progress:step: n must be a non-negative integer, got " .. tostring(n), 2)
   end
   self.count = math.min(self.total, self.count + n)
-  self:draw()
+  draw(self)
 end
 
 -- p:done() erases the bar (results printed next start on a clean line). Idempotent;
