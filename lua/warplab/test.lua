@@ -25,13 +25,23 @@ local function show(v, depth)
   return s
 end
 
-local function deep_equal(a, b)
-  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
-  for k, v in pairs(b) do
-    if not deep_equal(a[k], v) then return false end
+-- Deep equality; on a difference also returns where ("[4].name") and the two values.
+local function deep_equal(a, b, where)
+  where = where or ""
+  if type(a) ~= "table" or type(b) ~= "table" then
+    if a == b then return true end
+    return false, where, a, b
   end
-  for k in pairs(a) do
-    if b[k] == nil then return false end
+  local function at(k)
+    if type(k) == "string" and k:match("^[%a_][%w_]*$") then return where .. "." .. k end
+    return where .. "[" .. show(k) .. "]"
+  end
+  for k, v in pairs(b) do
+    local ok, w, x, y = deep_equal(a[k], v, at(k))
+    if not ok then return false, w, x, y end
+  end
+  for k, v in pairs(a) do
+    if b[k] == nil then return false, at(k), v, nil end
   end
   return true
 end
@@ -81,8 +91,12 @@ local function new_runner()
 
   -- t.eq(got, want [, what]): equality (tables entry by entry) or an error saying both.
   function t.eq(got, want, what)
-    if not deep_equal(got, want) then
-      error(string.format("%sexpected %s, got %s", what and (what .. ": ") or "", show(want), show(got)), 2)
+    local ok, where, x, y = deep_equal(got, want)
+    if not ok then
+      local msg = string.format("%sexpected %s, got %s", what and (what .. ": ") or "", show(want), show(got))
+      -- For tables, also say where they first differ: long values are cut short above.
+      if where ~= "" then msg = msg .. string.format(" (at %s: expected %s, got %s)", where, show(y), show(x)) end
+      error(msg, 2)
     end
   end
 
