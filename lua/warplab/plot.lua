@@ -15,6 +15,7 @@ local PALETTE = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b
 
 local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
 
+-- Largest positive integer key: series may have holes, where # is unreliable.
 local function max_index(t)
   local n = 0
   for k in pairs(t) do
@@ -26,7 +27,8 @@ end
 -- Validate the series into {name, points = {{x, y} or false}}; false marks a break.
 local function collect(series, opts, level)
   if type(series) ~= "table" then
-    error(WHO .. ": series is " .. util.kind(series) .. ", expected a list of {name=, x=, y=}", level)
+    error(WHO .. ": series is " .. util.kind(series) .. ", expected a list of {name=, x=, y=}",
+          level)
   end
   if series.y ~= nil then series = {series} end -- one series given bare
   local out = {}
@@ -44,12 +46,15 @@ local function collect(series, opts, level)
       local x, y = i, s.y[i]
       if s.x then x = s.x[i] end
       if y ~= nil and type(y) ~= "number" then
-        error(string.format("%s: %s has y[%d] = %s, expected a number", WHO, name, i, util.kind(y)), level)
+        error(string.format("%s: %s has y[%d] = %s, expected a number", WHO, name, i,
+                            util.kind(y)), level)
       end
       if type(x) ~= "number" or not finite(x) then
         error(string.format("%s: %s has x[%d] = %s, expected a finite number", WHO, name, i,
                             tostring(x)), level)
       end
+      -- A missing or non-finite y is a gap in the line, not an error: a sweep point
+      -- that failed to measure should not stop the chart of the others.
       local ok = y ~= nil and finite(y)
       for _, c in ipairs({{"x", x}, {"y", ok and y or 1}}) do
         if opts["log" .. c[1]] and c[2] <= 0 then
@@ -59,7 +64,8 @@ local function collect(series, opts, level)
       end
       pts[#pts + 1] = ok and {x, y} or false
     end
-    out[#out + 1] = {name = name, points = pts, color = s.color or PALETTE[(si - 1) % #PALETTE + 1]}
+    local color = s.color or PALETTE[(si - 1) % #PALETTE + 1]
+    out[#out + 1] = {name = name, points = pts, color = tostring(color)}
   end
   return out
 end
@@ -73,6 +79,7 @@ local function axis(lo, hi, log)
     local klo = math.floor(math.log(lo, b) + 1e-9)
     local khi = math.ceil(math.log(hi, b) - 1e-9)
     if khi <= klo then khi = klo + 1 end
+    -- Powers of 2 over a wide range (2^0 .. 2^30) would crowd the axis: keep ~10.
     local every = math.max(1, math.ceil((khi - klo + 1) / 10))
     for k = klo, khi, every do
       local v = b ^ k
@@ -87,6 +94,7 @@ local function axis(lo, hi, log)
     local d = (lo == 0) and 1 or math.abs(lo) * 0.5
     lo, hi = lo - d, hi + d
   end
+  -- Widen the range to whole tick steps so the first and last ticks sit on the frame.
   local _, step = util.ticks(lo, hi, 6)
   lo, hi = math.floor(lo / step + 1e-9) * step, math.ceil(hi / step - 1e-9) * step
   for _, v in ipairs((util.ticks(lo, hi, 6))) do
@@ -94,6 +102,69 @@ local function axis(lo, hi, log)
   end
   function ax.map(v) return (v - lo) / (hi - lo) end
   return ax
+end
+
+-- The data's extent over every series; a default box when there is no point at all.
+local function bounds(all)
+  local xlo, xhi, ylo, yhi = math.huge, -math.huge, math.huge, -math.huge
+  for _, s in ipairs(all) do
+    for _, p in ipairs(s.points) do
+      if p then
+        xlo, xhi = math.min(xlo, p[1]), math.max(xhi, p[1])
+        ylo, yhi = math.min(ylo, p[2]), math.max(yhi, p[2])
+      end
+    end
+  end
+  if xlo > xhi then return 1, 10, 1, 10, true end
+  return xlo, xhi, ylo, yhi, false
+end
+
+-- Grid lines, tick marks and tick labels of both axes around the plot box `b`. Drawn
+-- first, so the data lines lie on top of the grid.
+local function draw_axes(add, xa, ya, b)
+  for _, t in ipairs(xa.ticks) do
+    local x = num(b.px(t[1]))
+    add('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#e5e5e5"/>', x, b.top, x, b.bottom)
+    add('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#333"/>', x, b.bottom, x, b.bottom + 5)
+    add('<text x="%s" y="%d" text-anchor="middle">%s</text>', x, b.bottom + 19, util.xml(t[2]))
+  end
+  for _, t in ipairs(ya.ticks) do
+    local y = num(b.py(t[1]))
+    add('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#e5e5e5"/>', b.left, y, b.right, y)
+    add('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#333"/>', b.left - 5, y, b.left, y)
+    add('<text x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>',
+        b.left - 8, y, util.xml(t[2]))
+  end
+  add('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>', b.left, b.top,
+      b.right - b.left, b.bottom - b.top)
+end
+
+-- One series: a path that lifts the pen at each break ("M" starts a new piece), a
+-- marker per point with its exact values as a tooltip, and its legend entry (slot i).
+local function draw_series(add, s, i, b)
+  local color = util.xml(s.color)
+  local pieces, pen_down = {}, false
+  for _, p in ipairs(s.points) do
+    if p then
+      pieces[#pieces + 1] = (pen_down and "L" or "M") .. num(b.px(p[1])) .. " " .. num(b.py(p[2]))
+    end
+    pen_down = p and true or false
+  end
+  if #pieces > 0 then
+    add('<path d="%s" fill="none" stroke="%s" stroke-width="2"/>', table.concat(pieces, " "), color)
+  end
+  for _, p in ipairs(s.points) do
+    if p then
+      add('<circle cx="%s" cy="%s" r="3" fill="%s"><title>%s: (%s, %s)</title></circle>',
+          num(b.px(p[1])), num(b.py(p[2])), color, util.xml(s.name), util.repr(p[1]),
+          util.repr(p[2]))
+    end
+  end
+  local ly = b.top + 10 + (i - 1) * 20
+  add('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>', b.right + 14, ly,
+      b.right + 34, ly, color)
+  add('<text x="%d" y="%d" dominant-baseline="middle">%s</text>', b.right + 40, ly,
+      util.xml(s.name))
 end
 
 -- plot.lines(series, path, opts, level): write the chart; returns path. `level` is as
@@ -104,69 +175,22 @@ function plot.lines(series, path, opts, level)
     error(WHO .. ": path is " .. util.kind(path) .. ", expected a string", level)
   end
   local all = collect(series, opts, level + 1)
-  local xlo, xhi, ylo, yhi = math.huge, -math.huge, math.huge, -math.huge
-  for _, s in ipairs(all) do
-    for _, p in ipairs(s.points) do
-      if p then
-        xlo, xhi = math.min(xlo, p[1]), math.max(xhi, p[1])
-        ylo, yhi = math.min(ylo, p[2]), math.max(yhi, p[2])
-      end
-    end
-  end
-  local empty = xlo > xhi
-  if empty then xlo, xhi, ylo, yhi = 1, 10, 1, 10 end
+  local xlo, xhi, ylo, yhi, empty = bounds(all)
   local xa, ya = axis(xlo, xhi, opts.logx), axis(ylo, yhi, opts.logy)
+  -- Fixed margins: tick labels left and below, the legend in a 170 px column right.
   local width, height = opts.width or 720, opts.height or 440
-  local left, right = 72, 170
-  local top, bottom = opts.title and 44 or 20, 58
-  local pw, ph = width - left - right, height - top - bottom
-  local function px(x) return left + xa.map(x) * pw end
-  local function py(y) return top + ph - ya.map(y) * ph end
+  local b = {left = 72, top = opts.title and 44 or 20}
+  b.right, b.bottom = width - 170, height - 58
+  function b.px(x) return b.left + xa.map(x) * (b.right - b.left) end
+  function b.py(y) return b.bottom - ya.map(y) * (b.bottom - b.top) end
   local d, add = svg.doc(width, height)
-  svg.labels(add, opts, width, height, left, top, pw, ph)
-  -- Grid lines and tick labels first, so the data lines draw over them.
-  for _, t in ipairs(xa.ticks) do
-    local x = num(px(t[1]))
-    add('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#e5e5e5"/>', x, top, x, top + ph)
-    add('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#333"/>', x, top + ph, x, top + ph + 5)
-    add('<text x="%s" y="%d" text-anchor="middle">%s</text>', x, top + ph + 19, util.xml(t[2]))
-  end
-  for _, t in ipairs(ya.ticks) do
-    local y = num(py(t[1]))
-    add('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#e5e5e5"/>', left, y, left + pw, y)
-    add('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#333"/>', left - 5, y, left, y)
-    add('<text x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>', left - 8,
-        y, util.xml(t[2]))
-  end
-  add('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>', left, top, pw, ph)
+  svg.labels(add, opts, width, height, b.left, b.top, b.right - b.left, b.bottom - b.top)
+  draw_axes(add, xa, ya, b)
   if empty then
-    add('<text x="%s" y="%s" text-anchor="middle">(no data)</text>', num(left + pw / 2),
-        num(top + ph / 2))
+    add('<text x="%s" y="%s" text-anchor="middle">(no data)</text>', num((b.left + b.right) / 2),
+        num((b.top + b.bottom) / 2))
   end
-  for i, s in ipairs(all) do
-    local path_d, pen_down = {}, false
-    for _, p in ipairs(s.points) do
-      if p then
-        path_d[#path_d + 1] = (pen_down and "L" or "M") .. num(px(p[1])) .. " " .. num(py(p[2]))
-      end
-      pen_down = p and true or false
-    end
-    if #path_d > 0 then
-      add('<path d="%s" fill="none" stroke="%s" stroke-width="2"/>', table.concat(path_d, " "), s.color)
-    end
-    for _, p in ipairs(s.points) do
-      if p then
-        add('<circle cx="%s" cy="%s" r="3" fill="%s"><title>%s: (%s, %s)</title></circle>',
-            num(px(p[1])), num(py(p[2])), s.color, util.xml(s.name), util.repr(p[1]), util.repr(p[2]))
-      end
-    end
-    -- Legend entry: a short line in the series colour and its name.
-    local ly = top + 10 + (i - 1) * 20
-    add('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>', left + pw + 14,
-        ly, left + pw + 34, ly, s.color)
-    add('<text x="%d" y="%d" dominant-baseline="middle">%s</text>', left + pw + 40, ly,
-        util.xml(s.name))
-  end
+  for i, s in ipairs(all) do draw_series(add, s, i, b) end
   util.write_file(path, svg.finish(d), WHO, level + 1)
   return path
 end

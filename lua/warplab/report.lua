@@ -23,11 +23,16 @@ local function columns_of(rows, opts, who, level)
   local cols = {}
   if opts.columns ~= nil then
     if type(opts.columns) ~= "table" then
-      error(who .. ": opts.columns is " .. util.kind(opts.columns) .. ", expected a list of names", level)
+      error(who .. ": opts.columns is " .. util.kind(opts.columns)
+            .. ", expected a list of names", level)
     end
-    for i, name in ipairs(opts.columns) do cols[i] = {name = tostring(name), key = name, index = i} end
+    for i, name in ipairs(opts.columns) do
+      cols[i] = {name = tostring(name), key = name, index = i}
+    end
     return cols, true
   end
+  -- The first row decides: an array row means positional columns, as many as the
+  -- longest row has.
   local first = rows[1]
   if type(first) == "table" and #first > 0 then
     local n = 0
@@ -45,13 +50,17 @@ local function columns_of(rows, opts, who, level)
       end
     end
   end
+  -- pairs() order changes from run to run; sorted names keep saved files comparable.
   table.sort(names)
   for i, name in ipairs(names) do cols[i] = {name = name, key = name} end
   return cols, true
 end
 
+-- A cell: by name first, then by position, so `columns` serves both kinds of rows.
+-- (An explicit test, not `and/or`, so a stored `false` stays false.)
 local function value_at(row, col)
-  local v = col.key ~= nil and row[col.key] or nil
+  local v
+  if col.key ~= nil then v = row[col.key] end
   if v == nil and col.index then v = row[col.index] end
   return v
 end
@@ -101,7 +110,9 @@ function report.table(rows, opts)
       local v = value_at(row, col)
       local f = (type(fmt) == "table") and (fmt[col.name] or fmt[j]) or fmt
       if type(v) ~= "number" and v ~= nil then numeric[j] = false end
-      local s = cell_text(v, (type(v) == "number" or type(f) == "function") and f or nil, col, 3)
+      -- Pattern formats are for numbers ("%.3f" on a label would fail); functions see all.
+      if type(v) ~= "number" and type(f) ~= "function" then f = nil end
+      local s = cell_text(v, f, col, 3)
       cells[i][j] = s
       widths[j] = math.max(widths[j], util.width(s))
     end
@@ -113,6 +124,7 @@ function report.table(rows, opts)
       local pad = numeric[j] and util.pad_left or util.pad_right
       parts[j] = pad(texts[j] or "", widths[j])
     end
+    -- Trailing blanks (a short last text column) are noise in logs and diffs.
     return (table.concat(parts, "  "):gsub("%s+$", ""))
   end
   local out = {}
@@ -143,6 +155,9 @@ function report.heatmap(grid, opts)
   return s
 end
 
+-- The SVG writers live in warplab.svg and warplab.plot; level 3 (writer -> this ->
+-- script) makes their errors point at the script's line. Locals, not tail calls, so
+-- this frame stays on the stack for that count.
 function report.svg_heatmap(grid, path, opts)
   local p = svg.heatmap(grid, path, opts, 3)
   return p
@@ -168,6 +183,8 @@ local function csv_field(v)
   return s
 end
 
+-- The CSV text: a header line when the columns have names, then one line per row,
+-- LF line ends (spreadsheets and pandas read both LF and CRLF).
 local function to_csv(rows, opts)
   check_rows(rows, "report.save", 4)
   local cols, header = columns_of(rows, opts, "report.save", 4)
@@ -214,6 +231,7 @@ function report.save(path, rows, opts)
   if type(path) ~= "string" then
     error("report.save: path is " .. util.kind(path) .. ", expected a string", 2)
   end
+  -- The extension after the last dot of the file name (not of a directory: "a.d/x").
   local ext = (path:match("%.([^./]+)$") or ""):lower()
   local text
   if ext == "csv" then text = to_csv(rows, opts)

@@ -70,6 +70,11 @@ t.case("table: columns line up by characters, not bytes (UTF-8)", function()
   t.eq(s, "u    v\n--  --\nµs   1\nms  22")
 end)
 
+t.case("table: booleans are shown, false included", function()
+  t.eq(report.table({{ok = false}, {ok = true}}, {columns = {"ok"}, print = false}),
+       "ok\n-----\nfalse\ntrue")
+end)
+
 t.case("table: no rows still shows the header", function()
   t.eq(report.table({}, {columns = {"a", "bb"}, print = false}), "a  bb\n-  --\n(no rows)")
 end)

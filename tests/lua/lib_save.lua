@@ -46,6 +46,8 @@ t.case("csv: keyed rows without columns use sorted keys; array rows have no head
   t.eq(read(report.save(path("keyed.csv"), {{y = 2, x = 1}, {x = 3}})), "x,y\n1,2\n3,\n")
   t.eq(read(report.save(path("array.csv"), {{1, "a,b"}, {2}})), '1,"a,b"\n2,\n')
   t.eq(read(report.save(path("named.CSV"), {{1, 2}}, {columns = {"n", "ms"}})), "n,ms\n1,2\n")
+  t.eq(read(report.save(path("bool.csv"), {{ok = false, n = 1}}, {columns = {"ok", "n"}})),
+       "ok,n\nfalse,1\n", "false is a value, not a missing cell")
 end)
 
 t.case("json: one row per line, reads back; columns turn array rows into objects", function()
