@@ -10,6 +10,7 @@ heatmap.RAMP = " .:-=+*#%@"
 local MISSING = "??"
 
 -- The colour ramp: 20 viridis samples mapped to the xterm cube (neighbours may repeat).
+-- 256-colour codes rather than 24-bit ones: every terminal emulator in use has them.
 local COLORS = {}
 for i = 1, 20 do COLORS[i] = util.xterm256(util.viridis((i - 1) / 19)) end
 
@@ -69,6 +70,12 @@ function heatmap.prepare(data, opts, who, level)
     end
     g.cells[r] = out
   end
+  -- opts.min/max pin the scale, so maps of several runs share one colour meaning.
+  for _, k in ipairs({"min", "max"}) do
+    if opts[k] ~= nil and type(opts[k]) ~= "number" then
+      error(string.format("%s: opts.%s is %s, expected a number", who, k, util.kind(opts[k])), level)
+    end
+  end
   g.lo = opts.min or ((lo <= hi) and lo or 0)
   g.hi = opts.max or ((lo <= hi) and hi or 0)
   return g
@@ -87,6 +94,9 @@ local function bin(t, n)
   return math.min(n - 1, math.floor(t * n)) + 1
 end
 
+-- One cell, two characters wide so cells come out roughly square in a terminal.
+-- "\27[48;5;Nm" sets background colour N of the 256-colour palette; the reset before a
+-- missing cell keeps "??" on the terminal's own background.
 local function cell(g, v, color)
   if v == nil then return color and ("\27[0m" .. MISSING) or MISSING end
   local t = heatmap.unit(g, v)
@@ -162,7 +172,7 @@ function heatmap.render(g, opts, color)
       if v == nil then any_missing = true end
       parts[#parts + 1] = cell(g, v, color)
     end
-    if color then parts[#parts + 1] = "\27[0m" end
+    if color then parts[#parts + 1] = "\27[0m" end -- so the colour does not bleed on
     out[#out + 1] = table.concat(parts)
   end
   if g.nrows == 0 or g.ncols == 0 then out[#out + 1] = "(no data)"

@@ -11,6 +11,8 @@ local ESCAPES = {
   ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t",
 }
 
+-- The two-character escapes JSON defines, else \u00XX for the remaining control
+-- characters; everything else (UTF-8 included) is written as it is.
 local function escape_char(c)
   return ESCAPES[c] or string.format("\\u%04x", c:byte())
 end
@@ -20,6 +22,8 @@ local function fail(path, msg)
   error({json_error = string.format("%s at %s", msg, path)})
 end
 
+-- JSON text must be UTF-8; a Lua string may hold any bytes, so check rather than
+-- write a file that other tools refuse.
 local function encode_string(s, path)
   if not utf8.len(s) then fail(path, "string is not valid UTF-8") end
   return '"' .. s:gsub('[%c"\\]', escape_char) .. '"'
@@ -47,9 +51,11 @@ local function array_length(t)
   return max
 end
 
-local encode_value
+local encode_value -- forward: tables and values recurse into each other
 
 local function encode_table(t, path, seen, indent, depth)
+  -- `seen` holds the tables on the current path only (cleared on the way out), so a
+  -- table shared by two rows is fine and only true cycles are refused.
   if seen[t] then fail(path, "cycle (a table contains itself)") end
   seen[t] = true
   local nl, pad, pad_in, sep = "", "", "", ":"

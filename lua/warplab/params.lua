@@ -57,9 +57,10 @@ local function coerce(raw, default)
   return x and x + 0.0
 end
 
+-- How errors and help text name each kind of default (math.type's "float" is a
+-- "number" to users).
 local TYPE_WORDS = {integer = "an integer", float = "a number", boolean =
                     "a boolean (true/false, 1/0, yes/no, on/off)", string = "a string"}
-
 local TYPE_NAMES = {integer = "integer", float = "number", boolean = "boolean", string = "string"}
 
 local meta = {}
@@ -70,6 +71,7 @@ function meta.__index(p, key)
                       table.concat(sorted_keys(info[p].defaults), ", ")), 2)
 end
 
+-- One line with every value, strings quoted: what a run log should record.
 function meta.__tostring(p)
   local parts = {}
   for _, k in ipairs(sorted_keys(info[p].defaults)) do
@@ -82,7 +84,8 @@ end
 -- params{key = default, ...} -> table of values. `level` as error() counts from here.
 local function declare(decl, level)
   if type(decl) ~= "table" then
-    error("params: expected a table of defaults, like params{block = 256}, got " .. kind(decl), level)
+    error("params: expected a table of defaults, like params{block = 256}, got " .. kind(decl),
+          level)
   end
   local defaults = {}
   for k, v in pairs(decl) do
@@ -99,6 +102,9 @@ local function declare(decl, level)
   if type(overrides) ~= "table" then
     error("params: WARPLAB_PARAMS is " .. kind(overrides) .. ", expected a table", level)
   end
+  -- An unknown -p key is an error rather than ignored: a mistyped "-p blok=128" would
+  -- otherwise run the default silently and report numbers for the wrong setting.
+  -- Sorted keys: with several bad -p, the same one is reported every time.
   local p, set = {}, {}
   for k, v in pairs(defaults) do p[k] = v end
   for _, k in ipairs(sorted_keys(overrides)) do
@@ -109,8 +115,8 @@ local function declare(decl, level)
         if distance(tostring(k), d) <= 2 then hint = " (did you mean '" .. d .. "'?)"; break end
       end
       local declared = next(defaults) and table.concat(sorted_keys(defaults), ", ") or "none"
-      error(string.format("params: unknown parameter '%s' given with -p%s; this script declares: %s",
-                          tostring(k), hint, declared), level)
+      error(string.format("params: unknown parameter '%s' given with -p%s; "
+                          .. "this script declares: %s", tostring(k), hint, declared), level)
     end
     local v = coerce(raw, default)
     if v == nil then
@@ -119,6 +125,8 @@ local function declare(decl, level)
     end
     p[k], set[k] = v, true
   end
+  -- Values live in p itself (plain reads, pairs() works); the metatable only catches
+  -- reads of undeclared names, and `info` remembers defaults for describe().
   info[p] = {defaults = defaults, set = set}
   return setmetatable(p, meta)
 end
@@ -126,9 +134,13 @@ end
 -- params.dims("16x8") -> {16, 8, 1}: 1 to 3 positive integers joined by "x" (or a number,
 -- or a list of 1 to 3 numbers), padded with 1s. For block and grid shapes.
 function params.dims(v)
+  -- Collect the pieces first (false for one that is not a number), then validate all
+  -- of them in one place so every bad form gets the same message.
   local parts = {}
   if type(v) == "string" then
-    for piece in (v .. "x"):gmatch("(.-)[xX]") do parts[#parts + 1] = tonumber(piece) or false end
+    for piece in (v .. "x"):gmatch("(.-)[xX]") do
+      parts[#parts + 1] = tonumber(piece) or false
+    end
   elseif type(v) == "number" then
     parts[1] = v
   elseif type(v) == "table" then
@@ -168,6 +180,8 @@ function params.describe(p)
   return table.concat(lines, "\n")
 end
 
+-- The module is callable, so scripts write params{...}; params.dims and
+-- params.describe hang off the same table.
 return setmetatable(params, {
   __call = function(_, decl)
     local p = declare(decl, 3) -- 3: declare -> this __call -> the script's line

@@ -13,6 +13,7 @@ local WHO = "report.svg_lines"
 local PALETTE = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
                  "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
 
+-- Neither NaN (the only value unequal to itself) nor an infinity.
 local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
 
 -- Largest positive integer key: series may have holes, where # is unreliable.
@@ -31,6 +32,8 @@ local function collect(series, opts, level)
           level)
   end
   if series.y ~= nil then series = {series} end -- one series given bare
+  -- Errors name the series by its name (or "series N") and the index, as a user
+  -- would look for it in their own tables.
   local out = {}
   for si = 1, max_index(series) do
     local s = series[si]

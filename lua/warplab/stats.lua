@@ -5,6 +5,8 @@
 local stats = {}
 
 -- Raise at the script's line: level 3 = check (1) -> stats function (2) -> caller (3).
+-- NaN is refused rather than skipped: it compares false with everything, so it would
+-- land anywhere in a sort and silently shift medians and percentiles.
 local function check(samples, who)
   if type(samples) ~= "table" then
     error(string.format("stats.%s: expected a list of numbers, got %s", who, type(samples)), 3)
@@ -21,6 +23,7 @@ local function check(samples, who)
   return n
 end
 
+-- Order statistics sort a copy: the caller's list (often in launch order) stays as is.
 local function sorted_copy(samples, n)
   local s = table.move(samples, 1, n, 1, {})
   table.sort(s)
@@ -52,6 +55,7 @@ function stats.sum(samples)
   return s
 end
 
+-- The mean is always a float (starting the sum at 0.0), even for integer samples.
 function stats.mean(samples)
   local n = check(samples, "mean")
   local s = 0.0
@@ -68,6 +72,8 @@ local function percentile_sorted(s, n, p)
   return a + (h - lo) * (b - a)
 end
 
+-- p outside 0..100 is a misuse (a fraction like 0.95 passed by mistake would silently
+-- give a value near the minimum), so it raises.
 function stats.percentile(samples, p)
   local n = check(samples, "percentile")
   if type(p) ~= "number" or p ~= p or p < 0 or p > 100 then

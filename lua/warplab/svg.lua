@@ -15,7 +15,9 @@ function svg.num(x)
 end
 local num = svg.num
 
--- A document under construction: add() appends one formatted line.
+-- A document under construction: add() appends one formatted line. The explicit white
+-- background keeps the figure readable in dark-themed viewers; font sizes are in px so
+-- labels keep their size when the picture is scaled.
 function svg.doc(width, height)
   local d = {}
   local function add(fmt, ...) d[#d + 1] = string.format(fmt, ...) end
@@ -25,6 +27,7 @@ function svg.doc(width, height)
   return d, add
 end
 
+-- Close the root element; the text ends with a newline, as text files should.
 function svg.finish(d)
   d[#d + 1] = "</svg>"
   return table.concat(d, "\n") .. "\n"
@@ -41,6 +44,7 @@ function svg.labels(add, opts, total_w, total_h, x0, y0, w, h)
         num(total_h - 10), util.xml(opts.xlabel))
   end
   if opts.ylabel then
+    -- Rotated about its own anchor point, so it reads bottom-to-top along the axis.
     local cy = y0 + h / 2
     add('<text x="16" y="%s" text-anchor="middle" transform="rotate(-90 16 %s)">%s</text>',
         num(cy), num(cy), util.xml(opts.ylabel))
@@ -58,6 +62,7 @@ local function index_step(n)
   return k
 end
 
+-- The text for row or column i: a given name, else the index counted from origin.
 local function index_label(labels, i, origin)
   if labels and labels[i] ~= nil then return tostring(labels[i]) end
   return tostring(i - 1 + origin)
@@ -73,6 +78,8 @@ local function color_bar(add, g, opts, x, y, h)
   add('</linearGradient></defs>')
   add('<rect x="%s" y="%s" width="14" height="%s" fill="url(#wl-bar)" stroke="#333"/>',
       num(x), num(y), num(h))
+  -- Ticks only inside the scale (nice values may fall just outside it); a flat scale
+  -- gets one tick, its value, in the middle.
   local ticks, step = util.ticks(g.lo, g.hi, 5)
   if g.lo == g.hi then ticks, step = {g.lo}, math.max(math.abs(g.lo), 1) end
   for _, v in ipairs(ticks) do
@@ -89,6 +96,45 @@ local function color_bar(add, g, opts, x, y, h)
   end
 end
 
+-- The cells, row 1 at the top as in the terminal view; missing cells light grey.
+local function draw_cells(add, g, box, labels)
+  -- Tooltips (<title> per cell) help reading values, but not at a megabyte per figure.
+  local tips = g.nrows * g.ncols <= 20000
+  local cs = box.cell
+  for r = 1, g.nrows do
+    for c = 1, g.ncols do
+      local v = g.cells[r][c]
+      local fill = v and util.hex(util.viridis(heatmap.unit(g, v))) or "#d9d9d9"
+      local rect = string.format('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"',
+                                 num(box.left + (c - 1) * cs), num(box.top + (r - 1) * cs),
+                                 num(cs), num(cs), fill)
+      if tips then
+        add('%s><title>[%s][%s] %s</title></rect>', rect, labels.row(r), labels.col(c),
+            v and util.repr(v) or "no data")
+      else
+        add('%s/>', rect)
+      end
+    end
+  end
+end
+
+-- Index ticks at cell centres, every k-th: columns below the grid, rows to its left.
+local function draw_index_ticks(add, g, box, labels)
+  local cs, bottom = box.cell, box.top + g.nrows * box.cell
+  for c = 1, g.ncols, index_step(g.ncols) do
+    local x = num(box.left + (c - 0.5) * cs)
+    add('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#333"/>', x, bottom, x, bottom + 4)
+    add('<text x="%s" y="%d" text-anchor="middle">%s</text>', x, bottom + 17,
+        util.xml(labels.col(c)))
+  end
+  for r = 1, g.nrows, index_step(g.nrows) do
+    local y = num(box.top + (r - 0.5) * cs)
+    add('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#333"/>', box.left - 4, y, box.left, y)
+    add('<text x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>',
+        box.left - 7, y, util.xml(labels.row(r)))
+  end
+end
+
 -- svg.heatmap(data, path, opts, level): write the grid as an SVG file; returns path.
 -- `level` is as in error() from here (2 = whoever called svg.heatmap).
 function svg.heatmap(data, path, opts, level)
@@ -97,51 +143,33 @@ function svg.heatmap(data, path, opts, level)
   if type(path) ~= "string" then
     error("report.svg_heatmap: path is " .. util.kind(path) .. ", expected a string", level)
   end
+  if opts.cell ~= nil and (type(opts.cell) ~= "number" or opts.cell <= 0) then
+    error("report.svg_heatmap: opts.cell must be a positive number of pixels, got "
+          .. tostring(opts.cell), level)
+  end
   local g = heatmap.prepare(data, opts, "report.svg_heatmap", level + 1)
+  -- Cells up to 28 px, shrinking so the grid stays within about 640 x 480 px (and never
+  -- below 2 px: a 1024-wide grid is still readable zoomed in).
   local nr, nc = math.max(g.nrows, 1), math.max(g.ncols, 1)
-  local cs = opts.cell or math.max(2, math.min(28, 640 // nc, 480 // nr))
-  local left, top = opts.ylabel and 76 or 56, opts.title and 48 or 20
-  local pw, ph = nc * cs, nr * cs
-  local bar_x = left + pw + 20
-  local width, height = bar_x + 90, top + ph + (opts.xlabel and 56 or 38)
-  local d, add = svg.doc(width, height)
-  svg.labels(add, opts, width, height, left, top, pw, ph)
+  local box = {cell = opts.cell or math.max(2, math.min(28, 640 // nc, 480 // nr)),
+               left = opts.ylabel and 76 or 56, top = opts.title and 48 or 20}
+  local pw, ph = nc * box.cell, nr * box.cell
+  local bar_x = box.left + pw + 20
+  local width, height = bar_x + 90, box.top + ph + (opts.xlabel and 56 or 38)
+  -- Axis text: the names given in opts.labels, else indices counted from opts.origin.
   local named = type(opts.labels) == "table" and opts.labels or {}
-  local row_labels, col_labels = named.rows, named.cols
   local origin = opts.origin or 0
-  -- Tooltips (<title> per cell) help reading values, but not at a megabyte per figure.
-  local tips = g.nrows * g.ncols <= 20000
-  for r = 1, g.nrows do
-    for c = 1, g.ncols do
-      local v = g.cells[r][c]
-      local fill = v and util.hex(util.viridis(heatmap.unit(g, v))) or "#d9d9d9"
-      local rect = string.format('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"',
-                                 num(left + (c - 1) * cs), num(top + (r - 1) * cs), num(cs),
-                                 num(cs), fill)
-      if tips then
-        add('%s><title>[%s][%s] %s</title></rect>', rect, index_label(row_labels, r, origin),
-            index_label(col_labels, c, origin), v and util.repr(v) or "no data")
-      else
-        add('%s/>', rect)
-      end
-    end
-  end
-  add('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>', left, top, pw, ph)
-  -- Index ticks at cell centres: columns below the grid, rows to its left.
-  local kc, kr = index_step(g.ncols), index_step(g.nrows)
-  for c = 1, g.ncols, kc do
-    local x = left + (c - 0.5) * cs
-    add('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#333"/>', num(x), top + ph, num(x), top + ph + 4)
-    add('<text x="%s" y="%d" text-anchor="middle">%s</text>', num(x), top + ph + 17,
-        util.xml(index_label(col_labels, c, origin)))
-  end
-  for r = 1, g.nrows, kr do
-    local y = top + (r - 0.5) * cs
-    add('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#333"/>', left - 4, num(y), left, num(y))
-    add('<text x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>', left - 7,
-        num(y), util.xml(index_label(row_labels, r, origin)))
-  end
-  if opts.legend ~= false then color_bar(add, g, opts, bar_x, top, ph) end
+  local labels = {
+    row = function(r) return index_label(named.rows, r, origin) end,
+    col = function(c) return index_label(named.cols, c, origin) end,
+  }
+  local d, add = svg.doc(width, height)
+  svg.labels(add, opts, width, height, box.left, box.top, pw, ph)
+  draw_cells(add, g, box, labels)
+  add('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#333"/>', num(box.left),
+      num(box.top), num(pw), num(ph))
+  draw_index_ticks(add, g, box, labels)
+  if opts.legend ~= false then color_bar(add, g, opts, bar_x, box.top, ph) end
   util.write_file(path, svg.finish(d), "report.svg_heatmap", level + 1)
   return path
 end

@@ -139,6 +139,8 @@ t.case("json: what cannot be encoded is named with its place", function()
   t.checkerror("report.json: cycle (a table contains itself) at $.self", report.json, cyc)
   t.checkerror("report.json: string is not valid UTF-8 at $[1]", report.json, {"\xff"})
   t.checkerror("report.json: table key of type boolean", report.json, {[true] = 1})
+  local shared = {1}
+  t.eq(report.json({shared, shared}), "[[1],[1]]", "a table used twice is not a cycle")
 end)
 
 t.case("json: the decoder itself rejects malformed text", function()

@@ -110,6 +110,11 @@ t.case("heatmap: legend label, missing cells and legend = false", function()
   t.eq(report.heatmap({{1, 2}}, {legend = false, color = false, print = false}), "  @@")
 end)
 
+t.case("heatmap: opts.min and opts.max pin the scale; values outside are clamped", function()
+  local s = report.heatmap({{0, 5, 10, 20}}, {min = 0, max = 10, color = false, print = false})
+  t.eq(s, "  ++@@@@\n0 [ .:-=+*#%@] 10")
+end)
+
 t.case("heatmap: equal values sit mid-scale", function()
   t.eq(report.heatmap({{7, 7}}, {legend = false, color = false, print = false}), "++++")
 end)
@@ -170,6 +175,8 @@ t.case("heatmap: bad cells are named by position", function()
                {{1}, {"x"}}, {print = false})
   t.checkerror("report.heatmap: data is nil, expected a table of rows", report.heatmap, nil)
   t.checkerror("report.heatmap: row 2 is a boolean, expected a table", report.heatmap, {{1}, true})
+  t.checkerror("report.heatmap: opts.max is a string, expected a number", report.heatmap, {{1}},
+               {max = "9"})
 end)
 
 t.run{exit = true}
