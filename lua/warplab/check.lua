@@ -70,7 +70,8 @@ end
 function Checker:eq(a, b, what)
   local ok, where, x, y = equal(a, b, "")
   if ok then
-    return record(self, true, what, type(a) == "table" and show(a) .. ", all equal" or ("got " .. show(a)))
+    local evidence = (type(a) == "table") and (show(a) .. ", all equal") or ("got " .. show(a))
+    return record(self, true, what, evidence)
   end
   local at = (where ~= "") and ("at " .. where .. ": ") or ""
   return record(self, false, what, string.format("%sexpected %s, got %s", at, show(y), show(x)))

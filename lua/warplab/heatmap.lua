@@ -73,7 +73,8 @@ function heatmap.prepare(data, opts, who, level)
   -- opts.min/max pin the scale, so maps of several runs share one colour meaning.
   for _, k in ipairs({"min", "max"}) do
     if opts[k] ~= nil and type(opts[k]) ~= "number" then
-      error(string.format("%s: opts.%s is %s, expected a number", who, k, util.kind(opts[k])), level)
+      error(string.format("%s: opts.%s is %s, expected a number", who, k, util.kind(opts[k])),
+            level)
     end
   end
   g.lo = opts.min or ((lo <= hi) and lo or 0)

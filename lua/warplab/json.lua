@@ -91,7 +91,8 @@ local function encode_table(t, path, seen, indent, depth)
     for i, k in ipairs(keys) do
       local ks = (type(k) == "number") and util.repr(k) or k
       local sub = path .. "." .. ks
-      parts[i] = pad_in .. encode_string(ks, sub) .. sep .. encode_value(t[k], sub, seen, indent, depth + 1)
+      parts[i] = pad_in .. encode_string(ks, sub) .. sep
+                 .. encode_value(t[k], sub, seen, indent, depth + 1)
     end
     out = "{" .. nl .. table.concat(parts, "," .. nl) .. nl .. pad .. "}"
   end

@@ -44,7 +44,8 @@ local function text(self)
                              self.count, self.total, math.floor(frac * 100 + 1e-9))
   local elapsed = now() - self.started
   if self.count > 0 and self.count < self.total and elapsed >= 2 then
-    line = line .. string.format("  eta %ds", math.ceil(elapsed * (self.total - self.count) / self.count))
+    local eta = math.ceil(elapsed * (self.total - self.count) / self.count)
+    line = line .. string.format("  eta %ds", eta)
   end
   return line
 end

@@ -231,6 +231,7 @@ function report.save(path, rows, opts)
   if type(path) ~= "string" then
     error("report.save: path is " .. util.kind(path) .. ", expected a string", 2)
   end
+  if rows == nil then error("report.save: nothing to save: rows is nil", 2) end
   -- The extension after the last dot of the file name (not of a directory: "a.d/x").
   local ext = (path:match("%.([^./]+)$") or ""):lower()
   local text

@@ -67,7 +67,9 @@ local function new_runner()
 
   -- t.case(name, fn): register a case; cases run in registration order.
   function t.case(name, fn)
-    if type(name) ~= "string" then error("test.case: name must be a string, got " .. type(name), 2) end
+    if type(name) ~= "string" then
+      error("test.case: name must be a string, got " .. type(name), 2)
+    end
     if type(fn) ~= "function" then error("test.case: '" .. name .. "' needs a function", 2) end
     cases[#cases + 1] = {name = name, fn = fn}
   end
@@ -93,9 +95,12 @@ local function new_runner()
   function t.eq(got, want, what)
     local ok, where, x, y = deep_equal(got, want)
     if not ok then
-      local msg = string.format("%sexpected %s, got %s", what and (what .. ": ") or "", show(want), show(got))
+      local msg = string.format("%sexpected %s, got %s", what and (what .. ": ") or "",
+                                show(want), show(got))
       -- For tables, also say where they first differ: long values are cut short above.
-      if where ~= "" then msg = msg .. string.format(" (at %s: expected %s, got %s)", where, show(y), show(x)) end
+      if where ~= "" then
+        msg = msg .. string.format(" (at %s: expected %s, got %s)", where, show(y), show(x))
+      end
       error(msg, 2)
     end
   end
