@@ -7,7 +7,9 @@ set -u
 bin=$1
 root=$(cd "$2" && pwd)
 
-# LUA_PATH serves lua5.4 (and warplab too, if its package library reads the variable).
+# The library under test, for both runners: WARPLAB_LUA_DIR goes first on warplab's
+# package.path, LUA_PATH on lua5.4's.
+export WARPLAB_LUA_DIR="$root/lua"
 export LUA_PATH="$root/lua/?.lua;;"
 
 # Prefer `warplab run` when the command exists and can run a script on this machine (an
