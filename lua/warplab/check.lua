@@ -1,0 +1,145 @@
+-- warplab/check.lua: experiment assertions that keep going, print their evidence and
+-- count: `local c = check.new("clock"); c:eq(#ids, 256, "one id per thread")`.
+-- A failed check is a result to report (exit code 1 via check.exit_code), not an error.
+-- Depends on: warplab.util (number text); output through the global print by default.
+local util = require "warplab.util"
+
+local check = {}
+local checkers = {} -- every checker made since load (or check.reset), in order
+
+local Checker = {}
+Checker.__index = Checker
+
+-- Values in evidence: exact numbers (a check is about exact values), quoted strings.
+local function show(v)
+  if type(v) == "number" then return util.repr(v) end
+  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) == "table" then
+    local n = 0
+    for _ in pairs(v) do n = n + 1 end
+    return "a table of " .. n .. " entries"
+  end
+  return tostring(v)
+end
+
+-- Deep equality; on a difference, returns false and where it is ("[3].x: 1 vs 2").
+local function equal(a, b, where)
+  if type(a) ~= "table" or type(b) ~= "table" then
+    if a == b then return true end
+    return false, where, a, b
+  end
+  for k, v in pairs(b) do
+    local ok, w, x, y = equal(a[k], v, where .. "[" .. show(k) .. "]")
+    if not ok then return false, w, x, y end
+  end
+  for k, v in pairs(a) do
+    if b[k] == nil then return false, where .. "[" .. show(k) .. "]", v, nil end
+  end
+  return true
+end
+
+-- check.new(name [, {out = function(line)}]) -> checker; out defaults to print.
+function check.new(name, opts)
+  if type(name) ~= "string" then
+    error("check.new: expected a name (string), got " .. util.kind(name), 2)
+  end
+  opts = opts or {}
+  local c = setmetatable({name = name, passed = 0, failed = 0, out = opts.out}, Checker)
+  checkers[#checkers + 1] = c
+  return c
+end
+
+-- Count and print one result: "  ok   what  (evidence)" or "  FAIL what  (evidence)".
+local function record(self, ok, what, evidence)
+  ok = ok and true or false
+  if ok then self.passed = self.passed + 1 else self.failed = self.failed + 1 end
+  what = what and tostring(what) or ("check " .. (self.passed + self.failed))
+  local line = (ok and "  ok   " or "  FAIL ") .. what
+  if evidence ~= nil and evidence ~= "" then line = line .. "  (" .. tostring(evidence) .. ")" end
+  local out = self.out or print
+  out(line)
+  return ok
+end
+
+-- c:that(cond, what [, evidence]) -> cond as a boolean.
+function Checker:that(cond, what, evidence)
+  return record(self, cond, what, evidence)
+end
+
+-- c:eq(actual, expected, what): equal values, tables compared entry by entry.
+function Checker:eq(a, b, what)
+  local ok, where, x, y = equal(a, b, "")
+  if ok then
+    local evidence = (type(a) == "table") and (show(a) .. ", all equal") or ("got " .. show(a))
+    return record(self, true, what, evidence)
+  end
+  local at = (where ~= "") and ("at " .. where .. ": ") or ""
+  return record(self, false, what, string.format("%sexpected %s, got %s", at, show(y), show(x)))
+end
+
+local function need_number(v, name, method)
+  if type(v) ~= "number" then
+    error(string.format("check:%s: %s must be a number, got %s", method, name, util.kind(v)), 3)
+  end
+end
+
+-- c:near(actual, expected, rel_tol, what): |actual - expected| <= rel_tol * |expected|
+-- (when expected is 0: |actual| <= rel_tol). NaN is never near anything.
+function Checker:near(a, b, rel_tol, what)
+  need_number(b, "the expected value", "near")
+  need_number(rel_tol, "rel_tol", "near")
+  local want = string.format("expected %s within %s relative", show(b), util.repr(rel_tol))
+  if type(a) ~= "number" then
+    return record(self, false, what, want .. ", got " .. show(a))
+  end
+  local diff = math.abs(a - b)
+  local ok = (b == 0) and (math.abs(a) <= rel_tol) or (diff <= rel_tol * math.abs(b))
+  local off = (b == 0) and string.format("off by %.3g", diff)
+                       or string.format("off by %.3g relative", diff / math.abs(b))
+  if ok then return record(self, true, what, "got " .. show(a) .. ", " .. off) end
+  return record(self, false, what, want .. ", got " .. show(a) .. ", " .. off)
+end
+
+-- c:within(x, lo, hi, what): lo <= x <= hi.
+function Checker:within(x, lo, hi, what)
+  need_number(lo, "lo", "within")
+  need_number(hi, "hi", "within")
+  local range = show(lo) .. ".." .. show(hi)
+  local ok = type(x) == "number" and x >= lo and x <= hi
+  if ok then return record(self, true, what, "got " .. show(x) .. ", in " .. range) end
+  return record(self, false, what, "expected " .. range .. ", got " .. show(x))
+end
+
+-- c:summary() prints "name: N passed, N failed" and returns true when none failed.
+function Checker:summary()
+  local out = self.out or print
+  out(string.format("%s: %d passed, %d failed", self.name, self.passed, self.failed))
+  return self.failed == 0
+end
+
+function Checker:ok() return self.failed == 0 end
+
+-- Totals over every checker: passed, failed.
+function check.totals()
+  local p, f = 0, 0
+  for _, c in ipairs(checkers) do p, f = p + c.passed, f + c.failed end
+  return p, f
+end
+
+function check.all_ok()
+  local _, f = check.totals()
+  return f == 0
+end
+
+-- The process exit code a script run should end with: 0, or 1 when a check failed
+-- (docs/exit-codes.md: 1 = "an experiment's check failed").
+function check.exit_code()
+  return check.all_ok() and 0 or 1
+end
+
+-- Forget every checker (a re-run under `warplab watch` starts from zero).
+function check.reset()
+  checkers = {}
+end
+
+return check
