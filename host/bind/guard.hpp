@@ -10,13 +10,19 @@
 #include <string>
 #include <utility>
 
+#include "cu/error.hpp"
+
 namespace warplab::bind {
+
+std::string describe_error(lua_State* L, const cu::Error& e);  // fault.hpp
 
 template <class F>
 int guard(lua_State* L, F&& body) {
   std::string msg;
   try {
     return std::forward<F>(body)();
+  } catch (const cu::Error& e) {
+    msg = describe_error(L, e);  // names the launch behind an asynchronous fault
   } catch (const std::exception& e) {
     msg = e.what();
   }

@@ -6,7 +6,12 @@
 
 #include <string>
 
+#include <memory>
+
+#include "bind/fault.hpp"
+#include "cu/context.hpp"
 #include "cu/device.hpp"
+#include "cu/memory.hpp"
 
 namespace warplab::bind {
 
@@ -16,6 +21,7 @@ struct RuntimeOptions {
   bool check = true;    // validate launches (--no-check turns this off)
   bool sync = false;    // synchronize after every launch
   bool quiet = false;
+  bool color = true;    // false: --no-color / NO_COLOR
   double timeout = 0;   // kernel watchdog, seconds
 };
 
@@ -24,11 +30,16 @@ struct Runtime {
   cu::DeviceSnapshot target;  // the selected device or profile
   bool offline = true;        // true when `target` is a profile
   std::string offline_reason; // why (no driver, no GPU, --profile ...)
+  cu::ContextPtr context;     // the device's primary context, retained on first use
+  cu::PinnedBuffer staging;   // page-locked bounce buffer for large host<->device copies
+  FaultLog faults;            // recent launches, for naming asynchronous faults
 };
 
 // The runtime of this state; created by open_state().
 Runtime& runtime(lua_State* L);
 // Raises "no CUDA device: <reason>" unless a live device backs this state.
 void require_gpu(lua_State* L, const char* what);
+// The live device's context, made current; raises like require_gpu when offline.
+const cu::ContextPtr& gpu_context(lua_State* L, const char* what);
 
 }  // namespace warplab::bind

@@ -51,6 +51,14 @@ void require_gpu(lua_State* L, const char* what) {
   if (rt.offline) luaL_error(L, "no CUDA device: %s needs a GPU (%s)", what, rt.offline_reason.c_str());
 }
 
+const cu::ContextPtr& gpu_context(lua_State* L, const char* what) {
+  require_gpu(L, what);
+  Runtime& rt = runtime(L);
+  if (!rt.context) rt.context = cu::primary_context(rt.target.ordinal);
+  rt.context->make_current();
+  return rt.context;
+}
+
 std::vector<std::string> lua_library_dirs() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("WARPLAB_LUA_DIR")) dirs.emplace_back(env);
@@ -95,7 +103,7 @@ StatePtr open_state(const RuntimeOptions& opts, cu::DeviceSnapshot target, bool 
   lua_setfield(L, -2, "path");                                // -1
   lua_pop(L, 1);                                              // -1 package
 
-  lua_pushboolean(L, isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));  // +1
+  lua_pushboolean(L, opts.color && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));  // +1
   lua_setglobal(L, "warplab_tty");                            // -1
   lua_pushboolean(L, isatty(STDERR_FILENO));                  // +1
   lua_setglobal(L, "warplab_tty_err");                        // -1

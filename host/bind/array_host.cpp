@@ -1,0 +1,179 @@
+// array_host.cpp: host-side element conversion and the bulk array methods. Large
+// transfers bounce through the runtime's page-locked staging buffer, which is faster
+// than pageable memory for multi-megabyte copies; small ones use a plain vector.
+#include "bind/array_host.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <cstdint>
+#include <vector>
+
+#include "bind/guard.hpp"
+#include "bind/runtime.hpp"
+
+namespace warplab::bind {
+namespace {
+
+constexpr std::size_t kPinnedFrom = 1 << 20;  // bytes; below this pageable memory is as fast
+
+// Host memory for `bytes`: the pinned staging buffer (grown) or `fallback`.
+unsigned char* host_scratch(lua_State* L, std::size_t bytes, std::vector<unsigned char>& fallback) {
+  Runtime& rt = runtime(L);
+  if (bytes >= kPinnedFrom && rt.context) {
+    if (rt.staging.size() < bytes) rt.staging = cu::PinnedBuffer(rt.context, bytes);
+    return static_cast<unsigned char*>(rt.staging.data());
+  }
+  fallback.resize(bytes);
+  return fallback.data();
+}
+
+// xoshiro256** seeded by splitmix64: a small, well-known generator, written here.
+struct Rng {
+  std::uint64_t s[4];
+  explicit Rng(std::uint64_t seed) {
+    for (auto& x : s) {
+      seed += 0x9E3779B97F4A7C15ull;
+      std::uint64_t z = seed;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      x = z ^ (z >> 31);
+    }
+  }
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t next() {
+    const std::uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t; s[3] = rotl(s[3], 45);
+    return r;
+  }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+};
+
+WL_LUA_FN(array_get) {
+  Array& a = check_array(L, 1);
+  std::vector<unsigned char> v;
+  unsigned char* host = host_scratch(L, a.bytes(), v);
+  a.buf->copy_to_host(host, a.bytes(), a.byte_offset());
+  lua_createtable(L, static_cast<int>(a.count), 0);           // +1 table
+  for (std::size_t i = 0; i < a.count; ++i) {
+    push_element(L, a.type, host + i * a.elem());              // +1
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));       // -1
+  }
+  return 1;
+}
+
+WL_LUA_FN(array_set) {
+  Array& a = check_array(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  const lua_Integer at = luaL_optinteger(L, 3, 1);
+  const std::size_t n = lua_rawlen(L, 2);
+  if (at < 1 || static_cast<std::size_t>(at - 1) + n > a.count)
+    return luaL_error(L, "set: %d values at index %d do not fit in %d elements", static_cast<int>(n),
+                      static_cast<int>(at), static_cast<int>(a.count));
+  upload_table(L, 2, a, static_cast<std::size_t>(at - 1));
+  lua_settop(L, 1);
+  return 1;
+}
+
+// Fills a host image with f(i) for every element, then uploads it in one copy.
+template <class F>
+void fill_with(lua_State* L, Array& a, F&& f) {
+  std::vector<unsigned char> v;
+  unsigned char* host = host_scratch(L, a.bytes(), v);
+  for (std::size_t i = 0; i < a.count; ++i) f(i, host + i * a.elem());
+  a.buf->copy_from_host(host, a.bytes(), a.byte_offset());
+}
+
+WL_LUA_FN(array_fill) {
+  Array& a = check_array(L, 1);
+  unsigned char one[8];
+  to_element(L, 2, a.type, one, "fill value");
+  fill_with(L, a, [&](std::size_t, unsigned char* p) { std::memcpy(p, one, a.elem()); });
+  lua_settop(L, 1);
+  return 1;
+}
+
+WL_LUA_FN(array_iota) {
+  Array& a = check_array(L, 1);
+  const lua_Number start = luaL_optnumber(L, 2, 0), step = luaL_optnumber(L, 3, 1);
+  const bool fl = cu::dtype_info(a.type).is_float;
+  fill_with(L, a, [&](std::size_t i, unsigned char* p) {
+    const double x = start + step * static_cast<double>(i);
+    fl ? cu::store_float(a.type, p, x) : cu::store_int(a.type, p, static_cast<std::int64_t>(x));
+  });
+  lua_settop(L, 1);
+  return 1;
+}
+
+// :random{seed=, lo=, hi=}: floats uniform in [lo, hi) (default 0, 1); integers
+// uniform in [lo, hi] (default 0..100). Same seed, same values, on any machine.
+WL_LUA_FN(array_random) {
+  Array& a = check_array(L, 1);
+  const bool fl = cu::dtype_info(a.type).is_float;
+  lua_Integer seed = 1;
+  lua_Number lo = 0, hi = fl ? 1 : 100;
+  if (lua_istable(L, 2)) {
+    if (lua_getfield(L, 2, "seed") != LUA_TNIL) seed = luaL_checkinteger(L, -1);
+    if (lua_getfield(L, 2, "lo") != LUA_TNIL) lo = luaL_checknumber(L, -1);
+    if (lua_getfield(L, 2, "hi") != LUA_TNIL) hi = luaL_checknumber(L, -1);
+    lua_pop(L, 3);
+  }
+  if (!(lo <= hi)) return luaL_error(L, "random: lo (%f) must not exceed hi (%f)", lo, hi);
+  Rng rng(static_cast<std::uint64_t>(seed));
+  fill_with(L, a, [&](std::size_t, unsigned char* p) {
+    if (fl) cu::store_float(a.type, p, lo + (hi - lo) * rng.uniform());
+    else {
+      const auto span = static_cast<std::uint64_t>(std::floor(hi) - std::ceil(lo)) + 1;
+      cu::store_int(a.type, p, static_cast<std::int64_t>(std::ceil(lo)) +
+                                   static_cast<std::int64_t>(rng.next() % span));
+    }
+  });
+  lua_settop(L, 1);
+  return 1;
+}
+
+}  // namespace
+
+void push_element(lua_State* L, cu::DType t, const void* src) {
+  const auto& info = cu::dtype_info(t);
+  if (info.is_float) lua_pushnumber(L, cu::load_float(t, src));
+  else if (t == cu::DType::U64) lua_pushinteger(L, static_cast<lua_Integer>(cu::load_uint(t, src)));
+  else lua_pushinteger(L, cu::load_int(t, src));
+}
+
+void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what) {
+  const auto& info = cu::dtype_info(t);
+  if (!lua_isnumber(L, idx))
+    luaL_error(L, "%s must be a number for a %s array, got %s", what, info.name.data(),
+               luaL_typename(L, idx));
+  if (info.is_float) return cu::store_float(t, dst, lua_tonumber(L, idx));
+  lua_Integer v;
+  if (!lua_isinteger(L, idx)) {
+    const lua_Number x = lua_tonumber(L, idx);
+    if (x != std::floor(x) || !lua_numbertointeger(x, &v))
+      luaL_error(L, "%s %f is not an integer (array type %s)", what, x, info.name.data());
+  } else {
+    v = lua_tointeger(L, idx);
+  }
+  if (!cu::int_fits(t, v)) luaL_error(L, "%s %I does not fit %s", what, v, info.name.data());
+  cu::store_int(t, dst, v);
+}
+
+void upload_table(lua_State* L, int tidx, Array& a, std::size_t at) {
+  const std::size_t n = lua_rawlen(L, tidx);
+  std::vector<unsigned char> host(n * a.elem());
+  for (std::size_t i = 0; i < n; ++i) {
+    lua_rawgeti(L, tidx, static_cast<lua_Integer>(i + 1));    // +1
+    to_element(L, -1, a.type, host.data() + i * a.elem(), "element");
+    lua_pop(L, 1);                                             // -1
+  }
+  a.buf->copy_from_host(host.data(), host.size(), a.byte_offset() + at * a.elem());
+}
+
+void add_array_host_methods(lua_State* L) {
+  const luaL_Reg methods[] = {{"get", array_get},   {"set", array_set},
+                              {"fill", array_fill}, {"iota", array_iota},
+                              {"random", array_random}, {nullptr, nullptr}};
+  luaL_setfuncs(L, methods, 0);
+}
+
+}  // namespace warplab::bind

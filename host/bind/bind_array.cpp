@@ -1,0 +1,182 @@
+// bind_array.cpp: cuda.array(type, n | table): typed device buffers. Indices are
+// 1-based as everywhere in Lua; a[i] and :get() copy to the host, :set() copies back.
+// Depends on bind/array.hpp, cu/memory.hpp, cu/dtype.hpp.
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bind/array.hpp"
+#include "bind/array_host.hpp"
+#include "bind/guard.hpp"
+#include "bind/modules.hpp"
+#include "bind/runtime.hpp"
+
+namespace warplab::bind {
+
+Array* test_array(lua_State* L, int idx) {
+  return static_cast<Array*>(luaL_testudata(L, idx, kArrayMeta));
+}
+
+Array& check_array(lua_State* L, int idx) {
+  auto* a = static_cast<Array*>(luaL_checkudata(L, idx, kArrayMeta));
+  if (!a->buf || !a->buf->valid()) luaL_error(L, "attempt to use a freed array");
+  return *a;
+}
+
+namespace {
+
+cu::DType check_type(lua_State* L, int idx) {
+  const char* name = luaL_checkstring(L, idx);
+  if (auto t = cu::parse_dtype(name)) return *t;
+  luaL_argerror(L, idx, lua_pushfstring(L, "unknown element type '%s' (one of %s)", name,
+                                        cu::dtype_names().c_str()));
+  return cu::DType::F32;
+}
+
+Array& push_array(lua_State* L) {
+  void* mem = lua_newuserdatauv(L, sizeof(Array), 0);          // +1 array
+  auto* a = new (mem) Array();
+  luaL_setmetatable(L, kArrayMeta);
+  return *a;
+}
+
+// 1-based index argument checked against the array's length.
+std::size_t check_index(lua_State* L, const Array& a, int idx) {
+  const lua_Integer i = luaL_checkinteger(L, idx);
+  if (i < 1 || static_cast<std::size_t>(i) > a.count)
+    luaL_error(L, "index %d out of range: the array has %d elements (valid: 1..%d)",
+               static_cast<int>(i), static_cast<int>(a.count), static_cast<int>(a.count));
+  return static_cast<std::size_t>(i - 1);
+}
+
+WL_LUA_FN(cuda_array) {
+  const cu::DType t = check_type(L, 1);
+  const bool from_table = lua_istable(L, 2);
+  const lua_Integer n = from_table ? static_cast<lua_Integer>(lua_rawlen(L, 2)) : luaL_checkinteger(L, 2);
+  luaL_argcheck(L, n > 0, 2, "the element count must be positive");
+  const cu::ContextPtr& ctx = gpu_context(L, "cuda.array");
+  Array& a = push_array(L);                                    // +1 array
+  a.type = t;
+  a.count = static_cast<std::size_t>(n);
+  a.buf = std::make_shared<cu::DeviceBuffer>(ctx, a.bytes());
+  if (from_table) upload_table(L, 2, a, 0);
+  return 1;
+}
+
+WL_LUA_FN(array_index) {
+  if (lua_type(L, 2) == LUA_TNUMBER) {
+    Array& a = check_array(L, 1);
+    const std::size_t i = check_index(L, a, 2);
+    unsigned char v[8];
+    a.buf->copy_to_host(v, a.elem(), a.byte_offset() + i * a.elem());
+    push_element(L, a.type, v);                                // +1
+    return 1;
+  }
+  auto* a = static_cast<Array*>(luaL_checkudata(L, 1, kArrayMeta));
+  const std::string key = luaL_checkstring(L, 2);
+  if (key == "type") lua_pushstring(L, cu::dtype_info(a->type).name.data());
+  else if (key == "bytes") lua_pushinteger(L, static_cast<lua_Integer>(a->bytes()));
+  else if (key == "freed") lua_pushboolean(L, !a->buf || !a->buf->valid());
+  else if (key == "ptr") lua_pushinteger(L, static_cast<lua_Integer>(check_array(L, 1).ptr()));
+  else {
+    luaL_getmetatable(L, kArrayMeta);                          // +1 meta
+    lua_getfield(L, -1, "methods");                            // +1 methods
+    if (lua_getfield(L, -1, key.c_str()) == LUA_TNIL)          // +1 method or nil
+      return luaL_error(L, "array has no field or method '%s'", key.c_str());
+  }
+  return 1;
+}
+
+WL_LUA_FN(array_newindex) {
+  Array& a = check_array(L, 1);
+  const std::size_t i = check_index(L, a, 2);
+  unsigned char v[8];
+  to_element(L, 3, a.type, v, "value");
+  a.buf->copy_from_host(v, a.elem(), a.byte_offset() + i * a.elem());
+  return 0;
+}
+
+WL_LUA_FN(array_len) {
+  lua_pushinteger(L, static_cast<lua_Integer>(check_array(L, 1).count));
+  return 1;
+}
+
+WL_LUA_FN(array_tostring) {
+  auto* a = static_cast<Array*>(luaL_checkudata(L, 1, kArrayMeta));
+  if (!a->buf || !a->buf->valid()) lua_pushstring(L, "cuda.array (freed)");
+  else
+    lua_pushfstring(L, "cuda.array(%s, %d)%s", cu::dtype_info(a->type).name.data(),
+                    static_cast<int>(a->count), a->view ? " view" : "");
+  return 1;
+}
+
+// :free(), __gc and __close share this: idempotent. Freeing the owner releases the
+// memory now (its views then raise on use); freeing a view only detaches it.
+int array_release(lua_State* L) {
+  auto* a = static_cast<Array*>(luaL_checkudata(L, 1, kArrayMeta));
+  if (a->buf && !a->view) a->buf->free();
+  a->buf.reset();
+  return 0;
+}
+
+int array_gc(lua_State* L) {
+  auto* a = static_cast<Array*>(luaL_checkudata(L, 1, kArrayMeta));
+  a->~Array();  // drops this handle's reference; views keep the memory alive
+  return 0;
+}
+
+WL_LUA_FN(array_view) {
+  Array& a = check_array(L, 1);
+  const lua_Integer first = luaL_checkinteger(L, 2);
+  const lua_Integer n = luaL_optinteger(L, 3, static_cast<lua_Integer>(a.count) - first + 1);
+  if (first < 1 || n < 1 || static_cast<std::size_t>(first - 1 + n) > a.count)
+    return luaL_error(L, "view(%d, %d) does not fit in an array of %d elements",
+                      static_cast<int>(first), static_cast<int>(n), static_cast<int>(a.count));
+  Array& v = push_array(L);                                    // +1 view
+  v = Array{a.buf, a.type, a.first + static_cast<std::size_t>(first - 1),
+            static_cast<std::size_t>(n), true};
+  return 1;
+}
+
+WL_LUA_FN(array_copy) {
+  Array& dst = check_array(L, 1);
+  Array& src = check_array(L, 2);
+  if (src.type != dst.type || src.count != dst.count)
+    return luaL_error(L, "copy needs the same type and length: %s[%d] <- %s[%d]",
+                      cu::dtype_info(dst.type).name.data(), static_cast<int>(dst.count),
+                      cu::dtype_info(src.type).name.data(), static_cast<int>(src.count));
+  dst.buf->copy_from(*src.buf, dst.bytes(), dst.byte_offset(), src.byte_offset());
+  lua_settop(L, 1);
+  return 1;
+}
+
+WL_LUA_FN(array_zero) {
+  Array& a = check_array(L, 1);
+  a.buf->memset(0, a.bytes(), a.byte_offset());
+  lua_settop(L, 1);
+  return 1;
+}
+
+}  // namespace
+
+void add_array(lua_State* L) {
+  luaL_newmetatable(L, kArrayMeta);                            // +1 meta
+  const luaL_Reg meta[] = {{"__index", array_index},   {"__newindex", array_newindex},
+                           {"__len", array_len},       {"__tostring", array_tostring},
+                           {"__gc", array_gc},         {"__close", array_release},
+                           {nullptr, nullptr}};
+  luaL_setfuncs(L, meta, 0);
+  lua_newtable(L);                                             // +1 methods
+  const luaL_Reg methods[] = {{"free", array_release}, {"view", array_view},
+                              {"copy", array_copy},    {"zero", array_zero},
+                              {nullptr, nullptr}};
+  luaL_setfuncs(L, methods, 0);
+  add_array_host_methods(L);                                   // get/set/fill/iota/random
+  lua_setfield(L, -2, "methods");                              // -1
+  lua_pop(L, 1);                                               // -1 meta
+  lua_pushcfunction(L, cuda_array);                            // +1
+  lua_setfield(L, -2, "array");                                // -1 into cuda
+}
+
+}  // namespace warplab::bind

@@ -1,0 +1,47 @@
+// fault.hpp: attributing asynchronous GPU faults. Each launch is noted (kernel name and
+// script line, copied into a fixed ring: no allocation on the launch path); when a later
+// call reports a sticky fault (illegal address, trap, misaligned access, ...) the error
+// names the launches that were in flight, not just the call that noticed it.
+#pragma once
+#include <lua.hpp>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "cu/error.hpp"
+
+namespace warplab::bind {
+
+struct LaunchNote {
+  char kernel[64];
+  char where[96];  // "script.lua:12"
+};
+
+struct FaultLog {
+  std::array<LaunchNote, 8> ring{};
+  unsigned head = 0;             // next slot
+  unsigned since_sync = 0;       // launches since the last completed synchronization
+};
+
+// Records a launch of `kernel` at the calling script line (level 1).
+void note_launch(lua_State* L, const char* kernel);
+// Runs fn (a synchronizing call); on success forgets the in-flight launches.
+template <class F>
+void checked_sync(lua_State* L, F&& fn);
+void synced(lua_State* L);
+// True for the error codes a kernel leaves behind (sticky context errors).
+bool is_async_fault(CUresult code);
+// The message for error e, naming in-flight launches when e is an async fault.
+std::string describe_error(lua_State* L, const cu::Error& e);
+
+template <class F>
+void checked_sync(lua_State* L, F&& fn) {
+  fn();
+  synced(L);
+}
+
+// Fills a timing table {median, min, max, mean, stdev, n, samples} in milliseconds.
+void push_timing(lua_State* L, std::vector<double> ms);
+
+}  // namespace warplab::bind
