@@ -56,5 +56,8 @@
   X(cuEventElapsedTime)                                    \
   X(cuLaunchKernel)                                        \
   X(cuLaunchCooperativeKernel)                             \
+  X(cuMemcpyDtoDAsync)                                     \
+  X(cuDevicePrimaryCtxGetState)                            \
+  X(cuStreamWaitEvent)                                     \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
   X(cuOccupancyMaxPotentialBlockSize)
