@@ -59,5 +59,6 @@
   X(cuMemcpyDtoDAsync)                                     \
   X(cuDevicePrimaryCtxGetState)                            \
   X(cuStreamWaitEvent)                                     \
+  X(cuFuncLoad)                                            \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
   X(cuOccupancyMaxPotentialBlockSize)

@@ -16,7 +16,9 @@ Function::Function(ContextPtr ctx, CUfunction f, std::string name)
     WL_CU_CHECK(a.cuFuncGetAttribute(&v, which, fn_), "kernel " + name_);
     return v;
   };
-  // The first query also loads the kernel under lazy module loading (CUDA 12.2+ default).
+  // Under lazy module loading (the CUDA 12.2+ default) an enumerated handle may be only
+  // partially loaded; finish loading now so the queries below and launches see it whole.
+  if (a.cuFuncLoad) WL_CU_CHECK(a.cuFuncLoad(fn_), "kernel " + name_);
   attrs_.num_regs = get(CU_FUNC_ATTRIBUTE_NUM_REGS);
   attrs_.shared_size_bytes = get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
   attrs_.local_size_bytes = get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
