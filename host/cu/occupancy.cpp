@@ -130,7 +130,7 @@ OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_sh
       hw_regs > d.max_regs_per_block) {
     r.by_registers = 0;
     if (r.reason.empty())
-      r.reason = "block of " + n(block) + " threads x " + n(k.regs) + " registers needs " +
+      r.reason = "block of " + n(block) + " threads × " + n(k.regs) + " registers needs " +
                  n(std::max(hw_regs, r.regs_per_block)) +
                  " registers (allocated per warp in units of " + n(f.reg_granularity) +
                  "), more than max_registers_per_block = " + n(d.max_regs_per_block);

@@ -127,7 +127,7 @@ TEST(Occupancy, FullRegisterFileOneBlock) {
   const auto z = h100_occ(1024, 65);  // 2304 x 32 = 73728 > 65536: cannot launch
   EXPECT_EQ(z.blocks_per_sm, 0);
   EXPECT_EQ(z.reason,
-            "block of 1024 threads x 65 registers needs 73728 registers (allocated per warp "
+            "block of 1024 threads × 65 registers needs 73728 registers (allocated per warp "
             "in units of 256), more than max_registers_per_block = 65536");
 }
 
