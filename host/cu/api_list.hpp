@@ -56,5 +56,9 @@
   X(cuEventElapsedTime)                                    \
   X(cuLaunchKernel)                                        \
   X(cuLaunchCooperativeKernel)                             \
+  X(cuMemcpyDtoDAsync)                                     \
+  X(cuDevicePrimaryCtxGetState)                            \
+  X(cuStreamWaitEvent)                                     \
+  X(cuFuncLoad)                                            \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
   X(cuOccupancyMaxPotentialBlockSize)

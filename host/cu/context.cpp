@@ -1,0 +1,86 @@
+// context.cpp: primary-context retain/release and the per-device cache of live contexts.
+// Depends on cu/driver.hpp and cu/error.hpp.
+#include "cu/context.hpp"
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+#include "cu/driver.hpp"
+#include "cu/error.hpp"
+
+namespace warplab::cu {
+
+Context::Context(int ordinal) : ordinal_(ordinal) {
+  const Api& a = api();
+  int count = 0;
+  WL_CU_CHECK(a.cuDeviceGetCount(&count), "device count");
+  if (ordinal < 0 || ordinal >= count) {
+    std::string valid = count == 0 ? "none" : count == 1 ? "0" : "0.." + std::to_string(count - 1);
+    throw Error("device " + std::to_string(ordinal) + " does not exist: " +
+                    std::to_string(count) + (count == 1 ? " CUDA device is" : " CUDA devices are") +
+                    " present (valid: " + valid + ")",
+                count == 0 ? CUDA_ERROR_NO_DEVICE : CUDA_SUCCESS);
+  }
+  WL_CU_CHECK(a.cuDeviceGet(&device_, ordinal), label());
+  WL_CU_CHECK(a.cuDevicePrimaryCtxRetain(&ctx_, device_), label());
+}
+
+Context::~Context() {
+  // The driver may already be shutting down at process exit; a failed release is
+  // harmless then, and a destructor must not throw.
+  if (ctx_) {
+    std::string why;
+    if (driver_available(&why)) api().cuDevicePrimaryCtxRelease(device_);
+  }
+}
+
+void Context::make_current() const { WL_CU_CHECK(api().cuCtxSetCurrent(ctx_), label()); }
+
+void Context::synchronize() const {
+  make_current();
+  WL_CU_CHECK(api().cuCtxSynchronize(), label());
+}
+
+Context::MemoryInfo Context::memory_info() const {
+  make_current();
+  MemoryInfo m;
+  WL_CU_CHECK(api().cuMemGetInfo(&m.free, &m.total), label());
+  return m;
+}
+
+ContextPtr primary_context(int ordinal) {
+  // weak_ptr cache: one Context per device while anyone holds it. Keeping a strong
+  // reference here would delay the release to static destruction, when libcuda may
+  // already be unloading; the bindings hold one for the interpreter's lifetime instead.
+  static std::mutex mutex;
+  static std::map<int, std::weak_ptr<Context>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  ContextPtr ctx = cache[ordinal].lock();
+  if (!ctx) {
+    ctx = ContextPtr(new Context(ordinal));
+    cache[ordinal] = ctx;
+  }
+  ctx->make_current();
+  return ctx;
+}
+
+std::string format_bytes(std::size_t bytes) {
+  static const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " bytes";
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  // Whole numbers print without decimals: "48 KiB", not "48.00 KiB".
+  if (v == static_cast<double>(static_cast<long long>(v)))
+    std::snprintf(buf, sizeof buf, "%lld %s", static_cast<long long>(v), units[u]);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace warplab::cu

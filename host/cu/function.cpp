@@ -1,0 +1,78 @@
+// function.cpp: reads a kernel's attributes and parameter layout once; remembers the
+// dynamic shared memory opt-in. Depends on cu/driver.hpp and cu/error.hpp.
+#include "cu/function.hpp"
+
+#include "cu/driver.hpp"
+#include "cu/error.hpp"
+
+namespace warplab::cu {
+
+Function::Function(ContextPtr ctx, CUfunction f, std::string name)
+    : ctx_(std::move(ctx)), fn_(f), name_(std::move(name)) {
+  const Api& a = api();
+  ctx_->make_current();
+  auto get = [&](CUfunction_attribute which) {
+    int v = 0;
+    WL_CU_CHECK(a.cuFuncGetAttribute(&v, which, fn_), "kernel " + name_);
+    return v;
+  };
+  // Under lazy module loading (the CUDA 12.2+ default) an enumerated handle may be only
+  // partially loaded; finish loading now so the queries below and launches see it whole.
+  if (a.cuFuncLoad) WL_CU_CHECK(a.cuFuncLoad(fn_), "kernel " + name_);
+  attrs_.num_regs = get(CU_FUNC_ATTRIBUTE_NUM_REGS);
+  attrs_.shared_size_bytes = get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+  attrs_.local_size_bytes = get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+  attrs_.const_size_bytes = get(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+  attrs_.max_threads_per_block = get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  attrs_.ptx_version = get(CU_FUNC_ATTRIBUTE_PTX_VERSION);
+  attrs_.binary_version = get(CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+  attrs_.max_dynamic_shared_size_bytes = get(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+  dynamic_limit_.store(static_cast<unsigned>(attrs_.max_dynamic_shared_size_bytes));
+  limits_.regs = attrs_.num_regs;
+  limits_.static_shared = attrs_.shared_size_bytes;
+  limits_.max_threads_per_block = attrs_.max_threads_per_block;
+  limits_.barriers = 1;
+
+  // Parameter layout: ask index 0, 1, ... until the driver says the index is out of
+  // range (CUDA_ERROR_INVALID_VALUE). 4 KiB of parameters allow at most 4096 of them
+  // (32 KiB on newer drivers), so the cap only guards against a driver that never stops.
+  if (a.cuFuncGetParamInfo) {
+    params_known_ = true;
+    for (std::size_t i = 0; i < 32768; ++i) {
+      ParamInfo p;
+      const CUresult rc = a.cuFuncGetParamInfo(fn_, i, &p.offset, &p.size);
+      if (rc == CUDA_ERROR_INVALID_VALUE) break;
+      if (rc != CUDA_SUCCESS)
+        throw Error(rc, "cuFuncGetParamInfo", "kernel " + name_ + ", parameter " + std::to_string(i));
+      params_.push_back(p);
+    }
+  }
+}
+
+std::size_t Function::param_bytes() const noexcept {
+  return params_.empty() ? 0 : params_.back().offset + params_.back().size;
+}
+
+void Function::ensure_dynamic_shared(unsigned bytes) const {
+  if (bytes <= dynamic_limit_.load(std::memory_order_relaxed)) return;
+  WL_CU_CHECK(api().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                       static_cast<int>(bytes)),
+              "kernel " + name_ + ", " + std::to_string(bytes) + " bytes of dynamic shared memory");
+  // Only ever raised: a concurrent caller with a larger need wins.
+  unsigned cur = dynamic_limit_.load(std::memory_order_relaxed);
+  while (cur < bytes && !dynamic_limit_.compare_exchange_weak(cur, bytes)) {
+  }
+}
+
+void Function::set_carveout(int percent) {
+  // The driver takes -1 (CU_SHAREDMEM_CARVEOUT_DEFAULT) or 0..100.
+  if (percent < -1 || percent > 100)
+    throw Error("shared memory carveout " + std::to_string(percent) +
+                " is out of range: give a percentage 0..100 or -1 for the default");
+  WL_CU_CHECK(api().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                       percent),
+              "kernel " + name_);
+  carveout_ = percent;
+}
+
+}  // namespace warplab::cu

@@ -1,0 +1,82 @@
+// function.hpp: one kernel of a loaded module. Its attributes (cuFuncGetAttribute) and
+// parameter layout (cuFuncGetParamInfo) are read once at creation, so a launch queries
+// nothing. Obtained from Module::function(), which keeps one Function per kernel.
+// Depends on cu/context.hpp, cu/occupancy.hpp (KernelLimits).
+#pragma once
+#include <cuda.h>
+
+#include <atomic>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "cu/context.hpp"
+#include "cu/occupancy.hpp"
+
+namespace warplab::cu {
+
+// The CU_FUNC_ATTRIBUTE_* values warplab shows, named as in cuda.h (lower case).
+struct FunctionAttributes {
+  int num_regs = 0;
+  int shared_size_bytes = 0;  // static __shared__
+  int local_size_bytes = 0;   // per thread (spills, local arrays)
+  int const_size_bytes = 0;
+  int max_threads_per_block = 0;  // the kernel's own cap: launch bounds or registers
+  int ptx_version = 0;            // 90 for compute_90
+  int binary_version = 0;         // 90 for sm_90
+  int max_dynamic_shared_size_bytes = 0;  // at creation (48 KiB - static by default)
+};
+
+// Where one parameter sits in the kernel's parameter buffer.
+struct ParamInfo {
+  std::size_t offset = 0;
+  std::size_t size = 0;
+};
+
+class Function {
+ public:
+  // Reads attributes and parameter layout of `f` (mangled name `name`) in `ctx`.
+  Function(ContextPtr ctx, CUfunction f, std::string name);
+  Function(const Function&) = delete;
+  Function& operator=(const Function&) = delete;
+
+  CUfunction get() const noexcept { return fn_; }
+  const std::string& name() const noexcept { return name_; }  // mangled
+  const ContextPtr& context() const noexcept { return ctx_; }
+  const FunctionAttributes& attributes() const noexcept { return attrs_; }
+  // The resources launch validation and occupancy use (barriers: unknown, taken as 1).
+  const KernelLimits& limits() const noexcept { return limits_; }
+
+  // False on drivers without cuFuncGetParamInfo (before CUDA 12.4).
+  bool params_known() const noexcept { return params_known_; }
+  const std::vector<ParamInfo>& params() const noexcept { return params_; }
+  // Bytes of the parameter buffer: the end of the last parameter.
+  std::size_t param_bytes() const noexcept;
+
+  // Dynamic shared memory the kernel may currently use without another opt-in.
+  unsigned dynamic_shared_limit() const noexcept {
+    return dynamic_limit_.load(std::memory_order_relaxed);
+  }
+  // Raises CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to `bytes` when that is above
+  // the current limit; the new limit is remembered, so this calls the driver only when
+  // the requirement grows. Throws cu::Error naming the kernel and the size.
+  void ensure_dynamic_shared(unsigned bytes) const;
+
+  // Preferred shared-memory carveout in percent (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_
+  // MEMORY_CARVEOUT), -1 = driver default. Our occupancy calculator takes the same value.
+  void set_carveout(int percent);
+  int carveout() const noexcept { return carveout_; }
+
+ private:
+  ContextPtr ctx_;
+  CUfunction fn_ = nullptr;
+  std::string name_;
+  FunctionAttributes attrs_;
+  KernelLimits limits_;
+  bool params_known_ = false;
+  std::vector<ParamInfo> params_;
+  int carveout_ = -1;
+  mutable std::atomic<unsigned> dynamic_limit_{0};
+};
+
+}  // namespace warplab::cu

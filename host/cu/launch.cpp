@@ -1,0 +1,125 @@
+// launch.cpp: launch validation (integer comparisons against cached limits; a message is
+// built only when a check fails) and the launch through cuLaunchKernel or
+// cuLaunchCooperativeKernel. Depends on cu/function.hpp, cu/driver.hpp, cu/error.hpp.
+#include "cu/launch.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include "cu/driver.hpp"
+#include "cu/error.hpp"
+#include "cu/function.hpp"
+
+namespace warplab::cu {
+namespace {
+
+using u64 = std::uint64_t;
+
+std::string dims(const Dim3& d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+std::string num(long long v) { return std::to_string(v); }
+
+// Out of line and cold: the happy path of validate() stays a run of compares.
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void fail(const std::string& sentence) {
+  throw Error(sentence);
+}
+
+const char kAxis[3] = {'x', 'y', 'z'};
+
+}  // namespace
+
+void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d) {
+  const unsigned block[3] = {c.block.x, c.block.y, c.block.z};
+  const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
+  if (!c.block.x || !c.block.y || !c.block.z)
+    fail("block " + dims(c.block) + " has a zero dimension: each of x, y, z must be at least 1");
+  if (!c.grid.x || !c.grid.y || !c.grid.z)
+    fail("grid " + dims(c.grid) + " has a zero dimension: each of x, y, z must be at least 1");
+
+  for (int i = 0; i < 3; ++i)
+    if (block[i] > static_cast<unsigned>(d.max_block_dim[i]))
+      fail(std::string("block dimension ") + kAxis[i] + " = " + num(block[i]) +
+           " exceeds max_block_dim_" + kAxis[i] + " = " + num(d.max_block_dim[i]));
+
+  const u64 threads = u64{c.block.x} * c.block.y * c.block.z;
+  if (threads > static_cast<u64>(d.max_threads_per_block))
+    fail("block " + dims(c.block) + " = " + num(static_cast<long long>(threads)) +
+         " threads exceeds max_threads_per_block = " + num(d.max_threads_per_block));
+  if (k.max_threads_per_block > 0 && threads > static_cast<u64>(k.max_threads_per_block))
+    fail("block " + dims(c.block) + " = " + num(static_cast<long long>(threads)) +
+         " threads exceeds the kernel's max_threads_per_block = " + num(k.max_threads_per_block) +
+         " (set by its launch bounds or its register use)");
+
+  // Registers as the hardware allocates them: per warp in units of 256, and the block's
+  // warps rounded up to the SM's 4 sub-partitions (occupancy.cpp explains both).
+  const u64 warp = d.warp_size > 0 ? static_cast<u64>(d.warp_size) : 32;
+  const u64 warps = (threads + warp - 1) / warp;
+  const u64 regs_per_warp = (u64(k.regs > 0 ? k.regs : 0) * warp + 255) / 256 * 256;
+  const u64 warps_allocated = (warps + 3) / 4 * 4;
+  if (regs_per_warp * warps_allocated > static_cast<u64>(d.max_regs_per_block))
+    fail("block " + dims(c.block) + " = " + num(static_cast<long long>(threads)) + " threads × " +
+         num(k.regs) + " registers needs " +
+         num(static_cast<long long>(regs_per_warp * warps_allocated)) + " registers (" +
+         num(static_cast<long long>(regs_per_warp)) + " per warp × " +
+         num(static_cast<long long>(warps_allocated)) +
+         " warps), more than max_registers_per_block = " + num(d.max_regs_per_block));
+
+  for (int i = 0; i < 3; ++i)
+    if (grid[i] > static_cast<u64>(d.max_grid_dim[i]))
+      fail(std::string("grid dimension ") + kAxis[i] + " = " + num(grid[i]) +
+           " exceeds max_grid_dim_" + kAxis[i] + " = " + num(d.max_grid_dim[i]));
+
+  // Dynamic shared memory above 48 KiB is opted in by launch(), up to the opt-in limit
+  // minus the kernel's static shared memory.
+  const long long shared = static_cast<long long>(k.static_shared) + c.shared_bytes;
+  const bool has_optin = d.max_shared_per_block_optin > d.max_shared_per_block;
+  const long long shared_cap = has_optin ? d.max_shared_per_block_optin : d.max_shared_per_block;
+  if (shared > shared_cap)
+    fail("static " + num(k.static_shared) + " + dynamic " + num(c.shared_bytes) +
+         " bytes exceeds " +
+         (has_optin ? "max_shared_memory_per_block_optin = " : "max_shared_memory_per_block = ") +
+         num(shared_cap));
+
+  if (c.cooperative) {
+    if (!d.cooperative_launch)
+      fail("a cooperative launch needs cooperative_launch = 1, and this device has "
+           "cooperative_launch = 0");
+    // Every block of a cooperative grid must be resident at once.
+    const OccupancyResult occ =
+        occupancy(k, static_cast<int>(threads), static_cast<long long>(c.shared_bytes), d);
+    const u64 resident = u64(occ.blocks_per_sm) * u64(d.multiprocessor_count > 0 ? d.multiprocessor_count : 0);
+    const u64 blocks = u64{c.grid.x} * c.grid.y * c.grid.z;
+    if (blocks > resident)
+      fail("cooperative grid of " + num(static_cast<long long>(blocks)) + " blocks exceeds the " +
+           num(static_cast<long long>(resident)) + " co-resident blocks (" +
+           num(occ.blocks_per_sm) + " per SM × " + num(d.multiprocessor_count) + " SMs)");
+  }
+}
+
+void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceSnapshot& d) {
+  validate(c, k, device_limits(d));
+}
+
+void launch(const Function& f, const LaunchConfig& c, void** args) {
+  if (c.shared_bytes > f.dynamic_shared_limit()) f.ensure_dynamic_shared(c.shared_bytes);
+  const Api& a = api();
+  const CUresult rc =
+      c.cooperative
+          ? a.cuLaunchCooperativeKernel(f.get(), c.grid.x, c.grid.y, c.grid.z, c.block.x,
+                                        c.block.y, c.block.z, c.shared_bytes, c.stream, args)
+          : a.cuLaunchKernel(f.get(), c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y,
+                             c.block.z, c.shared_bytes, c.stream, args, nullptr);
+  if (rc != CUDA_SUCCESS) [[unlikely]]
+    throw Error(rc, c.cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
+                "kernel " + f.name() + ", grid " + dims(c.grid) + ", block " + dims(c.block) +
+                    ", " + num(c.shared_bytes) + " bytes dynamic shared");
+}
+
+void launch_checked(const Function& f, const LaunchConfig& c, const DeviceLimits& d, void** args) {
+  validate(c, f.limits(), d);
+  launch(f, c, args);
+}
+
+}  // namespace warplab::cu

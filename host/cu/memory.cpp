@@ -1,0 +1,155 @@
+// memory.cpp: DeviceBuffer and PinnedBuffer. Depends on cu/driver.hpp, cu/error.hpp.
+#include "cu/memory.hpp"
+
+#include <utility>
+
+#include "cu/driver.hpp"
+#include "cu/error.hpp"
+
+namespace warplab::cu {
+namespace {
+
+std::string range_text(std::size_t bytes, std::size_t offset) {
+  return std::to_string(bytes) + " bytes at offset " + std::to_string(offset);
+}
+
+// Frees ignore errors: destructors must not throw, and after a sticky fault (illegal
+// address) every call fails while the memory goes with the context anyway.
+void set_current_quietly(const ContextPtr& ctx) {
+  if (ctx && driver_available()) api().cuCtxSetCurrent(ctx->get());
+}
+
+}  // namespace
+
+DeviceBuffer::DeviceBuffer(ContextPtr ctx, std::size_t bytes) : ctx_(std::move(ctx)) {
+  if (bytes == 0) throw Error("a device buffer of 0 bytes cannot be allocated: give a size >= 1");
+  ctx_->make_current();
+  const CUresult rc = api().cuMemAlloc(&ptr_, bytes);
+  if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
+    std::size_t free_b = 0, total_b = 0;
+    api().cuMemGetInfo(&free_b, &total_b);
+    throw Error(rc, "cuMemAlloc",
+                format_bytes(bytes) + " requested, " + format_bytes(free_b) + " free of " +
+                    format_bytes(total_b) + " on " + ctx_->label());
+  }
+  if (rc != CUDA_SUCCESS) throw Error(rc, "cuMemAlloc", format_bytes(bytes) + " requested");
+  size_ = bytes;
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
+    : ctx_(std::move(o.ctx_)), ptr_(std::exchange(o.ptr_, 0)), size_(std::exchange(o.size_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    free();
+    ctx_ = std::move(o.ctx_);
+    ptr_ = std::exchange(o.ptr_, 0);
+    size_ = std::exchange(o.size_, 0);
+  }
+  return *this;
+}
+
+void DeviceBuffer::free() noexcept {
+  if (ptr_) {
+    set_current_quietly(ctx_);
+    if (driver_available()) api().cuMemFree(ptr_);
+  }
+  ptr_ = 0;
+  size_ = 0;
+  ctx_.reset();  // the context may go now
+}
+
+void DeviceBuffer::check_range(const char* what, std::size_t bytes, std::size_t offset) const {
+  if (!ptr_) throw Error(std::string("use of a freed device buffer (") + what + ")");
+  if (offset > size_ || bytes > size_ - offset)
+    throw Error(std::string(what) + " of " + range_text(bytes, offset) +
+                " exceeds the device buffer's " + std::to_string(size_) + " bytes");
+  ctx_->make_current();
+}
+
+void DeviceBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_t offset) {
+  check_range("copy to device", bytes, offset);
+  if (bytes) WL_CU_CHECK(api().cuMemcpyHtoD(ptr_ + offset, src, bytes), range_text(bytes, offset));
+}
+
+void DeviceBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t offset) const {
+  check_range("copy to host", bytes, offset);
+  if (bytes) WL_CU_CHECK(api().cuMemcpyDtoH(dst, ptr_ + offset, bytes), range_text(bytes, offset));
+}
+
+void DeviceBuffer::copy_from_host_async(const void* src, std::size_t bytes, CUstream stream,
+                                        std::size_t offset) {
+  check_range("copy to device", bytes, offset);
+  if (bytes)
+    WL_CU_CHECK(api().cuMemcpyHtoDAsync(ptr_ + offset, src, bytes, stream), range_text(bytes, offset));
+}
+
+void DeviceBuffer::copy_to_host_async(void* dst, std::size_t bytes, CUstream stream,
+                                      std::size_t offset) const {
+  check_range("copy to host", bytes, offset);
+  if (bytes)
+    WL_CU_CHECK(api().cuMemcpyDtoHAsync(dst, ptr_ + offset, bytes, stream), range_text(bytes, offset));
+}
+
+void DeviceBuffer::copy_from(const DeviceBuffer& src, std::size_t bytes, std::size_t offset,
+                             std::size_t src_offset) {
+  src.check_range("copy from device buffer", bytes, src_offset);
+  check_range("copy to device buffer", bytes, offset);
+  if (bytes)
+    WL_CU_CHECK(api().cuMemcpyDtoD(ptr_ + offset, src.ptr_ + src_offset, bytes), range_text(bytes, offset));
+}
+
+void DeviceBuffer::copy_from_async(const DeviceBuffer& src, std::size_t bytes, CUstream stream,
+                                   std::size_t offset, std::size_t src_offset) {
+  src.check_range("copy from device buffer", bytes, src_offset);
+  check_range("copy to device buffer", bytes, offset);
+  if (bytes)
+    WL_CU_CHECK(api().cuMemcpyDtoDAsync(ptr_ + offset, src.ptr_ + src_offset, bytes, stream),
+                range_text(bytes, offset));
+}
+
+void DeviceBuffer::memset(std::uint8_t value, std::size_t bytes, std::size_t offset) {
+  if (bytes == SIZE_MAX) bytes = offset <= size_ ? size_ - offset : 0;
+  check_range("memset", bytes, offset);
+  if (bytes) WL_CU_CHECK(api().cuMemsetD8(ptr_ + offset, value, bytes), range_text(bytes, offset));
+}
+
+void DeviceBuffer::memset_async(std::uint8_t value, CUstream stream, std::size_t bytes,
+                                std::size_t offset) {
+  if (bytes == SIZE_MAX) bytes = offset <= size_ ? size_ - offset : 0;
+  check_range("memset", bytes, offset);
+  if (bytes)
+    WL_CU_CHECK(api().cuMemsetD8Async(ptr_ + offset, value, bytes, stream), range_text(bytes, offset));
+}
+
+PinnedBuffer::PinnedBuffer(ContextPtr ctx, std::size_t bytes) : ctx_(std::move(ctx)) {
+  if (bytes == 0) throw Error("a pinned buffer of 0 bytes cannot be allocated: give a size >= 1");
+  ctx_->make_current();
+  WL_CU_CHECK(api().cuMemAllocHost(&ptr_, bytes), format_bytes(bytes) + " of pinned host memory");
+  size_ = bytes;
+}
+
+PinnedBuffer::PinnedBuffer(PinnedBuffer&& o) noexcept
+    : ctx_(std::move(o.ctx_)), ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
+  if (this != &o) {
+    free();
+    ctx_ = std::move(o.ctx_);
+    ptr_ = std::exchange(o.ptr_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+  }
+  return *this;
+}
+
+void PinnedBuffer::free() noexcept {
+  if (ptr_) {
+    set_current_quietly(ctx_);
+    if (driver_available()) api().cuMemFreeHost(ptr_);
+  }
+  ptr_ = nullptr;
+  size_ = 0;
+  ctx_.reset();
+}
+
+}  // namespace warplab::cu

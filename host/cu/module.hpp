@@ -1,0 +1,66 @@
+// module.hpp: a loaded CUDA module (cubin or PTX) and its kernels. Loading captures the
+// JIT error log into the error message; the kernels are enumerated by mangled name
+// (cuModuleEnumerateFunctions + cuFuncGetName). Depends on cu/context.hpp, cu/function.hpp.
+#pragma once
+#include <cuda.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cu/context.hpp"
+#include "cu/function.hpp"
+
+namespace warplab::cu {
+
+// Always held through std::shared_ptr: a Function handed out by function() shares the
+// module's ownership (aliasing shared_ptr), so a kernel handle keeps its module loaded,
+// and the module keeps its context.
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  // `image`: a cubin (ELF) or fatbin as produced by NVRTC. `name` labels errors
+  // ("module 'clock.cu'"). Throws cu::Error with the JIT log appended on failure.
+  static std::shared_ptr<Module> load_cubin(ContextPtr ctx, std::string_view image,
+                                            std::string name);
+  // `ptx`: PTX text (need not be NUL-terminated); the driver JIT-compiles it.
+  static std::shared_ptr<Module> load_ptx(ContextPtr ctx, std::string_view ptx,
+                                          std::string name);
+  ~Module();  // cuModuleUnload; never throws
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  CUmodule get() const noexcept { return mod_; }
+  const std::string& name() const noexcept { return name_; }
+  const ContextPtr& context() const noexcept { return ctx_; }
+
+  // Mangled names of every kernel in the module, in the driver's order. Empty when the
+  // driver predates cuModuleEnumerateFunctions (CUDA 12.4).
+  const std::vector<std::string>& function_names() const noexcept { return names_; }
+  bool has_function(std::string_view mangled) const;
+
+  // The kernel with this mangled (lowered) name, created once per module and shared by
+  // every caller, so a dynamic-shared opt-in is remembered per kernel. Throws cu::Error:
+  // "module 'm.cu' has no kernel 'foo': it has _Z3bari, _Z3bazv".
+  std::shared_ptr<Function> function(const std::string& mangled) const;
+
+ private:
+  Module(ContextPtr ctx, std::string name) : ctx_(std::move(ctx)), name_(std::move(name)) {}
+  static std::shared_ptr<Module> load(ContextPtr ctx, const void* image, std::string name,
+                                      const char* kind);
+  void enumerate();
+
+  ContextPtr ctx_;
+  CUmodule mod_ = nullptr;
+  std::string name_;
+  std::vector<std::string> names_;
+  std::vector<CUfunction> handles_;  // parallel to names_
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, std::unique_ptr<Function>, std::less<>> functions_;
+};
+
+using ModulePtr = std::shared_ptr<Module>;
+
+}  // namespace warplab::cu

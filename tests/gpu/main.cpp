@@ -1,0 +1,26 @@
+// main.cpp: entry point of warplab_gpu_tests. Without a driver or a device it prints one
+// "skipped: <reason>" line and returns 77 (CTest's skip code); otherwise it runs the
+// GoogleTest suites in tests/gpu. Death tests re-execute this binary ("threadsafe"), so
+// a test that wrecks its CUDA context (the planted illegal address) does it in a child.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "cu/driver.hpp"
+
+int main(int argc, char** argv) {
+  std::string why;
+  if (!warplab::cu::driver_available(&why)) {
+    std::printf("skipped: %s\n", why.c_str());
+    return 77;
+  }
+  int count = 0;
+  if (warplab::cu::api().cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+    std::printf("skipped: no CUDA device: the driver found no GPU\n");
+    return 77;
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  return RUN_ALL_TESTS();
+}
