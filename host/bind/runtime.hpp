@@ -12,6 +12,9 @@
 #include "cu/context.hpp"
 #include "cu/device.hpp"
 #include "cu/memory.hpp"
+#include "cu/occupancy.hpp"
+
+#include <optional>
 
 namespace warplab::bind {
 
@@ -33,6 +36,7 @@ struct Runtime {
   cu::ContextPtr context;     // the device's primary context, retained on first use
   cu::PinnedBuffer staging;   // page-locked bounce buffer for large host<->device copies
   FaultLog faults;            // recent launches, for naming asynchronous faults
+  std::optional<cu::DeviceLimits> limits;  // of `target`, read once for launch checks
 };
 
 // The runtime of this state; created by open_state().

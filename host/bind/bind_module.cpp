@@ -1,0 +1,204 @@
+// bind_module.cpp: cuda.compile(path | {file=, source=, ...}) -> module, or nil plus the
+// formatted diagnostics (a failed compile is a value a script or the watcher can print).
+// Modules expose kernels by name: m.saxpy, m:kernel("reduce<256>"), m:kernel("k", "int*").
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bind/guard.hpp"
+#include "bind/module.hpp"
+#include "bind/module_spec.hpp"
+#include "bind/modules.hpp"
+#include "bind/runtime.hpp"
+
+namespace warplab::bind {
+
+ModuleRef& check_module(lua_State* L, int idx) {
+  auto& m = *static_cast<ModuleRef*>(luaL_checkudata(L, idx, kModuleMeta));
+  if (!m || m->freed) luaL_error(L, "attempt to use a freed module");
+  return m;
+}
+
+namespace {
+
+// Compiles spec; on success loads it on the GPU when one is present.
+ModuleRef build(lua_State* L, ModuleSpec spec) {
+  auto m = std::make_shared<ModuleObj>();
+  m->spec = std::move(spec);
+  m->result = rtc::compile(m->spec.source, m->spec.options);
+  record_dependencies(m->spec, m->result);
+  if (m->result.ok && !runtime(L).offline) {
+    const cu::ContextPtr& ctx = gpu_context(L, "cuda.compile");
+    m->live = cu::Module::load_cubin(
+        ctx, std::string_view(m->result.cubin.data(), m->result.cubin.size()), m->spec.source.name);
+  }
+  return m;
+}
+
+// Pushes nil, the formatted diagnostics, and a list of {file, line, col, severity, message}.
+int push_failure(lua_State* L, const rtc::CompileResult& r) {
+  lua_pushnil(L);                                                         // +1
+  lua_pushstring(L, rtc::format_diagnostics(r, 10, runtime(L).opts.color).c_str());  // +1
+  lua_createtable(L, static_cast<int>(r.diagnostics.size()), 0);          // +1 list
+  int i = 0;
+  for (const auto& d : r.diagnostics) {
+    lua_createtable(L, 0, 5);                                             // +1 entry
+    lua_pushstring(L, d.file.c_str()); lua_setfield(L, -2, "file");
+    lua_pushinteger(L, d.line); lua_setfield(L, -2, "line");
+    lua_pushinteger(L, d.col); lua_setfield(L, -2, "col");
+    lua_pushstring(L, std::string(rtc::to_string(d.severity)).c_str()); lua_setfield(L, -2, "severity");
+    lua_pushstring(L, d.message.c_str()); lua_setfield(L, -2, "message");
+    lua_rawseti(L, -2, ++i);                                              // -1
+  }
+  return 3;
+}
+
+void push_module(lua_State* L, ModuleRef m) {
+  new (lua_newuserdatauv(L, sizeof(ModuleRef), 1)) ModuleRef(std::move(m));  // +1
+  luaL_setmetatable(L, kModuleMeta);
+  lua_newtable(L);                                                        // +1 kernel cache
+  lua_setiuservalue(L, -2, 1);                                            // -1
+}
+
+WL_LUA_FN(cuda_compile) {
+  std::string why;
+  auto spec = spec_from_args(L, 1, why);
+  if (!spec) {
+    lua_pushnil(L);
+    lua_pushstring(L, why.c_str());
+    return 2;
+  }
+  ModuleRef m = build(L, std::move(*spec));
+  if (!m->result.ok) return push_failure(L, m->result);
+  push_module(L, std::move(m));
+  return 1;
+}
+
+// The mangled entry for a user-facing name: a base name ("saxpy"), a full name
+// ("reduce<256>") or a name expression compiled with kernels = {...}.
+std::string find_entry(lua_State* L, const ModuleObj& m, const std::string& name) {
+  const std::string lowered = m.result.lowered_name(name);
+  if (!lowered.empty()) return lowered;
+  std::vector<std::string> hits;
+  for (const auto& e : m.result.entries) {
+    if (e == name) return e;  // extern "C" or a mangled name
+    if (auto s = rtc::demangle(e); s && (s->name == name || s->base == name)) hits.push_back(e);
+  }
+  if (hits.size() == 1) return hits[0];
+  std::string list;
+  for (const auto& e : m.result.entries) {
+    auto s = rtc::demangle(e);
+    list += (list.empty() ? "" : ", ") + (s ? s->name : e);
+  }
+  if (hits.empty())
+    luaL_error(L, "module %s has no kernel '%s' (kernels: %s)", m.spec.source.name.c_str(),
+               name.c_str(), list.c_str());
+  luaL_error(L, "'%s' is ambiguous in module %s: %d kernels match (use the full name or "
+             "kernels = {\"%s<...>\"} when compiling)", name.c_str(), m.spec.source.name.c_str(),
+             static_cast<int>(hits.size()), name.c_str());
+  return {};
+}
+
+// m:kernel(name [, "declared, parameter, types"])
+WL_LUA_FN(module_kernel) {
+  ModuleRef& m = check_module(L, 1);
+  const std::string name = luaL_checkstring(L, 2);
+  const std::string mangled = find_entry(L, *m, name);
+  std::optional<rtc::Signature> sig = rtc::demangle(mangled);
+  if (!lua_isnoneornil(L, 3)) sig = rtc::parse_signature(name, luaL_checkstring(L, 3));
+  push_kernel(L, make_kernel(L, m, mangled, std::move(sig)));
+  return 1;
+}
+
+WL_LUA_FN(module_index) {
+  ModuleRef& m = check_module(L, 1);
+  const std::string key = luaL_checkstring(L, 2);
+  const rtc::CompileResult& r = m->result;
+  if (key == "ptx") lua_pushlstring(L, r.ptx.data(), r.ptx.size());
+  else if (key == "log") lua_pushstring(L, r.log.c_str());
+  else if (key == "arch") lua_pushstring(L, r.arch.c_str());
+  else if (key == "name") lua_pushstring(L, m->spec.source.name.c_str());
+  else if (key == "compile_ms") lua_pushnumber(L, r.compile_ms);
+  else if (key == "kernels" || key == "options" || key == "dependencies") {
+    lua_newtable(L);                                                      // +1 list
+    int i = 0;
+    if (key == "kernels")
+      for (const auto& e : r.entries) {
+        auto s = rtc::demangle(e);
+        lua_pushstring(L, (s ? s->name : e).c_str()); lua_rawseti(L, -2, ++i);
+      }
+    else if (key == "options")
+      for (const auto& o : r.options) { lua_pushstring(L, o.c_str()); lua_rawseti(L, -2, ++i); }
+    else
+      for (const auto& d : r.dependencies) { lua_pushstring(L, d.display.c_str()); lua_rawseti(L, -2, ++i); }
+  } else {
+    luaL_getmetatable(L, kModuleMeta);                                    // +1
+    if (lua_getfield(L, -1, "methods"), lua_getfield(L, -1, key.c_str()) != LUA_TNIL) return 1;
+    // A kernel by name, cached in the module's user value.
+    lua_getiuservalue(L, 1, 1);                                           // +1 cache
+    if (lua_getfield(L, -1, key.c_str()) != LUA_TNIL) return 1;           // +1
+    lua_pop(L, 1);
+    push_kernel(L, make_kernel(L, m, find_entry(L, *m, key), std::nullopt));  // +1
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, key.c_str());                                     // cache it
+  }
+  return 1;
+}
+
+// m:reload(): compile again from the file; on failure keep the old module, return nil, diags.
+WL_LUA_FN(module_reload) {
+  ModuleRef& m = check_module(L, 1);
+  if (m->spec.path.empty()) return luaL_error(L, "module %s has no file to reload from", m->spec.source.name.c_str());
+  ModuleSpec spec = m->spec;
+  std::string why;
+  if (!reread_source(spec, why)) {
+    lua_pushnil(L);
+    lua_pushstring(L, why.c_str());
+    return 2;
+  }
+  ModuleRef fresh = build(L, std::move(spec));
+  if (!fresh->result.ok) return push_failure(L, fresh->result);
+  m = std::move(fresh);  // kernels already handed out keep the old code alive
+  lua_newtable(L);
+  lua_setiuservalue(L, 1, 1);                                             // drop cached kernels
+  lua_settop(L, 1);
+  return 1;
+}
+
+WL_LUA_FN(module_tostring) {
+  auto& m = *static_cast<ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta));
+  if (!m || m->freed) { lua_pushstring(L, "cuda.module (freed)"); return 1; }
+  lua_pushfstring(L, "cuda.module %s [%s, %d kernels, %s]", m->spec.source.name.c_str(),
+                  m->result.arch.c_str(), static_cast<int>(m->result.entries.size()),
+                  m->live ? "loaded" : "offline");
+  return 1;
+}
+
+int module_release(lua_State* L) {
+  auto& m = *static_cast<ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta));
+  m.reset();  // kernels still referenced keep the GPU module alive
+  return 0;
+}
+
+int module_gc(lua_State* L) {
+  static_cast<ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta))->~ModuleRef();
+  return 0;
+}
+
+}  // namespace
+
+void add_module(lua_State* L) {
+  luaL_newmetatable(L, kModuleMeta);                                      // +1
+  const luaL_Reg meta[] = {{"__index", module_index}, {"__tostring", module_tostring},
+                           {"__gc", module_gc}, {"__close", module_release}, {nullptr, nullptr}};
+  luaL_setfuncs(L, meta, 0);
+  const luaL_Reg methods[] = {{"kernel", module_kernel}, {"reload", module_reload},
+                              {"free", module_release}, {nullptr, nullptr}};
+  luaL_newlib(L, methods);                                                // +1
+  lua_setfield(L, -2, "methods");                                         // -1
+  lua_pop(L, 1);                                                          // -1
+  lua_pushcfunction(L, cuda_compile);                                     // +1
+  lua_setfield(L, -2, "compile");                                         // -1 into cuda
+}
+
+}  // namespace warplab::bind

@@ -1,0 +1,66 @@
+// module.hpp: the objects behind `cuda.compile` modules and their kernels, shared by
+// bind_module.cpp (compiling, lookup), bind_kernel.cpp (fields, occupancy) and
+// kernel_launch.cpp (marshaling, launching). Depends on rtc/compile.hpp, cu/module.hpp.
+#pragma once
+#include <lua.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cu/module.hpp"
+#include "cu/occupancy.hpp"
+#include "rtc/compile.hpp"
+
+namespace warplab::bind {
+
+inline constexpr const char* kModuleMeta = "warplab.module";
+inline constexpr const char* kKernelMeta = "warplab.kernel";
+
+// How a module was compiled, kept so :reload() can compile it again.
+struct ModuleSpec {
+  rtc::Source source;
+  rtc::Options options;
+  std::string path;  // the file, empty for an inline source
+};
+
+struct ModuleObj {
+  ModuleSpec spec;
+  rtc::CompileResult result;  // ptx, cubin, entries, resources, lowered names, deps
+  cu::ModulePtr live;         // loaded on the GPU; null offline
+  bool freed = false;
+};
+using ModuleRef = std::shared_ptr<ModuleObj>;
+
+struct KernelObj {
+  ModuleRef module;
+  std::string mangled;
+  std::string display;                  // "saxpy", "reduce<256>": for messages
+  std::optional<rtc::Signature> sig;    // demangled or declared; none: extern "C" undeclared
+  rtc::KernelResources res;             // from the ptxas report
+  std::shared_ptr<cu::Function> fn;     // live only
+  cu::KernelLimits limits;
+  std::vector<std::size_t> offsets;     // parameter layout (driver's, or computed)
+  std::vector<std::size_t> sizes;
+  // Preallocated argument storage, so a launch allocates nothing.
+  std::vector<unsigned char> argbuf;
+  std::vector<void*> argptrs;
+};
+using KernelRef = std::shared_ptr<KernelObj>;
+
+ModuleRef& check_module(lua_State* L, int idx);
+KernelRef& check_kernel(lua_State* L, int idx);
+// Builds the kernel `mangled` of module m (layout, limits, function handle when live).
+KernelRef make_kernel(lua_State* L, const ModuleRef& m, const std::string& mangled,
+                      std::optional<rtc::Signature> sig);
+void push_kernel(lua_State* L, KernelRef k);
+
+// The device limits of the runtime's target, computed once per state.
+const cu::DeviceLimits& device_limits(lua_State* L);
+
+// kernel_launch.cpp: k:launch(...), k{...}, k:bench{...}, k:check{...}
+void add_kernel_launch(lua_State* L);  // adds methods to the table on top of the stack
+int kernel_call(lua_State* L);         // __call
+
+}  // namespace warplab::bind

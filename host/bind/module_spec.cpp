@@ -1,0 +1,166 @@
+// module_spec.cpp: see module_spec.hpp. Inline sources: the text is located in the Lua
+// file after the calling line, so a diagnostic on the kernel's line 3 is reported at the
+// Lua file's line where that kernel line is written.
+#include "bind/module_spec.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "bind/runtime.hpp"
+#include "rtc/toolkit.hpp"
+
+namespace fs = std::filesystem;
+
+namespace warplab::bind {
+namespace {
+
+struct Caller {
+  std::string file;  // the Lua file ("" when not a file)
+  int line = 0;
+};
+
+Caller caller(lua_State* L) {
+  lua_Debug ar;
+  // Level 1 is the Lua function that called cuda.compile.
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.source[0] == '@')
+    return {ar.source + 1, ar.currentline};
+  return {};
+}
+
+std::optional<fs::path> locate(const std::string& file, const Caller& c) {
+  std::error_code ec;
+  std::vector<fs::path> tries = {file};
+  if (fs::path(file).is_relative()) {
+    if (!c.file.empty()) tries.push_back(fs::path(c.file).parent_path() / file);
+    tries.push_back(rtc::kernels_dir() / file);
+  }
+  for (const auto& p : tries)
+    if (fs::is_regular_file(p, ec)) return p;
+  return std::nullopt;
+}
+
+// Line (1-based) of the Lua file where the inline text's first line sits, or 0.
+int inline_first_line(const Caller& c, const std::string& text) {
+  if (c.file.empty()) return 0;
+  std::ifstream in(c.file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string lua = ss.str();
+  std::size_t pos = 0;
+  for (int l = 1; l < c.line && pos != std::string::npos; ++l) pos = lua.find('\n', pos) + 1;
+  if (pos == std::string::npos) return 0;
+  const std::string probe = text.substr(0, std::min<std::size_t>(text.size(), 200));
+  const std::size_t at = lua.find(probe, pos);
+  if (at == std::string::npos || probe.empty()) return 0;
+  return 1 + static_cast<int>(std::count(lua.begin(), lua.begin() + static_cast<long>(at), '\n'));
+}
+
+std::vector<std::string> string_list(lua_State* L, int t, const char* field) {
+  std::vector<std::string> out;
+  const int type = lua_getfield(L, t, field);                          // +1
+  if (type == LUA_TSTRING) out.emplace_back(lua_tostring(L, -1));
+  else if (type == LUA_TTABLE)
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {   // +1
+      if (!lua_isstring(L, -1)) luaL_error(L, "cuda.compile: %s[%d] must be a string", field, static_cast<int>(i));
+      out.emplace_back(lua_tostring(L, -1));
+      lua_pop(L, 1);                                                    // -1
+    }
+  else if (type != LUA_TNIL) luaL_error(L, "cuda.compile: %s must be a string or a list of strings", field);
+  lua_settop(L, t);                                                     // drop leftovers
+  return out;
+}
+
+void read_defines(lua_State* L, int t, rtc::Options& o) {
+  if (lua_getfield(L, t, "defines") == LUA_TTABLE) {                   // +1
+    lua_pushnil(L);                                                     // +1 key
+    while (lua_next(L, -2)) {                                           // +1 value
+      if (lua_type(L, -2) == LUA_TNUMBER) {                             // {"A=1", "B"}
+        std::string d = luaL_tolstring(L, -1, nullptr); lua_pop(L, 1);
+        const auto eq = d.find('=');
+        o.defines.emplace_back(d.substr(0, eq), eq == std::string::npos ? "" : d.substr(eq + 1));
+      } else {                                                          // {BLOCK = 256, DEBUG = true}
+        const std::string k = lua_tostring(L, -2);
+        std::string v = lua_isboolean(L, -1) ? (lua_toboolean(L, -1) ? "1" : "0")
+                                             : luaL_tolstring(L, -1, nullptr);
+        if (!lua_isboolean(L, -1)) lua_pop(L, 1);
+        o.defines.emplace_back(k, v);
+      }
+      lua_pop(L, 1);                                                    // -1 value
+    }
+  }
+  lua_settop(L, t);
+}
+
+}  // namespace
+
+std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why) {
+  const Caller c = caller(L);
+  ModuleSpec spec;
+  spec.options.arch = runtime(L).target.arch();
+  std::string file, inline_text;
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    file = lua_tostring(L, idx);
+  } else {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    static const std::set<std::string> known = {"file", "source", "name", "defines", "include",
+                                                "options", "arch", "kernels", "std", "max_registers", "lineinfo"};
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+      if (lua_type(L, -2) != LUA_TSTRING || !known.count(lua_tostring(L, -2)))
+        luaL_error(L, "cuda.compile: unknown field '%s' (fields: file, source, name, defines, "
+                   "include, options, arch, kernels, std, max_registers, lineinfo)", luaL_tolstring(L, -2, nullptr));
+      lua_pop(L, 1);
+    }
+    if (lua_getfield(L, idx, "file") == LUA_TSTRING) file = lua_tostring(L, -1);
+    if (lua_getfield(L, idx, "source") == LUA_TSTRING) inline_text = lua_tostring(L, -1);
+    if (lua_getfield(L, idx, "arch") == LUA_TSTRING) spec.options.arch = lua_tostring(L, -1);
+    if (lua_getfield(L, idx, "std") == LUA_TSTRING) spec.options.std = lua_tostring(L, -1);
+    if (lua_getfield(L, idx, "max_registers") == LUA_TNUMBER) spec.options.max_registers = static_cast<int>(lua_tointeger(L, -1));
+    lua_getfield(L, idx, "lineinfo");
+    spec.options.lineinfo = lua_toboolean(L, -1);
+    if (lua_getfield(L, idx, "name") == LUA_TSTRING) spec.source.name = lua_tostring(L, -1);
+    lua_settop(L, idx);
+    if (file.empty() == inline_text.empty())
+      luaL_error(L, "cuda.compile: give exactly one of file= or source=");
+    read_defines(L, idx, spec.options);
+    spec.options.include_dirs = string_list(L, idx, "include");
+    for (auto& o : string_list(L, idx, "options")) {
+      if (o == "-lineinfo" || o == "--generate-line-info") spec.options.lineinfo = true;
+      else spec.options.extra.push_back(o);
+    }
+    spec.options.name_expressions = string_list(L, idx, "kernels");
+  }
+  if (!file.empty()) {
+    auto p = locate(file, c);
+    if (!p) {
+      why = "cannot open kernel file '" + file + "' (looked in the current folder" +
+            (c.file.empty() ? "" : ", next to " + c.file) + " and " + rtc::kernels_dir().string() + ")";
+      return std::nullopt;
+    }
+    spec.path = p->string();
+    if (!reread_source(spec, why)) return std::nullopt;
+    return spec;
+  }
+  spec.source.text = inline_text;
+  const int first = inline_first_line(c, inline_text);
+  if (spec.source.name.empty()) spec.source.name = c.file.empty() ? "inline.cu" : c.file;
+  spec.source.line_offset = first > 0 ? first - 1 : 0;
+  spec.source.dir = c.file.empty() ? fs::current_path() : fs::path(c.file).parent_path();
+  return spec;
+}
+
+bool reread_source(ModuleSpec& spec, std::string& why) {
+  try {
+    spec.source = rtc::load_source(spec.path);
+    return true;
+  } catch (const std::exception& e) {
+    why = e.what();
+    return false;
+  }
+}
+
+void record_dependencies(const ModuleSpec&, const rtc::CompileResult&) {}
+
+}  // namespace warplab::bind
