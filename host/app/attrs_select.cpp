@@ -29,6 +29,14 @@ size_t group_rank(std::string_view group) {
   return static_cast<size_t>(std::find(groups.begin(), groups.end(), group) - groups.begin());
 }
 
+// Within a group the table's (enum) order keeps x/y/z together; only the compute
+// capability, added to the enum late, is moved to the top of its group.
+int headline_rank(std::string_view name) {
+  if (name == "compute_capability_major") return 0;
+  if (name == "compute_capability_minor") return 1;
+  return 2;
+}
+
 }  // namespace
 
 bool attribute_matches(const std::string& pattern, const std::string& name) {
@@ -54,7 +62,8 @@ std::vector<std::string> select_attributes(const std::vector<cu::DeviceSnapshot>
   std::vector<const cu::AttributeInfo*> known;
   for (const cu::AttributeInfo& a : cu::attribute_table()) known.push_back(&a);
   std::stable_sort(known.begin(), known.end(), [](const auto* x, const auto* y) {
-    return group_rank(x->group) < group_rank(y->group);
+    const size_t gx = group_rank(x->group), gy = group_rank(y->group);
+    return gx != gy ? gx < gy : headline_rank(x->name) < headline_rank(y->name);
   });
   std::vector<std::string> all;
   for (const cu::AttributeInfo* a : known) all.emplace_back(a->name);

@@ -119,7 +119,10 @@ std::string format_bytes(unsigned long long bytes) {
   v /= static_cast<double>(unit);
   // Exact multiples print as integers ("48 KiB"), the rest with one decimal ("79.2 GiB").
   if (bytes % unit == 0) return std::to_string(bytes / unit) + " " + kNames[i];
-  return printf_string("%.1f ", v) + kNames[i];
+  std::string text = printf_string("%.1f", v);
+  // 2147483647 is not "2.0 GiB" (that reads as exact) but "~2 GiB".
+  if (text.ends_with(".0")) return "~" + text.substr(0, text.size() - 2) + " " + kNames[i];
+  return text + " " + kNames[i];
 }
 
 std::string format_value(const AttributeInfo& info, long long v) {
