@@ -119,7 +119,8 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
   sub->add_flag("--no-color", o->no_color, "no ANSI colours");
   auto* diff = sub->add_option("--diff", o->diff,
                                "compare two devices or profiles: each a device index or a profile name/file")
-                   ->expected(2);
+                   ->expected(2)
+                   ->allow_extra_args(false);
   diff->excludes(json)->excludes(csv)->excludes(profile);
   sub->get_option("--device")->excludes(diff);
   sub->get_option("--device")->excludes(profile);
