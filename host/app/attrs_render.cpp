@@ -74,7 +74,8 @@ void print_text(std::ostream& out, const cu::DeviceSnapshot& s,
       out << "\n" << paint(group, kBold, color) << "\n";
     }
     const cu::AttributeInfo* info = cu::find_attribute(n);
-    const std::string meaning = info ? std::string(info->meaning) : "not in this warplab's table (newer CUDA?)";
+    const std::string meaning =
+        info ? std::string(info->meaning) : "not in this warplab's table (newer CUDA?)";
     out << "  " << pad(n, name_w) << "  " << pad(shown(s, n), value_w) << "  "
         << paint(meaning, kDim, color) << "\n";
     ++count;
@@ -97,8 +98,8 @@ void print_csv(std::ostream& out, const std::vector<cu::DeviceSnapshot>& snaps,
       if (!v) continue;
       const cu::AttributeInfo* info = cu::find_attribute(n);
       if (device_column) out << s.ordinal << ",";
-      out << n << "," << *v << "," << csv_field(info ? info->unit : "") << ","
-          << group_of(n) << "," << csv_field(info ? info->meaning : "") << "\n";
+      out << n << "," << *v << "," << csv_field(info ? info->unit : "") << "," << group_of(n) << ","
+          << csv_field(info ? info->meaning : "") << "\n";
     }
 }
 
@@ -110,8 +111,10 @@ void print_diff(std::ostream& out, const cu::DeviceSnapshot& a, const cu::Device
   std::vector<std::array<std::string, 3>> rows;
   if (a.name != b.name) rows.push_back({"name", a.name, b.name});
   if (a.total_memory != b.total_memory)
-    rows.push_back({"total_memory", std::to_string(a.total_memory) + " (" + cu::format_bytes(a.total_memory) + ")",
-                    std::to_string(b.total_memory) + " (" + cu::format_bytes(b.total_memory) + ")"});
+    rows.push_back(
+        {"total_memory",
+         std::to_string(a.total_memory) + " (" + cu::format_bytes(a.total_memory) + ")",
+         std::to_string(b.total_memory) + " (" + cu::format_bytes(b.total_memory) + ")"});
   size_t equal = 0, only_a = 0, only_b = 0, differ = 0;
   for (const std::string& n : names) {
     const auto va = a.attr(n), vb = b.attr(n);
@@ -120,9 +123,12 @@ void print_diff(std::ostream& out, const cu::DeviceSnapshot& a, const cu::Device
       ++equal;
       continue;
     }
-    if (!vb) ++only_a;
-    else if (!va) ++only_b;
-    else ++differ;
+    if (!vb)
+      ++only_a;
+    else if (!va)
+      ++only_b;
+    else
+      ++differ;
     rows.push_back({n, shown(a, n), shown(b, n)});
   }
   size_t name_w = 1, a_w = 1;
@@ -134,10 +140,11 @@ void print_diff(std::ostream& out, const cu::DeviceSnapshot& a, const cu::Device
     out << "\n  " << pad("", name_w) << "  " << paint(pad("A", a_w), kBold, color) << "  "
         << paint("B", kBold, color) << "\n";
     for (const auto& r : rows)
-      out << "  " << pad(r[0], name_w) << "  " << pad(r[1], a_w) << "  " << paint(r[2], kYellow, color)
-          << "\n";
+      out << "  " << pad(r[0], name_w) << "  " << pad(r[1], a_w) << "  "
+          << paint(r[2], kYellow, color) << "\n";
   }
-  out << "\n" << differ << (differ == 1 ? " attribute differs, " : " attributes differ, ") << equal
+  out << "\n"
+      << differ << (differ == 1 ? " attribute differs, " : " attributes differ, ") << equal
       << " equal";
   if (only_a) out << ", " << only_a << " only in A";
   if (only_b) out << ", " << only_b << " only in B";

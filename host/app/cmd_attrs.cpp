@@ -26,9 +26,8 @@ struct AttrsOptions {
 };
 
 bool is_index(const std::string& s) {
-  return !s.empty() && s.size() < 9 && std::all_of(s.begin(), s.end(), [](char c) {
-    return c >= '0' && c <= '9';
-  });
+  return !s.empty() && s.size() < 9 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // Live GPUs only: a hint names what works without one.
@@ -108,8 +107,9 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
                   "of names, units and meanings (warp, bytes)");
   sub->add_option("--device", o->device, "a device index, or 'all' (overrides the global --device)")
       ->check([](const std::string& s) {
-        return s == "all" || is_index(s) ? std::string()
-                                         : "must be a device index (0, 1, ...) or 'all', not '" + s + "'";
+        return s == "all" || is_index(s)
+                   ? std::string()
+                   : "must be a device index (0, 1, ...) or 'all', not '" + s + "'";
       });
   auto* profile = sub->add_option("--profile", o->profile,
                                   "read a captured profile (name or .json) instead of a GPU");
@@ -117,10 +117,11 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* csv = sub->add_flag("--csv", o->csv, "print name,value,unit,group,meaning");
   json->excludes(csv);
   sub->add_flag("--no-color", o->no_color, "no ANSI colours");
-  auto* diff = sub->add_option("--diff", o->diff,
-                               "compare two devices or profiles: each a device index or a profile name/file")
-                   ->expected(2)
-                   ->allow_extra_args(false);
+  auto* diff =
+      sub->add_option("--diff", o->diff,
+                      "compare two devices or profiles: each a device index or a profile name/file")
+          ->expected(2)
+          ->allow_extra_args(false);
   diff->excludes(json)->excludes(csv)->excludes(profile);
   sub->get_option("--device")->excludes(diff);
   sub->get_option("--device")->excludes(profile);

@@ -11,9 +11,9 @@ namespace warplab::cu {
 namespace {
 
 // Display order of the groups: what a kernel author asks first comes first.
-constexpr std::string_view kGroups[] = {"device", "limits", "sm", "shared-memory", "memory",
-                                        "clocks", "host-memory", "features", "topology",
-                                        "texture"};
+constexpr std::string_view kGroups[] = {"device",   "limits", "sm",          "shared-memory",
+                                        "memory",   "clocks", "host-memory", "features",
+                                        "topology", "texture"};
 constexpr std::string_view kUnits[] = {"threads", "blocks", "registers", "bytes", "kHz",
                                        "bits",    "layers", "elements",  "count", "ratio",
                                        "bool",    "enum",   "bitmask",   "id",    ""};
@@ -128,8 +128,9 @@ std::string format_bytes(unsigned long long bytes) {
 std::string format_value(const AttributeInfo& info, long long v) {
   const std::string n = std::to_string(v);
   const std::string_view u = info.unit;
-  if (u == "bytes") return v >= 1024 ? n + " (" + format_bytes(static_cast<unsigned long long>(v)) + ")"
-                                     : format_bytes(static_cast<unsigned long long>(v < 0 ? 0 : v));
+  if (u == "bytes")
+    return v >= 1024 ? n + " (" + format_bytes(static_cast<unsigned long long>(v)) + ")"
+                     : format_bytes(static_cast<unsigned long long>(v < 0 ? 0 : v));
   if (u == "kHz") {
     if (v >= 1000000) return n + " kHz (" + printf_string("%.3g", v / 1e6) + " GHz)";
     if (v >= 1000) return n + " kHz (" + printf_string("%.4g", v / 1e3) + " MHz)";

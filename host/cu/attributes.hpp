@@ -18,7 +18,7 @@ struct AttributeInfo {
   std::string_view unit;     // one of attribute_units(): "threads", "bytes", "kHz", "bool", ...
   std::string_view meaning;  // one line
   std::vector<std::string_view> aliases;  // deprecated enum names with the same value
-  bool deprecated = false;   // cuda.h marks the attribute itself deprecated
+  bool deprecated = false;                // cuda.h marks the attribute itself deprecated
 };
 
 // One entry per distinct enum value, in enum order.

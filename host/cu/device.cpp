@@ -75,8 +75,7 @@ DeviceSnapshot snapshot_device(int ordinal) {
   const Api& d = api();
   const int count = device_count();
   if (ordinal < 0 || ordinal >= count)
-    throw Error("device " + std::to_string(ordinal) + " does not exist: " +
-                    devices_present(count),
+    throw Error("device " + std::to_string(ordinal) + " does not exist: " + devices_present(count),
                 CUDA_ERROR_INVALID_DEVICE);
   const std::string what = "device " + std::to_string(ordinal);
   CUdevice dev = 0;

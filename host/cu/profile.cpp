@@ -82,7 +82,8 @@ nlohmann::ordered_json ordered(const DeviceSnapshot& d) {
 
 std::string shipped_list() {
   std::string out;
-  for (const EmbeddedProfile& p : embedded_profiles()) out += (out.empty() ? "" : ", ") + std::string(p.name);
+  for (const EmbeddedProfile& p : embedded_profiles())
+    out += (out.empty() ? "" : ", ") + std::string(p.name);
   return out;
 }
 
@@ -183,8 +184,8 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
   std::error_code ec;
   const fs::file_status st = fs::status(name_or_path, ec);
   if (!fs::exists(st)) {
-    const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                                 lower(name_or_path).ends_with(".json");
+    const bool looks_like_path =
+        name_or_path.find('/') != std::string::npos || lower(name_or_path).ends_with(".json");
     if (looks_like_path) bad(name_or_path, "no such file");
     const std::string shipped = shipped_list();
     throw Error("unknown profile '" + name_or_path + "': " +
@@ -196,7 +197,8 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
   std::ifstream in(name_or_path, std::ios::binary);
   std::ostringstream text;
   if (in) text << in.rdbuf();
-  if (!in || in.bad()) bad(name_or_path, std::string("cannot read the file (") + std::strerror(errno) + ")");
+  if (!in || in.bad())
+    bad(name_or_path, std::string("cannot read the file (") + std::strerror(errno) + ")");
   return parse_profile(text.str(), name_or_path);
 }
 

@@ -1,6 +1,8 @@
 // attributes_test.cpp: the attribute table against the cuda.h we build with (parsed
 // here, path in WARPLAB_CUDA_H): every enum value present, every name and alias right,
 // deprecations marked; lookups; every entry described; values formatted for people.
+#include "cu/attributes.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,12 +12,10 @@
 #include <set>
 #include <sstream>
 
-#include "cu/attributes.hpp"
-
 namespace {
 
-using warplab::cu::AttributeInfo;
 using warplab::cu::attribute_table;
+using warplab::cu::AttributeInfo;
 using warplab::cu::find_attribute;
 using warplab::cu::find_attribute_by_value;
 

@@ -1,6 +1,8 @@
 // profile_test.cpp: device profiles without a GPU: JSON round trips, the synthetic
 // fixture (tests/fixtures), every malformed profile in tests/bad_inputs/profiles with the
 // sentence a user sees, lookup by name or path, and DeviceSnapshot::summary.
+#include "cu/profile.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,7 +13,6 @@
 
 #include "cu/attributes.hpp"
 #include "cu/error.hpp"
-#include "cu/profile.hpp"
 
 namespace {
 
@@ -42,7 +43,8 @@ cu::DeviceSnapshot made_up() {
   d.driver_version = 12040;
   d.warplab_version = "9.9.9";
   d.captured = "2001-02-03T04:05:06Z";
-  for (const cu::AttributeInfo& a : cu::attribute_table()) d.attributes[std::string(a.name)] = a.value * 3;
+  for (const cu::AttributeInfo& a : cu::attribute_table())
+    d.attributes[std::string(a.name)] = a.value * 3;
   d.attributes["compute_capability_major"] = 8;
   d.attributes["compute_capability_minor"] = 6;
   d.attributes["from_a_newer_cuda"] = -5;
@@ -76,7 +78,9 @@ TEST(Profile, JsonRoundTrip) {
 
 TEST(Profile, TextKeepsTheDocumentedKeyOrder) {
   const std::string t = cu::profile_text(made_up());
-  EXPECT_EQ(t.rfind("{\n  \"format\": \"warplab-profile\",\n  \"format_version\": 1,\n  \"name\"", 0), 0u) << t;
+  EXPECT_EQ(
+      t.rfind("{\n  \"format\": \"warplab-profile\",\n  \"format_version\": 1,\n  \"name\"", 0), 0u)
+      << t;
   EXPECT_LT(t.find("\"captured\""), t.find("\"attributes\""));
   const std::string all = cu::profile_text(std::vector<cu::DeviceSnapshot>{made_up(), made_up()});
   EXPECT_EQ(nlohmann::json::parse(all).size(), 2u);
@@ -90,8 +94,9 @@ TEST(Profile, SyntheticFixtureLoads) {
   EXPECT_EQ(d.attr("future_attribute_from_newer_cuda"), 7) << "unknown names are kept";
   EXPECT_FALSE(d.attr("d3d12_cig_supported")) << "the fixture leaves this one out";
   EXPECT_EQ(d.require("warp_size"), 32);
-  EXPECT_NE(error_of([&] { d.require("d3d12_cig_supported"); }).find(
-                "attribute 'd3d12_cig_supported' is missing from profile "),
+  EXPECT_NE(error_of([&] {
+              d.require("d3d12_cig_supported");
+            }).find("attribute 'd3d12_cig_supported' is missing from profile "),
             std::string::npos);
   expect_same(d, cu::parse_profile(cu::profile_text(d), "again"));
 }
@@ -111,14 +116,18 @@ const std::map<std::string, std::string> kBad = {
     {"wrong_format.json", "field 'format' must be \"warplab-profile\" (not a warplab profile)"},
     {"missing_name.json", "field 'name' is missing"},
     {"missing_attributes.json", "field 'attributes' is missing"},
-    {"future_version.json", "format_version 2 is newer than this warplab reads (1); update warplab"},
+    {"future_version.json",
+     "format_version 2 is newer than this warplab reads (1); update warplab"},
     {"attribute_string.json", "field 'attributes.warp_size' must be an integer"},
     {"attribute_float.json", "field 'attributes.clock_rate' must be an integer"},
     {"memory_string.json", "field 'total_memory' must be an integer"},
-    {"bad_compute_capability.json", "field 'compute_capability' must look like \"9.0\", not \"sm_90\""},
+    {"bad_compute_capability.json",
+     "field 'compute_capability' must look like \"9.0\", not \"sm_90\""},
     {"capability_mismatch.json",
      "field 'compute_capability' is \"8.0\" but attributes.compute_capability_major is 9"},
-    {"array.json", "holds an array of 1 profiles (attrs --json --device all); save one device's profile per file"},
+    {"array.json",
+     "holds an array of 1 profiles (attrs --json --device all); save one device's profile per "
+     "file"},
     {"not_object.json", "must hold a JSON object"},
 };
 
@@ -128,7 +137,8 @@ TEST(Profile, MalformedFilesSayWhatAndWhere) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string file = entry.path().filename().string();
     auto it = kBad.find(file);
-    ASSERT_NE(it, kBad.end()) << "tests/bad_inputs/profiles/" << file << " has no expected message here";
+    ASSERT_NE(it, kBad.end()) << "tests/bad_inputs/profiles/" << file
+                              << " has no expected message here";
     const std::string path = entry.path().string();
     const std::string msg = error_of([&] { cu::load_profile(path); });
     EXPECT_EQ(msg.rfind("profile '" + path + "': " + it->second, 0), 0u) << msg;
@@ -140,7 +150,8 @@ TEST(Profile, MalformedFilesSayWhatAndWhere) {
 
 TEST(Profile, WrongTypesAndMissingFields) {
   const nlohmann::json good = cu::to_json(made_up());
-  for (const char* key : {"format", "format_version", "name", "compute_capability", "total_memory", "attributes"}) {
+  for (const char* key :
+       {"format", "format_version", "name", "compute_capability", "total_memory", "attributes"}) {
     nlohmann::json j = good;
     j.erase(key);
     EXPECT_EQ(error_of([&] { cu::from_json(j, "p.json"); }),
@@ -153,7 +164,8 @@ TEST(Profile, WrongTypesAndMissingFields) {
   }
   nlohmann::json j = good;
   j["name"] = 5;
-  EXPECT_EQ(error_of([&] { cu::from_json(j, "p.json"); }), "profile 'p.json': field 'name' must be a string");
+  EXPECT_EQ(error_of([&] { cu::from_json(j, "p.json"); }),
+            "profile 'p.json': field 'name' must be a string");
   j = good;
   j["attributes"]["warp_size"] = true;
   EXPECT_EQ(error_of([&] { cu::from_json(j, "p.json"); }),
@@ -170,13 +182,15 @@ TEST(Profile, WrongTypesAndMissingFields) {
 
 TEST(Profile, FindingProfiles) {
   const std::string shipped = cu::embedded_profiles().empty() ? "this build ships no profiles; give"
-                                                               : "shipped profiles are ";
+                                                              : "shipped profiles are ";
   const std::string unknown = error_of([] { cu::load_profile("no-such-gpu"); });
   EXPECT_EQ(unknown.rfind("unknown profile 'no-such-gpu': " + shipped, 0), 0u) << unknown;
   EXPECT_NE(unknown.find("a path to a .json file"), std::string::npos);
-  EXPECT_EQ(error_of([] { cu::load_profile("nowhere/x.json"); }), "profile 'nowhere/x.json': no such file");
+  EXPECT_EQ(error_of([] { cu::load_profile("nowhere/x.json"); }),
+            "profile 'nowhere/x.json': no such file");
   const std::string dir = kRoot + "/tests/fixtures";
-  EXPECT_EQ(error_of([&] { cu::load_profile(dir); }), "profile '" + dir + "': is a directory, not a .json file");
+  EXPECT_EQ(error_of([&] { cu::load_profile(dir); }),
+            "profile '" + dir + "': is a directory, not a .json file");
 }
 
 TEST(Profile, DefaultProfileChoice) {
