@@ -11,6 +11,8 @@
 namespace warplab::app {
 namespace {
 
+// Bold for headings, dim for the prose, yellow for B's side of a diff: the eye goes to
+// names and values first. Used only when print_* are told the output is a terminal.
 constexpr const char* kBold = "\033[1m";
 constexpr const char* kDim = "\033[2m";
 constexpr const char* kYellow = "\033[33m";
@@ -20,15 +22,18 @@ std::string paint(const std::string& s, const char* code, bool color) {
   return color ? code + s + kReset : s;
 }
 
+// Left-aligned in `width` columns; longer text is never cut (names are what users grep).
 std::string pad(const std::string& s, size_t width) {
   return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
 }
 
+// Names a profile holds but our table lacks (a newer cuda.h) get their own last group.
 std::string group_of(const std::string& name) {
   const cu::AttributeInfo* info = cu::find_attribute(name);
   return info ? std::string(info->group) : "other";
 }
 
+// The value as a person reads it, "-" when the source does not report the attribute.
 std::string shown(const cu::DeviceSnapshot& s, const std::string& name) {
   const auto v = s.attr(name);
   if (!v) return "-";
@@ -36,6 +41,8 @@ std::string shown(const cu::DeviceSnapshot& s, const std::string& name) {
   return info ? cu::format_value(*info, *v) : std::to_string(*v);
 }
 
+// RFC 4180: quote a field holding a comma, quote or newline, doubling inner quotes.
+// Meanings such as "(cuMemAddressReserve, cuMemCreate, cuMemMap)" need it.
 std::string csv_field(std::string_view f) {
   if (f.find_first_of(",\"\n") == std::string_view::npos) return std::string(f);
   std::string out = "\"";
@@ -55,6 +62,8 @@ std::string describe(const cu::DeviceSnapshot& s) {
 void print_text(std::ostream& out, const cu::DeviceSnapshot& s,
                 const std::vector<std::string>& names, bool color, bool quiet) {
   out << paint(describe(s), kBold, color) << "\n";
+  // Column widths over what is actually shown, so `attrs warp` is not padded for the
+  // longest name in the whole table.
   size_t name_w = 0, value_w = 0;
   std::vector<std::string> missing;
   for (const std::string& n : names) {
@@ -69,6 +78,7 @@ void print_text(std::ostream& out, const cu::DeviceSnapshot& s,
       missing.push_back(n);
       continue;
     }
+    // `names` arrives sorted by group (select_attributes), so a heading per change suffices.
     if (const std::string g = group_of(n); g != group) {
       group = g;
       out << "\n" << paint(group, kBold, color) << "\n";
@@ -81,6 +91,7 @@ void print_text(std::ostream& out, const cu::DeviceSnapshot& s,
     ++count;
   }
   if (quiet) return;
+  // The footer says what is absent, so a missing line is never mistaken for a 0.
   out << "\n" << count << (count == 1 ? " attribute" : " attributes");
   if (!missing.empty()) {
     out << "; not reported by " << s.source << ":";
@@ -91,6 +102,7 @@ void print_text(std::ostream& out, const cu::DeviceSnapshot& s,
 
 void print_csv(std::ostream& out, const std::vector<cu::DeviceSnapshot>& snaps,
                const std::vector<std::string>& names, bool device_column) {
+  // Raw integers, not formatted values: the CSV is for spreadsheets and scripts.
   out << (device_column ? "device," : "") << "name,value,unit,group,meaning\n";
   for (const cu::DeviceSnapshot& s : snaps)
     for (const std::string& n : names) {
@@ -115,6 +127,8 @@ void print_diff(std::ostream& out, const cu::DeviceSnapshot& a, const cu::Device
         {"total_memory",
          std::to_string(a.total_memory) + " (" + cu::format_bytes(a.total_memory) + ")",
          std::to_string(b.total_memory) + " (" + cu::format_bytes(b.total_memory) + ")"});
+  // An attribute only one side reports counts apart from a changed value: an older
+  // driver lacking an attribute is a different story from a different GPU.
   size_t equal = 0, only_a = 0, only_b = 0, differ = 0;
   for (const std::string& n : names) {
     const auto va = a.attr(n), vb = b.attr(n);

@@ -20,10 +20,12 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// `needle` is already lower case; the haystack is folded here.
 bool contains(std::string_view hay, const std::string& needle) {
   return lower(hay).find(needle) != std::string::npos;
 }
 
+// Position in attribute_groups(); unknown groups sort after all known ones.
 size_t group_rank(std::string_view group) {
   const auto groups = cu::attribute_groups();
   return static_cast<size_t>(std::find(groups.begin(), groups.end(), group) - groups.begin());
@@ -42,6 +44,8 @@ int headline_rank(std::string_view name) {
 bool attribute_matches(const std::string& pattern, const std::string& name) {
   const std::string p = lower(pattern);
   const cu::AttributeInfo* info = cu::find_attribute(name);
+  // Globs match whole names (fnmatch), both sides folded to lower case: '*shared*' is
+  // the user asking for a name shape, so units and meanings are not searched.
   if (p.find_first_of("*?[") != std::string::npos) {
     if (fnmatch(p.c_str(), lower(name).c_str(), 0) == 0) return true;
     if (info)
@@ -74,6 +78,8 @@ std::vector<std::string> select_attributes(const std::vector<cu::DeviceSnapshot>
   all.insert(all.end(), unknown.begin(), unknown.end());
   if (patterns.empty()) return all;
 
+  // Each pattern must match something on its own (a typo is an error, not silence);
+  // the union is returned in display order, not in pattern order.
   std::vector<std::string> out;
   std::vector<bool> taken(all.size(), false);
   for (const std::string& p : patterns) {

@@ -17,6 +17,8 @@
 namespace warplab::app {
 namespace {
 
+// What CLI11 fills in. Kept as strings where the CLI accepts more than one shape
+// (--device N|all), so the check lives in one validator and the meaning in targets().
 struct AttrsOptions {
   std::vector<std::string> patterns;
   std::string device;   // "" (not given), "N" or "all"
@@ -25,6 +27,7 @@ struct AttrsOptions {
   std::vector<std::string> diff;  // exactly two operands when given
 };
 
+// A plain non-negative decimal that fits an int: "0", "12"; not "-1", "1e3" or "".
 bool is_index(const std::string& s) {
   return !s.empty() && s.size() < 9 &&
          std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -46,6 +49,8 @@ cu::DeviceSnapshot resolve_operand(const std::string& s) {
   return cu::snapshot_device(std::stoi(s));
 }
 
+// The snapshots to show: every live GPU, or the one device or profile the options and
+// globals select, with the same no-GPU refusal (exit 3) as every other command.
 std::vector<cu::DeviceSnapshot> targets(const AttrsOptions& o, const Globals& g) {
   if (o.device == "all") {
     require_driver("--device all");
@@ -67,9 +72,12 @@ std::vector<cu::DeviceSnapshot> targets(const AttrsOptions& o, const Globals& g)
 }
 
 int run_attrs(const AttrsOptions& o, const Globals& g) {
+  // Colour is for people at a terminal: never into a pipe or file, and never when the
+  // user or NO_COLOR (read in main) said no.
   const bool color = !o.no_color && !g.no_color && isatty(STDOUT_FILENO) &&
                      std::string_view(std::getenv("TERM") ? std::getenv("TERM") : "") != "dumb";
   if (!o.diff.empty()) {
+    // Patterns restrict the diff too: `attrs --diff 0 h100 shared` compares shared memory.
     const std::vector<cu::DeviceSnapshot> two = {resolve_operand(o.diff[0]),
                                                  resolve_operand(o.diff[1])};
     print_diff(std::cout, two[0], two[1], select_attributes(two, o.patterns), color);
@@ -99,6 +107,8 @@ int run_attrs(const AttrsOptions& o, const Globals& g) {
 }  // namespace
 
 void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
+  // The options outlive this function: CLI11 writes into them during parse() and the
+  // Command's run() reads them after, so they are shared with the closure.
   auto o = std::make_shared<AttrsOptions>();
   auto* sub = app.add_subcommand(
       "attrs", "device attributes: all of them, grouped, or those matching globs/substrings");
@@ -106,6 +116,7 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
                   "globs matched against names ('*shared*'), or case-insensitive substrings "
                   "of names, units and meanings (warp, bytes)");
   sub->add_option("--device", o->device, "a device index, or 'all' (overrides the global --device)")
+      // Validated here so a bad value is a usage error (exit 2) with CLI11's message.
       ->check([](const std::string& s) {
         return s == "all" || is_index(s)
                    ? std::string()
@@ -121,7 +132,8 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
       sub->add_option("--diff", o->diff,
                       "compare two devices or profiles: each a device index or a profile name/file")
           ->expected(2)
-          ->allow_extra_args(false);
+          ->allow_extra_args(false);  // a third word is a PATTERN, not a third operand
+  // Combinations with no sensible meaning are refused before anything runs.
   diff->excludes(json)->excludes(csv)->excludes(profile);
   sub->get_option("--device")->excludes(diff);
   sub->get_option("--device")->excludes(profile);

@@ -18,12 +18,15 @@ constexpr std::string_view kUnits[] = {"threads", "blocks", "registers", "bytes"
                                        "bits",    "layers", "elements",  "count", "ratio",
                                        "bool",    "enum",   "bitmask",   "id",    ""};
 
+// Names are ASCII; folding bytes is enough.
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
+// Name and alias -> entry, built once (thread-safe static). The Lua binding looks
+// attributes up by name on every `dev.attr.x`, so this is a hash, not a scan.
 const std::unordered_map<std::string, const AttributeInfo*>& by_name() {
   static const auto m = [] {
     std::unordered_map<std::string, const AttributeInfo*> out;
@@ -36,6 +39,7 @@ const std::unordered_map<std::string, const AttributeInfo*>& by_name() {
   return m;
 }
 
+// (value, name) pairs for the enum and bitmask attributes; short lower-case names.
 using Names = std::vector<std::pair<long long, std::string_view>>;
 
 // Symbolic values of the enum attributes, from the enums cuda.h names in their comments.
@@ -72,6 +76,8 @@ std::string hex(long long v) {
   return buf;
 }
 
+// "9 (posix_fd, fabric)": the decimal value, then each set bit by name; bits without a
+// name (a newer driver) are shown in hex rather than dropped.
 std::string format_bitmask(const Names* bits, long long v) {
   if (v == 0) return "0 (none)";
   std::string names;
@@ -100,12 +106,14 @@ const AttributeInfo* find_attribute(std::string_view name) {
   return it == m.end() ? nullptr : it->second;
 }
 
+// A scan: values are looked up rarely (scripts/check-attrs.py-style tools, tests).
 const AttributeInfo* find_attribute_by_value(int value) {
   for (const AttributeInfo& a : attribute_table())
     if (a.value == value) return &a;
   return nullptr;
 }
 
+// Binary units (KiB = 1024), as CUDA's limits are powers of two: 49152 is "48 KiB".
 std::string format_bytes(unsigned long long bytes) {
   static constexpr const char* kNames[] = {"KiB", "MiB", "GiB", "TiB"};
   if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
@@ -131,11 +139,13 @@ std::string format_value(const AttributeInfo& info, long long v) {
   if (u == "bytes")
     return v >= 1024 ? n + " (" + format_bytes(static_cast<unsigned long long>(v)) + ")"
                      : format_bytes(static_cast<unsigned long long>(v < 0 ? 0 : v));
+  // Clocks: GHz to three significant digits ("1.98 GHz"), MHz below 1 GHz.
   if (u == "kHz") {
     if (v >= 1000000) return n + " kHz (" + printf_string("%.3g", v / 1e6) + " GHz)";
     if (v >= 1000) return n + " kHz (" + printf_string("%.4g", v / 1e3) + " MHz)";
     return n + " kHz";
   }
+  // Booleans that are not 0/1 would be a driver surprise: show the number, not "yes".
   if (u == "bool") return v == 0 ? "no" : v == 1 ? "yes" : n;
   if (u == "enum") {
     if (const Names* names = enum_names(info.name))

@@ -24,6 +24,7 @@ std::string uuid_hex(const CUuuid& u) {
   return out;
 }
 
+// The capture time in UTC ("2026-11-21T10:00:00Z"): profiles travel between machines.
 std::string utc_now_iso() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -33,6 +34,7 @@ std::string utc_now_iso() {
   return buf;
 }
 
+// The tail of the bad-index sentence: how many devices there are and which indices work.
 std::string devices_present(int count) {
   if (count == 0) return "no CUDA device is present";
   if (count == 1) return "1 CUDA device is present (valid: 0)";
@@ -65,6 +67,7 @@ std::string DeviceSnapshot::summary() const {
   return out + ")";
 }
 
+// Throws (exit 3 in main) when there is no driver; 0 devices is a valid answer.
 int device_count() {
   int n = 0;
   WL_CU_CHECK(api().cuDeviceGetCount(&n), "");
@@ -73,6 +76,8 @@ int device_count() {
 
 DeviceSnapshot snapshot_device(int ordinal) {
   const Api& d = api();
+  // Checked here rather than left to cuDeviceGet, whose CUDA_ERROR_INVALID_DEVICE does
+  // not say how many devices exist.
   const int count = device_count();
   if (ordinal < 0 || ordinal >= count)
     throw Error("device " + std::to_string(ordinal) + " does not exist: " + devices_present(count),
@@ -97,17 +102,19 @@ DeviceSnapshot snapshot_device(int ordinal) {
   s.warplab_version = WARPLAB_VERSION;
   s.captured = utc_now_iso();
 
-  // An attribute this driver or GPU does not know answers CUDA_ERROR_INVALID_VALUE: it is
-  // left out of the snapshot (absent, not zero), so a profile never claims a value the
-  // hardware did not give. Any other failure is a real error.
+  // An attribute this driver or GPU does not know answers CUDA_ERROR_INVALID_VALUE (some
+  // platforms say CUDA_ERROR_NOT_SUPPORTED): it is left out of the snapshot (absent, not
+  // zero), so a profile never claims a value the hardware did not give. Any other failure
+  // is a real error and stops the snapshot.
   for (const AttributeInfo& a : attribute_table()) {
     int v = 0;
     const CUresult rc = d.cuDeviceGetAttribute(&v, static_cast<CUdevice_attribute>(a.value), dev);
-    if (rc == CUDA_ERROR_INVALID_VALUE) continue;
+    if (rc == CUDA_ERROR_INVALID_VALUE || rc == CUDA_ERROR_NOT_SUPPORTED) continue;
     if (rc != CUDA_SUCCESS)
       throw Error(rc, "cuDeviceGetAttribute", what + ", attribute " + std::string(a.name));
     s.attributes.emplace(std::string(a.name), v);
   }
+  // The compute capability lives among the attributes too; the fields are for convenience.
   s.cc_major = static_cast<int>(s.require("compute_capability_major"));
   s.cc_minor = static_cast<int>(s.require("compute_capability_minor"));
   return s;

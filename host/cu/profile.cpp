@@ -18,6 +18,8 @@
 namespace warplab::cu {
 namespace {
 
+// Bump kFormatVersion only for a change old readers would misread; new optional keys
+// do not need it (unknown top-level keys are ignored).
 constexpr const char* kFormat = "warplab-profile";
 constexpr int kFormatVersion = 1;
 
@@ -26,6 +28,7 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Every complaint has one shape: "profile 'WHERE': WHAT" (exit code 4 in main).
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
   throw Error("profile '" + where + "': " + what);
 }
@@ -54,6 +57,8 @@ long long get_integer(const nlohmann::json& v, const std::string& name, const st
   return v.get<long long>();
 }
 
+// "9.0" -> 9, 0. Strict: digits, one dot, digits; "sm_90" or "9" are not accepted, so a
+// hand-edited file cannot silently become compute capability 0.0.
 bool parse_cc(const std::string& s, int& major, int& minor) {
   const auto dot = s.find('.');
   if (dot == std::string::npos || dot == 0 || dot + 1 == s.size() || s.size() > 7) return false;
@@ -64,6 +69,8 @@ bool parse_cc(const std::string& s, int& major, int& minor) {
   return true;
 }
 
+// ordered_json keeps the documented key order (format first, attributes last), so a
+// profile reads top-down and diffs of two captures stay small.
 nlohmann::ordered_json ordered(const DeviceSnapshot& d) {
   nlohmann::ordered_json j;
   j["format"] = kFormat;
@@ -89,6 +96,7 @@ std::string shipped_list() {
 
 }  // namespace
 
+// H100 first: it is the card most readers have met, and the tour's numbers assume it.
 std::string pick_default_profile(const std::vector<std::string>& names) {
   for (const char* want : {"h100", "h200"})
     for (const std::string& n : names)
@@ -102,6 +110,7 @@ std::string default_profile_name() {
   return pick_default_profile(names);
 }
 
+// Through text, so to_json and profile_text can never disagree about a field.
 nlohmann::json to_json(const DeviceSnapshot& d) { return nlohmann::json::parse(ordered(d).dump()); }
 
 std::string profile_text(const DeviceSnapshot& d) { return ordered(d).dump(2) + "\n"; }
@@ -114,9 +123,12 @@ std::string profile_text(const std::vector<DeviceSnapshot>& devices) {
 
 DeviceSnapshot from_json(const nlohmann::json& j, const std::string& where) {
   if (j.is_array())
-    bad(where, "holds an array of " + std::to_string(j.size()) +
-                   " profiles (attrs --json --device all); save one device's profile per file");
+    bad(where,
+        "holds a JSON array (the output of attrs --json --device all); save one "
+        "device's profile per file");
   if (!j.is_object()) bad(where, "must hold a JSON object");
+  // The format and its version first: a different kind of file gets "not a warplab
+  // profile" rather than a complaint about its third field.
   const auto& fmt = field(j, "format", where);
   if (!fmt.is_string() || fmt.get<std::string>() != kFormat)
     bad(where, std::string("field 'format' must be \"") + kFormat + "\" (not a warplab profile)");
@@ -177,6 +189,8 @@ DeviceSnapshot parse_profile(const std::string& text, const std::string& where) 
 }
 
 DeviceSnapshot load_profile(const std::string& name_or_path) {
+  // Shipped names win over files, so `--profile h100` means the same on every machine
+  // even in a directory that happens to hold a file called h100.
   for (const EmbeddedProfile& p : embedded_profiles())
     if (lower(p.name) == lower(name_or_path)) return parse_profile(p.json, p.name);
 
@@ -184,6 +198,7 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
   std::error_code ec;
   const fs::file_status st = fs::status(name_or_path, ec);
   if (!fs::exists(st)) {
+    // "x/y.json" was meant as a file; "h110" was probably a mistyped shipped name.
     const bool looks_like_path =
         name_or_path.find('/') != std::string::npos || lower(name_or_path).ends_with(".json");
     if (looks_like_path) bad(name_or_path, "no such file");
@@ -194,6 +209,7 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
                 " a path to a .json file");
   }
   if (fs::is_directory(st)) bad(name_or_path, "is a directory, not a .json file");
+  // Read whole, then parse: parse errors then point at lines of the text we hold.
   std::ifstream in(name_or_path, std::ios::binary);
   std::ostringstream text;
   if (in) text << in.rdbuf();

@@ -126,8 +126,8 @@ const std::map<std::string, std::string> kBad = {
     {"capability_mismatch.json",
      "field 'compute_capability' is \"8.0\" but attributes.compute_capability_major is 9"},
     {"array.json",
-     "holds an array of 1 profiles (attrs --json --device all); save one device's profile per "
-     "file"},
+     "holds a JSON array (the output of attrs --json --device all); save one device's profile "
+     "per file"},
     {"not_object.json", "must hold a JSON object"},
 };
 
