@@ -1,6 +1,8 @@
 // profile.hpp: device profiles, JSON captures of a real GPU's attributes (warplab attrs
 // --json), shipped in profiles/ and embedded in the binary so `--profile h100` works on
-// any machine. Needs no driver.
+// any machine. Needs no driver. Format (docs/attrs.md): {"format": "warplab-profile",
+// "format_version": 1, "name", "compute_capability": "9.0", "total_memory", "uuid",
+// "driver_version", "warplab_version", "captured", "attributes": {name: integer}}.
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -18,14 +20,27 @@ struct EmbeddedProfile {
 // Generated at build time from profiles/*.json (cmake/embed_profiles.cmake).
 const std::vector<EmbeddedProfile>& embedded_profiles();
 
-// The name of the profile `run`/`repl` fall back to offline ("h100" when shipped).
+// The name of the profile `run`/`repl` fall back to offline: "h100" when shipped, else
+// "h200", else the first shipped one, else "" (none shipped).
 std::string default_profile_name();
+// The same choice over any list of names (case-insensitive; returns the name as given).
+std::string pick_default_profile(const std::vector<std::string>& names);
 
 nlohmann::json to_json(const DeviceSnapshot& d);
-// Throws cu::Error with one sentence naming `where` and the offending field.
+// Pretty JSON text in the documented key order, ending in a newline: one profile, or an
+// array of them (`attrs --json --device all`). What `--profile FILE` reads back.
+std::string profile_text(const DeviceSnapshot& d);
+std::string profile_text(const std::vector<DeviceSnapshot>& devices);
+
+// Throws cu::Error (code CUDA_SUCCESS: bad input) with one sentence naming `where` and the
+// offending field: "profile 'x.json': field 'attributes.warp_size' must be an integer".
+// Attribute names this warplab does not know (a newer cuda.h) are kept.
 DeviceSnapshot from_json(const nlohmann::json& j, const std::string& where);
-// `name_or_path`: an embedded profile's name, or a path to a JSON file. Throws cu::Error:
-// "unknown profile 'x': shipped profiles are h100, h200; or give a path to a .json file".
+// Parses JSON text first; syntax errors name the line and column.
+DeviceSnapshot parse_profile(const std::string& text, const std::string& where);
+// `name_or_path`: an embedded profile's name (case-insensitive), else a path to a JSON
+// file. Throws cu::Error: "unknown profile 'x': shipped profiles are h100, h200; or give a
+// path to a .json file", "profile 'x.json': no such file", or a parse error as above.
 DeviceSnapshot load_profile(const std::string& name_or_path);
 
 }  // namespace warplab::cu

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# attrs_gpu.sh: `warplab attrs` on a real GPU (skips with 77 where there is none): the
+# header names the live device, --json round trips through --profile and diffs equal to
+# the device, a bad index says how many devices exist, --device all gives an array.
+# Usage: bash attrs_gpu.sh <warplab binary> <source root>
+set -u
+BIN=$1
+unset WARPLAB_NO_DRIVER WARPLAB_PROFILE
+T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
+"$BIN" attrs >"$T/out" 2>"$T/err"
+rc=$?
+[ "$rc" -eq 3 ] && { echo "skip: $(cat "$T/err")"; exit 77; }
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+[ "$rc" -eq 0 ] || fail "attrs: exit $rc: $(cat "$T/err")"
+head -1 "$T/out" | grep -qE '^.+ \(sm_[0-9]+, [0-9]+ SMs, [0-9]+ GiB\) \[device 0, driver [0-9]+\.[0-9]+\]$' ||
+  fail "header: $(head -1 "$T/out")"
+n=$(grep -c '^  [a-z]' "$T/out")
+[ "$n" -ge 140 ] || fail "only $n attributes answered"
+
+"$BIN" attrs --json >"$T/d0.json" || fail "attrs --json"
+"$BIN" attrs --profile "$T/d0.json" --json >"$T/again.json" || fail "--profile of the capture"
+cmp -s "$T/d0.json" "$T/again.json" || fail "--json does not round trip through --profile"
+"$BIN" attrs --diff 0 "$T/d0.json" >"$T/out" || fail "--diff 0 capture"
+tail -1 "$T/out" | grep -qE '^0 attributes differ, [0-9]+ equal$' || fail "device vs its capture: $(tail -1 "$T/out")"
+
+"$BIN" attrs --device 99 >"$T/out" 2>"$T/err"
+[ $? -eq 3 ] || fail "--device 99: want exit 3"
+grep -qE "^warplab: device 99 does not exist: [0-9]+ CUDA devices? (is|are) present \(valid: 0(-[0-9]+)?\)$" "$T/err" ||
+  fail "bad index sentence: $(cat "$T/err")"
+"$BIN" attrs --device all --json >"$T/all.json" || fail "--device all --json"
+[ "$(head -c 1 "$T/all.json")" = "[" ] || fail "--device all --json is not an array"
+exit $((failures > 0))
