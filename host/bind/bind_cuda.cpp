@@ -7,6 +7,10 @@ namespace warplab::bind {
 void open_cuda(lua_State* L) {
   lua_newtable(L);                                 // +1 cuda
   add_device(L);
+  add_array(L);
+  add_stream(L);
+  add_module(L);
+  add_kernel(L);
   lua_pushstring(L, WARPLAB_VERSION);              // +1
   lua_setfield(L, -2, "version");                  // -1
   lua_setglobal(L, "cuda");                        // -1

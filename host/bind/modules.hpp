@@ -7,5 +7,9 @@
 namespace warplab::bind {
 
 void add_device(lua_State* L);  // cuda.device, cuda.devices
+void add_array(lua_State* L);   // cuda.array
+void add_stream(lua_State* L);  // cuda.stream, cuda.event, cuda.synchronize, cuda.bench
+void add_module(lua_State* L);  // cuda.compile
+void add_kernel(lua_State* L);  // kernel handles (no cuda.* function)
 
 }  // namespace warplab::bind
