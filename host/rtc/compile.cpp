@@ -54,6 +54,9 @@ std::string get_log(nvrtcProgram p) {
   std::string log(n, '\0');
   WL_RTC_CHECK(nvrtcGetProgramLog(p, log.data()));
   while (!log.empty() && log.back() == '\0') log.pop_back();
+  // NVRTC 13 separates the ptxas part of the log with a NUL byte: keep what follows it.
+  for (char& c : log)
+    if (c == '\0') c = '\n';
   return log;
 }
 
@@ -74,20 +77,11 @@ void explain_missing(std::vector<Diagnostic>& diags, const ResolvedIncludes& inc
   }
 }
 
-// NVRTC can fail with nothing in the log (ptxas over a hardware limit, e.g. 240000 bytes
-// of static shared memory on sm_90): never leave the user without a sentence.
-Diagnostic silent_failure(const CompileResult& r, nvrtcResult rc) {
+// Should NVRTC ever fail with nothing in its log, the user still gets a sentence.
+Diagnostic silent_failure(nvrtcResult rc) {
   Diagnostic d;
-  d.message = std::string("NVRTC failed (") + nvrtcGetErrorString(rc) + ") without an error message";
-  const KernelResources* big = nullptr;
-  for (const KernelResources& k : r.kernels)
-    if (!big || k.shared_bytes > big->shared_bytes) big = &k;
-  if (big && big->shared_bytes > 48 * 1024) {
-    const auto sig = demangle(big->mangled);
-    d.message += "; ptxas probably rejected a kernel over a hardware limit (" +
-                 (sig ? sig->to_string() : big->mangled) + " uses " +
-                 std::to_string(big->shared_bytes) + " bytes of static shared memory)";
-  }
+  d.message = std::string("NVRTC failed (") + nvrtcGetErrorString(rc) +
+              ") without an error message; its log is empty of errors";
   return d;
 }
 
@@ -139,7 +133,7 @@ CompileResult compile(const Source& src, const Options& opt) {
   r.diagnostics = parse_log(r.log, files, opt.name_expressions);
   explain_missing(r.diagnostics, inc, files);
   r.kernels = parse_ptxas_report(r.log);
-  if (!r.ok && r.errors() == 0) r.diagnostics.push_back(silent_failure(r, rc));
+  if (!r.ok && r.errors() == 0) r.diagnostics.push_back(silent_failure(rc));
 
   if (r.ok) {
     std::size_t n = 0;

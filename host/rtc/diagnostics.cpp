@@ -7,6 +7,8 @@
 #include <cctype>
 #include <regex>
 
+#include "rtc/signature.hpp"
+
 namespace warplab::rtc {
 namespace {
 
@@ -80,6 +82,29 @@ std::string map_note(const std::string& note, const std::map<std::string, LogFil
   return m.prefix().str() + "at line " + std::to_string(line) + where + m.suffix().str();
 }
 
+// ptxas speaks in mangled names and hex: "Entry function '_Z3bigPf' uses too much shared
+// data (0x3a980 bytes, 0xc000 max)" -> "'big(float*)' ... (240000 bytes, 49152 max)".
+std::string readable(const std::string& msg) {
+  static const std::regex mangled(R"re('(_Z[\w$]+)')re");
+  static const std::regex hex(R"re(\b0x([0-9a-fA-F]+)\b)re");
+  std::string out;
+  std::string rest = msg;
+  std::smatch m;
+  while (std::regex_search(rest, m, mangled)) {
+    const auto sig = demangle(m[1]);
+    out += m.prefix().str() + "'" + (sig ? sig->to_string() : m[1].str()) + "'";
+    rest = m.suffix();
+  }
+  out += rest;
+  rest.swap(out);
+  out.clear();
+  while (std::regex_search(rest, m, hex)) {
+    out += m.prefix().str() + std::to_string(std::stoull(m[1].str(), nullptr, 16));
+    rest = m.suffix();
+  }
+  return out + rest;
+}
+
 }  // namespace
 
 std::string_view to_string(Severity s) {
@@ -125,10 +150,13 @@ std::vector<Diagnostic> parse_log(const std::string& log,
         i += 2;
       }
       if (name == "__nv_name_map") {
-        // NVRTC compiles name expressions as line N of an internal file, in order.
-        const std::size_t k = static_cast<std::size_t>(raw_line) - 1;
-        const std::string expr = k < name_expressions.size() ? name_expressions[k] : "?";
-        d.message = "name expression \"" + expr + "\": " + d.message;
+        // NVRTC compiles name expressions as "#pragma nv_mangled_name EXPR" lines of an
+        // internal file, in an order of its own: the echoed line says which one failed.
+        const std::string pragma = "#pragma nv_mangled_name ";
+        std::string expr = echoed.rfind(pragma, 0) == 0 ? trim(echoed.substr(pragma.size())) : "";
+        if (expr.empty() && name_expressions.size() == 1) expr = name_expressions[0];
+        d.message = (expr.empty() ? "a name expression: " : "name expression \"" + expr + "\": ") +
+                    d.message;
       } else {
         const auto it = files.find(name);
         const int offset = it == files.end() ? 0 : it->second.line_offset;
@@ -149,7 +177,7 @@ std::vector<Diagnostic> parse_log(const std::string& log,
       Diagnostic d;
       const std::string word = m[2].matched ? m[2].str() : m[3].str();
       d.severity = word.empty() ? Severity::Remark : severity_of(word);
-      d.message = m[1].str() == "nvrtc" ? m[4].str() : m[1].str() + ": " + m[4].str();
+      d.message = m[1].str() == "nvrtc" ? m[4].str() : m[1].str() + ": " + readable(m[4].str());
       out.push_back(std::move(d));
       open = true;
       continue;

@@ -12,7 +12,9 @@ struct KernelResources {
   int registers = 0;          // per thread
   int barriers = 0;           // named barriers used (__syncthreads uses barrier 0)
   long shared_bytes = 0;      // static shared memory per block
-  long const_bytes = 0;       // constant banks the kernel itself uses (cmem[N] summed)
+  // Constant banks ptxas attributes to the kernel, bank 0 (parameters, driver values)
+  // excluded. ptxas reports none for sm_90 and newer, so 0 there.
+  long const_bytes = 0;
   long stack_bytes = 0;       // per thread: cumulative stack size, else the own frame
   long spill_store_bytes = 0;
   long spill_load_bytes = 0;
