@@ -41,6 +41,7 @@ std::string choose_arch(const CompileArgs& a, const Globals& g) {
   }
 }
 
+// "48 KiB" when exact, else bytes: shared memory sizes read best that way.
 std::string human_bytes(long b) {
   if (b >= 1024 && b % 1024 == 0) return std::to_string(b / 1024) + " KiB";
   return std::to_string(b) + " B";
@@ -70,6 +71,7 @@ void print_table(std::ostream& os, const rtc::CompileResult& r) {
   }
 }
 
+// "-D N=64" -> {"N", "64"}; "-D DEBUG" -> {"DEBUG", ""} (NVRTC defines it as 1).
 std::pair<std::string, std::string> split_define(const std::string& d) {
   const std::size_t eq = d.find('=');
   if (eq == std::string::npos) return {d, ""};
@@ -88,12 +90,14 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   for (const std::string& d : a.defines) opt.defines.push_back(split_define(d));
   opt.include_dirs = a.include_dirs;
   opt.lineinfo = a.lineinfo;
+  // An rtc::Error without an NVRTC code is bad input (the arch); with one, NVRTC broke.
   rtc::CompileResult r;
   try {
     r = rtc::compile(src, opt);
   } catch (const rtc::Error& e) {
     throw Failure(e.code() == NVRTC_SUCCESS ? kBadInput : kInternal, e.what());
   }
+  // Colour only for a terminal: diagnostics piped into a file or an editor stay plain.
   const bool color = !g.no_color && isatty(STDERR_FILENO);
   std::cerr << rtc::format_diagnostics(r, a.max_errors, color);
   if (!r.ok) {
@@ -129,7 +133,9 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
       "compile", "compile a .cu file with NVRTC: diagnostics, resources per kernel, PTX");
   sub->add_option("file", args->file, "CUDA source file")->required();
   sub->add_option("--arch", args->arch, "target architecture, e.g. sm_90 (default: the GPU's)");
-  sub->add_option("-D", args->defines, "define a macro: NAME or NAME=VALUE")->allow_extra_args(false);
+  // One value per flag, so `-D N=1 file.cu` does not swallow the file name.
+  sub->add_option("-D", args->defines, "define a macro: NAME or NAME=VALUE")
+      ->allow_extra_args(false);
   sub->add_option("-I", args->include_dirs, "add a directory for #include \"...\"")
       ->allow_extra_args(false);
   sub->add_flag("--ptx", args->ptx, "print the PTX on stdout (the table goes to stderr)");

@@ -12,6 +12,8 @@
 namespace warplab::rtc {
 namespace {
 
+// The program handle as RAII, so an exception between create and destroy cannot leak it
+// (cuda-samples' nvrtc_helper never destroys its programs).
 struct ProgramDeleter {
   void operator()(nvrtcProgram p) const { nvrtcDestroyProgram(&p); }
 };
@@ -23,6 +25,8 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
+// Only real architectures: a virtual one (compute_90) gives PTX but no cubin and no
+// ptxas report, so no resources. The suffixes a/f (sm_90a) keep the base number's support.
 void check_arch(const std::string& arch) {
   static const std::regex real(R"re(^sm_(\d+)[af]?$)re");
   std::smatch m;
@@ -35,6 +39,8 @@ void check_arch(const std::string& arch) {
               " compiles for " + list + " (a real sm_XX is needed for the cubin)");
 }
 
+// The options in a fixed order (the cache keys on them). ptxas -v is always on: it is the
+// only source of resource use without a GPU (NVRTC rejects --resource-usage).
 std::vector<std::string> build_options(const Options& opt) {
   std::vector<std::string> o = {"--gpu-architecture=" + opt.arch, "--ptxas-options=-v"};
   if (!opt.std.empty()) o.push_back("--std=" + opt.std);
@@ -69,8 +75,9 @@ void explain_missing(std::vector<Diagnostic>& diags, const ResolvedIncludes& inc
       const auto f = files.find(m.file);
       const std::string shown = f == files.end() ? m.file : f->second.display;
       if (shown != d.file || d.message.find('"' + m.spelled + '"') == std::string::npos) continue;
+      // NVRTC then tried its own -I dirs, which are CUDA's.
       std::vector<std::string> where = m.searched;
-      if (m.angle || where.empty()) where.push_back("the CUDA include dirs");
+      where.push_back("the CUDA include dirs");
       d.message += " (searched " + join(where, ", ") + ")";
       break;
     }
@@ -85,6 +92,32 @@ Diagnostic silent_failure(nvrtcResult rc) {
   return d;
 }
 
+// PTX, cubin, entries, per-entry resources and lowered names of a program that compiled.
+void collect_outputs(nvrtcProgram p, const Options& opt, CompileResult& r) {
+  std::size_t n = 0;
+  WL_RTC_CHECK(nvrtcGetPTXSize(p, &n));
+  r.ptx.assign(n, '\0');
+  WL_RTC_CHECK(nvrtcGetPTX(p, r.ptx.data()));
+  while (!r.ptx.empty() && r.ptx.back() == '\0') r.ptx.pop_back();
+  // A real sm_XX target (check_arch insists on one) always yields a cubin.
+  WL_RTC_CHECK(nvrtcGetCUBINSize(p, &n));
+  r.cubin.resize(n);
+  WL_RTC_CHECK(nvrtcGetCUBIN(p, r.cubin.data()));
+  r.entries = ptx_entries(r.ptx);
+  // One resource record per entry, in PTX order; the ptxas report has its own order.
+  std::vector<KernelResources> ordered;
+  for (const std::string& e : r.entries) {
+    const KernelResources* k = r.resources(e);
+    ordered.push_back(k ? *k : KernelResources{e});
+  }
+  r.kernels = std::move(ordered);
+  for (const std::string& e : opt.name_expressions) {
+    const char* lowered = nullptr;  // owned by the program: copied before it is destroyed
+    if (nvrtcGetLoweredName(p, e.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
+      r.lowered.emplace_back(e, lowered);
+  }
+}
+
 }  // namespace
 
 CompileResult compile(const Source& src, const Options& opt) {
@@ -95,12 +128,13 @@ CompileResult compile(const Source& src, const Options& opt) {
   r.arch = opt.arch;
   r.nvrtc_version = nvrtc_version();
 
+  // The user's dirs first, so a project can shadow a warplab header on purpose.
   std::vector<std::filesystem::path> dirs;
   for (const std::string& d : opt.include_dirs) dirs.push_back(std::filesystem::absolute(d));
   if (auto w = warplab_include_dir(); !w.empty()) dirs.push_back(w);
-  const std::string name = src.name.empty() ? "source.cu" : src.name;
   Source named = src;
-  named.name = name;
+  if (named.name.empty()) named.name = "source.cu";  // NVRTC needs some name for the log
+  const std::string& name = named.name;
   const ResolvedIncludes inc = resolve_includes(named, dirs);
   r.dependencies = inc.deps;
 
@@ -113,7 +147,7 @@ CompileResult compile(const Source& src, const Options& opt) {
   WL_RTC_CHECK(nvrtcCreateProgram(&raw, inc.main_text.c_str(), name.c_str(),
                                   static_cast<int>(hdr_texts.size()), hdr_texts.data(),
                                   hdr_names.data()));
-  Program prog(raw);
+  const Program prog(raw);  // destroyed on every path, exceptions included
   for (const std::string& e : opt.name_expressions)
     WL_RTC_CHECK(nvrtcAddNameExpression(raw, e.c_str()));
 
@@ -121,11 +155,14 @@ CompileResult compile(const Source& src, const Options& opt) {
   std::vector<const char*> argv;
   for (const std::string& o : r.options) argv.push_back(o.c_str());
   const nvrtcResult rc = nvrtcCompileProgram(raw, static_cast<int>(argv.size()), argv.data());
+  // A bad user option (-std=c++99, a stray extra) is the source's problem, like a syntax
+  // error: a value the watcher can show. Anything else is NVRTC itself failing.
   if (rc != NVRTC_SUCCESS && rc != NVRTC_ERROR_COMPILATION && rc != NVRTC_ERROR_INVALID_OPTION)
-    throw Error(std::string("NVRTC failed while compiling ") + name + ": " + nvrtcGetErrorString(rc), rc);
+    throw Error("NVRTC failed while compiling " + name + ": " + nvrtcGetErrorString(rc), rc);
   r.ok = rc == NVRTC_SUCCESS;
   r.log = get_log(raw);
 
+  // NVRTC names the main file as we called it and headers by their include names.
   std::map<std::string, LogFile> files;
   files[name] = {name, src.text, src.line_offset};
   for (std::size_t i = 0; i < inc.header_names.size(); ++i)
@@ -134,31 +171,9 @@ CompileResult compile(const Source& src, const Options& opt) {
   explain_missing(r.diagnostics, inc, files);
   r.kernels = parse_ptxas_report(r.log);
   if (!r.ok && r.errors() == 0) r.diagnostics.push_back(silent_failure(rc));
-
-  if (r.ok) {
-    std::size_t n = 0;
-    WL_RTC_CHECK(nvrtcGetPTXSize(raw, &n));
-    r.ptx.assign(n, '\0');
-    WL_RTC_CHECK(nvrtcGetPTX(raw, r.ptx.data()));
-    while (!r.ptx.empty() && r.ptx.back() == '\0') r.ptx.pop_back();
-    WL_RTC_CHECK(nvrtcGetCUBINSize(raw, &n));
-    r.cubin.resize(n);
-    WL_RTC_CHECK(nvrtcGetCUBIN(raw, r.cubin.data()));
-    r.entries = ptx_entries(r.ptx);
-    // Resources in PTX order, one per entry.
-    std::vector<KernelResources> ordered;
-    for (const std::string& e : r.entries) {
-      const KernelResources* k = r.resources(e);
-      ordered.push_back(k ? *k : KernelResources{e});
-    }
-    r.kernels = std::move(ordered);
-    for (const std::string& e : opt.name_expressions) {
-      const char* lowered = nullptr;
-      if (nvrtcGetLoweredName(raw, e.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
-        r.lowered.emplace_back(e, lowered);
-    }
-  }
-  r.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (r.ok) collect_outputs(raw, opt, r);
+  const auto t1 = std::chrono::steady_clock::now();
+  r.compile_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   return r;
 }
 

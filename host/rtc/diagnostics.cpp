@@ -12,6 +12,7 @@
 namespace warplab::rtc {
 namespace {
 
+// Lines without their terminators; a CR before the LF is dropped too (CRLF sources).
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> out;
   std::size_t pos = 0;
@@ -57,6 +58,7 @@ int locate_quoted(const std::string& message, const std::string& line) {
   return 0;
 }
 
+// "catastrophic error", "fatal error", "internal error" are all errors to the user.
 Severity severity_of(const std::string& word) {
   if (word.find("error") != std::string::npos || word == "fatal") return Severity::Error;
   if (word == "warning") return Severity::Warning;
@@ -105,6 +107,35 @@ std::string readable(const std::string& msg) {
   return out + rest;
 }
 
+// What NVRTC's location and echoed line become: the user's file name and line, the
+// line from the file as read, and a column. `caret_col` is 0 when NVRTC drew no caret.
+void place(Diagnostic& d, const std::string& name, int raw_line, int caret_col,
+           const std::string& echoed, const std::map<std::string, LogFile>& files) {
+  const auto it = files.find(name);
+  const bool known = it != files.end();
+  d.file = known ? it->second.display : name;
+  d.line = raw_line + (known ? it->second.line_offset : 0);
+  d.source_line = known ? nth_line(it->second.text, raw_line) : echoed;
+  // A caret past the end of the line (NVRTC puts "cannot open source file" there) says
+  // less than the quoted name it complains about.
+  const int len = static_cast<int>(d.source_line.size());
+  const int quoted = locate_quoted(d.message, d.source_line);
+  if (caret_col >= 1 && caret_col <= len) d.col = caret_col;
+  else if (quoted > 0) d.col = quoted;
+  else d.col = caret_col >= 1 ? caret_col : 1;
+}
+
+// NVRTC compiles name expressions as "#pragma nv_mangled_name EXPR" lines of an internal
+// file "__nv_name_map", in an order of its own: the echoed line says which one failed.
+void explain_name_expression(Diagnostic& d, const std::string& echoed,
+                             const std::vector<std::string>& name_expressions) {
+  const std::string pragma = "#pragma nv_mangled_name ";
+  std::string expr = echoed.rfind(pragma, 0) == 0 ? trim(echoed.substr(pragma.size())) : "";
+  if (expr.empty() && name_expressions.size() == 1) expr = name_expressions[0];
+  d.message =
+      (expr.empty() ? "a name expression: " : "name expression \"" + expr + "\": ") + d.message;
+}
+
 }  // namespace
 
 std::string_view to_string(Severity s) {
@@ -119,11 +150,20 @@ std::string_view to_string(Severity s) {
 std::vector<Diagnostic> parse_log(const std::string& log,
                                   const std::map<std::string, LogFile>& files,
                                   const std::vector<std::string>& name_expressions) {
+  // file(LINE[,COL]): severity[ #code]: message. The column form is not printed by
+  // NVRTC 13; accepting it costs nothing should a later version add it.
   static const std::regex header(
-      R"re(^(.+?)\((\d+)(?:,\s*(\d+))?\): (catastrophic error|fatal error|internal error|error|warning|remark)(?: #([0-9A-Za-z_-]+))?: (.*)$)re");
-  static const std::regex tool(R"re(^(nvrtc|ptxas|nvlink)\s*(error|warning|fatal)?\s*:\s*(?:(error|warning|fatal)\s*:\s*)?(.*)$)re");
+      R"re(^(.+?)\((\d+)(?:,\s*(\d+))?\): )re"
+      R"re((catastrophic error|fatal error|internal error|error|warning|remark))re"
+      R"re((?: #([0-9A-Za-z_-]+))?: (.*)$)re");
+  // "nvrtc: error: bad option", "ptxas error   : Entry function ...".
+  static const std::regex tool(
+      R"re(^(nvrtc|ptxas|nvlink)\s*(error|warning|fatal)?\s*:\s*)re"
+      R"re((?:(error|warning|fatal)\s*:\s*)?(.*)$)re");
+  // The resource report (parsed in resources.cpp) and NVRTC's closing summaries.
   static const std::regex skip(
-      R"re(^(ptxas\s+(info\s*:|\.)|Remark: The warnings can be suppressed|\d+ (catastrophic )?errors? detected in the compilation|Compilation terminated\.$))re");
+      R"re(^(ptxas\s+(info\s*:|\.)|Remark: The warnings can be suppressed|)re"
+      R"re(\d+ .*detected in the compilation of|Compilation terminated\.$))re");
   static const std::regex caret(R"re(^[ \t]*\^\s*$)re");
 
   const std::vector<std::string> lines = split_lines(log);
@@ -132,69 +172,48 @@ std::vector<Diagnostic> parse_log(const std::string& log,
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     std::smatch m;
-    if (l.empty()) { open = false; continue; }
-    if (std::regex_search(l, skip)) { open = false; continue; }
+    if (l.empty() || std::regex_search(l, skip)) {
+      open = false;
+      continue;
+    }
     if (std::regex_match(l, m, header)) {
       Diagnostic d;
       d.severity = severity_of(m[4]);
       d.code = m[5];
       d.message = m[6];
-      const std::string name = m[1];
-      const int raw_line = std::stoi(m[2]);
       int caret_col = m[3].matched ? std::stoi(m[3]) : 0;
+      // The echoed line is indented by two spaces; the caret line copies its whitespace.
       std::string echoed;
       if (i + 2 < lines.size() && lines[i + 1].rfind("  ", 0) == 0 &&
           std::regex_match(lines[i + 2], caret)) {
         echoed = lines[i + 1].substr(2);
-        caret_col = static_cast<int>(lines[i + 2].find('^')) - 1;  // 2-space indent
+        caret_col = static_cast<int>(lines[i + 2].find('^')) - 1;
         i += 2;
       }
-      if (name == "__nv_name_map") {
-        // NVRTC compiles name expressions as "#pragma nv_mangled_name EXPR" lines of an
-        // internal file, in an order of its own: the echoed line says which one failed.
-        const std::string pragma = "#pragma nv_mangled_name ";
-        std::string expr = echoed.rfind(pragma, 0) == 0 ? trim(echoed.substr(pragma.size())) : "";
-        if (expr.empty() && name_expressions.size() == 1) expr = name_expressions[0];
-        d.message = (expr.empty() ? "a name expression: " : "name expression \"" + expr + "\": ") +
-                    d.message;
-      } else {
-        const auto it = files.find(name);
-        const int offset = it == files.end() ? 0 : it->second.line_offset;
-        d.file = it == files.end() ? name : it->second.display;
-        d.line = raw_line + offset;
-        d.source_line = it == files.end() ? echoed : nth_line(it->second.text, raw_line);
-        const int len = static_cast<int>(d.source_line.size());
-        const int quoted = locate_quoted(d.message, d.source_line);
-        if (caret_col >= 1 && caret_col <= len) d.col = caret_col;
-        else if (quoted > 0) d.col = quoted;
-        else d.col = caret_col >= 1 ? caret_col : 1;
-      }
+      if (m[1] == "__nv_name_map") explain_name_expression(d, echoed, name_expressions);
+      else place(d, m[1], std::stoi(m[2]), caret_col, echoed, files);
       out.push_back(std::move(d));
       open = true;
-      continue;
-    }
-    if (std::regex_match(l, m, tool)) {
+    } else if (std::regex_match(l, m, tool)) {
       Diagnostic d;
       const std::string word = m[2].matched ? m[2].str() : m[3].str();
       d.severity = word.empty() ? Severity::Remark : severity_of(word);
-      d.message = m[1].str() == "nvrtc" ? m[4].str() : m[1].str() + ": " + readable(m[4].str());
+      d.message = m[1] == "nvrtc" ? m[4].str() : m[1].str() + ": " + readable(m[4].str());
       out.push_back(std::move(d));
       open = true;
-      continue;
-    }
-    if (open && !out.empty() && (l[0] == ' ' || l[0] == '\t')) {
+    } else if (open && (l[0] == ' ' || l[0] == '\t')) {
       int own_offset = 0;  // notes without "of file" speak of the diagnostic's own file
       for (const auto& [n, f] : files)
         if (f.display == out.back().file) own_offset = f.line_offset;
       out.back().notes.push_back(map_note(trim(l), files, own_offset));
-      continue;
+    } else {
+      // Anything else NVRTC says is kept, so nothing it reports is lost.
+      Diagnostic d;
+      d.severity = Severity::Remark;
+      d.message = trim(l);
+      out.push_back(std::move(d));
+      open = true;
     }
-    // Anything else NVRTC says is kept, so nothing it reports is lost.
-    Diagnostic d;
-    d.severity = Severity::Remark;
-    d.message = trim(l);
-    out.push_back(std::move(d));
-    open = true;
   }
   return out;
 }

@@ -32,6 +32,7 @@ std::string caret_prefix(const std::string& line, int col) {
     if (c == '\t') out += '\t';
     else if ((c & 0xC0) != 0x80) out += ' ';
   }
+  // A column past the end of the line (an unterminated construct) still gets a caret.
   for (int i = static_cast<int>(line.size()); i + 1 < col; ++i) out += ' ';
   return out;
 }
@@ -40,6 +41,8 @@ std::string plural(std::size_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+// One diagnostic: the location (only the parts known), severity, message, NVRTC's code
+// in brackets (what -diag-suppress takes), then the source line, caret and notes.
 void format_one(const Diagnostic& d, const Style& st, std::string& out) {
   std::string loc;
   if (!d.file.empty()) {
@@ -76,6 +79,7 @@ std::string format_diagnostics(const std::vector<Diagnostic>& diags, std::size_t
           ++n;
         }
   }
+  // Count what is left out by severity, so "and 4 more" says whether errors hide there.
   std::string out;
   std::size_t hidden_err = 0, hidden_warn = 0, hidden_other = 0;
   for (std::size_t i = 0; i < diags.size(); ++i) {

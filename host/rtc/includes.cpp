@@ -30,12 +30,14 @@ std::vector<Directive> find_directives(std::string_view text) {
     if (eol == std::string_view::npos) eol = text.size();
     ++line_no;
     std::size_t i = pos;
+    // A block comment opened on an earlier line: skip to its end, or the whole line.
     if (in_comment) {
       const std::size_t close = text.find("*/", i);
       if (close == std::string_view::npos || close >= eol) { pos = eol + 1; continue; }
       i = close + 2;
       in_comment = false;
     }
+    // `#  include "x"` and `# include <x>`: blanks are allowed around the '#'.
     std::size_t j = i;
     while (j < eol && (text[j] == ' ' || text[j] == '\t')) ++j;
     if (j < eol && text[j] == '#') {
@@ -52,7 +54,8 @@ std::vector<Directive> find_directives(std::string_view text) {
         }
       }
     }
-    // Track comment state for the following lines.
+    // Track comment state for the following lines. Quotes matter: "/*" in a string
+    // literal opens nothing. A // comment ends the scan of this line.
     for (char quote = 0; i < eol; ++i) {
       const char c = text[i];
       if (quote) {
@@ -89,16 +92,19 @@ class Resolver {
         out_.missing.push_back({nvrtc_name, d.line, spelled, d.angle, searched});
         continue;
       }
+      // Copy up to the name, then the canonical path instead of the spelling.
       const std::string name = found.string();
       rewritten.append(text, copied, d.name_begin - copied).append(name);
       copied = d.name_end;
-      if (seen_.insert(name).second) add_header(found);
+      if (seen_.insert(name).second) add_header(found);  // each file read once (cycles)
     }
     rewritten.append(text, copied, std::string::npos);
     return rewritten;
   }
 
  private:
+  // The file an include names, or empty; `searched` lists the folders tried. Quoted
+  // includes start next to the including file, as every C compiler does.
   fs::path locate(const std::string& spelled, bool angle, const fs::path& dir,
                   std::vector<std::string>& searched) const {
     std::vector<fs::path> tries;
@@ -111,6 +117,7 @@ class Resolver {
     for (const fs::path& t : tries) {
       const fs::path p = fs::path(spelled).is_absolute() ? t : t / spelled;
       std::error_code ec;
+      // Canonical (symlinks resolved) so one file reached two ways is one header.
       if (fs::is_regular_file(p, ec)) {
         const fs::path canon = fs::canonical(p, ec);
         if (!ec) return canon;
@@ -160,6 +167,8 @@ std::string content_hash(std::string_view bytes) {
   return buf;
 }
 
+// Relative paths are shorter and match what the user typed on the command line; paths
+// outside the working directory stay absolute rather than turning into ../../..
 std::string display_path(const fs::path& p) {
   std::error_code ec;
   const fs::path cwd = fs::current_path(ec);

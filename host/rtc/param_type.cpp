@@ -2,13 +2,12 @@
 // ("float const*", "unsigned long long*", "double2") or as a user declares it ("const
 // float* x", "size_t"). Classifies it (pointer, signed, unsigned, float, bool, other) and
 // sizes it, so a launch can check a Lua value against it. Pure string work.
-#include <array>
 #include <cctype>
-#include <map>
 #include <regex>
 
 #include "rtc/error.hpp"
 #include "rtc/signature.hpp"
+#include "rtc/type_words.hpp"
 
 namespace warplab::rtc {
 namespace detail {
@@ -18,101 +17,6 @@ using Kind = ParamType::Kind;
 
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// Library typedefs, resolved to the builtin or struct name the compiler mangles (LP64).
-const std::map<std::string, std::string>& aliases() {
-  static const std::map<std::string, std::string> m = {
-      {"size_t", "unsigned long"},      {"ssize_t", "long"},
-      {"ptrdiff_t", "long"},            {"intptr_t", "long"},
-      {"uintptr_t", "unsigned long"},   {"int8_t", "signed char"},
-      {"uint8_t", "unsigned char"},     {"int16_t", "short"},
-      {"uint16_t", "unsigned short"},   {"int32_t", "int"},
-      {"uint32_t", "unsigned int"},     {"int64_t", "long"},
-      {"uint64_t", "unsigned long"},    {"half", "__half"},
-      {"_Float16", "__half"},           {"__fp16", "__half"},
-      {"nv_bfloat16", "__nv_bfloat16"}, {"__bf16", "__nv_bfloat16"},
-      {"bfloat16_t", "__nv_bfloat16"},  {"half2", "__half2"},
-      {"nv_bfloat162", "__nv_bfloat162"}};
-  return m;
-}
-
-struct Builtin { Kind kind; int size; };
-
-const std::map<std::string, Builtin>& builtins() {
-  static const std::map<std::string, Builtin> m = {
-      {"bool", {Kind::Bool, 1}},          {"char", {Kind::Signed, 1}},
-      {"signed char", {Kind::Signed, 1}}, {"unsigned char", {Kind::Unsigned, 1}},
-      {"short", {Kind::Signed, 2}},       {"unsigned short", {Kind::Unsigned, 2}},
-      {"int", {Kind::Signed, 4}},         {"unsigned int", {Kind::Unsigned, 4}},
-      {"long", {Kind::Signed, 8}},        {"unsigned long", {Kind::Unsigned, 8}},
-      {"long long", {Kind::Signed, 8}},   {"unsigned long long", {Kind::Unsigned, 8}},
-      {"__int128", {Kind::Signed, 16}},   {"unsigned __int128", {Kind::Unsigned, 16}},
-      {"wchar_t", {Kind::Signed, 4}},     {"char8_t", {Kind::Unsigned, 1}},
-      {"char16_t", {Kind::Unsigned, 2}},  {"char32_t", {Kind::Unsigned, 4}},
-      {"float", {Kind::Float, 4}},        {"double", {Kind::Float, 8}},
-      {"long double", {Kind::Float, 16}}, {"__half", {Kind::Float, 2}},
-      {"__nv_bfloat16", {Kind::Float, 2}}, {"__half2", {Kind::Other, 4}},
-      {"__nv_bfloat162", {Kind::Other, 4}}, {"void", {Kind::Other, 0}}};
-  return m;
-}
-
-// CUDA's vector types: float2, uchar4, longlong2, double4_16a, ... (LP64 long).
-int vector_size(const std::string& name) {
-  static const std::regex re(R"re(^(u?char|u?short|u?int|u?long|u?longlong|float|double)([1-4])(_16a|_32a)?$)re");
-  std::smatch m;
-  if (!std::regex_match(name, m, re)) return 0;
-  std::string elem = m[1];
-  if (elem[0] == 'u') elem = elem.substr(1);
-  const int bytes = elem == "char" ? 1 : elem == "short" ? 2 : elem == "int" || elem == "float" ? 4 : 8;
-  return bytes * std::stoi(m[2]);
-}
-
-// The words of a builtin arithmetic type in any order ("long unsigned int") -> the
-// compiler's spelling ("unsigned long"); empty + reason when they do not form a type.
-std::string combine(const std::vector<std::string>& words, std::string& why) {
-  int sign = 0, shorts = 0, longs = 0, ints = 0;
-  std::string core;  // char, bool, float, double, void, __int128, ...
-  for (const std::string& w : words) {
-    if (w == "signed" || w == "unsigned") {
-      if (sign) { why = "has two signedness words"; return {}; }
-      sign = w == "signed" ? 1 : 2;
-    } else if (w == "short") ++shorts;
-    else if (w == "long") ++longs;
-    else if (w == "int") ++ints;
-    else if (!core.empty()) { why = "combines '" + core + "' and '" + w + "'"; return {}; }
-    else core = w;
-  }
-  if (ints > 1 || shorts > 1 || longs > 2 || (shorts && longs)) {
-    why = "is not a valid combination of integer words";
-    return {};
-  }
-  if (!core.empty()) {
-    const bool long_double = core == "double" && longs == 1 && !sign && !shorts && !ints;
-    if (long_double) return "long double";
-    const bool sign_ok = core == "char" || core == "__int128";
-    if (shorts || longs || ints || (sign && !sign_ok)) {
-      why = "combines '" + core + "' with integer words";
-      return {};
-    }
-    if (core == "char") return sign == 1 ? "signed char" : sign == 2 ? "unsigned char" : "char";
-    return sign == 2 ? "unsigned " + core : core;
-  }
-  std::string base = shorts ? "short" : longs == 2 ? "long long" : longs ? "long" : "int";
-  return sign == 2 ? "unsigned " + base : base;
-}
-
-bool is_builtin_word(const std::string& w) {
-  static const std::array<const char*, 15> words = {
-      "signed", "unsigned", "short", "long", "int", "char", "bool", "float", "double", "void",
-      "__int128", "wchar_t", "char8_t", "char16_t", "char32_t"};
-  for (const char* x : words) if (w == x) return true;
-  return false;
-}
-
-bool ignored_word(const std::string& w) {
-  return w == "struct" || w == "class" || w == "union" || w == "enum" || w == "typename" ||
-         w == "__restrict__" || w == "__restrict" || w == "restrict";
-}
 
 // A name token: identifier, `::` chains and balanced <...> template arguments.
 bool read_name(std::string_view t, std::size_t& i, std::string& out, std::string& why) {
@@ -146,17 +50,129 @@ std::string tidy_angles(std::string s) {
   return s;
 }
 
-std::optional<ParamType> parse_type(std::string_view t, bool allow_name, std::string& why) {
+namespace {
+
+// A parameter declaration in pieces: specifiers ("const unsigned long"), then the
+// declarator (pointer levels with their cv, a reference, maybe a name).
+struct Decl {
+  struct Level { bool c = false, v = false; };
+  std::vector<std::string> words;  // builtin type words: "unsigned", "long", ...
+  std::string named;               // or one named type: "float2", "ns::Foo<int>"
+  std::string param_name;          // "n" in "int n" (declared signatures only)
+  bool base_const = false, base_volatile = false, ref = false;
+  std::vector<Level> levels;       // one per '*'
+};
+
+bool fail(std::string& why, std::string text) {
+  why = std::move(text);
+  return false;
+}
+
+bool read_decl(std::string_view t, bool allow_name, Decl& d, std::string& why) {
+  for (std::size_t i = 0; i < t.size();) {
+    const char c = t[i];
+    if (c == ' ' || c == '\t') {
+      ++i;
+      continue;
+    }
+    if (!d.param_name.empty())
+      return fail(why, "has text after the parameter name '" + d.param_name + "'");
+    if (c == '*') {
+      if (d.ref) return fail(why, "is a pointer to a reference");
+      d.levels.push_back({});
+      ++i;
+      continue;
+    }
+    if (c == '&') {
+      if (d.ref) return fail(why, "is a reference to a reference");
+      d.ref = true;
+      i += t.substr(i, 2) == "&&" ? 2 : 1;
+      continue;
+    }
+    if (!ident_start(c) && t.substr(i, 2) != "::")
+      return fail(why, std::string("has an unexpected '") + c + "'");
+    std::string w;
+    if (!read_name(t, i, w, why)) return false;
+    const bool in_specifiers = d.levels.empty() && !d.ref;
+    if (w == "const" || w == "volatile") {
+      // Before any '*' it qualifies the base type (either side of it); after, the pointer.
+      bool& slot = in_specifiers ? (w == "const" ? d.base_const : d.base_volatile)
+                                 : (w == "const" ? d.levels.back().c : d.levels.back().v);
+      slot = true;
+    } else if (is_ignored_word(w)) {
+      continue;
+    } else if (in_specifiers && d.named.empty() && is_type_word(w)) {
+      d.words.push_back(w);
+    } else if (in_specifiers && d.named.empty() && d.words.empty()) {
+      d.named = w;
+    } else if (allow_name && w.find_first_of(":<") == std::string::npos) {
+      d.param_name = w;  // a second name after a complete type: the parameter's
+    } else {
+      return fail(why, "has an unexpected word '" + w + "'");
+    }
+  }
+  if (d.words.empty() && d.named.empty()) return fail(why, "names no type");
+  return true;
+}
+
+// Kind, size, spelling and pointee of a declaration whose base type is `base`.
+ParamType classify(const Decl& d, const std::string& base) {
   ParamType p;
+  // West const for readability and for matching what users declare: "const float*".
+  const std::string base_spelling =
+      std::string(d.base_const ? "const " : "") + (d.base_volatile ? "volatile " : "") + base;
+  std::string spelling = base_spelling;
+  for (std::size_t k = 0; k < d.levels.size(); ++k) {
+    spelling += std::string("*") + (d.levels[k].c ? " const" : "");
+    spelling += d.levels[k].v ? " volatile" : "";
+    if (k + 2 == d.levels.size()) p.pointee = spelling;  // all but the last level
+  }
+  p.spelling = spelling + (d.ref ? "&" : "");
+  if (!d.levels.empty()) {
+    p.kind = Kind::Pointer;
+    p.size = 8;
+    if (d.levels.size() == 1) {
+      p.pointee = base;
+      p.pointee_const = d.base_const;
+    } else {
+      // The pointee's own top-level const is reported in pointee_const, not in the text.
+      p.pointee_const = d.levels[d.levels.size() - 2].c;
+      const std::string suffix = " const";
+      if (p.pointee_const && p.pointee.size() >= suffix.size() &&
+          p.pointee.compare(p.pointee.size() - suffix.size(), suffix.size(), suffix) == 0)
+        p.pointee.resize(p.pointee.size() - suffix.size());
+    }
+  } else if (d.ref) {
+    p.kind = Kind::Other;  // a reference travels as a pointer
+    p.size = 8;
+  } else if (auto it = builtin_types().find(base); it != builtin_types().end()) {
+    p.kind = it->second.kind;
+    p.size = it->second.size;
+  } else {
+    p.size = vector_type_size(base);  // 0 for a type we know nothing about
+  }
+  return p;
+}
+
+}  // namespace
+
+std::optional<ParamType> parse_type(std::string_view t, bool allow_name, std::string& why) {
   const std::size_t b = t.find_first_not_of(" \t\n");
-  if (b == std::string_view::npos) { why = "is empty"; return std::nullopt; }
+  if (b == std::string_view::npos) {
+    why = "is empty";
+    return std::nullopt;
+  }
   t = t.substr(b, t.find_last_not_of(" \t\n") - b + 1);
 
   // A function pointer, "void (*)(int)": passed as a pointer; we keep its spelling.
   if (t.find('(') != std::string_view::npos) {
     static const std::regex fptr(R"re(^(.*)\(\s*\*\s*([A-Za-z_]\w*)?\s*\)(\s*\(.*\))$)re");
     std::match_results<std::string_view::const_iterator> m;
-    if (!std::regex_match(t.begin(), t.end(), m, fptr)) { why = "has an unexpected '('"; return std::nullopt; }
+    if (!std::regex_match(t.begin(), t.end(), m, fptr)) {
+      why = "has an unexpected '('";
+      return std::nullopt;
+    }
+    ParamType p;
     p.kind = Kind::Pointer;
     p.size = 8;
     p.pointee = m[1].str() + m[3].str();
@@ -164,93 +180,25 @@ std::optional<ParamType> parse_type(std::string_view t, bool allow_name, std::st
     return p;
   }
 
-  struct Level { bool c = false, v = false; };
-  std::vector<std::string> words;  // builtin type words: "unsigned", "long", ...
-  std::string named, param_name;   // a named type; the parameter's own name
-  bool base_const = false, base_volatile = false, ref = false;
-  std::vector<Level> levels;
-  for (std::size_t i = 0; i < t.size();) {
-    const char c = t[i];
-    if (c == ' ' || c == '\t') { ++i; continue; }
-    if (!param_name.empty()) { why = "has text after the parameter name '" + param_name + "'"; return std::nullopt; }
-    if (c == '*') {
-      if (ref) { why = "is a pointer to a reference"; return std::nullopt; }
-      levels.push_back({});
-      ++i;
-      continue;
-    }
-    if (c == '&') {
-      if (ref) { why = "is a reference to a reference"; return std::nullopt; }
-      ref = true;
-      i += t.substr(i, 2) == "&&" ? 2 : 1;
-      continue;
-    }
-    if (!ident_start(c) && t.substr(i, 2) != "::") {
-      why = std::string("has an unexpected '") + c + "'";
-      return std::nullopt;
-    }
-    std::string w;
-    if (!read_name(t, i, w, why)) return std::nullopt;
-    if (w == "const" || w == "volatile") {
-      bool& slot = levels.empty() ? (w == "const" ? base_const : base_volatile)
-                                  : (w == "const" ? levels.back().c : levels.back().v);
-      slot = true;
-    } else if (ignored_word(w)) {
-      continue;
-    } else if (levels.empty() && !ref && named.empty() && is_builtin_word(w)) {
-      words.push_back(w);
-    } else if (levels.empty() && !ref && named.empty() && words.empty()) {
-      named = w;
-    } else if (allow_name && w.find_first_of(":<") == std::string::npos) {
-      param_name = w;
-    } else {
-      why = "has an unexpected word '" + w + "'";
-      return std::nullopt;
-    }
-  }
-  if (words.empty() && named.empty()) { why = "names no type"; return std::nullopt; }
+  Decl d;
+  if (!read_decl(t, allow_name, d, why)) return std::nullopt;
   std::string base;
-  if (!words.empty()) {
-    base = combine(words, why);
+  if (!d.words.empty()) {
+    base = combine_type_words(d.words, why);
     if (base.empty()) return std::nullopt;
   } else {
-    base = named;
-    std::string key = base.rfind("std::", 0) == 0 ? base.substr(5) : base.rfind("::", 0) == 0 ? base.substr(2) : base;
-    if (auto it = aliases().find(key); it != aliases().end()) base = it->second;
+    // std::size_t, ::int64_t: the alias table is keyed without the qualifier.
+    std::string key = d.named;
+    if (key.rfind("std::", 0) == 0) key = key.substr(5);
+    else if (key.rfind("::", 0) == 0) key = key.substr(2);
+    const auto it = type_aliases().find(key);
+    base = it != type_aliases().end() ? it->second : d.named;
   }
-  if (base == "void" && levels.empty()) { why = "has type void"; return std::nullopt; }
-
-  std::string base_spelling = std::string(base_const ? "const " : "") + (base_volatile ? "volatile " : "") + base;
-  std::string spelling = base_spelling;
-  for (std::size_t k = 0; k < levels.size(); ++k) {
-    spelling += std::string("*") + (levels[k].c ? " const" : "") + (levels[k].v ? " volatile" : "");
-    if (k + 2 == levels.size()) p.pointee = spelling;  // all but the last level
+  if (base == "void" && d.levels.empty()) {
+    why = "has type void";
+    return std::nullopt;
   }
-  p.spelling = spelling + (ref ? "&" : "");
-  if (!levels.empty()) {
-    p.kind = Kind::Pointer;
-    p.size = 8;
-    if (levels.size() == 1) {
-      p.pointee = base;
-      p.pointee_const = base_const;
-    } else {
-      p.pointee_const = levels[levels.size() - 2].c;
-      // The pointee's own top-level const is reported in pointee_const, not in the text.
-      const std::string suffix = " const";
-      if (p.pointee_const && p.pointee.size() >= suffix.size() &&
-          p.pointee.compare(p.pointee.size() - suffix.size(), suffix.size(), suffix) == 0)
-        p.pointee.resize(p.pointee.size() - suffix.size());
-    }
-  } else if (ref) {
-    p.kind = Kind::Other;  // a reference travels as a pointer
-    p.size = 8;
-  } else if (auto it = builtins().find(base); it != builtins().end()) {
-    p.kind = it->second.kind;
-    p.size = it->second.size;
-  } else {
-    p.size = vector_size(base);
-  }
-  return p;
+  return classify(d, base);
 }
 
 }  // namespace detail

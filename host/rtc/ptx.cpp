@@ -7,7 +7,10 @@
 namespace warplab::rtc {
 
 std::vector<std::string> ptx_entries(const std::string& ptx) {
-  static const std::regex entry(R"re(^\s*(?:\.(?:visible|weak|extern)\s+)*\.entry\s+([A-Za-z_$%][\w$%]*))re");
+  // Linkage directives may precede .entry: .visible for kernels, .weak for template
+  // instantiations, .extern for declarations.
+  static const std::regex entry(
+      R"re(^\s*(?:\.(?:visible|weak|extern)\s+)*\.entry\s+([A-Za-z_$%][\w$%]*))re");
   std::vector<std::string> out;
   // Visit each ".entry" once and read the line it sits on.
   for (std::size_t at = ptx.find(".entry"); at != std::string::npos; ) {

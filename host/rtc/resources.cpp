@@ -14,10 +14,13 @@ std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
   static const std::regex entry(R"re(^ptxas info\s*: Compiling entry function '([^']+)')re");
   static const std::regex props(R"re(^ptxas info\s*: Function properties for (\S+))re");
   static const std::regex frame(
-      R"re(^ptxas\s+\.\s+(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)re");
+      R"re(^ptxas\s+\.\s+(\d+) bytes stack frame, (\d+) bytes spill stores, )re"
+      R"re((\d+) bytes spill loads)re");
   static const std::regex used(R"re(^ptxas info\s*: Used (\d+) registers)re");
   // The "Used" line's items, each "N <what>": older ptxas omit barriers, newer add items.
-  static const std::regex item(R"re((\d+) (registers|barriers|bytes smem|bytes cmem\[(\d+)\]|bytes cumulative stack size))re");
+  static const std::regex item(
+      R"re((\d+) (registers|barriers|bytes smem|bytes cmem\[(\d+)\]|)re"
+      R"re(bytes cumulative stack size))re");
 
   std::vector<KernelResources> out;
   std::string props_for;  // whose "Function properties" the next stack line belongs to
@@ -49,7 +52,9 @@ std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
         if (what == "registers") cur->registers = static_cast<int>(n);
         else if (what == "barriers") cur->barriers = static_cast<int>(n);
         else if (what == "bytes smem") cur->shared_bytes = n;
-        else if (what == "bytes cumulative stack size") cur->stack_bytes = std::max(cur->stack_bytes, n);
+        // Cumulative stack includes callees' frames: what a launch must provide.
+        else if (what == "bytes cumulative stack size")
+          cur->stack_bytes = std::max(cur->stack_bytes, n);
         else if ((*it)[3].str() != "0") cur->const_bytes += n;  // bank 0: parameters
       }
     }

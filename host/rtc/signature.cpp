@@ -75,6 +75,7 @@ std::string Signature::to_string() const {
 }
 
 std::optional<Signature> demangle(const std::string& mangled) {
+  // Itanium ABI names start with _Z; anything else is extern "C" (or not a function).
   if (mangled.rfind("_Z", 0) != 0) return std::nullopt;
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> text(
@@ -98,7 +99,9 @@ std::optional<Signature> demangle(const std::string& mangled) {
     for (const std::string& p : split_top(list)) {
       std::string why;
       auto t = detail::parse_type(p, false, why);
-      if (!t) {  // a type we cannot read stays visible, unclassified
+      // A type we cannot read stays visible, unclassified: demangle never throws, and a
+      // launch check reports it as an unknown type rather than failing to load the module.
+      if (!t) {
         t = ParamType{};
         t->spelling = detail::tidy_angles(p.substr(p.find_first_not_of(' ')));
       }
@@ -115,6 +118,7 @@ Signature parse_signature(const std::string& name, const std::string& params_tex
   sig.name = name;
   std::string ignored;
   split_name(name, ignored, sig.base);
+  // Unbalanced brackets would make the comma split meaningless: refuse them first.
   int depth = 0;
   for (char c : params_text) {
     depth += (c == '<' || c == '(') - (c == '>' || c == ')');
@@ -123,7 +127,9 @@ Signature parse_signature(const std::string& name, const std::string& params_tex
   if (depth != 0) throw Error(where + ": unbalanced brackets");
   const std::size_t b = params_text.find_first_not_of(" \t\n");
   const std::string trimmed =
-      b == std::string::npos ? "" : params_text.substr(b, params_text.find_last_not_of(" \t\n") - b + 1);
+      b == std::string::npos
+          ? ""
+          : params_text.substr(b, params_text.find_last_not_of(" \t\n") - b + 1);
   if (trimmed == "void") {
     sig.demangled = sig.to_string();
     return sig;
@@ -133,10 +139,12 @@ Signature parse_signature(const std::string& name, const std::string& params_tex
     for (std::size_t i = 0; i < parts.size(); ++i) {
       std::string why;
       auto t = detail::parse_type(parts[i], true, why);
-      if (!t)
-        throw Error(where + ": parameter " + std::to_string(i + 1) +
-                    (blank(parts[i]) ? "" : " ('" + parts[i].substr(parts[i].find_first_not_of(" \t")) + "')") +
-                    " " + why);
+      if (!t) {
+        const std::string text =
+            blank(parts[i]) ? "" : parts[i].substr(parts[i].find_first_not_of(" \t"));
+        const std::string quoted = text.empty() ? "" : " ('" + text + "')";
+        throw Error(where + ": parameter " + std::to_string(i + 1) + quoted + " " + why);
+      }
       sig.params.push_back(*t);
     }
   }

@@ -17,6 +17,7 @@ bool read_file(const std::filesystem::path& path, std::string& out, std::string*
     if (why) *why = "it is a directory";
     return false;
   }
+  // Binary: the bytes hashed and compiled are exactly the file's (CRLF kept).
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (why) *why = std::strerror(errno);
@@ -34,6 +35,7 @@ Source load_source(const std::filesystem::path& path) {
   if (!read_file(path, s.text, &why))
     throw Error("cannot read kernel source '" + path.string() + "': " + why);
   s.name = path.string();
+  // Includes resolve against the absolute folder, so a later chdir cannot change them.
   std::error_code ec;
   const auto abs = std::filesystem::absolute(path, ec);
   s.dir = ec ? path.parent_path() : abs.parent_path();

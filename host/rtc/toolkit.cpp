@@ -56,6 +56,8 @@ std::vector<fs::path> cuda_include_dirs() {
   candidates.push_back(include_next_to_nvrtc());
   for (auto& p : baked_cuda_includes()) candidates.push_back(p);
   candidates.emplace_back("/usr/local/cuda/include");
+  // The first directory that really holds the CUDA headers wins; a stale $CUDA_HOME
+  // without them is skipped instead of breaking every compile.
   for (const fs::path& dir : candidates) {
     if (!is_cuda_include(dir)) continue;
     std::vector<fs::path> out{dir};
@@ -70,6 +72,7 @@ fs::path kernels_dir() {
   std::error_code ec;
   if (const char* v = std::getenv("WARPLAB_KERNELS_DIR"); v && *v && fs::is_directory(v, ec))
     return fs::path(v);
+  // build/warplab -> ./kernels_src; an installed bin/warplab -> ../share/warplab/.
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     for (const fs::path& p : {exe.parent_path().parent_path() / "kernels_src",
