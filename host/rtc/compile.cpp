@@ -1,2 +1,212 @@
-// compile.cpp: placeholder until the NVRTC core lands.
-namespace warplab::rtc {}
+// compile.cpp: the NVRTC program's life: includes resolved by warplab and handed over as
+// named headers, fixed options (real arch, ptxas -v, CUDA include dirs), the log turned
+// into diagnostics and resources, then PTX, cubin, entries and lowered names.
+#include "rtc/compile.hpp"
+
+#include <chrono>
+#include <memory>
+#include <regex>
+
+#include "rtc/toolkit.hpp"
+
+namespace warplab::rtc {
+namespace {
+
+// The program handle as RAII, so an exception between create and destroy cannot leak it
+// (cuda-samples' nvrtc_helper never destroys its programs).
+struct ProgramDeleter {
+  void operator()(nvrtcProgram p) const { nvrtcDestroyProgram(&p); }
+};
+using Program = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, ProgramDeleter>;
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+// Only real architectures: a virtual one (compute_90) gives PTX but no cubin and no
+// ptxas report, so no resources. The suffixes a/f (sm_90a) keep the base number's support.
+void check_arch(const std::string& arch) {
+  static const std::regex real(R"re(^sm_(\d+)[af]?$)re");
+  std::smatch m;
+  const std::vector<std::string> ok = supported_archs();
+  const std::string list = join(ok, ", ");
+  if (std::regex_match(arch, m, real))
+    for (const std::string& a : ok)
+      if (a == "sm_" + m[1].str()) return;
+  throw Error("unsupported architecture '" + arch + "': NVRTC " + nvrtc_version() +
+              " compiles for " + list + " (a real sm_XX is needed for the cubin)");
+}
+
+// The options in a fixed order (the cache keys on them). ptxas -v is always on: it is the
+// only source of resource use without a GPU (NVRTC rejects --resource-usage).
+std::vector<std::string> build_options(const Options& opt) {
+  std::vector<std::string> o = {"--gpu-architecture=" + opt.arch, "--ptxas-options=-v"};
+  if (!opt.std.empty()) o.push_back("--std=" + opt.std);
+  for (const auto& [name, value] : opt.defines)
+    o.push_back("-D" + name + (value.empty() ? "" : "=" + value));
+  // Both dirs: CUDA 13 keeps <cuda/std/...> (needed by cooperative_groups.h) in cccl/.
+  for (const auto& dir : cuda_include_dirs()) o.push_back("-I" + dir.string());
+  if (opt.lineinfo) o.push_back("-lineinfo");
+  if (opt.max_registers > 0) o.push_back("--maxrregcount=" + std::to_string(opt.max_registers));
+  for (const std::string& e : opt.extra) o.push_back(e);
+  return o;
+}
+
+std::string get_log(nvrtcProgram p) {
+  std::size_t n = 0;
+  WL_RTC_CHECK(nvrtcGetProgramLogSize(p, &n));
+  std::string log(n, '\0');
+  WL_RTC_CHECK(nvrtcGetProgramLog(p, log.data()));
+  while (!log.empty() && log.back() == '\0') log.pop_back();
+  // NVRTC 13 separates the ptxas part of the log with a NUL byte: keep what follows it.
+  for (char& c : log)
+    if (c == '\0') c = '\n';
+  return log;
+}
+
+// "cannot open source file" gains where warplab looked.
+void explain_missing(std::vector<Diagnostic>& diags, const ResolvedIncludes& inc,
+                     const std::map<std::string, LogFile>& files) {
+  for (Diagnostic& d : diags) {
+    if (d.message.rfind("cannot open source file", 0) != 0) continue;
+    for (const MissingInclude& m : inc.missing) {
+      const auto f = files.find(m.file);
+      const std::string shown = f == files.end() ? m.file : f->second.display;
+      if (shown != d.file || d.message.find('"' + m.spelled + '"') == std::string::npos) continue;
+      // NVRTC then tried its own -I dirs, which are CUDA's.
+      std::vector<std::string> where = m.searched;
+      where.push_back("the CUDA include dirs");
+      d.message += " (searched " + join(where, ", ") + ")";
+      break;
+    }
+  }
+}
+
+// Should NVRTC ever fail with nothing in its log, the user still gets a sentence.
+Diagnostic silent_failure(nvrtcResult rc) {
+  Diagnostic d;
+  d.message = std::string("NVRTC failed (") + nvrtcGetErrorString(rc) +
+              ") without an error message; its log is empty of errors";
+  return d;
+}
+
+// PTX, cubin, entries, per-entry resources and lowered names of a program that compiled.
+void collect_outputs(nvrtcProgram p, const Options& opt, CompileResult& r) {
+  std::size_t n = 0;
+  WL_RTC_CHECK(nvrtcGetPTXSize(p, &n));
+  r.ptx.assign(n, '\0');
+  WL_RTC_CHECK(nvrtcGetPTX(p, r.ptx.data()));
+  while (!r.ptx.empty() && r.ptx.back() == '\0') r.ptx.pop_back();
+  // A real sm_XX target (check_arch insists on one) always yields a cubin.
+  WL_RTC_CHECK(nvrtcGetCUBINSize(p, &n));
+  r.cubin.resize(n);
+  WL_RTC_CHECK(nvrtcGetCUBIN(p, r.cubin.data()));
+  r.entries = ptx_entries(r.ptx);
+  // One resource record per entry, in PTX order; the ptxas report has its own order.
+  std::vector<KernelResources> ordered;
+  for (const std::string& e : r.entries) {
+    const KernelResources* k = r.resources(e);
+    ordered.push_back(k ? *k : KernelResources{e});
+  }
+  r.kernels = std::move(ordered);
+  for (const std::string& e : opt.name_expressions) {
+    const char* lowered = nullptr;  // owned by the program: copied before it is destroyed
+    if (nvrtcGetLoweredName(p, e.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
+      r.lowered.emplace_back(e, lowered);
+  }
+}
+
+}  // namespace
+
+CompileResult compile(const Source& src, const Options& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (opt.arch.empty()) throw Error("no target architecture given (e.g. sm_90)");
+  check_arch(opt.arch);
+  CompileResult r;
+  r.arch = opt.arch;
+  r.nvrtc_version = nvrtc_version();
+
+  // The user's dirs first, so a project can shadow a warplab header on purpose.
+  std::vector<std::filesystem::path> dirs;
+  for (const std::string& d : opt.include_dirs) dirs.push_back(std::filesystem::absolute(d));
+  if (auto w = warplab_include_dir(); !w.empty()) dirs.push_back(w);
+  Source named = src;
+  if (named.name.empty()) named.name = "source.cu";  // NVRTC needs some name for the log
+  const std::string& name = named.name;
+  const ResolvedIncludes inc = resolve_includes(named, dirs);
+  r.dependencies = inc.deps;
+
+  std::vector<const char*> hdr_texts, hdr_names;
+  for (std::size_t i = 0; i < inc.header_names.size(); ++i) {
+    hdr_texts.push_back(inc.header_texts[i].c_str());
+    hdr_names.push_back(inc.header_names[i].c_str());
+  }
+  nvrtcProgram raw = nullptr;
+  WL_RTC_CHECK(nvrtcCreateProgram(&raw, inc.main_text.c_str(), name.c_str(),
+                                  static_cast<int>(hdr_texts.size()), hdr_texts.data(),
+                                  hdr_names.data()));
+  const Program prog(raw);  // destroyed on every path, exceptions included
+  for (const std::string& e : opt.name_expressions)
+    WL_RTC_CHECK(nvrtcAddNameExpression(raw, e.c_str()));
+
+  r.options = build_options(opt);
+  std::vector<const char*> argv;
+  for (const std::string& o : r.options) argv.push_back(o.c_str());
+  const nvrtcResult rc = nvrtcCompileProgram(raw, static_cast<int>(argv.size()), argv.data());
+  // A bad user option (-std=c++99, a stray extra) is the source's problem, like a syntax
+  // error: a value the watcher can show. Anything else is NVRTC itself failing.
+  if (rc != NVRTC_SUCCESS && rc != NVRTC_ERROR_COMPILATION && rc != NVRTC_ERROR_INVALID_OPTION)
+    throw Error("NVRTC failed while compiling " + name + ": " + nvrtcGetErrorString(rc), rc);
+  r.ok = rc == NVRTC_SUCCESS;
+  r.log = get_log(raw);
+
+  // NVRTC names the main file as we called it and headers by their include names.
+  std::map<std::string, LogFile> files;
+  files[name] = {name, src.text, src.line_offset};
+  for (std::size_t i = 0; i < inc.header_names.size(); ++i)
+    files[inc.header_names[i]] = {inc.deps[i].display, inc.header_texts[i], 0};
+  r.diagnostics = parse_log(r.log, files, opt.name_expressions);
+  explain_missing(r.diagnostics, inc, files);
+  r.kernels = parse_ptxas_report(r.log);
+  if (!r.ok && r.errors() == 0) r.diagnostics.push_back(silent_failure(rc));
+  if (r.ok) collect_outputs(raw, opt, r);
+  const auto t1 = std::chrono::steady_clock::now();
+  r.compile_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  return r;
+}
+
+const KernelResources* CompileResult::resources(const std::string& mangled) const {
+  for (const KernelResources& k : kernels)
+    if (k.mangled == mangled) return &k;
+  return nullptr;
+}
+
+std::string CompileResult::lowered_name(const std::string& expression) const {
+  for (const auto& [e, m] : lowered)
+    if (e == expression) return m;
+  return {};
+}
+
+std::string format_diagnostics(const CompileResult& r, std::size_t max_shown, bool color) {
+  return format_diagnostics(r.diagnostics, max_shown, color);
+}
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  WL_RTC_CHECK(nvrtcVersion(&major, &minor));
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::vector<std::string> supported_archs() {
+  int n = 0;
+  WL_RTC_CHECK(nvrtcGetNumSupportedArchs(&n));
+  std::vector<int> archs(static_cast<std::size_t>(n));
+  WL_RTC_CHECK(nvrtcGetSupportedArchs(archs.data()));
+  std::vector<std::string> out;
+  for (int a : archs) out.push_back("sm_" + std::to_string(a));
+  return out;
+}
+
+}  // namespace warplab::rtc

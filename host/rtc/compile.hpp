@@ -1,0 +1,62 @@
+// compile.hpp: NVRTC behind one call. compile(Source, Options) resolves the includes
+// itself, compiles for a real architecture (PTX and cubin), and returns diagnostics,
+// per-kernel resources, entries, lowered names and the headers it used. A source that does
+// not compile is a value (ok = false); only misuse throws rtc::Error. No GPU, no Lua.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rtc/diagnostics.hpp"
+#include "rtc/error.hpp"
+#include "rtc/includes.hpp"
+#include "rtc/ptx.hpp"
+#include "rtc/resources.hpp"
+#include "rtc/signature.hpp"
+#include "rtc/source.hpp"
+
+namespace warplab::rtc {
+
+struct Options {
+  std::string arch;  // a real architecture: "sm_90" (also "sm_90a"); see supported_archs()
+  std::vector<std::pair<std::string, std::string>> defines;  // {"BLOCK", "256"}; "" -> -DNAME
+  std::vector<std::string> include_dirs;  // searched for "..." after the file's own dir
+  bool lineinfo = false;
+  std::string std = "c++17";
+  int max_registers = 0;                  // --maxrregcount; 0: no limit
+  std::vector<std::string> extra;         // passed to NVRTC as they are
+  std::vector<std::string> name_expressions;  // "reduce<256>": instantiated and lowered
+};
+
+struct CompileResult {
+  bool ok = false;
+  std::string log;                       // NVRTC's log as it came
+  std::vector<Diagnostic> diagnostics;   // parsed from the log, ptxas report left out
+  std::string ptx;                       // empty unless ok
+  std::vector<char> cubin;               // ELF for `arch`; empty unless ok
+  std::vector<KernelResources> kernels;  // per kernel, in PTX order when ok
+  std::vector<std::pair<std::string, std::string>> lowered;  // name expression -> mangled
+  std::vector<std::string> entries;      // every kernel's (mangled) name, PTX order
+  std::vector<Dependency> dependencies;  // every header warplab resolved
+  std::vector<std::string> options;      // exactly the options NVRTC received
+  std::string arch;
+  std::string nvrtc_version;             // "13.0"
+  double compile_ms = 0;                 // the whole compile() call
+
+  std::size_t errors() const { return count(diagnostics, Severity::Error); }
+  // nullptr / "" when unknown.
+  const KernelResources* resources(const std::string& mangled) const;
+  std::string lowered_name(const std::string& expression) const;
+};
+
+// Throws rtc::Error for an unsupported arch (the sentence lists supported_archs()) and
+// when NVRTC itself fails (out of memory, ...). Everything about the source is a value.
+CompileResult compile(const Source& src, const Options& opt);
+
+// The result's diagnostics, formatted (see diagnostics.hpp).
+std::string format_diagnostics(const CompileResult& r, std::size_t max_shown, bool color);
+
+std::string nvrtc_version();                 // "13.0"
+std::vector<std::string> supported_archs();  // {"sm_75", "sm_80", ...} from NVRTC
+
+}  // namespace warplab::rtc

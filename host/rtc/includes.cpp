@@ -1,0 +1,181 @@
+// includes.cpp: finds #include directives (outside comments), resolves them against the
+// including file's folder and the search dirs, reads the headers recursively (each once)
+// and rewrites the directives to canonical names for NVRTC. Needs the file system only.
+#include "rtc/includes.hpp"
+
+#include <cstdio>
+#include <set>
+
+namespace warplab::rtc {
+namespace fs = std::filesystem;
+namespace {
+
+// One directive: the byte range of the spelled name inside the text.
+struct Directive {
+  std::size_t name_begin = 0, name_end = 0;
+  int line = 0;
+  bool angle = false;
+};
+
+// Scans line by line, tracking /* */ comments and string literals well enough that a
+// commented-out #include is not resolved. #if blocks are not evaluated: an include in a
+// dead branch is resolved too (harmless: an unused header NVRTC never opens).
+std::vector<Directive> find_directives(std::string_view text) {
+  std::vector<Directive> out;
+  bool in_comment = false;
+  int line_no = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    ++line_no;
+    std::size_t i = pos;
+    // A block comment opened on an earlier line: skip to its end, or the whole line.
+    if (in_comment) {
+      const std::size_t close = text.find("*/", i);
+      if (close == std::string_view::npos || close >= eol) { pos = eol + 1; continue; }
+      i = close + 2;
+      in_comment = false;
+    }
+    // `#  include "x"` and `# include <x>`: blanks are allowed around the '#'.
+    std::size_t j = i;
+    while (j < eol && (text[j] == ' ' || text[j] == '\t')) ++j;
+    if (j < eol && text[j] == '#') {
+      ++j;
+      while (j < eol && (text[j] == ' ' || text[j] == '\t')) ++j;
+      if (text.substr(j, 7) == "include" && j + 7 < eol) {
+        j += 7;
+        while (j < eol && (text[j] == ' ' || text[j] == '\t')) ++j;
+        if (j < eol && (text[j] == '"' || text[j] == '<')) {
+          const char close = text[j] == '"' ? '"' : '>';
+          const std::size_t end = text.find(close, j + 1);
+          if (end != std::string_view::npos && end < eol && end > j + 1)
+            out.push_back({j + 1, end, line_no, close == '>'});
+        }
+      }
+    }
+    // Track comment state for the following lines. Quotes matter: "/*" in a string
+    // literal opens nothing. A // comment ends the scan of this line.
+    for (char quote = 0; i < eol; ++i) {
+      const char c = text[i];
+      if (quote) {
+        if (c == '\\') ++i;
+        else if (c == quote) quote = 0;
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '/' && i + 1 < eol && text[i + 1] == '/') {
+        break;
+      } else if (c == '/' && i + 1 < eol && text[i + 1] == '*') {
+        const std::size_t close = text.find("*/", i + 2);
+        if (close == std::string_view::npos || close >= eol) { in_comment = true; break; }
+        i = close + 1;
+      }
+    }
+    pos = eol + 1;
+  }
+  return out;
+}
+
+class Resolver {
+ public:
+  Resolver(const std::vector<fs::path>& dirs, ResolvedIncludes& out) : dirs_(dirs), out_(out) {}
+
+  // Returns `text` with its resolved directives rewritten; resolves headers recursively.
+  std::string process(const std::string& text, const fs::path& dir, const std::string& nvrtc_name) {
+    std::string rewritten;
+    std::size_t copied = 0;
+    for (const Directive& d : find_directives(text)) {
+      const std::string spelled = text.substr(d.name_begin, d.name_end - d.name_begin);
+      std::vector<std::string> searched;
+      const fs::path found = locate(spelled, d.angle, dir, searched);
+      if (found.empty()) {
+        out_.missing.push_back({nvrtc_name, d.line, spelled, d.angle, searched});
+        continue;
+      }
+      // Copy up to the name, then the canonical path instead of the spelling.
+      const std::string name = found.string();
+      rewritten.append(text, copied, d.name_begin - copied).append(name);
+      copied = d.name_end;
+      if (seen_.insert(name).second) add_header(found);  // each file read once (cycles)
+    }
+    rewritten.append(text, copied, std::string::npos);
+    return rewritten;
+  }
+
+ private:
+  // The file an include names, or empty; `searched` lists the folders tried. Quoted
+  // includes start next to the including file, as every C compiler does.
+  fs::path locate(const std::string& spelled, bool angle, const fs::path& dir,
+                  std::vector<std::string>& searched) const {
+    std::vector<fs::path> tries;
+    if (fs::path(spelled).is_absolute()) {
+      tries.emplace_back(spelled);
+    } else {
+      if (!angle) tries.push_back(dir.empty() ? fs::current_path() : dir);
+      for (const fs::path& d : dirs_) tries.push_back(d);
+    }
+    for (const fs::path& t : tries) {
+      const fs::path p = fs::path(spelled).is_absolute() ? t : t / spelled;
+      std::error_code ec;
+      // Canonical (symlinks resolved) so one file reached two ways is one header.
+      if (fs::is_regular_file(p, ec)) {
+        const fs::path canon = fs::canonical(p, ec);
+        if (!ec) return canon;
+      }
+      if (!fs::path(spelled).is_absolute()) searched.push_back(display_path(t));
+    }
+    return {};
+  }
+
+  void add_header(const fs::path& path) {
+    std::string bytes, why;
+    if (!read_file(path, bytes, &why)) {
+      out_.missing.push_back({path.string(), 0, path.string(), false, {why}});
+      return;
+    }
+    out_.deps.push_back({path, display_path(path), content_hash(bytes)});
+    // Reserve the slot first: recursion appends the headers this one includes.
+    const std::size_t slot = out_.header_names.size();
+    out_.header_names.push_back(path.string());
+    out_.header_texts.emplace_back();
+    std::string text = process(bytes, path.parent_path(), path.string());
+    out_.header_texts[slot] = std::move(text);
+  }
+
+  const std::vector<fs::path>& dirs_;
+  ResolvedIncludes& out_;
+  std::set<std::string> seen_;
+};
+
+}  // namespace
+
+ResolvedIncludes resolve_includes(const Source& src, const std::vector<fs::path>& search_dirs) {
+  ResolvedIncludes out;
+  Resolver r(search_dirs, out);
+  out.main_text = r.process(src.text, src.dir, src.name);
+  return out;
+}
+
+std::string content_hash(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// Relative paths are shorter and match what the user typed on the command line; paths
+// outside the working directory stay absolute rather than turning into ../../..
+std::string display_path(const fs::path& p) {
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  if (ec || !p.is_absolute()) return p.string();
+  const fs::path rel = p.lexically_relative(cwd);
+  if (rel.empty() || *rel.begin() == "..") return p.string();
+  return rel.string();
+}
+
+}  // namespace warplab::rtc

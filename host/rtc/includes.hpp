@@ -1,0 +1,53 @@
+// includes.hpp: warplab's own include resolution. Every `#include "..."` (relative to the
+// including file, then the search dirs) and every `<...>` found in the search dirs (which
+// hold <warplab/...>) is read here and handed to NVRTC as a named header, so the bytes
+// compiled are known exactly (the cache hashes them). Other `<...>` go to NVRTC's -I path.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rtc/source.hpp"
+
+namespace warplab::rtc {
+
+// A header warplab resolved and handed to NVRTC.
+struct Dependency {
+  std::filesystem::path path;  // canonical, absolute
+  std::string display;         // shown in diagnostics: relative to the cwd when below it
+  std::string hash;            // content_hash of the file's bytes as read
+};
+
+// An include nobody could open: NVRTC reports it, warplab adds where it looked.
+struct MissingInclude {
+  std::string file;   // NVRTC's name of the including file
+  int line = 0;       // 1-based line of the directive there
+  std::string spelled;
+  bool angle = false;
+  std::vector<std::string> searched;  // directories tried, in order
+};
+
+struct ResolvedIncludes {
+  // The main source with each resolved directive rewritten to name its header by
+  // canonical path: NVRTC matches header names literally, so two "common.cuh" in two
+  // folders must not collide. Only the directive lines change.
+  std::string main_text;
+  std::vector<Dependency> deps;            // in discovery order
+  std::vector<std::string> header_names;   // include names for nvrtcCreateProgram
+  std::vector<std::string> header_texts;   // their bytes (rewritten the same way)
+  std::vector<MissingInclude> missing;
+};
+
+// `search_dirs`: the user's include dirs, then warplab's include dir.
+ResolvedIncludes resolve_includes(const Source& src,
+                                  const std::vector<std::filesystem::path>& search_dirs);
+
+// FNV-1a, 64 bits, as 16 lower-case hex digits: a change detector, not a security hash.
+std::string content_hash(std::string_view bytes);
+
+// A path as the user should see it: relative to the current directory when below it.
+std::string display_path(const std::filesystem::path& p);
+
+}  // namespace warplab::rtc

@@ -1,0 +1,65 @@
+// resources.cpp: the ptxas -v report. Per kernel ptxas prints, in order:
+//   ptxas info    : Compiling entry function '_Z1kPf' for 'sm_90'
+//   ptxas info    : Function properties for _Z1kPf
+//   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+//   ptxas info    : Used 10 registers, used 1 barriers, 1024 bytes smem, 360 bytes cmem[0]
+#include "rtc/resources.hpp"
+
+#include <algorithm>
+#include <regex>
+
+namespace warplab::rtc {
+
+std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
+  static const std::regex entry(R"re(^ptxas info\s*: Compiling entry function '([^']+)')re");
+  static const std::regex props(R"re(^ptxas info\s*: Function properties for (\S+))re");
+  static const std::regex frame(
+      R"re(^ptxas\s+\.\s+(\d+) bytes stack frame, (\d+) bytes spill stores, )re"
+      R"re((\d+) bytes spill loads)re");
+  static const std::regex used(R"re(^ptxas info\s*: Used (\d+) registers)re");
+  // The "Used" line's items, each "N <what>": older ptxas omit barriers, newer add items.
+  static const std::regex item(
+      R"re((\d+) (registers|barriers|bytes smem|bytes cmem\[(\d+)\]|)re"
+      R"re(bytes cumulative stack size))re");
+
+  std::vector<KernelResources> out;
+  std::string props_for;  // whose "Function properties" the next stack line belongs to
+  std::size_t pos = 0;
+  while (pos < log.size()) {
+    std::size_t eol = log.find('\n', pos);
+    if (eol == std::string::npos) eol = log.size();
+    const std::string line = log.substr(pos, eol - pos);
+    pos = eol + 1;
+    std::smatch m;
+    KernelResources* cur = out.empty() ? nullptr : &out.back();  // the kernel being reported
+    if (std::regex_search(line, m, entry)) {
+      out.push_back({});
+      out.back().mangled = m[1];
+      props_for.clear();
+    } else if (std::regex_search(line, m, props)) {
+      props_for = m[1];
+    } else if (cur && std::regex_search(line, m, frame)) {
+      if (props_for == cur->mangled) {
+        cur->stack_bytes = std::max(cur->stack_bytes, std::stol(m[1]));
+        cur->spill_store_bytes = std::stol(m[2]);
+        cur->spill_load_bytes = std::stol(m[3]);
+      }
+    } else if (cur && std::regex_search(line, used)) {
+      for (auto it = std::sregex_iterator(line.begin(), line.end(), item);
+           it != std::sregex_iterator(); ++it) {
+        const long n = std::stol((*it)[1]);
+        const std::string what = (*it)[2];
+        if (what == "registers") cur->registers = static_cast<int>(n);
+        else if (what == "barriers") cur->barriers = static_cast<int>(n);
+        else if (what == "bytes smem") cur->shared_bytes = n;
+        // Cumulative stack includes callees' frames: what a launch must provide.
+        else if (what == "bytes cumulative stack size")
+          cur->stack_bytes = std::max(cur->stack_bytes, n);
+        else if ((*it)[3].str() != "0") cur->const_bytes += n;  // bank 0: parameters
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace warplab::rtc

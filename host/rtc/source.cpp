@@ -1,0 +1,45 @@
+// source.cpp: reading kernel sources from disk (whole file, binary-exact), with one-
+// sentence errors. Used by compile (for the main file) and by include resolution.
+#include "rtc/source.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "rtc/error.hpp"
+
+namespace warplab::rtc {
+
+bool read_file(const std::filesystem::path& path, std::string& out, std::string* why) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    if (why) *why = "it is a directory";
+    return false;
+  }
+  // Binary: the bytes hashed and compiled are exactly the file's (CRLF kept).
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (why) *why = std::strerror(errno);
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+Source load_source(const std::filesystem::path& path) {
+  Source s;
+  std::string why;
+  if (!read_file(path, s.text, &why))
+    throw Error("cannot read kernel source '" + path.string() + "': " + why);
+  s.name = path.string();
+  // Includes resolve against the absolute folder, so a later chdir cannot change them.
+  std::error_code ec;
+  const auto abs = std::filesystem::absolute(path, ec);
+  s.dir = ec ? path.parent_path() : abs.parent_path();
+  return s;
+}
+
+}  // namespace warplab::rtc
