@@ -146,7 +146,7 @@ void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what)
     luaL_error(L, "%s must be a number for a %s array, got %s", what, info.name.data(),
                luaL_typename(L, idx));
   if (info.is_float) return cu::store_float(t, dst, lua_tonumber(L, idx));
-  lua_Integer v;
+  lua_Integer v = 0;
   if (!lua_isinteger(L, idx)) {
     const lua_Number x = lua_tonumber(L, idx);
     if (x != std::floor(x) || !lua_numbertointeger(x, &v))

@@ -138,7 +138,8 @@ WL_LUA_FN(module_index) {
     lua_getiuservalue(L, 1, 1);                                           // +1 cache
     if (lua_getfield(L, -1, key.c_str()) != LUA_TNIL) return 1;           // +1
     lua_pop(L, 1);
-    push_kernel(L, make_kernel(L, m, find_entry(L, *m, key), std::nullopt));  // +1
+    const std::string mangled = find_entry(L, *m, key);
+    push_kernel(L, make_kernel(L, m, mangled, rtc::demangle(mangled)));  // +1
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, key.c_str());                                     // cache it
   }

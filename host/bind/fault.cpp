@@ -33,8 +33,7 @@ bool is_async_fault(CUresult c) {
     case CUDA_ERROR_INVALID_PC:
     case CUDA_ERROR_HARDWARE_STACK_ERROR:
     case CUDA_ERROR_ASSERT:
-    case CUDA_ERROR_LAUNCH_TIMEOUT:
-    case CUDA_ERROR_TOO_MANY_RESOURCES_REQUESTED_FOR_LAUNCH: return true;
+    case CUDA_ERROR_LAUNCH_TIMEOUT: return true;
     default: return false;
   }
 }

@@ -3,6 +3,7 @@
 // Lua file's line where that kernel line is written.
 #include "bind/module_spec.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>

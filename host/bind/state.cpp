@@ -84,8 +84,12 @@ StatePtr open_state(const RuntimeOptions& opts, cu::DeviceSnapshot target, bool 
   luaL_openlibs(L);
 
   void* mem = lua_newuserdatauv(L, sizeof(Runtime), 0);      // +1 runtime
-  auto* rt = new (mem) Runtime{opts, std::move(target), offline, std::move(offline_reason)};
-  (void)rt;
+  auto* rt = new (mem) Runtime();
+  rt->opts = opts;
+  rt->opts.color = opts.color && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+  rt->target = std::move(target);
+  rt->offline = offline;
+  rt->offline_reason = std::move(offline_reason);
   lua_createtable(L, 0, 1);                                   // +1 metatable
   lua_pushcfunction(L, runtime_gc);                           // +1
   lua_setfield(L, -2, "__gc");                                // -1
@@ -103,7 +107,7 @@ StatePtr open_state(const RuntimeOptions& opts, cu::DeviceSnapshot target, bool 
   lua_setfield(L, -2, "path");                                // -1
   lua_pop(L, 1);                                              // -1 package
 
-  lua_pushboolean(L, opts.color && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));  // +1
+  lua_pushboolean(L, rt->opts.color);  // +1
   lua_setglobal(L, "warplab_tty");                            // -1
   lua_pushboolean(L, isatty(STDERR_FILENO));                  // +1
   lua_setglobal(L, "warplab_tty_err");                        // -1
