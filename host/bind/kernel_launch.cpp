@@ -158,7 +158,7 @@ WL_LUA_FN(kernel_launch) {
   return 0;
 }
 
-// Pushes the args list of the table at idx onto the stack; returns how many.
+// Pushes the elements of the table's args list onto the stack; returns how many.
 int push_args(lua_State* L, int idx) {
   if (lua_getfield(L, idx, "args") != LUA_TTABLE) {
     if (!lua_isnil(L, -1)) luaL_error(L, "args must be a list");
@@ -169,6 +169,7 @@ int push_args(lua_State* L, int idx) {
   const int n = static_cast<int>(lua_rawlen(L, list));
   luaL_checkstack(L, n, "too many kernel arguments");
   for (int i = 1; i <= n; ++i) lua_rawgeti(L, list, i);
+  lua_remove(L, list);  // the arguments now start where the list was
   return n;
 }
 

@@ -23,6 +23,13 @@ struct Loaded {
 using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t,
                                     CUdriverProcAddressQueryResult*);
 
+// Every entry point of api_list.hpp, by name, for api_request_version's test.
+constexpr const char* kNames[] = {
+#define WARPLAB_CU_NAME(name) #name,
+    WARPLAB_CU_API(WARPLAB_CU_NAME)
+#undef WARPLAB_CU_NAME
+};
+
 Loaded load() {
   Loaded out;
   const char* forced = std::getenv("WARPLAB_NO_DRIVER");
@@ -47,7 +54,8 @@ Loaded load() {
   {                                                                                \
     void* p = nullptr;                                                             \
     CUdriverProcAddressQueryResult st{};                                           \
-    if (gpa(#name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &st) == CUDA_SUCCESS && \
+    if (gpa(#name, &p, api_request_version(#name), CU_GET_PROC_ADDRESS_DEFAULT, &st) == \
+            CUDA_SUCCESS &&                                                        \
         st == CU_GET_PROC_ADDRESS_SUCCESS)                                         \
       out.api.name = reinterpret_cast<decltype(out.api.name)>(p);                  \
   }
@@ -77,6 +85,20 @@ const Loaded& loaded() {
 }
 
 }  // namespace
+
+// cuGetProcAddress hands out the newest ABI of a symbol that is not newer than the
+// version asked for. cuda.h usually #defines a plain name to its newest ABI (cuMemAlloc
+// -> cuMemAlloc_v2), so asking with CUDA_VERSION matches the declaration decltype sees.
+// Where a newer ABI is declared separately and the plain name keeps the old signature
+// (CUDA 13.0: cuCtxSynchronize(void) vs cuCtxSynchronize_v2(CUcontext)), asking with
+// CUDA_VERSION would return the new ABI behind the old type: ask for the old version.
+// tests/unit/driver_test.cpp checks cuda.h so a new case cannot slip in unnoticed.
+int api_request_version(std::string_view name) {
+  if (name == "cuCtxSynchronize") return 2000;
+  return CUDA_VERSION;
+}
+
+std::span<const char* const> api_names() { return kNames; }
 
 const Api& api() {
   const Loaded& l = loaded();

@@ -4,7 +4,9 @@
 #pragma once
 #include <cuda.h>
 
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "cu/api_list.hpp"
 
@@ -28,6 +30,10 @@ bool driver_available(std::string* why = nullptr);
 
 // Driver version as reported by cuDriverGetVersion (e.g. 13000), or 0 when unavailable.
 int driver_version();
+
+// The CUDA version each entry point is requested for (see driver.cpp), and their names.
+int api_request_version(std::string_view name);
+std::span<const char* const> api_names();
 
 // "13.0" from 13000.
 std::string version_string(int cuda_version);

@@ -12,3 +12,30 @@ TEST(Driver, ErrorCarriesCallAndObject) {
   EXPECT_EQ(e.code(), CUDA_ERROR_OUT_OF_MEMORY);
   EXPECT_NE(std::string(e.what()).find("cuMemAlloc (1024 bytes) failed"), std::string::npos);
 }
+
+// An entry point whose newer ABI is a separate declaration in cuda.h (name_vN, with no
+// "#define name ..." mapping the plain name to it) must be requested for an older
+// version, or the driver hands back the new ABI behind the old signature. This bit us
+// once: cuCtxSynchronize resolved to cuCtxSynchronize_v2(CUcontext) on CUDA 13.
+#include <fstream>
+#include <regex>
+#include <sstream>
+TEST(Driver, VersionedEntryPointsAreRequestedWithTheirDeclaredAbi) {
+  std::ifstream in(WARPLAB_CUDA_H);
+  ASSERT_TRUE(in) << WARPLAB_CUDA_H;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string h = ss.str();
+  int checked = 0;
+  for (const char* name : warplab::cu::api_names()) {
+    const std::string n = name;
+    const bool has_vn = std::regex_search(h, std::regex("CUresult CUDAAPI " + n + "_v[0-9]+\\("));
+    const bool mapped = std::regex_search(h, std::regex("#define " + n + "\\s"));
+    if (has_vn && !mapped) {
+      ++checked;
+      EXPECT_LT(warplab::cu::api_request_version(n), CUDA_VERSION)
+          << n << " has a separately declared newer ABI: request the plain declaration's version";
+    }
+  }
+  EXPECT_GE(checked, 1);  // cuCtxSynchronize at least, on CUDA 13
+}
