@@ -68,16 +68,17 @@ std::string get_log(nvrtcProgram p) {
 
 // "cannot open source file" gains where warplab looked.
 void explain_missing(std::vector<Diagnostic>& diags, const ResolvedIncludes& inc,
-                     const std::map<std::string, LogFile>& files) {
+                     const std::map<std::string, LogFile>& files, bool have_cuda_dirs) {
   for (Diagnostic& d : diags) {
     if (d.message.rfind("cannot open source file", 0) != 0) continue;
     for (const MissingInclude& m : inc.missing) {
       const auto f = files.find(m.file);
       const std::string shown = f == files.end() ? m.file : f->second.display;
       if (shown != d.file || d.message.find('"' + m.spelled + '"') == std::string::npos) continue;
-      // NVRTC then tried its own -I dirs, which are CUDA's.
+      // NVRTC then tried its own -I dirs, which are CUDA's, when there are any.
       std::vector<std::string> where = m.searched;
-      where.push_back("the CUDA include dirs");
+      where.push_back(have_cuda_dirs ? "the CUDA include dirs"
+                                     : "no CUDA include dir: none found, set CUDA_HOME");
       d.message += " (searched " + join(where, ", ") + ")";
       break;
     }
@@ -168,7 +169,7 @@ CompileResult compile(const Source& src, const Options& opt) {
   for (std::size_t i = 0; i < inc.header_names.size(); ++i)
     files[inc.header_names[i]] = {inc.deps[i].display, inc.header_texts[i], 0};
   r.diagnostics = parse_log(r.log, files, opt.name_expressions);
-  explain_missing(r.diagnostics, inc, files);
+  explain_missing(r.diagnostics, inc, files, !cuda_include_dirs().empty());
   r.kernels = parse_ptxas_report(r.log);
   if (!r.ok && r.errors() == 0) r.diagnostics.push_back(silent_failure(rc));
   if (r.ok) collect_outputs(raw, opt, r);

@@ -20,7 +20,9 @@ namespace warplab::rtc {
 struct Options {
   std::string arch;  // a real architecture: "sm_90" (also "sm_90a"); see supported_archs()
   std::vector<std::pair<std::string, std::string>> defines;  // {"BLOCK", "256"}; "" -> -DNAME
-  std::vector<std::string> include_dirs;  // searched for "..." after the file's own dir
+  // Searched for "..." (after the including file's dir) and <...> (before CUDA's
+  // headers); relative dirs are taken from the current directory.
+  std::vector<std::string> include_dirs;
   bool lineinfo = false;
   std::string std = "c++17";
   int max_registers = 0;                  // --maxrregcount; 0: no limit
