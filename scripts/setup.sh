@@ -5,7 +5,7 @@ set -euo pipefail
 WARPLAB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WARPLAB_BUILD_DIR="${WARPLAB_BUILD_DIR:-$WARPLAB_ROOT/build}"
 WARPLAB_PACKAGES=(cmake ninja-build g++ pkg-config libcli11-dev liblua5.4-dev libedit-dev
-                  nlohmann-json3-dev libgtest-dev)
+                  nlohmann-json3-dev libgtest-dev libxxhash-dev)
 
 warplab_install_packages() {
   local missing=()

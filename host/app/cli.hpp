@@ -37,6 +37,7 @@ struct Globals {
   bool sync = false;
   bool no_color = false;
   bool quiet = false;
+  bool no_cache = false;  // --no-cache: never read or write the compile cache
 };
 
 // A subcommand's entry point, called when CLI11 parsed that subcommand.
@@ -55,5 +56,6 @@ cu::DeviceSnapshot select_target(const Globals& g, bool fallback);
 void add_attrs_command(CLI::App& app, const Globals& g, Commands& out);
 void add_compile_command(CLI::App& app, const Globals& g, Commands& out);
 void add_run_command(CLI::App& app, const Globals& g, Commands& out);
+void add_cache_command(CLI::App& app, const Globals& g, Commands& out);
 
 }  // namespace warplab::app

@@ -8,9 +8,11 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "app/cli.hpp"
+#include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
 
 namespace warplab::app {
@@ -92,8 +94,10 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   opt.lineinfo = a.lineinfo;
   // An rtc::Error without an NVRTC code is bad input (the arch); with one, NVRTC broke.
   rtc::CompileResult r;
+  std::optional<rtc::Cache> cache;
+  if (!g.no_cache) cache.emplace(rtc::Cache::default_dir());
   try {
-    r = rtc::compile(src, opt);
+    r = rtc::compile(src, opt, cache ? &*cache : nullptr);
   } catch (const rtc::Error& e) {
     throw Failure(e.code() == NVRTC_SUCCESS ? kBadInput : kInternal, e.what());
   }
@@ -112,7 +116,8 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     std::ostringstream ms;
     ms << std::fixed << std::setprecision(0) << r.compile_ms;
     table << a.file << ": " << r.kernels.size() << (r.kernels.size() == 1 ? " kernel" : " kernels")
-          << " for " << r.arch << " (NVRTC " << r.nvrtc_version << ", " << ms.str() << " ms)\n";
+          << " for " << r.arch << " (NVRTC " << r.nvrtc_version << ", " << ms.str() << " ms"
+          << (r.from_cache ? ", from the cache" : "") << ")\n";
   }
   print_table(table, r);
   if (a.ptx) std::cout << r.ptx;

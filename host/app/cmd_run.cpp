@@ -54,7 +54,8 @@ int run_script(const Globals& g, const RunArgs& a) {
   else if (!cu::driver_available(&reason)) {}
   else if (offline) reason = "no CUDA device: the driver found no GPU";
 
-  bind::RuntimeOptions opts{g.device, g.profile, !a.no_check, g.sync, g.quiet, !g.no_color, g.timeout};
+  bind::RuntimeOptions opts{g.device, g.profile, !a.no_check, g.sync,  g.quiet,
+                           !g.no_color, g.timeout,  !g.no_cache};
   bind::StatePtr state = bind::open_state(opts, std::move(target), offline, reason);
   bind::set_params(state.get(), params);
   const bind::RunResult r = bind::run_file(state.get(), a.script, a.args);

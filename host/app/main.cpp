@@ -53,12 +53,14 @@ int main(int argc, char** argv) {
   app.add_flag("--sync", g.sync, "synchronize after every launch (debugging)");
   app.add_flag("--no-color", g.no_color, "no ANSI colours");
   app.add_flag("-q,--quiet", g.quiet, "print less");
+  app.add_flag("--no-cache", g.no_cache, "neither read nor write the compile cache");
   if (std::getenv("NO_COLOR")) g.no_color = true;
 
   Commands commands;
   add_attrs_command(app, g, commands);
   add_compile_command(app, g, commands);
   add_run_command(app, g, commands);
+  add_cache_command(app, g, commands);
 
   try {
     app.parse(argc, argv);

@@ -25,7 +25,7 @@ namespace {
 ModuleRef build(lua_State* L, ModuleSpec spec) {
   auto m = std::make_shared<ModuleObj>();
   m->spec = std::move(spec);
-  m->result = rtc::compile(m->spec.source, m->spec.options);
+  m->result = rtc::compile(m->spec.source, m->spec.options, runtime(L).cache.get());
   record_dependencies(m->spec, m->result);
   if (m->result.ok && !runtime(L).offline) {
     const cu::ContextPtr& ctx = gpu_context(L, "cuda.compile");
@@ -119,6 +119,7 @@ WL_LUA_FN(module_index) {
   else if (key == "arch") lua_pushstring(L, r.arch.c_str());
   else if (key == "name") lua_pushstring(L, m->spec.source.name.c_str());
   else if (key == "compile_ms") lua_pushnumber(L, r.compile_ms);
+  else if (key == "cached") lua_pushboolean(L, r.from_cache);
   else if (key == "kernels" || key == "options" || key == "dependencies") {
     lua_newtable(L);                                                      // +1 list
     int i = 0;

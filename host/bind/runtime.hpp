@@ -13,6 +13,7 @@
 #include "cu/device.hpp"
 #include "cu/memory.hpp"
 #include "cu/occupancy.hpp"
+#include "rtc/cache.hpp"
 
 #include <optional>
 
@@ -26,6 +27,7 @@ struct RuntimeOptions {
   bool quiet = false;
   bool color = true;    // false: --no-color / NO_COLOR
   double timeout = 0;   // kernel watchdog, seconds
+  bool cache = true;    // use the on-disk compile cache (--no-cache turns this off)
 };
 
 struct Runtime {
@@ -37,6 +39,7 @@ struct Runtime {
   cu::PinnedBuffer staging;   // page-locked bounce buffer for large host<->device copies
   FaultLog faults;            // recent launches, for naming asynchronous faults
   std::optional<cu::DeviceLimits> limits;  // of `target`, read once for launch checks
+  std::unique_ptr<rtc::Cache> cache;       // null with --no-cache
 };
 
 // The runtime of this state; created by open_state().

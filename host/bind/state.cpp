@@ -90,6 +90,7 @@ StatePtr open_state(const RuntimeOptions& opts, cu::DeviceSnapshot target, bool 
   rt->target = std::move(target);
   rt->offline = offline;
   rt->offline_reason = std::move(offline_reason);
+  if (opts.cache) rt->cache = std::make_unique<rtc::Cache>(rtc::Cache::default_dir());
   lua_createtable(L, 0, 1);                                   // +1 metatable
   lua_pushcfunction(L, runtime_gc);                           // +1
   lua_setfield(L, -2, "__gc");                                // -1

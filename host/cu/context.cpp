@@ -65,22 +65,5 @@ ContextPtr primary_context(int ordinal) {
   return ctx;
 }
 
-std::string format_bytes(std::size_t bytes) {
-  static const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " bytes";
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  char buf[32];
-  // Whole numbers print without decimals: "48 KiB", not "48.00 KiB".
-  if (v == static_cast<double>(static_cast<long long>(v)))
-    std::snprintf(buf, sizeof buf, "%lld %s", static_cast<long long>(v), units[u]);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
-  return buf;
-}
 
 }  // namespace warplab::cu

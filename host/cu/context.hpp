@@ -50,7 +50,5 @@ using ContextPtr = std::shared_ptr<Context>;
 // "device 3 does not exist: 1 CUDA device is present (valid: 0)".
 ContextPtr primary_context(int ordinal = 0);
 
-// "1.50 GiB", "512 MiB", "48 KiB", "100 bytes": sizes in error messages.
-std::string format_bytes(std::size_t bytes);
 
 }  // namespace warplab::cu

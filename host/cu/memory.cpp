@@ -1,6 +1,8 @@
 // memory.cpp: DeviceBuffer and PinnedBuffer. Depends on cu/driver.hpp, cu/error.hpp.
 #include "cu/memory.hpp"
 
+#include "cu/attributes.hpp"
+
 #include <utility>
 
 #include "cu/driver.hpp"

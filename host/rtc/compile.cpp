@@ -3,6 +3,10 @@
 // into diagnostics and resources, then PTX, cubin, entries and lowered names.
 #include "rtc/compile.hpp"
 
+#include <optional>
+
+#include "rtc/cache.hpp"
+
 #include <chrono>
 #include <memory>
 #include <regex>
@@ -119,9 +123,23 @@ void collect_outputs(nvrtcProgram p, const Options& opt, CompileResult& r) {
   }
 }
 
+// The cache key: every byte NVRTC will see and everything that shapes its output.
+std::string cache_key(const Source& named, const Options& opt, const CompileResult& r,
+                      const ResolvedIncludes& inc) {
+  KeyBuilder k;
+  k.add("warplab-cache-v1").add(r.nvrtc_version).add(r.arch);
+  for (const std::string& o : r.options) k.add(o);
+  k.add("names");
+  for (const std::string& e : opt.name_expressions) k.add(e);
+  k.add(named.name).add(std::to_string(named.line_offset)).add(inc.main_text);
+  for (std::size_t i = 0; i < inc.header_names.size(); ++i)
+    k.add(inc.header_names[i]).add(inc.header_texts[i]);
+  return k.hex();
+}
+
 }  // namespace
 
-CompileResult compile(const Source& src, const Options& opt) {
+CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   const auto t0 = std::chrono::steady_clock::now();
   if (opt.arch.empty()) throw Error("no target architecture given (e.g. sm_90)");
   check_arch(opt.arch);
@@ -144,6 +162,18 @@ CompileResult compile(const Source& src, const Options& opt) {
     hdr_texts.push_back(inc.header_texts[i].c_str());
     hdr_names.push_back(inc.header_names[i].c_str());
   }
+  r.options = build_options(opt);
+  if (cache) {
+    r.cache_key = cache_key(named, opt, r, inc);
+    if (std::optional<CompileResult> hit = cache->load(r.cache_key)) {
+      hit->from_cache = true;
+      hit->cache_key = r.cache_key;
+      hit->compile_ms = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - t0).count();
+      return std::move(*hit);
+    }
+  }
+
   nvrtcProgram raw = nullptr;
   WL_RTC_CHECK(nvrtcCreateProgram(&raw, inc.main_text.c_str(), name.c_str(),
                                   static_cast<int>(hdr_texts.size()), hdr_texts.data(),
@@ -152,7 +182,6 @@ CompileResult compile(const Source& src, const Options& opt) {
   for (const std::string& e : opt.name_expressions)
     WL_RTC_CHECK(nvrtcAddNameExpression(raw, e.c_str()));
 
-  r.options = build_options(opt);
   std::vector<const char*> argv;
   for (const std::string& o : r.options) argv.push_back(o.c_str());
   const nvrtcResult rc = nvrtcCompileProgram(raw, static_cast<int>(argv.size()), argv.data());
@@ -175,6 +204,7 @@ CompileResult compile(const Source& src, const Options& opt) {
   if (r.ok) collect_outputs(raw, opt, r);
   const auto t1 = std::chrono::steady_clock::now();
   r.compile_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  if (cache && r.ok) cache->store(r.cache_key, r);
   return r;
 }
 

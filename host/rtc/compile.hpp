@@ -44,6 +44,8 @@ struct CompileResult {
   std::string arch;
   std::string nvrtc_version;             // "13.0"
   double compile_ms = 0;                 // the whole compile() call
+  bool from_cache = false;               // true when the on-disk cache answered
+  std::string cache_key;                 // what the cache filed it under (empty: no cache)
 
   std::size_t errors() const { return count(diagnostics, Severity::Error); }
   // nullptr / "" when unknown.
@@ -53,7 +55,10 @@ struct CompileResult {
 
 // Throws rtc::Error for an unsupported arch (the sentence lists supported_archs()) and
 // when NVRTC itself fails (out of memory, ...). Everything about the source is a value.
-CompileResult compile(const Source& src, const Options& opt);
+class Cache;
+// With a cache, a compile of exactly the same bytes, options, architecture and NVRTC
+// version is answered from disk (rtc/cache.hpp); successful compiles are stored.
+CompileResult compile(const Source& src, const Options& opt, Cache* cache = nullptr);
 
 // The result's diagnostics, formatted (see diagnostics.hpp).
 std::string format_diagnostics(const CompileResult& r, std::size_t max_shown, bool color);

@@ -15,6 +15,7 @@
 #include "cu/module.hpp"
 #include "cu/stream.hpp"
 #include "gpu_support.hpp"
+#include "cu/attributes.hpp"
 
 namespace {
 

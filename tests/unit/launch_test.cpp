@@ -136,12 +136,6 @@ TEST(Validate, SnapshotOverload) {
                                         warplab_test::h100_snapshot()));
 }
 
-TEST(Runtime, FormatBytes) {
-  EXPECT_EQ(warplab::cu::format_bytes(100), "100 bytes");
-  EXPECT_EQ(warplab::cu::format_bytes(48 * 1024), "48 KiB");
-  EXPECT_EQ(warplab::cu::format_bytes(1536ull << 20), "1.50 GiB");
-}
-
 TEST(Runtime, NoDriverOneSentence) {
   if (warplab::cu::driver_available()) GTEST_SKIP() << "a driver is present";
   try {

@@ -1,0 +1,71 @@
+// cache.hpp: the on-disk compile cache. The key hashes exactly what NVRTC compiles: the
+// main source and every header's bytes (warplab resolves includes itself), the options,
+// the architecture, the NVRTC version and the cache format version; never the PTX (it
+// carries a random value). The value is the whole successful CompileResult plus CUBIN.
+// Entries are written atomically (temp file + rename), carry a checksum (a corrupt one
+// is deleted and recompiled), and the folder is kept under a size bound, least recently
+// used first. Depends on rtc/compile.hpp; no GPU, no Lua.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace warplab::rtc {
+
+struct CompileResult;
+
+class Cache {
+ public:
+  static constexpr std::uint64_t kDefaultMaxBytes = 512ull << 20;
+  // `dir` is created on first store. max_bytes 0: the default (or WARPLAB_CACHE_MAX_MB).
+  explicit Cache(std::filesystem::path dir, std::uint64_t max_bytes = 0);
+  // $WARPLAB_CACHE_DIR, else $XDG_CACHE_HOME/warplab, else ~/.cache/warplab.
+  static std::filesystem::path default_dir();
+
+  // The stored result for `key`, or nullopt (missing, unreadable, or corrupt: removed).
+  std::optional<CompileResult> load(const std::string& key);
+  // Stores a successful result; failures to write are ignored (the cache is an
+  // optimization, never a reason for a compile to fail).
+  void store(const std::string& key, const CompileResult& r);
+
+  struct Info {
+    std::filesystem::path dir;
+    std::size_t entries = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t max_bytes = 0;
+  };
+  Info info() const;
+  std::size_t clear();  // removes every entry; returns how many
+
+  const std::filesystem::path& dir() const { return dir_; }
+  std::uint64_t hits() const { return hits_; }
+  std::uint64_t misses() const { return misses_; }
+  std::uint64_t corrupt() const { return corrupt_; }
+
+ private:
+  std::filesystem::path entry_path(const std::string& key) const;
+  void evict();
+
+  std::filesystem::path dir_;
+  std::uint64_t max_bytes_;
+  std::uint64_t hits_ = 0, misses_ = 0, corrupt_ = 0;
+};
+
+// 128-bit hex digest of a sequence of byte strings (each length-prefixed, so ("ab","c")
+// and ("a","bc") differ).
+class KeyBuilder {
+ public:
+  KeyBuilder();
+  ~KeyBuilder();
+  KeyBuilder(const KeyBuilder&) = delete;
+  KeyBuilder& operator=(const KeyBuilder&) = delete;
+  KeyBuilder& add(std::string_view bytes);
+  std::string hex() const;
+
+ private:
+  void* state_;
+};
+
+}  // namespace warplab::rtc

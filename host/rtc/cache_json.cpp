@@ -1,0 +1,73 @@
+// cache_json.cpp: see cache_json.hpp. Field names follow the C++ members.
+#include "rtc/cache_json.hpp"
+
+#include "rtc/compile.hpp"
+
+namespace warplab::rtc {
+
+nlohmann::json to_cache_json(const CompileResult& r) {
+  nlohmann::json j;
+  j["ok"] = r.ok;
+  j["log"] = r.log;
+  j["ptx"] = r.ptx;
+  j["arch"] = r.arch;
+  j["nvrtc_version"] = r.nvrtc_version;
+  j["entries"] = r.entries;
+  j["options"] = r.options;
+  j["lowered"] = nlohmann::json::array();
+  for (const auto& [e, m] : r.lowered) j["lowered"].push_back({e, m});
+  j["kernels"] = nlohmann::json::array();
+  for (const auto& k : r.kernels)
+    j["kernels"].push_back({{"mangled", k.mangled}, {"registers", k.registers}, {"barriers", k.barriers},
+                            {"shared", k.shared_bytes}, {"const", k.const_bytes}, {"stack", k.stack_bytes},
+                            {"spill_store", k.spill_store_bytes}, {"spill_load", k.spill_load_bytes}});
+  j["dependencies"] = nlohmann::json::array();
+  for (const auto& d : r.dependencies)
+    j["dependencies"].push_back({{"path", d.path.string()}, {"display", d.display}, {"hash", d.hash}});
+  j["diagnostics"] = nlohmann::json::array();
+  for (const auto& d : r.diagnostics)
+    j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"col", d.col},
+                                {"severity", static_cast<int>(d.severity)}, {"code", d.code},
+                                {"message", d.message}, {"source_line", d.source_line}, {"notes", d.notes}});
+  return j;
+}
+
+void from_cache_json(const nlohmann::json& j, CompileResult& r) {
+  r.ok = j.at("ok").get<bool>();
+  r.log = j.at("log").get<std::string>();
+  r.ptx = j.at("ptx").get<std::string>();
+  r.arch = j.at("arch").get<std::string>();
+  r.nvrtc_version = j.at("nvrtc_version").get<std::string>();
+  r.entries = j.at("entries").get<std::vector<std::string>>();
+  r.options = j.at("options").get<std::vector<std::string>>();
+  for (const auto& l : j.at("lowered")) r.lowered.emplace_back(l.at(0).get<std::string>(), l.at(1).get<std::string>());
+  for (const auto& k : j.at("kernels")) {
+    KernelResources x;
+    x.mangled = k.at("mangled").get<std::string>();
+    x.registers = k.at("registers").get<int>();
+    x.barriers = k.at("barriers").get<int>();
+    x.shared_bytes = k.at("shared").get<long>();
+    x.const_bytes = k.at("const").get<long>();
+    x.stack_bytes = k.at("stack").get<long>();
+    x.spill_store_bytes = k.at("spill_store").get<long>();
+    x.spill_load_bytes = k.at("spill_load").get<long>();
+    r.kernels.push_back(std::move(x));
+  }
+  for (const auto& d : j.at("dependencies"))
+    r.dependencies.push_back({d.at("path").get<std::string>(), d.at("display").get<std::string>(),
+                              d.at("hash").get<std::string>()});
+  for (const auto& d : j.at("diagnostics")) {
+    Diagnostic x;
+    x.file = d.at("file").get<std::string>();
+    x.line = d.at("line").get<int>();
+    x.col = d.at("col").get<int>();
+    x.severity = static_cast<Severity>(d.at("severity").get<int>());
+    x.code = d.at("code").get<std::string>();
+    x.message = d.at("message").get<std::string>();
+    x.source_line = d.at("source_line").get<std::string>();
+    x.notes = d.at("notes").get<std::vector<std::string>>();
+    r.diagnostics.push_back(std::move(x));
+  }
+}
+
+}  // namespace warplab::rtc
