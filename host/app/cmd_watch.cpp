@@ -210,8 +210,9 @@ class Watch {
                    last_good_.empty() ? "no good run yet" : ("last good run " + last_good_).c_str());
     }
     if (!g_.quiet && files_.files().size() != before)
-      std::fprintf(stderr, "watching %zu files in %zu directories; Ctrl-C to stop\n",
-                   files_.files().size(), files_.directory_count());
+      std::fprintf(stderr, "watching %zu file%s in %zu director%s; Ctrl-C to stop\n",
+                   files_.files().size(), files_.files().size() == 1 ? "" : "s",
+                   files_.directory_count(), files_.directory_count() == 1 ? "y" : "ies");
   }
 
   const Globals& g_;

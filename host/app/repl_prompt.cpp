@@ -1,16 +1,20 @@
 // repl_prompt.cpp: the libedit line editor of the REPL (see repl_prompt.hpp).
-// Ctrl-C: the prompt's SIGINT handler has no SA_RESTART, so el_gets returns NULL with
-// errno EINTR; we report kInterrupted and libedit starts the next line empty.
+// Ctrl-C: our character reader (read_char) returns -1 with errno EINTR when the
+// interrupt pipe wakes it; el_gets then returns NULL and the next line starts empty.
 #include "app/repl_prompt.hpp"
 
 #include <histedit.h>
+#include <langinfo.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <clocale>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "app/repl_complete.hpp"
@@ -46,6 +50,36 @@ void list_columns(const std::vector<std::string>& words) {
   std::fflush(stdout);
 }
 
+// libedit's own reader misses a Ctrl-C that comes between printing the prompt and the
+// first read (the terminal is still in cooked mode then, so the signal arrives before
+// read() can return EINTR). This reader waits on stdin and on the interrupt pipe, so a
+// Ctrl-C at any moment ends the line. UTF-8 is decoded here, as libedit would.
+int read_char(editline*, wchar_t* out) {
+  for (;;) {
+    pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
+    if (::poll(fds, interrupt_fd() >= 0 ? 2 : 1, -1) < 0) {
+      if (errno == EINTR) continue;  // the pipe tells whether it was Ctrl-C
+      return -1;
+    }
+    if (fds[1].revents & POLLIN) {
+      errno = EINTR;
+      return -1;
+    }
+    unsigned char b[4];
+    const ssize_t n = ::read(STDIN_FILENO, b, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return static_cast<int>(n);  // 0: end of file
+    const int len = b[0] < 0x80 ? 1 : b[0] >= 0xf0 && b[0] < 0xf8 ? 4 : b[0] >= 0xe0 ? 3 : b[0] >= 0xc0 ? 2 : 1;
+    char32_t c = len == 1 ? b[0] : len == 2 ? b[0] & 0x1f : len == 3 ? b[0] & 0x0f : b[0] & 0x07;
+    for (int i = 1; i < len; ++i) {
+      if (::read(STDIN_FILENO, b + i, 1) != 1 || (b[i] & 0xc0) != 0x80) return -1;
+      c = (c << 6) | (b[i] & 0x3f);
+    }
+    *out = static_cast<wchar_t>(c);
+    return 1;
+  }
+}
+
 }  // namespace
 
 std::string history_path() {
@@ -69,11 +103,16 @@ LineEditor::LineEditor(std::string history_file, Completer completer)
     std::filesystem::create_directories(std::filesystem::path(history_file_).parent_path(), ec);
     ::history(hist_, &ev, H_LOAD, history_file_.c_str());  // a first run has none: fine
   }
+  // libedit edits wide characters through the C library, so it needs the user's
+  // LC_CTYPE; from the plain "C" locale we move to C.UTF-8 so UTF-8 input still works.
+  ::setlocale(LC_CTYPE, "");
+  if (std::strcmp(::nl_langinfo(CODESET), "ANSI_X3.4-1968") == 0) ::setlocale(LC_CTYPE, "C.UTF-8");
   el_ = ::el_init("warplab", stdin, stdout, stderr);
   ::el_set(el_, EL_CLIENTDATA, this);
   ::el_set(el_, EL_EDITOR, "emacs");
   ::el_set(el_, EL_PROMPT, &LineEditor::on_prompt);
   ::el_set(el_, EL_HIST, ::history, hist_);
+  ::el_set(el_, EL_GETCFN, &read_char);
   ::el_set(el_, EL_ADDFN, "warplab-complete", "complete a Lua name", &LineEditor::on_tab);
   ::el_set(el_, EL_BIND, "^I", "warplab-complete", nullptr);
   ::el_source(el_, nullptr);  // the user's ~/.editrc may rebind keys
