@@ -28,6 +28,7 @@ constexpr const char* kHelp =
     "Ctrl-C stops running code (a second Ctrl-C kills the worker); at the prompt it\n"
     "clears the line.\n";
 
+// The exit code for a driver-layer error raised while opening the state, as main maps it.
 int code_for(const cu::Error& e) {
   switch (e.code()) {
     case CUDA_SUCCESS: return kBadInput;  // a profile or input problem, not the driver
@@ -65,7 +66,8 @@ class Session {
   bool failed() const { return failed_; }
   void drop_pending() { pending_.clear(); }
 
-  // One input line; false when the user asked to leave.
+  // One input line; false when the user asked to leave. A line starting with ':' is a
+  // command only at the start of a chunk, and "::" starts a Lua goto label.
   bool line(const std::string& text) {
     if (pending_.empty() && text.rfind(':', 0) == 0 && text.rfind("::", 0) != 0) return command(text);
     pending_ += (pending_.empty() ? "" : "\n") + text;
@@ -88,6 +90,8 @@ class Session {
     pending_.clear();
   }
 
+  // Values to stdout, errors to stderr (stdout flushed first, so a terminal shows them
+  // in order); a dead worker is replaced at once.
   void show(const repl::Reply& r) {
     switch (r.status) {
       case repl::Reply::kOk:
@@ -134,6 +138,8 @@ class Session {
   bool failed_ = false;
 };
 
+// The terminal front end: libedit reads lines, Tab asks the worker, and a worker that
+// died while completing is replaced on the spot (the note is shown above the line).
 int interactive(repl::Worker& w, Session& s, const Globals& g) {
   repl::install_interrupt_handler();
   repl::LineEditor ed(repl::history_path(), [&](const std::string& line) {
@@ -170,6 +176,8 @@ int interactive(repl::Worker& w, Session& s, const Globals& g) {
   return kOk;  // errors at an interactive prompt are part of the conversation
 }
 
+// The state is opened in the worker, never here: CUDA must not be initialized in a
+// process that forks afterwards (the child could not use it).
 int run_repl(const Globals& g) {
   Globals notes = g;  // the worker reads it at fork time: see open_worker_state
   repl::Worker w([&g, &notes] { return open_worker_state(g, notes); });

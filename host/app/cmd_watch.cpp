@@ -88,7 +88,8 @@ class Signals {
     ::sigprocmask(SIG_SETMASK, &old_, nullptr);
   }
   int fd() const { return fd_; }
-  // True when a signal asking us to leave arrived.
+  // Drains the signalfd; true when a signal asking us to leave arrived. SIGCHLD needs
+  // no handling here: the loop checks the run after every wake-up.
   bool leave() {
     bool out = false;
     signalfd_siginfo si;
@@ -110,6 +111,8 @@ class Watch {
     files_.set_files(deps_);
   }
 
+  // One poll over the signalfd and inotify; the timeout is the nearer of the pending
+  // batch's deadline and the run's --timeout. Everything else happens between polls.
   int loop() {
     Signals sig;
     if (a_.diff)
@@ -149,6 +152,8 @@ class Watch {
     std::fprintf(stderr, "warplab: %s\n", line.c_str());
   }
 
+  // A settled batch: re-run, unless the script itself is gone (an editor mid-save that
+  // the debounce did not cover, or a real delete): then wait for it to come back.
   void changed(const watch::Batch& b) {
     std::error_code ec;
     if (!fs::exists(script_, ec)) {
@@ -163,6 +168,8 @@ class Watch {
     start(&b);
   }
 
+  // Starts run N. The header (with the latency) is printed before the fork, so it never
+  // interleaves with the run's own output.
   void start(const watch::Batch* b) {
     ++runs_;
     if (a_.clear) std::fputs("\x1b[H\x1b[2J\x1b[3J", stdout);
@@ -198,6 +205,7 @@ class Watch {
     deps_ = deps;
     for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + dir);
 
+    // Our stdout buffer first, so the status line follows whatever we printed before.
     std::fflush(stdout);
     if (ok) {
       last_good_ = wall_clock();
@@ -227,6 +235,7 @@ class Watch {
   int runs_ = 0;
 };
 
+// The script must exist at start (exit 4, as `run`); later it may come and go.
 int run_watch(const Globals& g, const WatchArgs& a) {
   if (!fs::is_regular_file(a.script))
     throw Failure(kBadInput, "script '" + a.script + "' not found");

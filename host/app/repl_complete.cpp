@@ -54,13 +54,19 @@ class Collector {
   std::set<std::string> names;
 
  private:
-  // The metatable's __index (when a table) and, for userdata, its __fields list.
+  // The metatable's __index (when a table) and its __fields: a list of names, or a
+  // function of the object returning one (a module listing its kernels). Objects whose
+  // __index is a function can only be completed through __fields.
   void meta_keys(int idx, int depth) {
     const int top = lua_gettop(L_);
     if (!lua_getmetatable(L_, idx)) return;                  // +1 metatable
     if (lua_getfield(L_, -1, "__index") == LUA_TTABLE) table_keys(-1, depth + 1);  // +1
     lua_pop(L_, 1);                                          // -1
-    if (!methods_only_ && lua_getfield(L_, -1, "__fields") == LUA_TTABLE) {  // +1
+    if (!methods_only_ && lua_getfield(L_, -1, "__fields") == LUA_TFUNCTION) {  // +1
+      lua_pushvalue(L_, idx);                                // +1 the object
+      if (lua_pcall(L_, 1, 1, 0) != LUA_OK) lua_pushnil(L_);  // -2 +1 list (+1 on error)
+    }
+    if (!methods_only_ && lua_type(L_, -1) == LUA_TTABLE) {
       for (lua_Integer i = 1; lua_rawgeti(L_, -1, i) == LUA_TSTRING; ++i) {  // +1
         consider(lua_tostring(L_, -1), LUA_TNIL);
         lua_pop(L_, 1);                                      // -1

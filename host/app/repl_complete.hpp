@@ -2,7 +2,8 @@
 // completed (a dotted path at the end of the line); the worker, which holds the Lua
 // state, lists candidates: globals and keywords, table fields (a.b.c<TAB>, including
 // every key of dev.attr), methods after ':' (the metatable's __index tables), and
-// fields a userdata's metatable lists in `__fields`. Depends on Lua.
+// the names a metatable's `__fields` gives (a list, or a function of the object
+// returning one), for objects whose __index is a function. Depends on Lua.
 #pragma once
 #include <lua.hpp>
 

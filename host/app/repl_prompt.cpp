@@ -92,6 +92,8 @@ std::string history_path() {
   return (dir / "warplab" / "history").string();
 }
 
+// History first (el_set(EL_HIST) needs it), then the editor bound to it. H_SETUNIQUE
+// keeps a repeated line once, as shells do.
 LineEditor::LineEditor(std::string history_file, Completer completer)
     : history_file_(std::move(history_file)), completer_(std::move(completer)) {
   HistEvent ev;
@@ -123,6 +125,8 @@ LineEditor::~LineEditor() {
   ::history_end(hist_);
 }
 
+// el_gets returns NULL for end of file (count 0) and for a failed read (count -1): ours
+// fails only for Ctrl-C, with errno EINTR.
 LineEditor::Status LineEditor::read(const std::string& prompt, std::string& line) {
   prompt_ = prompt;
   int count = 0;

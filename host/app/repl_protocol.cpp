@@ -34,6 +34,8 @@ bool read_all(int fd, char* p, size_t n) {
 
 }  // namespace
 
+// Header and payload are written separately; the reader reassembles by length, so a
+// stream socket splitting them differently does not matter.
 bool write_message(int fd, char type, const std::string& payload) {
   if (payload.size() > kMaxPayload) return false;
   const auto n = static_cast<std::uint32_t>(payload.size());
@@ -42,6 +44,8 @@ bool write_message(int fd, char type, const std::string& payload) {
   return write_all(fd, header, sizeof header) && write_all(fd, payload.data(), payload.size());
 }
 
+// A short read at any point means the peer is gone: the caller treats nullopt as "the
+// worker died" (or, in the worker, "the prompt left").
 std::optional<Message> read_message(int fd) {
   unsigned char header[5];
   if (!read_all(fd, reinterpret_cast<char*>(header), sizeof header)) return std::nullopt;

@@ -72,6 +72,8 @@ Worker::~Worker() {
 }
 
 void Worker::start() {
+  // A socketpair, not two pipes: one descriptor each way, and a closed end shows as
+  // POLLHUP/EOF on the other, which is how a dead worker is noticed.
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     throw StartError(70, std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
@@ -84,6 +86,8 @@ void Worker::start() {
     throw StartError(70, std::string("cannot fork the REPL worker: ") + std::strerror(errno));
   }
   if (pid == 0) {
+    // In the worker. Its own process group keeps the terminal's Ctrl-C away from it:
+    // the prompt decides what a Ctrl-C means (interrupt, or kill when repeated).
     ::close(sv[0]);
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the prompt
@@ -102,6 +106,8 @@ void Worker::start() {
   fd_ = sv[0];
   death_.clear();
 
+  // The first message says whether the state opened (select_target may fail: no device,
+  // a bad profile); only then is the worker usable.
   const Reply hello = request(0, {});
   if (hello.status == Reply::kOk) return;
   if (hello.status == Reply::kDied)
@@ -151,6 +157,7 @@ Reply Worker::request(char type, const std::string& payload) {
       for (int n = take_interrupts(); n > 0; --n)
         ::kill(pid_, sent++ == 0 ? SIGINT : SIGKILL);
     if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    // End of file before a reply: the worker died (crash, os.exit, our SIGKILL).
     const std::optional<Message> m = read_message(fd_);
     if (!m) {
       reap(/*kill_first=*/false);
@@ -164,6 +171,8 @@ Reply Worker::request(char type, const std::string& payload) {
   }
 }
 
+// Closes the socket and collects the worker's exit status for death(). Without
+// kill_first the worker is already gone (or going), so its real status is kept.
 void Worker::reap(bool kill_first) {
   if (kill_first) {
     ::kill(-pid_, SIGKILL);
@@ -178,6 +187,8 @@ void Worker::reap(bool kill_first) {
   pid_ = -1;
 }
 
+// The worker never returns into the caller's stack: the prompt's objects (and stdio
+// buffers) were copied by fork and must not be destroyed or flushed twice, hence _exit.
 [[noreturn]] void serve(int fd, const StateFactory& make) {
   Evaluator::install_sigint();
   std::signal(SIGPIPE, SIG_IGN);
@@ -199,6 +210,8 @@ void Worker::reap(bool kill_first) {
   Evaluator ev(state.get());
   flush_output();
   write_message(fd, kReady, {});
+  // One reply per request, after flushing what the chunk printed. A prompt that went
+  // away closes the socket and ends this loop.
   while (const std::optional<Message> m = read_message(fd)) {
     std::string reply;
     char type = kOk;

@@ -15,11 +15,14 @@
 namespace warplab::app::watch {
 
 ChildRun::ChildRun(const std::string& exe, const std::vector<std::string>& argv, const Env& env) {
+  // argv and the environment are built here, in the parent: between fork and exec the
+  // child may only call async-signal-safe functions, and allocating is not one.
   // Built before fork: the child may only call async-signal-safe functions.
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::vector<std::string> env_strings;
+  // Our environment minus the variables `env` overrides, then `env`.
   for (char** e = environ; *e; ++e) {
     const std::string s = *e;
     bool replaced = false;
@@ -35,6 +38,8 @@ ChildRun::ChildRun(const std::string& exe, const std::vector<std::string>& argv,
   pid_ = ::fork();
   if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "cannot fork a run");
   if (pid_ == 0) {
+    // A process group of its own: kill(-pid) then reaches whatever the run starts, and
+    // the terminal's Ctrl-C reaches only the watcher, which decides what to do.
     ::setpgid(0, 0);
     // The watcher blocks the signals it reads through signalfd; the run must not.
     sigset_t none;
@@ -42,7 +47,7 @@ ChildRun::ChildRun(const std::string& exe, const std::vector<std::string>& argv,
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     if (const int null = ::open("/dev/null", O_RDONLY); null >= 0) ::dup2(null, STDIN_FILENO);
     ::execve(exe.c_str(), args.data(), envp.data());
-    ::_exit(127);
+    ::_exit(127);  // as a shell reports "command not found"
   }
   ::setpgid(pid_, pid_);  // both sides, so kill(-pid) works from the first moment
 }
@@ -51,6 +56,8 @@ ChildRun::~ChildRun() {
   if (!status_) kill();
 }
 
+// WNOHANG: the watcher calls this on every wake-up (SIGCHLD, file events, timeouts),
+// so one coalesced SIGCHLD can never leave a finished run unnoticed.
 std::optional<int> ChildRun::finished() {
   if (status_) return status_;
   int st = 0;
@@ -86,6 +93,7 @@ std::vector<std::string> read_deps_file(const std::string& path) {
   return out;
 }
 
+// mkstemp: a unique name created atomically, so concurrent watchers never share one.
 TempFile::TempFile() {
   const char* dir = std::getenv("TMPDIR");
   std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/warplab-deps-XXXXXX";

@@ -50,6 +50,9 @@ bool FileWatcher::is_ignored(std::string_view name) {
   return false;
 }
 
+// A directory is watched while any file of the set lives in it. Watches no longer
+// needed are removed, new ones added, and the rest stay untouched, so no event is lost
+// while the set is replaced after a run.
 std::vector<std::string> FileWatcher::set_files(const std::vector<std::string>& paths) {
   files_.clear();
   for (const auto& p : paths) {
@@ -80,6 +83,8 @@ std::vector<std::string> FileWatcher::set_files(const std::vector<std::string>& 
   return failed;
 }
 
+// Moves the deadline of the pending batch: every event restarts the quiet window, but
+// never past first event + max_wait (see Debounce).
 void FileWatcher::note(const std::string& path, bool ends_save) {
   const auto now = Clock::now();
   if (pending_.empty()) first_ = now;
@@ -88,6 +93,8 @@ void FileWatcher::note(const std::string& path, bool ends_save) {
   due_ = std::min(now + (ends_save ? d_.settle : d_.quiet), first_ + d_.max_wait);
 }
 
+// Drains the non-blocking inotify descriptor. Each record is an inotify_event followed by
+// `len` bytes of NUL-padded name; the name is relative to the watched directory.
 void FileWatcher::read_events() {
   alignas(inotify_event) char buf[16384];
   for (;;) {

@@ -121,6 +121,12 @@ TEST(ReplComplete, GlobalsFieldsAttributesAndMethods) {
   EXPECT_EQ(complete(L, "s:up"), (std::vector<std::string>{"upper"}));
   EXPECT_EQ(complete(L, "obj:"), (std::vector<std::string>{"run"})) << "methods: functions only";
   EXPECT_EQ(complete(L, "obj."), (std::vector<std::string>{"own", "run", "size"}));
+  // Objects whose __index is a function list their fields in the metatable's __fields.
+  luaL_dostring(L, "ud = setmetatable({}, {__index = function() end, __fields = {'alpha', 'beta'}})\n"
+                   "m = setmetatable({}, {__index = function() end,\n"
+                   "                      __fields = function(o) return {'k_one', 'k_two', 'x'} end})");
+  EXPECT_EQ(complete(L, "ud.a"), (std::vector<std::string>{"alpha"}));
+  EXPECT_EQ(complete(L, "m.k_"), (std::vector<std::string>{"k_one", "k_two"}));
   EXPECT_TRUE(complete(L, "dev.attr.nonsense.x").empty()) << "a raising __index gives nothing";
   EXPECT_TRUE(complete(L, "nothing_here.x").empty());
   EXPECT_EQ(lua_gettop(L), 0);
