@@ -24,3 +24,9 @@ foreach(t ${WARPLAB_CLI_TESTS})
   add_test(NAME cli.${name} COMMAND bash ${t} $<TARGET_FILE:warplab> ${CMAKE_SOURCE_DIR})
   set_tests_properties(cli.${name} PROPERTIES SKIP_RETURN_CODE 77)
 endforeach()
+
+# The REPL engine and the watcher core live in host/app (they are the program's, not a
+# library's), yet have unit tests: compile those pieces into the test binary as well.
+file(GLOB WARPLAB_APP_UNIT_SRC CONFIGURE_DEPENDS host/app/repl_*.cpp host/app/watch_*.cpp)
+target_sources(warplab_unit_tests PRIVATE ${WARPLAB_APP_UNIT_SRC})
+target_link_libraries(warplab_unit_tests PRIVATE PkgConfig::LIBEDIT)

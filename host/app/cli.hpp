@@ -57,5 +57,7 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out);
 void add_compile_command(CLI::App& app, const Globals& g, Commands& out);
 void add_run_command(CLI::App& app, const Globals& g, Commands& out);
 void add_cache_command(CLI::App& app, const Globals& g, Commands& out);
+void add_repl_command(CLI::App& app, const Globals& g, Commands& out);
+void add_watch_command(CLI::App& app, const Globals& g, Commands& out);
 
 }  // namespace warplab::app

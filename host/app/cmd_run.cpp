@@ -6,6 +6,7 @@
 #include <map>
 
 #include "app/cli.hpp"
+#include "bind/deps.hpp"
 #include "bind/state.hpp"
 #include "cu/driver.hpp"
 
@@ -47,6 +48,7 @@ int run_script(const Globals& g, const RunArgs& a) {
   if (!std::filesystem::is_regular_file(a.script))
     throw Failure(kBadInput, "script '" + a.script + "' not found");
   const auto params = parse_params(a.params);
+  bind::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
   cu::DeviceSnapshot target = select_target(g, /*fallback=*/true);
   const bool offline = !target.live();
   std::string reason;

@@ -61,6 +61,8 @@ int main(int argc, char** argv) {
   add_compile_command(app, g, commands);
   add_run_command(app, g, commands);
   add_cache_command(app, g, commands);
+  add_repl_command(app, g, commands);
+  add_watch_command(app, g, commands);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,209 @@
+// cmd_repl.cpp: `warplab repl`: an interactive Lua prompt with the warplab API and `dev`
+// bound to cuda.device(). The prompt (libedit, when stdin is a terminal) runs here; the
+// Lua state lives in a worker process (repl_worker.hpp). Piped stdin is read line by
+// line with no prompts; the exit status is 1 when any chunk failed.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "app/cli.hpp"
+#include "app/repl_prompt.hpp"
+#include "app/repl_worker.hpp"
+#include "bind/state.hpp"
+#include "cu/driver.hpp"
+#include "cu/error.hpp"
+
+namespace warplab::app {
+namespace {
+
+constexpr const char* kHelp =
+    "Lua 5.4 with the warplab API; `dev` is cuda.device().\n"
+    "  EXPR              prints its value (tables nested, warplab objects via tostring)\n"
+    "  :attrs [PATTERN]  dev.attr entries matching a glob (max_*) or a part of a name\n"
+    "  :reload           start a fresh worker (the Lua state is lost)\n"
+    "  :help             this text\n"
+    "  :quit             leave (Ctrl-D too)\n"
+    "Tab completes globals, fields (dev.attr.max_<Tab>) and methods (obj:<Tab>).\n"
+    "Ctrl-C stops running code (a second Ctrl-C kills the worker); at the prompt it\n"
+    "clears the line.\n";
+
+// The exit code for a driver-layer error raised while opening the state, as main maps it.
+int code_for(const cu::Error& e) {
+  switch (e.code()) {
+    case CUDA_SUCCESS: return kBadInput;  // a profile or input problem, not the driver
+    case CUDA_ERROR_NO_DEVICE: case CUDA_ERROR_INVALID_DEVICE: case CUDA_ERROR_NOT_INITIALIZED:
+      return kNoDevice;
+    default: return kCudaError;
+  }
+}
+
+// Runs in each new worker. `notes` is the parent's copy of the globals at fork time;
+// after the first start it has quiet set, so the offline note is said once.
+bind::StatePtr open_worker_state(const Globals& g, const Globals& notes) {
+  try {
+    cu::DeviceSnapshot target = select_target(notes, /*fallback=*/true);
+    const bool offline = !target.live();
+    std::string reason;
+    if (!g.profile.empty()) reason = "working from profile '" + g.profile + "'";
+    else if (!cu::driver_available(&reason)) {}
+    else if (offline) reason = "no CUDA device: the driver found no GPU";
+    bind::RuntimeOptions opts{g.device, g.profile, true, g.sync, g.quiet, g.timeout};
+    return bind::open_state(opts, std::move(target), offline, reason);
+  } catch (const Failure& e) {
+    throw repl::StartError(e.code, e.what());
+  } catch (const cu::Error& e) {
+    throw repl::StartError(code_for(e), e.what());
+  }
+}
+
+// What both front ends share: commands, accumulating multi-line chunks, printing.
+class Session {
+ public:
+  explicit Session(repl::Worker& w) : w_(w) {}
+
+  bool continuing() const { return !pending_.empty(); }
+  bool failed() const { return failed_; }
+  void drop_pending() { pending_.clear(); }
+
+  // One input line; false when the user asked to leave. A line starting with ':' is a
+  // command only at the start of a chunk, and "::" starts a Lua goto label.
+  bool line(const std::string& text) {
+    if (pending_.empty() && text.rfind(':', 0) == 0 && text.rfind("::", 0) != 0) return command(text);
+    pending_ += (pending_.empty() ? "" : "\n") + text;
+    if (pending_.find_first_not_of(" \t\r") == std::string::npos) {
+      pending_.clear();
+      return true;
+    }
+    const repl::Reply r = w_.eval(pending_, false);
+    if (r.status != repl::Reply::kIncomplete) {
+      pending_.clear();
+      show(r);
+    }
+    return true;
+  }
+
+  // End of input: a chunk still open is evaluated as is (its syntax error shows).
+  void finish() {
+    if (pending_.empty()) return;
+    show(w_.eval(pending_, true));
+    pending_.clear();
+  }
+
+  // Values to stdout, errors to stderr (stdout flushed first, so a terminal shows them
+  // in order); a dead worker is replaced at once.
+  void show(const repl::Reply& r) {
+    switch (r.status) {
+      case repl::Reply::kOk:
+        if (!r.text.empty()) std::printf("%s\n", r.text.c_str());
+        break;
+      case repl::Reply::kDied:
+        restart(r.text + "; state lost, new worker started");
+        break;
+      default:
+        std::fflush(stdout);
+        std::fprintf(stderr, "%s\n", r.text.c_str());
+        failed_ = true;
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+  }
+
+  // The worker died (or :reload): start a fresh one and say so in one line.
+  void restart(const std::string& note) {
+    w_.restart();
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n", note.c_str());
+    if (note.find("died") != std::string::npos) failed_ = true;
+  }
+
+ private:
+  bool command(const std::string& text) {
+    const auto sp = text.find_first_of(" \t");
+    const std::string cmd = text.substr(0, sp);
+    const auto arg_at = text.find_first_not_of(" \t", sp == std::string::npos ? text.size() : sp);
+    std::string arg = arg_at == std::string::npos ? "" : text.substr(arg_at);
+    while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\t')) arg.pop_back();
+    if (cmd == ":quit" || cmd == ":q") return false;
+    if (cmd == ":help" || cmd == ":h") std::fputs(kHelp, stdout);
+    else if (cmd == ":attrs") show(w_.attrs(arg));
+    else if (cmd == ":reload") restart("new worker started; state cleared");
+    else show({repl::Reply::kError, "unknown command '" + cmd + "' (:help lists them)"});
+    std::fflush(stdout);
+    return true;
+  }
+
+  repl::Worker& w_;
+  std::string pending_;
+  bool failed_ = false;
+};
+
+// The terminal front end: libedit reads lines, Tab asks the worker, and a worker that
+// died while completing is replaced on the spot (the note is shown above the line).
+int interactive(repl::Worker& w, Session& s, const Globals& g) {
+  repl::install_interrupt_handler();
+  repl::LineEditor ed(repl::history_path(), [&](const std::string& line) {
+    repl::Completion c;
+    c.candidates = w.complete(line);
+    if (!w.alive()) {
+      const std::string died = w.death();
+      w.restart();
+      c.note = died + "; state lost, new worker started";
+    }
+    return c;
+  });
+  if (!g.quiet) {
+    const repl::Reply who = w.eval("tostring(dev)", false);
+    std::printf("warplab %s on %s; :help for commands, Ctrl-D to leave\n", WARPLAB_VERSION,
+                who.status == repl::Reply::kOk ? who.text.c_str() : "no device");
+  }
+  std::string line;
+  for (;;) {
+    std::fflush(stdout);
+    const auto st = ed.read(s.continuing() ? ">> " : "> ", line);
+    if (st == repl::LineEditor::Status::kEof) {
+      std::fputs("\n", stdout);
+      break;
+    }
+    if (st == repl::LineEditor::Status::kInterrupted) {
+      s.drop_pending();
+      std::fputs("\n", stdout);
+      continue;
+    }
+    ed.remember(line);
+    if (!s.line(line)) break;
+  }
+  return kOk;  // errors at an interactive prompt are part of the conversation
+}
+
+// The state is opened in the worker, never here: CUDA must not be initialized in a
+// process that forks afterwards (the child could not use it).
+int run_repl(const Globals& g) {
+  Globals notes = g;  // the worker reads it at fork time: see open_worker_state
+  repl::Worker w([&g, &notes] { return open_worker_state(g, notes); });
+  try {
+    w.start();
+  } catch (const repl::StartError& e) {
+    throw Failure(e.code, e.what());
+  }
+  notes.quiet = true;
+  Session s(w);
+  try {
+    if (::isatty(STDIN_FILENO)) return interactive(w, s, g);
+    for (std::string line; std::getline(std::cin, line);)
+      if (!s.line(line)) return s.failed() ? kFailed : kOk;
+    s.finish();
+  } catch (const repl::StartError& e) {  // a restart failed: nothing left to talk to
+    throw Failure(e.code, e.what());
+  }
+  return s.failed() ? kFailed : kOk;
+}
+
+}  // namespace
+
+void add_repl_command(CLI::App& app, const Globals& g, Commands& out) {
+  auto* sub = app.add_subcommand("repl", "interactive Lua prompt with the warplab API");
+  out.push_back({sub, [&g] { return run_repl(g); }});
+}
+
+}  // namespace warplab::app

@@ -1,0 +1,73 @@
+// watch_files.hpp: the core of `warplab watch`: notices saves of a set of files. It
+// watches their DIRECTORIES with inotify, because editors save by writing a temporary
+// file and renaming it over the original (vim, VS Code, JetBrains), which a watch on the
+// file itself would lose. Events are matched against the set, editor swap and backup
+// files are ignored, and bursts are coalesced into one batch. Linux only; no Lua.
+#pragma once
+#include <chrono>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace warplab::app::watch {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+struct Batch {
+  std::vector<std::string> paths;  // the watched files that changed, sorted
+  Clock::time_point last_event;    // when the last event of the burst was read
+};
+
+// When a burst of events has settled. An event that ends a save (close after writing,
+// a rename onto the name) settles after `settle`; any other (create, delete, rename
+// away) waits `quiet`, since the save is still under way. A stream of events that never
+// goes quiet still gives a batch every `max_wait`.
+struct Debounce {
+  milliseconds quiet{50};
+  milliseconds settle{10};
+  milliseconds max_wait{1000};
+};
+
+class FileWatcher {
+ public:
+  explicit FileWatcher(Debounce d = {});
+  ~FileWatcher();
+  FileWatcher(const FileWatcher&) = delete;
+  FileWatcher& operator=(const FileWatcher&) = delete;
+
+  // Replaces the watched set (paths are made absolute; symlinks add their target too).
+  // Returns the directories that could not be watched (missing, no permission).
+  std::vector<std::string> set_files(const std::vector<std::string>& paths);
+  const std::set<std::string>& files() const { return files_; }
+  size_t directory_count() const { return dirs_.size(); }
+
+  // The inotify descriptor, for poll(); read_events() when it is readable.
+  int fd() const { return fd_; }
+  void read_events();
+  // Milliseconds until the pending batch is due; -1 when nothing is pending.
+  int timeout_ms() const;
+  // The pending batch once it has settled.
+  std::optional<Batch> take_due();
+  // poll + read_events + take_due until a batch is due or `limit` passes (for tests and
+  // simple callers).
+  std::optional<Batch> wait(milliseconds limit);
+
+  // Names editors write beside the real file: x.swp, x~, 4913, .#x, x___jb_tmp___ ...
+  static bool is_ignored(std::string_view name);
+
+ private:
+  void note(const std::string& path, bool ends_save);
+
+  int fd_ = -1;
+  Debounce d_;
+  std::set<std::string> files_;
+  std::unordered_map<int, std::string> dirs_;  // watch descriptor -> directory
+  std::set<std::string> pending_;
+  Clock::time_point first_{}, last_{}, due_{};
+};
+
+}  // namespace warplab::app::watch

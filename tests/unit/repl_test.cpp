@@ -1,0 +1,274 @@
+// repl_test.cpp: the REPL engine without a terminal: the value printer, the completer
+// (dev.attr.max_<Tab>, methods, keywords), evaluation (expressions first, incomplete
+// chunks, errors, Ctrl-C as a hook that pcall cannot swallow), :attrs, the framing,
+// and the worker process (state kept across requests, lost and replaced on a crash).
+// The Lua state is a real warplab state on an offline device snapshot.
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <thread>
+
+#include "app/repl_attrs.hpp"
+#include "app/repl_complete.hpp"
+#include "app/repl_eval.hpp"
+#include "app/repl_pretty.hpp"
+#include "app/repl_protocol.hpp"
+#include "app/repl_worker.hpp"
+#include "bind/state.hpp"
+
+using namespace warplab;
+using namespace warplab::app::repl;
+using namespace std::chrono_literals;
+
+namespace {
+
+bind::StatePtr test_state() {
+  cu::DeviceSnapshot d;
+  d.name = "Test GPU";
+  d.cc_major = 9;
+  d.source = "profile test";
+  d.attributes = {{"warp_size", 32}, {"max_threads_per_block", 1024},
+                  {"max_shared_memory_per_block", 49152}, {"max_block_dim_x", 1024},
+                  {"multiprocessor_count", 132}};
+  return bind::open_state(bind::RuntimeOptions{}, d, true, "unit test");
+}
+
+std::string show(lua_State* L, const char* expr, PrettyOptions o = {}) {
+  EXPECT_EQ(luaL_dostring(L, (std::string("return ") + expr).c_str()), LUA_OK) << lua_tostring(L, -1);
+  std::string s = pretty(L, -1, o);
+  lua_settop(L, 0);
+  return s;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// SIGINT to this thread after `delay`, from another thread (as a terminal would).
+std::thread interrupt_later(std::chrono::milliseconds delay, int times = 1) {
+  const pthread_t target = pthread_self();
+  return std::thread([=] {
+    for (int i = 0; i < times; ++i) {
+      std::this_thread::sleep_for(delay);
+      pthread_kill(target, SIGINT);
+    }
+  });
+}
+
+}  // namespace
+
+TEST(ReplPretty, NestedTablesSortedQuotedAndCut) {
+  auto st = test_state();
+  lua_State* L = st.get();
+  EXPECT_EQ(show(L, "{3, 2, b = 'x', a = {1, {2}}}"), "{3, 2, a = {1, {2}}, b = \"x\"}");
+  EXPECT_EQ(show(L, "'top'"), "top") << "a top-level string prints raw, as print does";
+  EXPECT_EQ(show(L, "{['a b'] = 1, [true] = 2, ['end'] = 3}"), "{[\"a b\"] = 1, [\"end\"] = 3, [true] = 2}");
+  EXPECT_EQ(show(L, "{a = {b = {c = {d = 1}}}}"), "{a = {b = {c = {...}}}}");
+  PrettyOptions o;
+  o.max_items = 3;
+  EXPECT_EQ(show(L, "{1, 2, 3, 4, 5, x = 1}", o), "{1, 2, 3, ... (3 more)}");
+  EXPECT_EQ(show(L, "{}"), "{}");
+  luaL_dostring(L, "cyc = {}; cyc.self = cyc");
+  EXPECT_EQ(show(L, "cyc"), "{self = <cycle>}");
+  EXPECT_EQ(show(L, "setmetatable({}, {__tostring = function() return 'obj!' end})"), "obj!");
+  EXPECT_EQ(show(L, "{'a\\nb'}"), "{\"a\\nb\"}");
+  luaL_dostring(L, "dev = cuda.device()");
+  const std::string dev = show(L, "dev");
+  EXPECT_EQ(dev.rfind("Test GPU", 0), 0u) << "warplab objects print through tostring: " << dev;
+  EXPECT_EQ(dev, show(L, "tostring(dev)"));
+}
+
+TEST(ReplPretty, LongTablesGoMultiLine) {
+  auto st = test_state();
+  const std::string s = show(st.get(), "{alpha = string.rep('a', 40), beta = string.rep('b', 40)}");
+  EXPECT_EQ(s, "{\n  alpha = \"" + std::string(40, 'a') + "\",\n  beta = \"" + std::string(40, 'b') + "\",\n}");
+}
+
+TEST(ReplComplete, FindsTheWordBeforeTheCursor) {
+  CompletionWord w = completion_word("print(dev.attr.max_");
+  EXPECT_EQ(w.path, (std::vector<std::string>{"dev", "attr"}));
+  EXPECT_EQ(w.sep, '.');
+  EXPECT_EQ(w.partial, "max_");
+  w = completion_word("x = s:up");
+  EXPECT_EQ(w.path, (std::vector<std::string>{"s"}));
+  EXPECT_EQ(w.sep, ':');
+  EXPECT_EQ(w.partial, "up");
+  w = completion_word("pri");
+  EXPECT_TRUE(w.path.empty());
+  EXPECT_EQ(w.partial, "pri");
+  EXPECT_FALSE(completion_word("x = 1.5").valid);
+  EXPECT_FALSE(completion_word("a:b.c").valid);
+  EXPECT_FALSE(completion_word("a..b").valid);
+}
+
+TEST(ReplComplete, GlobalsFieldsAttributesAndMethods) {
+  auto st = test_state();
+  lua_State* L = st.get();
+  Evaluator ev(L);  // binds dev
+  const auto attrs = complete(L, "dev.attr.max_");
+  EXPECT_EQ(attrs, (std::vector<std::string>{"max_block_dim_x", "max_shared_memory_per_block",
+                                             "max_threads_per_block"}));
+  EXPECT_EQ(complete(L, "x = dev.attr.wa"), (std::vector<std::string>{"warp_size"}));
+  EXPECT_TRUE(has(complete(L, "pri"), "print"));
+  EXPECT_TRUE(has(complete(L, "wh"), "while")) << "keywords complete at the start of a name";
+  EXPECT_EQ(complete(L, "string.fo"), (std::vector<std::string>{"format"}));
+  luaL_dostring(L, "s = 'text'; obj = setmetatable({own = 1}, {__index = {run = function() end, size = 2}})");
+  EXPECT_EQ(complete(L, "s:up"), (std::vector<std::string>{"upper"}));
+  EXPECT_EQ(complete(L, "obj:"), (std::vector<std::string>{"run"})) << "methods: functions only";
+  EXPECT_EQ(complete(L, "obj."), (std::vector<std::string>{"own", "run", "size"}));
+  // Objects whose __index is a function list their fields in the metatable's __fields.
+  luaL_dostring(L, "ud = setmetatable({}, {__index = function() end, __fields = {'alpha', 'beta'}})\n"
+                   "m = setmetatable({}, {__index = function() end,\n"
+                   "                      __fields = function(o) return {'k_one', 'k_two', 'x'} end})");
+  EXPECT_EQ(complete(L, "ud.a"), (std::vector<std::string>{"alpha"}));
+  EXPECT_EQ(complete(L, "m.k_"), (std::vector<std::string>{"k_one", "k_two"}));
+  EXPECT_TRUE(complete(L, "dev.attr.nonsense.x").empty()) << "a raising __index gives nothing";
+  EXPECT_TRUE(complete(L, "nothing_here.x").empty());
+  EXPECT_EQ(lua_gettop(L), 0);
+  EXPECT_EQ(common_prefix({"max_threads", "max_shared", "max_block"}), "max_");
+}
+
+TEST(ReplEval, ExpressionsStatementsAndIncompleteChunks) {
+  auto st = test_state();
+  Evaluator ev(st.get());
+  EXPECT_EQ(ev.eval("1 + 1", false).text, "2");
+  EXPECT_EQ(ev.eval("x = 5", false).text, "");
+  EXPECT_EQ(ev.eval("x", false).text, "5") << "globals persist between chunks";
+  EXPECT_EQ(ev.eval("dev.attr.warp_size", false).text, "32");
+  EXPECT_EQ(ev.eval("return 1, 'two'", false).text, "1\ttwo");
+  EXPECT_EQ(ev.eval("for i = 1, 2 do", false).status, EvalResult::kIncomplete);
+  EXPECT_EQ(ev.eval("for i = 1, 2 do\n y = i\nend", false).status, EvalResult::kOk);
+  EXPECT_EQ(ev.eval("y", false).text, "2");
+  const EvalResult eof = ev.eval("for i = 1, 2 do", true);
+  EXPECT_EQ(eof.status, EvalResult::kError) << "at end of input an open chunk is an error";
+  EXPECT_NE(eof.text.find("<eof>"), std::string::npos);
+  const EvalResult err = ev.eval("error('boom')", false);
+  EXPECT_EQ(err.status, EvalResult::kError);
+  EXPECT_EQ(err.text, "repl:1: boom") << "no traceback that only repeats the typed line";
+  EXPECT_EQ(ev.eval("1 +", false).status, EvalResult::kIncomplete);
+  EXPECT_EQ(ev.eval("1 + )", false).status, EvalResult::kError);
+}
+
+TEST(ReplEval, AnErrorInsideAFileShowsItsTraceback) {
+  auto st = test_state();
+  Evaluator ev(st.get());
+  const std::string file = ::testing::TempDir() + "/warplab_repl_mod.lua";
+  FILE* f = std::fopen(file.c_str(), "w");
+  std::fputs("local function inner() error('deep') end\nreturn function() inner() end\n", f);
+  std::fclose(f);
+  const EvalResult r = ev.eval("dofile('" + file + "')()", false);
+  EXPECT_EQ(r.status, EvalResult::kError);
+  EXPECT_NE(r.text.find("warplab_repl_mod.lua:1: deep"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("stack traceback"), std::string::npos) << r.text;
+}
+
+TEST(ReplEval, CtrlCStopsALoopEvenThroughPcall) {
+  auto st = test_state();
+  Evaluator ev(st.get());
+  Evaluator::install_sigint();
+  auto t = interrupt_later(200ms);
+  const EvalResult r = ev.eval("while true do end", false);
+  t.join();
+  EXPECT_EQ(r.status, EvalResult::kError);
+  EXPECT_NE(r.text.find("interrupted"), std::string::npos) << r.text;
+  auto t2 = interrupt_later(200ms);
+  const EvalResult r2 = ev.eval("while true do pcall(function() while true do end end) end", false);
+  t2.join();
+  EXPECT_NE(r2.text.find("interrupted"), std::string::npos) << "the hook re-arms after pcall";
+  // A Ctrl-C while idle does not poison the next chunk.
+  ::raise(SIGINT);
+  EXPECT_EQ(ev.eval("40 + 2", false).text, "42");
+  std::signal(SIGINT, SIG_DFL);
+}
+
+TEST(ReplAttrs, ListsMatchingAttributesOrSaysWhy) {
+  auto st = test_state();
+  Evaluator ev(st.get());
+  const EvalResult r = ev.attrs("max_*");
+  EXPECT_EQ(r.status, EvalResult::kOk);
+  EXPECT_NE(r.text.find("max_threads_per_block"), std::string::npos);
+  EXPECT_EQ(r.text.find("warp_size"), std::string::npos);
+  EXPECT_EQ(r.text.rfind("max_block_dim_x", 0), 0u) << "sorted by name";
+  EXPECT_NE(ev.attrs("").text.find("warp_size"), std::string::npos);
+  const EvalResult none = ev.attrs("zzz");
+  EXPECT_EQ(none.status, EvalResult::kError);
+  EXPECT_EQ(none.text, "no attribute matches 'zzz' (a glob like max_*, or part of a name)");
+  EXPECT_TRUE(attr_matches("WARP", "warp_size"));
+  EXPECT_TRUE(attr_matches("*_dim_?", "max_block_dim_x"));
+  EXPECT_FALSE(attr_matches("max_*", "warp_size"));
+  ev.eval("dev = nil", false);
+  EXPECT_EQ(ev.attrs("").status, EvalResult::kError);
+}
+
+TEST(ReplProtocol, FramesRoundTrip) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  const std::string big(1 << 20, 'x');
+  std::thread writer([&] {
+    write_message(sv[0], kEval, "");
+    write_message(sv[0], kComplete, big);
+    ::write(sv[0], "E\xff\xff\xff\xff", 5);  // a length past the limit
+  });
+  auto a = read_message(sv[1]);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->type, kEval);
+  EXPECT_EQ(a->payload, "");
+  auto b = read_message(sv[1]);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->payload, big);
+  EXPECT_FALSE(read_message(sv[1])) << "an oversized frame is refused";
+  writer.join();
+  ::close(sv[0]);
+  ::close(sv[1]);
+}
+
+TEST(ReplWorker, KeepsStateAndReplacesACrashedWorker) {
+  Worker w(test_state);
+  w.start();
+  EXPECT_EQ(w.eval("x = 41", false).status, Reply::kOk);
+  EXPECT_EQ(w.eval("x + 1", false).text, "42");
+  EXPECT_TRUE(has(w.complete("dev.attr.max_t"), "max_threads_per_block"));
+  EXPECT_EQ(w.attrs("warp").text.rfind("warp_size  32", 0), 0u) << "name, value (and unit)";
+  const Reply died = w.eval("os.execute('kill -SEGV ' .. io.open('/proc/self/stat'):read('n'))", false);
+  EXPECT_EQ(died.status, Reply::kDied);
+  EXPECT_EQ(died.text, "worker died (signal 11)");
+  EXPECT_FALSE(w.alive());
+  w.restart();
+  EXPECT_EQ(w.eval("x", false).text, "nil") << "the state went with the worker";
+  EXPECT_EQ(w.eval("dev.attr.warp_size", false).text, "32") << "dev is bound again";
+}
+
+TEST(ReplWorker, StartFailureCarriesCodeAndMessage) {
+  Worker w([]() -> bind::StatePtr { throw StartError(4, "unknown profile 'x'"); });
+  try {
+    w.start();
+    FAIL() << "start() should throw";
+  } catch (const StartError& e) {
+    EXPECT_EQ(e.code, 4);
+    EXPECT_STREQ(e.what(), "unknown profile 'x'");
+  }
+}
+
+TEST(ReplWorker, CtrlCInterruptsThenKills) {
+  Worker w(test_state);
+  w.start();
+  install_interrupt_handler();
+  auto t = interrupt_later(300ms);
+  const Reply r = w.eval("while true do end", false);
+  t.join();
+  EXPECT_EQ(r.status, Reply::kError);
+  EXPECT_NE(r.text.find("interrupted"), std::string::npos) << r.text;
+  EXPECT_EQ(w.eval("1", false).text, "1") << "the worker survived the first Ctrl-C";
+  // A C call that ignores SIGINT (system() does): the second Ctrl-C kills the worker.
+  auto t2 = interrupt_later(300ms, 2);
+  const Reply k = w.eval("os.execute('sleep 20')", false);
+  t2.join();
+  EXPECT_EQ(k.status, Reply::kDied);
+  EXPECT_EQ(k.text, "worker died (signal 9)");
+  std::signal(SIGINT, SIG_DFL);
+}

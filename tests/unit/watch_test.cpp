@@ -1,0 +1,258 @@
+// watch_test.cpp: the core of `warplab watch` on real files in a temp dir: saves seen
+// through directory watches (plain, atomic rename, delete + recreate, a header in
+// another folder), bursts coalesced, editor droppings ignored; the child runner (exit
+// status, process-group kill, environment, unblocked signals); the dependency record.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "app/watch_child.hpp"
+#include "app/watch_files.hpp"
+#include "bind/deps.hpp"
+
+namespace fs = std::filesystem;
+using namespace warplab::app::watch;
+using namespace std::chrono_literals;
+
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "warplab-watch-XXXXXX").string();
+    path_ = ::mkdtemp(t.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::trunc) << text;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// What vim (backupcopy=no), VS Code's atomic save and JetBrains' safe write do.
+void atomic_save(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp-save";
+  write_file(tmp, text);
+  fs::rename(tmp, path);
+}
+
+std::vector<std::string> one(const std::string& p) { return {p}; }
+
+}  // namespace
+
+TEST(FileWatcher, PlainSaveGivesOneBatchWithThePath) {
+  TempDir d;
+  write_file(d / "s.lua", "v1");
+  FileWatcher w;
+  w.set_files({d / "s.lua"});
+  EXPECT_FALSE(w.wait(100ms)) << "no change yet";
+  write_file(d / "s.lua", "v2");
+  const auto b = w.wait(2s);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->paths, one(d / "s.lua"));
+  EXPECT_FALSE(w.wait(100ms)) << "one save, one batch";
+}
+
+TEST(FileWatcher, AtomicRenameOverTheFileIsSeen) {
+  TempDir d;
+  write_file(d / "k.cu", "old");
+  FileWatcher w;
+  w.set_files({d / "k.cu"});
+  atomic_save(d / "k.cu", "new");
+  const auto b = w.wait(2s);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->paths, one(d / "k.cu"));
+  EXPECT_EQ(read_file(d / "k.cu"), "new");
+  // The new inode is watched as well as the old one was: a second save is seen too.
+  atomic_save(d / "k.cu", "newer");
+  ASSERT_TRUE(w.wait(2s));
+}
+
+TEST(FileWatcher, DeleteThenRecreateIsSeenBothTimes) {
+  TempDir d;
+  write_file(d / "s.lua", "v1");
+  FileWatcher w;
+  w.set_files({d / "s.lua"});
+  fs::remove(d / "s.lua");
+  const auto gone = w.wait(2s);
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->paths, one(d / "s.lua"));
+  EXPECT_FALSE(fs::exists(d / "s.lua"));
+  write_file(d / "s.lua", "v2");
+  const auto back = w.wait(2s);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->paths, one(d / "s.lua"));
+  EXPECT_EQ(read_file(d / "s.lua"), "v2");
+}
+
+TEST(FileWatcher, HeaderInAnotherDirectory) {
+  TempDir d;
+  fs::create_directories(d / "include/warplab");
+  write_file(d / "s.lua", "script");
+  write_file(d / "k.cu", "#include <warplab/h.cuh>");
+  write_file(d / "include/warplab/h.cuh", "v1");
+  FileWatcher w;
+  EXPECT_TRUE(w.set_files({d / "s.lua", d / "k.cu", d / "include/warplab/h.cuh"}).empty());
+  EXPECT_EQ(w.directory_count(), 2u);
+  write_file(d / "include/warplab/h.cuh", "v2");
+  const auto b = w.wait(2s);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->paths, one(d / "include/warplab/h.cuh"));
+}
+
+TEST(FileWatcher, RapidSavesCoalesceAndTheLastContentWins) {
+  TempDir d;
+  write_file(d / "k.cu", "start");
+  FileWatcher w;
+  w.set_files({d / "k.cu"});
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int i = 0; i < 200; ++i) {
+      if (i % 2) atomic_save(d / "k.cu", "v" + std::to_string(i));
+      else write_file(d / "k.cu", "v" + std::to_string(i));
+      std::this_thread::sleep_for(200us);
+    }
+    done = true;
+  });
+  int batches = 0;
+  std::string seen;
+  // Collect batches until the writer is done and nothing more comes for 500 ms; each
+  // batch "runs" by reading the file, as a re-run would.
+  for (;;) {
+    const auto b = w.wait(500ms);
+    if (!b) {
+      if (done) break;
+      continue;
+    }
+    ++batches;
+    seen = read_file(d / "k.cu");
+  }
+  writer.join();
+  EXPECT_GE(batches, 1);
+  EXPECT_LE(batches, 20) << "200 saves 0.2 ms apart must coalesce";
+  EXPECT_EQ(seen, "v199") << "the run after the burst sees the final content";
+}
+
+TEST(FileWatcher, EditorSwapAndBackupFilesAreIgnored) {
+  TempDir d;
+  write_file(d / "s.lua", "v1");
+  FileWatcher w;
+  w.set_files({d / "s.lua"});
+  for (const char* n : {".s.lua.swp", "s.lua~", "4913", ".#s.lua", "s.lua___jb_tmp___"})
+    write_file(d / n, "junk");
+  write_file(d / "other.lua", "not watched");
+  EXPECT_FALSE(w.wait(300ms));
+  EXPECT_TRUE(FileWatcher::is_ignored("x.swp"));
+  EXPECT_TRUE(FileWatcher::is_ignored("x.lua~"));
+  EXPECT_TRUE(FileWatcher::is_ignored("4913"));
+  EXPECT_TRUE(FileWatcher::is_ignored(".#x.lua"));
+  EXPECT_FALSE(FileWatcher::is_ignored("x.lua"));
+  EXPECT_FALSE(FileWatcher::is_ignored("x.cuh"));
+}
+
+TEST(FileWatcher, ASaveStillUnderWayWaitsForTheQuietWindow) {
+  TempDir d;
+  FileWatcher w(Debounce{50ms, 10ms, 1000ms});
+  w.set_files({d / "new.cu"});
+  const int fd = ::open((d / "new.cu").c_str(), O_CREAT | O_WRONLY, 0644);  // IN_CREATE only
+  ASSERT_GE(fd, 0);
+  EXPECT_FALSE(w.wait(25ms)) << "a create alone must wait the 50 ms quiet window";
+  ASSERT_EQ(::write(fd, "x", 1), 1);
+  ::close(fd);  // IN_CLOSE_WRITE: the save is complete
+  const auto b = w.wait(2s);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->paths, one(d / "new.cu"));
+}
+
+TEST(FileWatcher, ReplacingTheSetStopsWatchingOldFiles) {
+  TempDir d;
+  fs::create_directories(d / "sub");
+  write_file(d / "a.lua", "a");
+  write_file(d / "sub/b.lua", "b");
+  FileWatcher w;
+  w.set_files({d / "a.lua"});
+  w.set_files({d / "sub/b.lua"});
+  EXPECT_EQ(w.directory_count(), 1u);
+  write_file(d / "a.lua", "a2");
+  EXPECT_FALSE(w.wait(200ms));
+  write_file(d / "sub/b.lua", "b2");
+  ASSERT_TRUE(w.wait(2s));
+}
+
+TEST(ChildRun, ReportsTheExitStatus) {
+  ChildRun c("/bin/sh", {"sh", "-c", "exit 3"}, {});
+  std::optional<int> st;
+  for (int i = 0; i < 500 && !(st = c.finished()); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(describe_status(*st), "exit 3");
+}
+
+TEST(ChildRun, KillEndsTheWholeProcessGroup) {
+  TempDir d;
+  const std::string pidfile = d / "bg.pid";
+  ChildRun c("/bin/sh", {"sh", "-c", "sleep 30 & echo $! > " + pidfile + "; wait"}, {});
+  for (int i = 0; i < 500 && read_file(pidfile).empty(); ++i) std::this_thread::sleep_for(10ms);
+  const int bg = std::atoi(read_file(pidfile).c_str());
+  ASSERT_GT(bg, 0);
+  EXPECT_EQ(describe_status(c.kill()), "signal 9 (Killed)");
+  std::this_thread::sleep_for(100ms);
+  // The background sleep is gone too (or a zombie waiting for init to reap it).
+  const std::string stat = read_file("/proc/" + std::to_string(bg) + "/stat");
+  EXPECT_TRUE(stat.empty() || stat.find(") Z ") != std::string::npos) << stat;
+}
+
+TEST(ChildRun, PassesTheEnvironmentAndUnblocksSignals) {
+  TempDir d;
+  sigset_t term, old;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  ::sigprocmask(SIG_BLOCK, &term, &old);  // as the watcher blocks what its signalfd reads
+  ChildRun c("/bin/sh", {"sh", "-c", "echo \"$WARPLAB_DEPS_FILE\" > " + (d / "env") + "; kill -TERM $$; sleep 20"},
+             {{"WARPLAB_DEPS_FILE", "/tmp/deps-x"}});
+  std::optional<int> st;
+  for (int i = 0; i < 500 && !(st = c.finished()); ++i) std::this_thread::sleep_for(10ms);
+  ::sigprocmask(SIG_SETMASK, &old, nullptr);
+  ASSERT_TRUE(st) << "SIGTERM stayed blocked in the child";
+  EXPECT_EQ(describe_status(*st), "signal 15 (Terminated)");
+  EXPECT_EQ(read_file(d / "env"), "/tmp/deps-x\n");
+}
+
+TEST(Deps, RecordDependencyAppendsAbsolutePathsOnce) {
+  TempDir d;
+  const std::string file = d / "deps";
+  ::setenv("WARPLAB_DEPS_FILE", file.c_str(), 1);
+  warplab::bind::record_dependency("kernels/../kernels/deps_test_a.cu");
+  warplab::bind::record_dependency("kernels/deps_test_a.cu");  // the same file again
+  warplab::bind::record_dependency("/abs/deps_test_b.cuh");
+  ::unsetenv("WARPLAB_DEPS_FILE");
+  warplab::bind::record_dependency("/abs/deps_test_c.cuh");  // no watcher: not recorded
+  const std::string a = (fs::current_path() / "kernels/deps_test_a.cu").string();
+  EXPECT_EQ(read_deps_file(file), (std::vector<std::string>{a, "/abs/deps_test_b.cuh"}));
+}
+
+TEST(Deps, ReadDepsFileSkipsBlankLinesAndToleratesAMissingFile) {
+  TempDir d;
+  write_file(d / "deps", "/a/x.cu\n\n/b/y.cuh\n");
+  EXPECT_EQ(read_deps_file(d / "deps"), (std::vector<std::string>{"/a/x.cu", "/b/y.cuh"}));
+  EXPECT_TRUE(read_deps_file(d / "missing").empty());
+}
