@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "bind/state.hpp"
 #include "cu/device.hpp"
+#include "cu/error.hpp"
 
 namespace warplab::app {
 
@@ -51,6 +53,14 @@ using Commands = std::vector<Command>;
 // else, when `fallback` is true, the default shipped profile (with a one-line note on
 // stderr unless quiet); else throws Failure(kNoDevice, "... (try --profile h100)").
 cu::DeviceSnapshot select_target(const Globals& g, bool fallback);
+
+// The exit code for a driver-layer error (docs/exit-codes.md).
+int exit_code_for(const cu::Error& e);
+
+// A Lua state for `run`, `watch`'s runs and the REPL's worker, on the device or profile
+// select_target picks (falling back offline). `notes`, when given, decides whether the
+// offline note is printed (the REPL says it once, not on every worker restart).
+bind::StatePtr open_lua_state(const Globals& g, bool check, const Globals* notes = nullptr);
 
 // Each cmd_*.cpp defines one of these.
 void add_attrs_command(CLI::App& app, const Globals& g, Commands& out);

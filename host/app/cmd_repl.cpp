@@ -28,32 +28,16 @@ constexpr const char* kHelp =
     "Ctrl-C stops running code (a second Ctrl-C kills the worker); at the prompt it\n"
     "clears the line.\n";
 
-// The exit code for a driver-layer error raised while opening the state, as main maps it.
-int code_for(const cu::Error& e) {
-  switch (e.code()) {
-    case CUDA_SUCCESS: return kBadInput;  // a profile or input problem, not the driver
-    case CUDA_ERROR_NO_DEVICE: case CUDA_ERROR_INVALID_DEVICE: case CUDA_ERROR_NOT_INITIALIZED:
-      return kNoDevice;
-    default: return kCudaError;
-  }
-}
 
 // Runs in each new worker. `notes` is the parent's copy of the globals at fork time;
 // after the first start it has quiet set, so the offline note is said once.
 bind::StatePtr open_worker_state(const Globals& g, const Globals& notes) {
   try {
-    cu::DeviceSnapshot target = select_target(notes, /*fallback=*/true);
-    const bool offline = !target.live();
-    std::string reason;
-    if (!g.profile.empty()) reason = "working from profile '" + g.profile + "'";
-    else if (!cu::driver_available(&reason)) {}
-    else if (offline) reason = "no CUDA device: the driver found no GPU";
-    bind::RuntimeOptions opts{g.device, g.profile, true, g.sync, g.quiet, g.timeout};
-    return bind::open_state(opts, std::move(target), offline, reason);
+    return open_lua_state(g, /*check=*/true, &notes);
   } catch (const Failure& e) {
     throw repl::StartError(e.code, e.what());
   } catch (const cu::Error& e) {
-    throw repl::StartError(code_for(e), e.what());
+    throw repl::StartError(exit_code_for(e), e.what());
   }
 }
 

@@ -49,16 +49,7 @@ int run_script(const Globals& g, const RunArgs& a) {
     throw Failure(kBadInput, "script '" + a.script + "' not found");
   const auto params = parse_params(a.params);
   bind::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
-  cu::DeviceSnapshot target = select_target(g, /*fallback=*/true);
-  const bool offline = !target.live();
-  std::string reason;
-  if (!g.profile.empty()) reason = "working from profile '" + g.profile + "'";
-  else if (!cu::driver_available(&reason)) {}
-  else if (offline) reason = "no CUDA device: the driver found no GPU";
-
-  bind::RuntimeOptions opts{g.device, g.profile, !a.no_check, g.sync,  g.quiet,
-                           !g.no_color, g.timeout,  !g.no_cache};
-  bind::StatePtr state = bind::open_state(opts, std::move(target), offline, reason);
+  bind::StatePtr state = open_lua_state(g, !a.no_check);
   bind::set_params(state.get(), params);
   const bind::RunResult r = bind::run_file(state.get(), a.script, a.args);
   if (!r.ok) {

@@ -25,16 +25,6 @@ std::string version_text() {
   return out;
 }
 
-int exit_code_for(const warplab::cu::Error& e) {
-  using namespace warplab::app;
-  switch (e.code()) {
-    case CUDA_SUCCESS: return kBadInput;
-    case CUDA_ERROR_NO_DEVICE:
-    case CUDA_ERROR_INVALID_DEVICE:
-    case CUDA_ERROR_NOT_INITIALIZED: return kNoDevice;
-    default: return kCudaError;
-  }
-}
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include "cu/driver.hpp"
 #include "cu/error.hpp"
 #include "cu/profile.hpp"
+#include "bind/state.hpp"
 
 namespace warplab::app {
 
@@ -23,6 +24,35 @@ cu::DeviceSnapshot select_target(const Globals& g, bool fallback) {
   if (!g.quiet)
     std::cerr << "warplab: " << why << "; continuing offline with profile '" << dflt << "'\n";
   return cu::load_profile(dflt);
+}
+
+int exit_code_for(const cu::Error& e) {
+  switch (e.code()) {
+    case CUDA_SUCCESS: return kBadInput;  // a profile or input problem, not the driver
+    case CUDA_ERROR_NO_DEVICE:
+    case CUDA_ERROR_INVALID_DEVICE:
+    case CUDA_ERROR_NOT_INITIALIZED: return kNoDevice;
+    default: return kCudaError;
+  }
+}
+
+bind::StatePtr open_lua_state(const Globals& g, bool check, const Globals* notes) {
+  cu::DeviceSnapshot target = select_target(notes ? *notes : g, /*fallback=*/true);
+  const bool offline = !target.live();
+  std::string reason;
+  if (!g.profile.empty()) reason = "working from profile '" + g.profile + "'";
+  else if (!cu::driver_available(&reason)) {}
+  else if (offline) reason = "no CUDA device: the driver found no GPU";
+  bind::RuntimeOptions opts;
+  opts.device = g.device;
+  opts.profile = g.profile;
+  opts.check = check;
+  opts.sync = g.sync;
+  opts.quiet = g.quiet;
+  opts.color = !g.no_color;
+  opts.timeout = g.timeout;
+  opts.cache = !g.no_cache;
+  return bind::open_state(opts, std::move(target), offline, reason);
 }
 
 }  // namespace warplab::app
