@@ -16,6 +16,7 @@
 
 #include "app/cli.hpp"
 #include "app/watch_child.hpp"
+#include "app/watch_diff.hpp"
 #include "app/watch_files.hpp"
 
 namespace fs = std::filesystem;
@@ -66,11 +67,6 @@ std::vector<std::string> run_argv(const Globals& g, const WatchArgs& a) {
   return v;
 }
 
-// TODO(cache): --diff is to show what an edit changed in the PTX (and SASS, when
-// nvdisasm/cuobjdump exist) of the kernels that changed. That needs the on-disk compile
-// cache to keep each kernel's previous PTX; until it does, this hook prints nothing and
-// the flag only says, once, that it is not available.
-void show_diff(const WatchArgs&) {}
 
 // SIGINT, SIGTERM, SIGHUP (leave) and SIGCHLD (a run ended), read through a signalfd;
 // blocked while this lives, restored after.
@@ -115,8 +111,7 @@ class Watch {
   // batch's deadline and the run's --timeout. Everything else happens between polls.
   int loop() {
     Signals sig;
-    if (a_.diff)
-      note("--diff is not available yet (it needs the compile cache); watching without it");
+    if (a_.diff) code_ = std::make_unique<watch::CodeDiff>();
     start(nullptr);
     for (;;) {
       int timeout = files_.timeout_ms();
@@ -187,8 +182,9 @@ class Watch {
       std::fprintf(stderr, "%s\n", line.c_str());
     }
     deps_file_ = std::make_unique<watch::TempFile>();
-    run_ = std::make_unique<watch::ChildRun>("/proc/self/exe", argv_,
-                                             watch::ChildRun::Env{{"WARPLAB_DEPS_FILE", deps_file_->path()}});
+    watch::ChildRun::Env env{{"WARPLAB_DEPS_FILE", deps_file_->path()}};
+    if (code_) env.push_back({"WARPLAB_CODE_DIR", code_->dir()});
+    run_ = std::make_unique<watch::ChildRun>("/proc/self/exe", argv_, env);
   }
 
   // A run ended: report it, and watch what it read (plus what a failed run did not get
@@ -210,7 +206,7 @@ class Watch {
     if (ok) {
       last_good_ = wall_clock();
       if (!g_.quiet) std::fprintf(stderr, "[%s] run %d ok (%.2f s)\n", last_good_.c_str(), runs_, secs);
-      if (a_.diff) show_diff(a_);
+      if (code_) std::fputs(code_->collect().c_str(), stderr);
     } else {
       std::fprintf(stderr, "run failed (%s) at %s; %s\n",
                    why.empty() ? watch::describe_status(status).c_str() : why.c_str(),
@@ -230,6 +226,7 @@ class Watch {
   std::vector<std::string> deps_;
   watch::FileWatcher files_;
   std::unique_ptr<watch::ChildRun> run_;
+  std::unique_ptr<watch::CodeDiff> code_;  // with --diff only
   std::unique_ptr<watch::TempFile> deps_file_;
   std::string last_good_;
   int runs_ = 0;
@@ -251,7 +248,7 @@ void add_watch_command(CLI::App& app, const Globals& g, Commands& out) {
   sub->add_option("script", a->script, "the .lua script")->required();
   sub->add_option("-p,--param", a->params, "override a declared parameter: key=value");
   sub->add_flag("--clear", a->clear, "clear the screen before each run");
-  sub->add_flag("--diff", a->diff, "show what an edit changed in the PTX (not available yet)");
+  sub->add_flag("--diff", a->diff, "show what an edit changed in the PTX (and SASS with cuobjdump)");
   sub->add_option("--timeout", a->timeout, "end a run that takes longer than this, seconds (0: never)")
       ->check(CLI::NonNegativeNumber);
   sub->add_flag("--no-check", a->no_check, "skip launch validation (latency measurements)");

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "bind/deps.hpp"
 #include "bind/guard.hpp"
 #include "bind/module.hpp"
 #include "bind/module_spec.hpp"
@@ -27,6 +28,8 @@ ModuleRef build(lua_State* L, ModuleSpec spec) {
   m->spec = std::move(spec);
   m->result = rtc::compile(m->spec.source, m->spec.options, runtime(L).cache.get());
   record_dependencies(m->spec, m->result);
+  if (m->result.ok)
+    record_code(m->spec.source.name, m->result.ptx, m->result.cubin.data(), m->result.cubin.size());
   if (m->result.ok && !runtime(L).offline) {
     const cu::ContextPtr& ctx = gpu_context(L, "cuda.compile");
     m->live = cu::Module::load_cubin(

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -30,6 +31,29 @@ void record_dependency(const std::string& path) {
   const std::string line = abs + "\n";
   [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
   ::close(fd);
+}
+
+}  // namespace warplab::bind
+
+namespace warplab::bind {
+
+void record_code(const std::string& module_name, const std::string& ptx, const char* cubin,
+                 std::size_t cubin_bytes) {
+  const char* dir = std::getenv("WARPLAB_CODE_DIR");
+  if (!dir || !*dir) return;
+  static int n = 0;
+  std::string stem = std::filesystem::path(module_name).filename().string();
+  for (char& c : stem)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  const std::string base = std::string(dir) + "/" + std::to_string(++n) + "." + stem;
+  auto write = [](const std::string& path, const char* data, std::size_t size) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    [[maybe_unused]] const ssize_t w = ::write(fd, data, size);
+    ::close(fd);
+  };
+  write(base + ".ptx", ptx.data(), ptx.size());
+  write(base + ".cubin", cubin, cubin_bytes);
 }
 
 }  // namespace warplab::bind

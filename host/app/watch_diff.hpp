@@ -1,0 +1,41 @@
+// watch_diff.hpp: `warplab watch --diff`: what an edit changed in the code the GPU runs.
+// Runs write each module's PTX and CUBIN into a folder (bind/deps.hpp record_code); after
+// each good run the watcher compares them, kernel by kernel, with the previous run's and
+// prints a unified diff of the PTX and, when cuobjdump is installed, of the SASS.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace warplab::app::watch {
+
+using Lines = std::vector<std::string>;
+
+// Unified-style diff ("-old", "+new", "  context") of two line lists; at most max_lines
+// lines of output, then a count of the rest.
+std::string line_diff(const Lines& a, const Lines& b, int context, int max_lines);
+// Kernel name (mangled) -> its PTX body, without comments and blank lines.
+std::map<std::string, Lines> ptx_kernels(const std::string& ptx);
+// Kernel name (mangled) -> its SASS instructions, from `cuobjdump -sass` output with the
+// addresses and encodings stripped (so a diff shows instructions, not offsets).
+std::map<std::string, Lines> sass_kernels(const std::string& cuobjdump_output);
+
+class CodeDiff {
+ public:
+  CodeDiff();   // makes the folder runs write into
+  ~CodeDiff();  // removes it
+  CodeDiff(const CodeDiff&) = delete;
+  CodeDiff& operator=(const CodeDiff&) = delete;
+  const std::string& dir() const { return dir_; }
+  // Reads what the last run wrote, empties the folder, and returns the report ("" when
+  // no kernel changed; nothing on the first run, which has no predecessor).
+  std::string collect();
+
+ private:
+  std::string dir_;
+  std::string cuobjdump_;  // empty: SASS diffs unavailable
+  bool first_ = true;
+  std::map<std::string, Lines> ptx_, sass_;  // "<module>|<kernel>" -> code
+};
+
+}  // namespace warplab::app::watch
