@@ -75,14 +75,21 @@ WL_LUA_FN(cuda_compile) {
 }
 
 // The mangled entry for a user-facing name: a base name ("saxpy"), a full name
-// ("reduce<256>") or a name expression compiled with kernels = {...}.
+// ("reduce<256>"), a signature ("k(double*)", for overloads), a name expression compiled
+// with kernels = {...}, or the entry's own (mangled or extern "C") name.
 std::string find_entry(lua_State* L, const ModuleObj& m, const std::string& name) {
   const std::string lowered = m.result.lowered_name(name);
   if (!lowered.empty()) return lowered;
   std::vector<std::string> hits;
+  std::string matched;  // the candidates' signatures, for the ambiguity message
   for (const auto& e : m.result.entries) {
-    if (e == name) return e;  // extern "C" or a mangled name
-    if (auto s = rtc::demangle(e); s && (s->name == name || s->base == name)) hits.push_back(e);
+    if (e == name) return e;
+    auto s = rtc::demangle(e);
+    if (s && s->to_string() == name) return e;
+    if (s && (s->name == name || s->base == name)) {
+      hits.push_back(e);
+      matched += (matched.empty() ? "" : ", ") + s->to_string();
+    }
   }
   if (hits.size() == 1) return hits[0];
   std::string list;
@@ -93,9 +100,9 @@ std::string find_entry(lua_State* L, const ModuleObj& m, const std::string& name
   if (hits.empty())
     luaL_error(L, "module %s has no kernel '%s' (kernels: %s)", m.spec.source.name.c_str(),
                name.c_str(), list.c_str());
-  luaL_error(L, "'%s' is ambiguous in module %s: %d kernels match (use the full name or "
-             "kernels = {\"%s<...>\"} when compiling)", name.c_str(), m.spec.source.name.c_str(),
-             static_cast<int>(hits.size()), name.c_str());
+  luaL_error(L, "'%s' is ambiguous in module %s: %d kernels match: %s (name one of them, "
+             "with its signature for overloads)", name.c_str(), m.spec.source.name.c_str(),
+             static_cast<int>(hits.size()), matched.c_str());
   return {};
 }
 
