@@ -117,7 +117,11 @@ WL_LUA_FN(module_kernel) {
   return 1;
 }
 
+// Methods first (free stays callable on a freed module), then fields, then kernels.
 WL_LUA_FN(module_index) {
+  lua_pushvalue(L, 2);                                                    // +1 key
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;           // -1 +1 method
+  lua_pop(L, 1);                                                          // -1
   ModuleRef& m = check_module(L, 1);
   const std::string key = luaL_checkstring(L, 2);
   const rtc::CompileResult& r = m->result;
@@ -139,8 +143,6 @@ WL_LUA_FN(module_index) {
     else
       for (const auto& d : r.dependencies) { lua_pushstring(L, d.display.c_str()); lua_rawseti(L, -2, ++i); }
   } else {
-    luaL_getmetatable(L, kModuleMeta);                                    // +1
-    if (lua_getfield(L, -1, "methods"), lua_getfield(L, -1, key.c_str()) != LUA_TNIL) return 1;
     // A kernel by name, cached in the module's user value.
     lua_getiuservalue(L, 1, 1);                                           // +1 cache
     if (lua_getfield(L, -1, key.c_str()) != LUA_TNIL) return 1;           // +1
@@ -196,15 +198,18 @@ int module_gc(lua_State* L) {
 }  // namespace
 
 void add_module(lua_State* L) {
-  luaL_newmetatable(L, kModuleMeta);                                      // +1
-  const luaL_Reg meta[] = {{"__index", module_index}, {"__tostring", module_tostring},
-                           {"__gc", module_gc}, {"__close", module_release}, {nullptr, nullptr}};
+  luaL_newmetatable(L, kModuleMeta);                                      // +1 meta
+  const luaL_Reg meta[] = {{"__tostring", module_tostring}, {"__gc", module_gc},
+                           {"__close", module_release}, {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);
   const luaL_Reg methods[] = {{"kernel", module_kernel}, {"reload", module_reload},
                               {"free", module_release}, {nullptr, nullptr}};
-  luaL_newlib(L, methods);                                                // +1
-  lua_setfield(L, -2, "methods");                                         // -1
-  lua_pop(L, 1);                                                          // -1
+  luaL_newlib(L, methods);                                                // +1 methods
+  lua_pushvalue(L, -1);                                                   // +1
+  lua_setfield(L, -3, "methods");                                         // -1
+  lua_pushcclosure(L, module_index, 1);                                   // -1 methods, +1
+  lua_setfield(L, -2, "__index");                                         // -1
+  lua_pop(L, 1);                                                          // -1 meta
   lua_pushcfunction(L, cuda_compile);                                     // +1
   lua_setfield(L, -2, "compile");                                         // -1 into cuda
 }

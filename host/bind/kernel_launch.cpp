@@ -112,19 +112,24 @@ WL_LUA_FN(kernel_launch) {
   return 0;
 }
 
-// Pushes the elements of the table's args list onto the stack; returns how many.
+// Pushes the elements of the table's args list onto the stack; returns how many. A
+// list with nil holes (a null pointer) counts to its `n` field when it has one, as
+// table.pack(...) makes it; else to its length.
 int push_args(lua_State* L, int idx) {
-  if (lua_getfield(L, idx, "args") != LUA_TTABLE) {
+  if (lua_getfield(L, idx, "args") != LUA_TTABLE) {                     // +1
     if (!lua_isnil(L, -1)) luaL_error(L, "args must be a list");
-    lua_pop(L, 1);
+    lua_pop(L, 1);                                                       // -1
     return 0;
   }
   const int list = lua_gettop(L);
-  const int n = static_cast<int>(lua_rawlen(L, list));
-  luaL_checkstack(L, n, "too many kernel arguments");
-  for (int i = 1; i <= n; ++i) lua_rawgeti(L, list, i);
-  lua_remove(L, list);  // the arguments now start where the list was
-  return n;
+  lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L, list));
+  if (lua_getfield(L, list, "n") == LUA_TNUMBER && lua_isinteger(L, -1)) n = lua_tointeger(L, -1);  // +1
+  lua_pop(L, 1);                                                         // -1
+  if (n < 0 || n > 4096) luaL_error(L, "args.n = %I is not an argument count", n);
+  luaL_checkstack(L, static_cast<int>(n), "too many kernel arguments");
+  for (lua_Integer i = 1; i <= n; ++i) lua_rawgeti(L, list, i);          // +n
+  lua_remove(L, list);  // -1: the arguments now start where the list was
+  return static_cast<int>(n);
 }
 
 // k:check{grid=, block=, shared=, cooperative=} -> true | false, why (works offline).
