@@ -92,13 +92,26 @@ WL_LUA_FN(array_fill) {
   return 1;
 }
 
+// :iota([start [, step]]): element i (1-based) = start + (i - 1) * step. For integer
+// arrays start and step must be integers and both ends must fit the type (the
+// sequence is linear, so the ends bound it).
 WL_LUA_FN(array_iota) {
   Array& a = check_array(L, 1);
   const lua_Number start = luaL_optnumber(L, 2, 0), step = luaL_optnumber(L, 3, 1);
-  const bool fl = cu::dtype_info(a.type).is_float;
+  const auto& info = cu::dtype_info(a.type);
+  if (!info.is_float) {
+    const lua_Number last = start + step * static_cast<lua_Number>(a.count - 1);
+    lua_Integer lo = 0, hi = 0;
+    if (start != std::floor(start) || step != std::floor(step))
+      return luaL_error(L, "iota: start and step must be integers for a %s array", info.name.data());
+    if (!lua_numbertointeger(start, &lo) || !lua_numbertointeger(last, &hi) ||
+        !cu::int_fits(a.type, lo) || !cu::int_fits(a.type, hi))
+      return luaL_error(L, "iota: %d elements from %f by %f end at %f, which does not fit %s",
+                        static_cast<int>(a.count), start, step, last, info.name.data());
+  }
   fill_with(L, a, [&](std::size_t i, unsigned char* p) {
     const double x = start + step * static_cast<double>(i);
-    fl ? cu::store_float(a.type, p, x) : cu::store_int(a.type, p, static_cast<std::int64_t>(x));
+    info.is_float ? cu::store_float(a.type, p, x) : cu::store_int(a.type, p, static_cast<std::int64_t>(x));
   });
   lua_settop(L, 1);
   return 1;
@@ -118,13 +131,22 @@ WL_LUA_FN(array_random) {
     lua_pop(L, 3);
   }
   if (!(lo <= hi)) return luaL_error(L, "random: lo (%f) must not exceed hi (%f)", lo, hi);
+  std::uint64_t span = 0;  // integers: how many values [ceil(lo), floor(hi)] holds
+  lua_Integer ilo = 0, ihi = 0;
+  if (!fl) {
+    const char* type = cu::dtype_info(a.type).name.data();
+    if (!lua_numbertointeger(std::ceil(lo), &ilo) || !lua_numbertointeger(std::floor(hi), &ihi) ||
+        !cu::int_fits(a.type, ilo) || !cu::int_fits(a.type, ihi))
+      return luaL_error(L, "random: [%f, %f] does not fit %s", lo, hi, type);
+    if (ilo > ihi) return luaL_error(L, "random: no integer lies in [%f, %f]", lo, hi);
+    span = static_cast<std::uint64_t>(ihi) - static_cast<std::uint64_t>(ilo) + 1;  // 0: all 2^64
+  }
   Rng rng(static_cast<std::uint64_t>(seed));
   fill_with(L, a, [&](std::size_t, unsigned char* p) {
     if (fl) cu::store_float(a.type, p, lo + (hi - lo) * rng.uniform());
     else {
-      const auto span = static_cast<std::uint64_t>(std::floor(hi) - std::ceil(lo)) + 1;
-      cu::store_int(a.type, p, static_cast<std::int64_t>(std::ceil(lo)) +
-                                   static_cast<std::int64_t>(rng.next() % span));
+      const std::uint64_t r = span ? rng.next() % span : rng.next();
+      cu::store_int(a.type, p, static_cast<std::int64_t>(static_cast<std::uint64_t>(ilo) + r));
     }
   });
   lua_settop(L, 1);

@@ -90,6 +90,9 @@ WL_LUA_FN(array_index) {
 
 WL_LUA_FN(array_newindex) {
   Array& a = check_array(L, 1);
+  if (lua_type(L, 2) != LUA_TNUMBER)
+    return luaL_error(L, "array fields are read-only: a[i] = v takes an index 1..%d",
+                      static_cast<int>(a.count));
   const std::size_t i = check_index(L, a, 2);
   unsigned char v[8];
   to_element(L, 3, a.type, v, "value");
@@ -130,7 +133,8 @@ WL_LUA_FN(array_view) {
   Array& a = check_array(L, 1);
   const lua_Integer first = luaL_checkinteger(L, 2);
   const lua_Integer n = luaL_optinteger(L, 3, static_cast<lua_Integer>(a.count) - first + 1);
-  if (first < 1 || n < 1 || static_cast<std::size_t>(first - 1 + n) > a.count)
+  const auto count = static_cast<lua_Integer>(a.count);
+  if (first < 1 || first > count || n < 1 || n > count - (first - 1))
     return luaL_error(L, "view(%d, %d) does not fit in an array of %d elements",
                       static_cast<int>(first), static_cast<int>(n), static_cast<int>(a.count));
   Array& v = push_array(L);                                    // +1 view

@@ -31,12 +31,15 @@ int device_gc(lua_State* L) {
   return 0;
 }
 
-// dev.attr: a plain table (so pairs() and completion work) whose metatable rejects
-// unknown names instead of answering nil, so a typo cannot pass silently.
+// dev.attr: a plain table (so pairs() and completion work) whose metatable answers
+// aliases and other spellings (registers_per_block, MAX_THREADS_PER_BLOCK) with the
+// canonical entry, and rejects unknown names instead of answering nil, so a typo
+// cannot pass silently. A real attribute the device did not report is nil.
 int attr_index(lua_State* L) {
   const char* name = luaL_checkstring(L, 2);
-  if (cu::find_attribute(name)) {
-    lua_pushnil(L);  // a real attribute this device did not report
+  if (const auto* info = cu::find_attribute(name)) {
+    lua_pushlstring(L, info->name.data(), info->name.size());    // +1 canonical name
+    lua_rawget(L, 1);                                            // -1 +1 value or nil
     return 1;
   }
   return luaL_error(L, "unknown attribute '%s' (see `warplab attrs %s`)", name, name);
@@ -87,7 +90,7 @@ WL_LUA_FN(cuda_device) {
   const lua_Integer i = luaL_optinteger(L, 1, rt.offline ? 0 : rt.target.ordinal);
   if (rt.offline || i == rt.target.ordinal) {
     if (rt.offline && i != 0)
-      return luaL_error(L, "no CUDA device: only the profile '%s' is available offline (index 0)",
+      return luaL_error(L, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,
                         rt.target.source.c_str());
     push_device(L, rt.target);
     return 1;

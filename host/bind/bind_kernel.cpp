@@ -1,8 +1,11 @@
 // bind_kernel.cpp: kernel handles: fields (regs, shared_bytes, signature, ...), tostring,
 // and k:occupancy{block=, shared=} from warplab's calculator (plus the driver's answer
 // when a GPU is present). Launching lives in kernel_launch.cpp.
+#include <climits>
+#include <cstdlib>
 #include <string>
 
+#include "bind/fault.hpp"
 #include "bind/guard.hpp"
 #include "bind/module.hpp"
 #include "bind/modules.hpp"
@@ -20,32 +23,6 @@ const cu::DeviceLimits& device_limits(lua_State* L) {
   return *rt.limits;
 }
 
-namespace {
-
-// The largest block (a multiple of the warp size) whose registers fit on an SM: what
-// the driver reports as the kernel's max_threads_per_block, computed offline.
-int offline_max_threads(const cu::KernelLimits& k, const cu::DeviceLimits& d) {
-  int best = 0;
-  for (int b = d.warp_size; b <= d.max_threads_per_block; b += d.warp_size)
-    if (cu::occupancy(k, b, 0, d).blocks_per_sm > 0) best = b;
-  return best;
-}
-
-// Parameter layout when the driver cannot tell (offline): natural alignment, in order.
-void layout_from_signature(KernelObj& k) {
-  std::size_t at = 0;
-  for (const auto& p : k.sig->params) {
-    const std::size_t size = p.size > 0 ? static_cast<std::size_t>(p.size) : 8;
-    const std::size_t align = std::min<std::size_t>(size, 8);
-    at = (at + align - 1) / align * align;
-    k.offsets.push_back(at);
-    k.sizes.push_back(size);
-    at += size;
-  }
-}
-
-}  // namespace
-
 KernelRef make_kernel(lua_State* L, const ModuleRef& m, const std::string& mangled,
                       std::optional<rtc::Signature> sig) {
   auto k = std::make_shared<KernelObj>();
@@ -58,13 +35,15 @@ KernelRef make_kernel(lua_State* L, const ModuleRef& m, const std::string& mangl
   if (m->live) {
     k->fn = m->live->function(mangled);
     k->limits = k->fn->limits();
+    k->limits.barriers = std::max(1, k->res.barriers);  // the driver does not report them
     for (const auto& p : k->fn->params()) {
       k->offsets.push_back(p.offset);
       k->sizes.push_back(p.size);
     }
+    if (!k->fn->params_known()) ptx_layout(*k);  // a driver before CUDA 12.4
   } else {
-    k->limits.max_threads_per_block = offline_max_threads(k->limits, device_limits(L));
-    if (k->sig) layout_from_signature(*k);
+    offline_max_threads(*k, device_limits(L));
+    ptx_layout(*k);
   }
   if (k->sig && !k->offsets.empty() && k->sig->params.size() != k->offsets.size())
     luaL_error(L, "kernel %s: the declared signature has %d parameters but the kernel takes %d",
@@ -88,10 +67,21 @@ std::string signature_text(const KernelObj& k) {
   return k.sig->to_string();
 }
 
+// "sm_90a" -> 90: what CU_FUNC_ATTRIBUTE_PTX/BINARY_VERSION report for a kernel that
+// NVRTC compiled for that architecture, so offline answers match the live ones.
+int arch_number(const std::string& arch) {
+  return arch.rfind("sm_", 0) == 0 ? std::atoi(arch.c_str() + 3) : 0;
+}
+
+// Methods first (an upvalue: one raw lookup on the launch path), then the fields.
 WL_LUA_FN(kernel_index) {
+  lua_pushvalue(L, 2);                                                   // +1 key
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;          // -1 +1 method
+  lua_pop(L, 1);                                                         // -1
   const KernelObj& k = *check_kernel(L, 1);
   const std::string key = luaL_checkstring(L, 2);
   const auto* a = k.fn ? &k.fn->attributes() : nullptr;
+  const int arch = arch_number(k.module->result.arch);
   if (key == "name") lua_pushstring(L, k.display.c_str());
   else if (key == "mangled") lua_pushstring(L, k.mangled.c_str());
   else if (key == "signature") lua_pushstring(L, signature_text(k).c_str());
@@ -102,21 +92,17 @@ WL_LUA_FN(kernel_index) {
   else if (key == "spill_bytes") lua_pushinteger(L, k.res.spill_store_bytes + k.res.spill_load_bytes);
   else if (key == "barriers") lua_pushinteger(L, k.res.barriers);
   else if (key == "max_threads") lua_pushinteger(L, k.limits.max_threads_per_block);
-  else if (key == "ptx_version") a ? lua_pushinteger(L, a->ptx_version) : lua_pushnil(L);
-  else if (key == "binary_version") a ? lua_pushinteger(L, a->binary_version) : lua_pushnil(L);
+  else if (key == "ptx_version") lua_pushinteger(L, a ? a->ptx_version : arch);
+  else if (key == "binary_version") lua_pushinteger(L, a ? a->binary_version : arch);
   else if (key == "arch") lua_pushstring(L, k.module->result.arch.c_str());
   else if (key == "params") {
-    lua_newtable(L);
-    if (k.sig)
-      for (std::size_t i = 0; i < k.sig->params.size(); ++i) {
-        lua_pushstring(L, k.sig->params[i].spelling.c_str());
-        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-      }
+    lua_newtable(L);                                                     // +1 list
+    for (std::size_t i = 0; k.sig && i < k.sig->params.size(); ++i) {
+      lua_pushstring(L, k.sig->params[i].spelling.c_str());              // +1
+      lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));               // -1
+    }
   } else {
-    luaL_getmetatable(L, kKernelMeta);                                   // +1
-    lua_getfield(L, -1, "methods");                                      // +1
-    if (lua_getfield(L, -1, key.c_str()) == LUA_TNIL)                    // +1
-      return luaL_error(L, "kernel has no field or method '%s'", key.c_str());
+    return luaL_error(L, "kernel has no field or method '%s'", key.c_str());
   }
   return 1;
 }
@@ -135,38 +121,65 @@ void set_int(lua_State* L, const char* k, long long v) {
   lua_setfield(L, -2, k);
 }
 
-// k:occupancy{block = 256, shared = 0, carveout = -1}
+// An optional integer field of the options table at index 2 (or dflt).
+long long opt_int(lua_State* L, const char* field, long long dflt) {
+  if (lua_getfield(L, 2, field) == LUA_TNIL) { lua_pop(L, 1); return dflt; }  // +1 -1
+  if (!lua_isinteger(L, -1))
+    luaL_error(L, "occupancy: %s must be an integer, got %s", field, luaL_tolstring(L, -1, nullptr));
+  const long long v = lua_tointeger(L, -1);
+  lua_pop(L, 1);                                                         // -1
+  return v;
+}
+
+// k:occupancy{block = 256, shared = 0, carveout = -1} (or k:occupancy(256))
 WL_LUA_FN(kernel_occupancy) {
   const KernelObj& k = *check_kernel(L, 1);
-  int block = 0;
-  long long shared = 0;
-  int carveout = -1;
-  if (lua_isinteger(L, 2)) block = static_cast<int>(lua_tointeger(L, 2));
+  long long block = 0, shared = 0, carveout = -1;
+  if (lua_isinteger(L, 2)) block = lua_tointeger(L, 2);
   else {
     luaL_checktype(L, 2, LUA_TTABLE);
-    if (lua_getfield(L, 2, "block") != LUA_TNIL) block = static_cast<int>(luaL_checkinteger(L, -1));
-    if (lua_getfield(L, 2, "shared") != LUA_TNIL) shared = luaL_checkinteger(L, -1);
-    if (lua_getfield(L, 2, "carveout") != LUA_TNIL) carveout = static_cast<int>(luaL_checkinteger(L, -1));
-    lua_settop(L, 2);
+    block = opt_int(L, "block", 0);
+    shared = opt_int(L, "shared", 0);
+    carveout = opt_int(L, "carveout", -1);
   }
-  luaL_argcheck(L, block > 0, 2, "occupancy needs block = <threads per block>");
-  const cu::OccupancyResult r = cu::occupancy(k.limits, block, shared, device_limits(L), carveout);
-  lua_createtable(L, 0, 16);
-  set_int(L, "block", block);
+  if (block < 1 || block > INT_MAX) return luaL_error(L, "occupancy needs block = <threads per block> >= 1");
+  if (shared < 0) return luaL_error(L, "occupancy: shared must be a byte count >= 0, got %I", static_cast<lua_Integer>(shared));
+  if (carveout < -1 || carveout > 100)
+    return luaL_error(L, "occupancy: carveout must be a percentage 0..100 (or -1, the default), got %I",
+                      static_cast<lua_Integer>(carveout));
+  const int b = static_cast<int>(block);
+  const cu::OccupancyResult r = cu::occupancy(k.limits, b, shared, device_limits(L), static_cast<int>(carveout));
+  lua_createtable(L, 0, 20);                                             // +1 result
+  set_int(L, "block", b);
   set_int(L, "blocks_per_sm", r.blocks_per_sm);
   set_int(L, "warps_per_block", r.warps_per_block);
   set_int(L, "active_warps", r.active_warps_per_sm);
   set_int(L, "max_warps", r.max_warps_per_sm);
-  lua_pushnumber(L, r.occupancy); lua_setfield(L, -2, "occupancy");
-  lua_pushstring(L, std::string(cu::limiter_name(r.limiter)).c_str()); lua_setfield(L, -2, "limiter");
+  lua_pushnumber(L, r.occupancy); lua_setfield(L, -2, "occupancy");     // +1 -1
+  lua_pushstring(L, std::string(cu::limiter_name(r.limiter)).c_str());  // +1
+  lua_setfield(L, -2, "limiter");                                        // -1
   const std::pair<const char*, int> by[] = {{"by_warps", r.by_warps}, {"by_registers", r.by_registers},
-                                            {"by_shared", r.by_shared}, {"by_blocks", r.by_blocks}};
+                                            {"by_shared", r.by_shared}, {"by_blocks", r.by_blocks},
+                                            {"by_barriers", r.by_barriers}};
   for (const auto& [name, v] : by) v == cu::kNoLimit ? (void)0 : set_int(L, name, v);
   set_int(L, "regs_per_block", r.regs_per_block);
   set_int(L, "shared_per_block", r.shared_per_block);
   set_int(L, "shared_per_sm", r.shared_per_sm);
   if (!r.reason.empty()) { lua_pushstring(L, r.reason.c_str()); lua_setfield(L, -2, "reason"); }
-  if (k.fn && carveout < 0) set_int(L, "driver_blocks_per_sm", cu::driver_occupancy(*k.fn, block, static_cast<std::size_t>(shared)));
+  if (k.fn && carveout < 0) {
+    // The driver may refuse a configuration our calculator answers with 0 blocks (a
+    // block over the kernel's cap): that is an answer, not a script error.
+    int driver = 0;
+    std::string why;
+    try {
+      driver = cu::driver_occupancy(*k.fn, b, static_cast<std::size_t>(shared));
+    } catch (const cu::Error& e) {
+      if (is_async_fault(e.code())) throw;
+      why = e.what();
+    }
+    set_int(L, "driver_blocks_per_sm", driver);
+    if (!why.empty()) { lua_pushstring(L, why.c_str()); lua_setfield(L, -2, "driver_error"); }  // +1 -1
+  }
   return 1;
 }
 
@@ -178,16 +191,19 @@ int kernel_gc(lua_State* L) {
 }  // namespace
 
 void add_kernel(lua_State* L) {
-  luaL_newmetatable(L, kKernelMeta);                                     // +1
-  const luaL_Reg meta[] = {{"__index", kernel_index}, {"__tostring", kernel_tostring},
-                           {"__call", kernel_call}, {"__gc", kernel_gc}, {nullptr, nullptr}};
-  luaL_setfuncs(L, meta, 0);
+  luaL_newmetatable(L, kKernelMeta);                                     // +1 meta
   lua_newtable(L);                                                       // +1 methods
-  lua_pushcfunction(L, kernel_occupancy);
-  lua_setfield(L, -2, "occupancy");
+  lua_pushcfunction(L, kernel_occupancy);                                // +1
+  lua_setfield(L, -2, "occupancy");                                      // -1
   add_kernel_launch(L);
-  lua_setfield(L, -2, "methods");                                        // -1
-  lua_pop(L, 1);                                                         // -1
+  lua_pushvalue(L, -1);                                                  // +1 methods
+  lua_setfield(L, -3, "methods");                                        // -1
+  lua_pushcclosure(L, kernel_index, 1);                                  // -1 methods, +1 __index
+  lua_setfield(L, -2, "__index");                                        // -1
+  const luaL_Reg meta[] = {{"__tostring", kernel_tostring}, {"__call", kernel_call},
+                           {"__gc", kernel_gc}, {nullptr, nullptr}};
+  luaL_setfuncs(L, meta, 0);
+  lua_pop(L, 1);                                                         // -1 meta
 }
 
 }  // namespace warplab::bind

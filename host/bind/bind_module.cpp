@@ -78,14 +78,21 @@ WL_LUA_FN(cuda_compile) {
 }
 
 // The mangled entry for a user-facing name: a base name ("saxpy"), a full name
-// ("reduce<256>") or a name expression compiled with kernels = {...}.
+// ("reduce<256>"), a signature ("k(double*)", for overloads), a name expression compiled
+// with kernels = {...}, or the entry's own (mangled or extern "C") name.
 std::string find_entry(lua_State* L, const ModuleObj& m, const std::string& name) {
   const std::string lowered = m.result.lowered_name(name);
   if (!lowered.empty()) return lowered;
   std::vector<std::string> hits;
+  std::string matched;  // the candidates' signatures, for the ambiguity message
   for (const auto& e : m.result.entries) {
-    if (e == name) return e;  // extern "C" or a mangled name
-    if (auto s = rtc::demangle(e); s && (s->name == name || s->base == name)) hits.push_back(e);
+    if (e == name) return e;
+    auto s = rtc::demangle(e);
+    if (s && s->to_string() == name) return e;
+    if (s && (s->name == name || s->base == name)) {
+      hits.push_back(e);
+      matched += (matched.empty() ? "" : ", ") + s->to_string();
+    }
   }
   if (hits.size() == 1) return hits[0];
   std::string list;
@@ -96,9 +103,9 @@ std::string find_entry(lua_State* L, const ModuleObj& m, const std::string& name
   if (hits.empty())
     luaL_error(L, "module %s has no kernel '%s' (kernels: %s)", m.spec.source.name.c_str(),
                name.c_str(), list.c_str());
-  luaL_error(L, "'%s' is ambiguous in module %s: %d kernels match (use the full name or "
-             "kernels = {\"%s<...>\"} when compiling)", name.c_str(), m.spec.source.name.c_str(),
-             static_cast<int>(hits.size()), name.c_str());
+  luaL_error(L, "'%s' is ambiguous in module %s: %d kernels match: %s (name one of them, "
+             "with its signature for overloads)", name.c_str(), m.spec.source.name.c_str(),
+             static_cast<int>(hits.size()), matched.c_str());
   return {};
 }
 
@@ -113,7 +120,11 @@ WL_LUA_FN(module_kernel) {
   return 1;
 }
 
+// Methods first (free stays callable on a freed module), then fields, then kernels.
 WL_LUA_FN(module_index) {
+  lua_pushvalue(L, 2);                                                    // +1 key
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;           // -1 +1 method
+  lua_pop(L, 1);                                                          // -1
   ModuleRef& m = check_module(L, 1);
   const std::string key = luaL_checkstring(L, 2);
   const rtc::CompileResult& r = m->result;
@@ -136,8 +147,6 @@ WL_LUA_FN(module_index) {
     else
       for (const auto& d : r.dependencies) { lua_pushstring(L, d.display.c_str()); lua_rawseti(L, -2, ++i); }
   } else {
-    luaL_getmetatable(L, kModuleMeta);                                    // +1
-    if (lua_getfield(L, -1, "methods"), lua_getfield(L, -1, key.c_str()) != LUA_TNIL) return 1;
     // A kernel by name, cached in the module's user value.
     lua_getiuservalue(L, 1, 1);                                           // +1 cache
     if (lua_getfield(L, -1, key.c_str()) != LUA_TNIL) return 1;           // +1
@@ -193,15 +202,18 @@ int module_gc(lua_State* L) {
 }  // namespace
 
 void add_module(lua_State* L) {
-  luaL_newmetatable(L, kModuleMeta);                                      // +1
-  const luaL_Reg meta[] = {{"__index", module_index}, {"__tostring", module_tostring},
-                           {"__gc", module_gc}, {"__close", module_release}, {nullptr, nullptr}};
+  luaL_newmetatable(L, kModuleMeta);                                      // +1 meta
+  const luaL_Reg meta[] = {{"__tostring", module_tostring}, {"__gc", module_gc},
+                           {"__close", module_release}, {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);
   const luaL_Reg methods[] = {{"kernel", module_kernel}, {"reload", module_reload},
                               {"free", module_release}, {nullptr, nullptr}};
-  luaL_newlib(L, methods);                                                // +1
-  lua_setfield(L, -2, "methods");                                         // -1
-  lua_pop(L, 1);                                                          // -1
+  luaL_newlib(L, methods);                                                // +1 methods
+  lua_pushvalue(L, -1);                                                   // +1
+  lua_setfield(L, -3, "methods");                                         // -1
+  lua_pushcclosure(L, module_index, 1);                                   // -1 methods, +1
+  lua_setfield(L, -2, "__index");                                         // -1
+  lua_pop(L, 1);                                                          // -1 meta
   lua_pushcfunction(L, cuda_compile);                                     // +1
   lua_setfield(L, -2, "compile");                                         // -1 into cuda
 }

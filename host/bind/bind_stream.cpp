@@ -2,6 +2,7 @@
 // which times a Lua function's GPU work with device events (never host clocks).
 // Depends on cu/stream.hpp and bind/fault.hpp (asynchronous errors name their launch).
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <vector>
 
@@ -15,7 +16,8 @@ namespace warplab::bind {
 
 CUstream opt_stream(lua_State* L, int idx) {
   if (lua_isnoneornil(L, idx)) return nullptr;
-  auto* s = static_cast<cu::Stream*>(luaL_checkudata(L, idx, kStreamMeta));
+  auto* s = static_cast<cu::Stream*>(luaL_testudata(L, idx, kStreamMeta));
+  if (!s) luaL_error(L, "stream must be a cuda.stream() or nil, got %s", luaL_typename(L, idx));
   if (!s->valid()) luaL_error(L, "attempt to use a destroyed stream");
   return s->get();
 }
@@ -45,9 +47,20 @@ int event_gc(lua_State* L) {
   return 0;
 }
 
+// cuda.stream([{non_blocking = true}]). By default a stream synchronizes with the legacy
+// default stream, which array copies, fills and a:get() use: work queued on it is
+// finished before a:get() reads. non_blocking = true opts out (overlap experiments).
 WL_LUA_FN(cuda_stream) {
+  bool non_blocking = false;
+  if (lua_istable(L, 1)) {
+    lua_getfield(L, 1, "non_blocking");                          // +1
+    non_blocking = lua_toboolean(L, -1);
+    lua_pop(L, 1);                                               // -1
+  } else if (!lua_isnoneornil(L, 1)) {
+    return luaL_error(L, "cuda.stream takes nothing or {non_blocking = true}, got %s", luaL_typename(L, 1));
+  }
   const cu::ContextPtr& ctx = gpu_context(L, "cuda.stream");
-  new (lua_newuserdatauv(L, sizeof(cu::Stream), 0)) cu::Stream(ctx);  // +1
+  new (lua_newuserdatauv(L, sizeof(cu::Stream), 0)) cu::Stream(ctx, non_blocking);  // +1
   luaL_setmetatable(L, kStreamMeta);
   return 1;
 }
@@ -100,9 +113,11 @@ WL_LUA_FN(cuda_synchronize) {
 int opt_field(lua_State* L, int t, const char* k, int dflt) {
   if (!lua_istable(L, t)) return dflt;
   lua_getfield(L, t, k);                                         // +1
-  const int v = static_cast<int>(luaL_optinteger(L, -1, dflt));
+  int exact = lua_isnil(L, -1);
+  const lua_Integer v = exact ? dflt : lua_tointegerx(L, -1, &exact);
+  if (!exact || v < 0 || v > INT_MAX) luaL_error(L, "cuda.bench: %s must be an integer >= 0", k);
   lua_pop(L, 1);                                                 // -1
-  return v;
+  return static_cast<int>(v);
 }
 
 // cuda.bench(fn, {warmup=5, reps=100, stream=s}): calls fn warmup times, then reps

@@ -21,6 +21,13 @@ void note_launch(lua_State* L, const char* kernel) {
     std::snprintf(n.where, sizeof n.where, "?");
 }
 
+void forget_launch(lua_State* L) {
+  FaultLog& log = runtime(L).faults;
+  if (log.since_sync == 0) return;
+  log.head = (log.head + static_cast<unsigned>(log.ring.size()) - 1) % log.ring.size();
+  --log.since_sync;
+}
+
 void synced(lua_State* L) { runtime(L).faults.since_sync = 0; }
 
 bool is_async_fault(CUresult c) {

@@ -26,6 +26,8 @@ struct FaultLog {
 
 // Records a launch of `kernel` at the calling script line (level 1).
 void note_launch(lua_State* L, const char* kernel);
+// Drops the last note (a launch the driver refused, so it cannot have faulted).
+void forget_launch(lua_State* L);
 // Runs fn (a synchronizing call); on success forgets the in-flight launches.
 template <class F>
 void checked_sync(lua_State* L, F&& fn);

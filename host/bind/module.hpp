@@ -56,8 +56,17 @@ KernelRef make_kernel(lua_State* L, const ModuleRef& m, const std::string& mangl
                       std::optional<rtc::Signature> sig);
 void push_kernel(lua_State* L, KernelRef k);
 
+// When no driver can be asked (kernel_offline.cpp, from the module's PTX): the kernel's
+// max threads per block (registers and launch bounds), and its parameter layout.
+void offline_max_threads(KernelObj& k, const cu::DeviceLimits& d);
+void ptx_layout(KernelObj& k);
+
 // The device limits of the runtime's target, computed once per state.
 const cu::DeviceLimits& device_limits(lua_State* L);
+
+// kernel_args.cpp: the arguments at stack [first, first + n) into k's parameter buffer,
+// checked against the signature (types and ranges only when `check`).
+void marshal(lua_State* L, KernelObj& k, int first, int n, bool check);
 
 // kernel_launch.cpp: k:launch(...), k{...}, k:bench{...}, k:check{...}
 void add_kernel_launch(lua_State* L);  // adds methods to the table on top of the stack

@@ -54,8 +54,12 @@ int inline_first_line(const Caller& c, const std::string& text) {
   for (int l = 1; l < c.line && pos != std::string::npos; ++l) pos = lua.find('\n', pos) + 1;
   if (pos == std::string::npos) return 0;
   const std::string probe = text.substr(0, std::min<std::size_t>(text.size(), 200));
-  const std::size_t at = lua.find(probe, pos);
-  if (at == std::string::npos || probe.empty()) return 0;
+  if (probe.empty()) return 0;
+  // At or after the call (the usual `cuda.compile{source = [[...]]}`), else anywhere in
+  // the file (a source kept in a local above the call).
+  std::size_t at = lua.find(probe, pos);
+  if (at == std::string::npos) at = lua.find(probe);
+  if (at == std::string::npos) return 0;
   return 1 + static_cast<int>(std::count(lua.begin(), lua.begin() + static_cast<long>(at), '\n'));
 }
 
@@ -74,25 +78,52 @@ std::vector<std::string> string_list(lua_State* L, int t, const char* field) {
   return out;
 }
 
+// defines = {BLOCK = 256, DEBUG = true, "A=1", "B"}: name = value pairs sorted by name
+// (pairs() order changes from run to run; the option list should not), then the list.
 void read_defines(lua_State* L, int t, rtc::Options& o) {
-  if (lua_getfield(L, t, "defines") == LUA_TTABLE) {                   // +1
-    lua_pushnil(L);                                                     // +1 key
-    while (lua_next(L, -2)) {                                           // +1 value
-      if (lua_type(L, -2) == LUA_TNUMBER) {                             // {"A=1", "B"}
-        std::string d = luaL_tolstring(L, -1, nullptr); lua_pop(L, 1);
-        const auto eq = d.find('=');
-        o.defines.emplace_back(d.substr(0, eq), eq == std::string::npos ? "" : d.substr(eq + 1));
-      } else {                                                          // {BLOCK = 256, DEBUG = true}
-        const std::string k = lua_tostring(L, -2);
-        std::string v = lua_isboolean(L, -1) ? (lua_toboolean(L, -1) ? "1" : "0")
-                                             : luaL_tolstring(L, -1, nullptr);
-        if (!lua_isboolean(L, -1)) lua_pop(L, 1);
-        o.defines.emplace_back(k, v);
-      }
-      lua_pop(L, 1);                                                    // -1 value
-    }
+  const int type = lua_getfield(L, t, "defines");                      // +1
+  if (type != LUA_TTABLE) {
+    if (type != LUA_TNIL) luaL_error(L, "cuda.compile: defines must be a table ({BLOCK = 256} or {\"BLOCK=256\"})");
+    lua_settop(L, t);
+    return;
   }
+  std::vector<std::pair<std::string, std::string>> named, listed;
+  lua_pushnil(L);                                                       // +1 key
+  while (lua_next(L, -2)) {                                             // +1 value
+    if (lua_isinteger(L, -2)) {                                         // {"A=1", "B"}
+      if (lua_type(L, -1) != LUA_TSTRING)
+        luaL_error(L, "cuda.compile: defines[%d] must be a string like \"NAME=value\"", static_cast<int>(lua_tointeger(L, -2)));
+      const std::string d = lua_tostring(L, -1);
+      const auto eq = d.find('=');
+      listed.emplace_back(d.substr(0, eq), eq == std::string::npos ? "" : d.substr(eq + 1));
+    } else if (lua_type(L, -2) == LUA_TSTRING) {                        // {BLOCK = 256, DEBUG = true}
+      const int vt = lua_type(L, -1);
+      if (vt != LUA_TNUMBER && vt != LUA_TSTRING && vt != LUA_TBOOLEAN)
+        luaL_error(L, "cuda.compile: defines.%s must be a number, string or boolean, got %s",
+                   lua_tostring(L, -2), luaL_typename(L, -1));
+      std::string v = vt == LUA_TBOOLEAN ? (lua_toboolean(L, -1) ? "1" : "0")
+                                         : luaL_tolstring(L, -1, nullptr);  // +1 (not for booleans)
+      if (vt != LUA_TBOOLEAN) lua_pop(L, 1);                            // -1
+      named.emplace_back(lua_tostring(L, -2), v);
+    } else {
+      luaL_error(L, "cuda.compile: defines keys must be names, got a %s", luaL_typename(L, -2));
+    }
+    lua_pop(L, 1);                                                      // -1 value
+  }
+  std::sort(named.begin(), named.end());
+  o.defines.insert(o.defines.end(), named.begin(), named.end());
+  o.defines.insert(o.defines.end(), listed.begin(), listed.end());
   lua_settop(L, t);
+}
+
+// An optional string field: "" when absent, raises for another type.
+std::string opt_string(lua_State* L, int t, const char* field) {
+  const int type = lua_getfield(L, t, field);                          // +1
+  std::string v;
+  if (type == LUA_TSTRING) v = lua_tostring(L, -1);
+  else if (type != LUA_TNIL) luaL_error(L, "cuda.compile: %s must be a string, got %s", field, luaL_typename(L, -1));
+  lua_pop(L, 1);                                                        // -1
+  return v;
 }
 
 }  // namespace
@@ -115,14 +146,18 @@ std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why
                    "include, options, arch, kernels, std, max_registers, lineinfo)", luaL_tolstring(L, -2, nullptr));
       lua_pop(L, 1);
     }
-    if (lua_getfield(L, idx, "file") == LUA_TSTRING) file = lua_tostring(L, -1);
-    if (lua_getfield(L, idx, "source") == LUA_TSTRING) inline_text = lua_tostring(L, -1);
-    if (lua_getfield(L, idx, "arch") == LUA_TSTRING) spec.options.arch = lua_tostring(L, -1);
-    if (lua_getfield(L, idx, "std") == LUA_TSTRING) spec.options.std = lua_tostring(L, -1);
-    if (lua_getfield(L, idx, "max_registers") == LUA_TNUMBER) spec.options.max_registers = static_cast<int>(lua_tointeger(L, -1));
-    lua_getfield(L, idx, "lineinfo");
+    file = opt_string(L, idx, "file");
+    inline_text = opt_string(L, idx, "source");
+    if (auto a = opt_string(L, idx, "arch"); !a.empty()) spec.options.arch = a;
+    if (auto v = opt_string(L, idx, "std"); !v.empty()) spec.options.std = v;
+    spec.source.name = opt_string(L, idx, "name");
+    if (lua_getfield(L, idx, "max_registers") != LUA_TNIL) {            // +1
+      if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0)
+        luaL_error(L, "cuda.compile: max_registers must be an integer >= 0 (0: no limit)");
+      spec.options.max_registers = static_cast<int>(lua_tointeger(L, -1));
+    }
+    lua_getfield(L, idx, "lineinfo");                                   // +1
     spec.options.lineinfo = lua_toboolean(L, -1);
-    if (lua_getfield(L, idx, "name") == LUA_TSTRING) spec.source.name = lua_tostring(L, -1);
     lua_settop(L, idx);
     if (file.empty() == inline_text.empty())
       luaL_error(L, "cuda.compile: give exactly one of file= or source=");
@@ -146,9 +181,13 @@ std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why
     return spec;
   }
   spec.source.text = inline_text;
-  const int first = inline_first_line(c, inline_text);
-  if (spec.source.name.empty()) spec.source.name = c.file.empty() ? "inline.cu" : c.file;
-  spec.source.line_offset = first > 0 ? first - 1 : 0;
+  // Unnamed, the source's diagnostics point into the Lua file that holds it; with
+  // name = "x.cu" they count lines from the source's own first line.
+  if (spec.source.name.empty()) {
+    spec.source.name = c.file.empty() ? "inline.cu" : c.file;
+    const int first = inline_first_line(c, inline_text);
+    spec.source.line_offset = first > 0 ? first - 1 : 0;
+  }
   spec.source.dir = c.file.empty() ? fs::current_path() : fs::path(c.file).parent_path();
   return spec;
 }

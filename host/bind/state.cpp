@@ -18,6 +18,7 @@ namespace {
 constexpr const char* kRuntimeKey = "warplab.runtime";
 
 int runtime_gc(lua_State* L) {
+  *static_cast<Runtime**>(lua_getextraspace(L)) = nullptr;  // no dangling pointer at close
   static_cast<Runtime*>(lua_touserdata(L, 1))->~Runtime();
   return 0;
 }
@@ -38,10 +39,11 @@ std::string exe_dir() {
 
 }  // namespace
 
+// The registry owns the runtime (its __gc destroys it); the thread's extra space holds a
+// plain pointer to it, so the launch path finds it without a table lookup. Coroutines
+// start with a copy of the main thread's extra space, so they see it too.
 Runtime& runtime(lua_State* L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kRuntimeKey);            // +1 runtime userdata
-  auto* rt = static_cast<Runtime*>(lua_touserdata(L, -1));
-  lua_pop(L, 1);                                              // -1
+  auto* rt = *static_cast<Runtime**>(lua_getextraspace(L));
   if (!rt) luaL_error(L, "warplab runtime missing (state not opened by warplab)");
   return *rt;
 }
@@ -96,6 +98,7 @@ StatePtr open_state(const RuntimeOptions& opts, cu::DeviceSnapshot target, bool 
   lua_setfield(L, -2, "__gc");                                // -1
   lua_setmetatable(L, -2);                                    // -1
   lua_setfield(L, LUA_REGISTRYINDEX, kRuntimeKey);            // -1
+  *static_cast<Runtime**>(lua_getextraspace(L)) = rt;
 
   // package.path: the warplab library first, then Lua's defaults.
   std::string path;
