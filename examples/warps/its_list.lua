@@ -51,6 +51,9 @@ t1:synchronize()
 local ms = t0:elapsed(t1)
 local st, nxt, prv, lk = status:get(), next_d:get(), prev_d:get(), locks:get()
 
+if st[1] > 0 then
+  print(string.format("deadlocked: %d inserts gave up waiting %d ms for a lock", st[1], p.timeout_ms))
+end
 c:eq(st[1], 0, "no insert gave up at the deadline (not deadlocked)")
 -- Walk both ways, at most `total` steps each (a cycle must not hang the host either).
 local fwd, bwd, seen, dup = {}, {}, {}, nil

@@ -45,6 +45,9 @@ local st, n, per_lane = status:get(), counter[1], done:get()
 local finished = 0
 for _, d in ipairs(per_lane) do if d == p.iters then finished = finished + 1 end end
 
+if st[1] > 0 then
+  print(string.format("deadlocked: %d of %d lanes gave up waiting %d ms for the lock", st[1], ws, p.timeout_ms))
+end
 c:eq(st[1], 0, "no lane hit the deadline (not deadlocked)")
 c:eq(n, total, "counter = lanes x iters: no update lost")
 c:eq(finished, ws, "every lane completed its " .. p.iters .. " acquisitions")
