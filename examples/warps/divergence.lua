@@ -45,7 +45,8 @@ c:that(kinds.A and kinds.B, "the PTX keeps path A and path B as separate loops",
        string.format("%d loop(s) of A's FMAs, %d of B's", kinds.A or 0, kinds.B or 0))
 
 print(string.format("plan: one block of 4 warps (one per scheduler); %d iterations x 8 FMA chains"
-                    .. " per path; modes all-A, all-B, lane split, warp split; best of %d", p.iters, p.reps))
+                    .. " per path; modes all-A, all-B, lane split, warp split; best of %d",
+                    p.iters, p.reps))
 if not dev.live then
   print("no GPU here (" .. dev.source .. "): the kernels compiled; timing and tracing need one")
   return c:summary()
@@ -84,7 +85,8 @@ for w = 1, WARPS do
   rows[w] = {warp = w - 1, A = A[w], B = B[w], lane_split = L[w], lane_ratio = L[w] / (A[w] + B[w]),
              warp_split = W[w], own = (w % 2 == 1) and "A" or "B", warp_ratio = W[w] / own}
   c:near(L[w], A[w] + B[w], p.tol, string.format("warp %d, lanes split: cycles = T(A) + T(B)", w - 1))
-  c:near(W[w], own, p.tol, string.format("warp %d, warps split: cycles = T(%s) alone", w - 1, rows[w].own))
+  c:near(W[w], own, p.tol,
+         string.format("warp %d, warps split: cycles = T(%s) alone", w - 1, rows[w].own))
 end
 print(string.format("path B runs %d iterations to cost what A's %d do", iters_b, p.iters))
 report.table(rows, {title = "clock64 cycles per warp (slowest lane, best of " .. p.reps .. ")",
@@ -131,6 +133,6 @@ end
 if p.save then
   report.save("results/divergence.csv", rows)
   print("wrote " .. trace.svg(svg_warps, "results/divergence_trace.svg",
-                              {title = "divergence: lanes split (warps 0, 1), then warps split (0, 1)"}))
+                              {title = "lanes split (warps 0, 1), then warps split (0, 1)"}))
 end
 c:summary()

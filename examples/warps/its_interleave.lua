@@ -78,7 +78,8 @@ for _, run in ipairs(RUNS) do
   table.sort(distinct)
   rows[#rows + 1] = {run.name, squeeze(by_seq), table.concat(distinct, " "), cnt[4]}
   if cnt[4] > 0 then
-    print(string.format("deadlocked: %d lanes of the %s run gave up waiting for the other side", cnt[4], run.name))
+    print(string.format("deadlocked: %d lanes of the %s run gave up waiting for the other side",
+                        cnt[4], run.name))
   end
   c:eq(cnt[4], 0, run.name .. ": no wait reached its deadline (no deadlock)")
   c:that(once, run.name .. ": every lane logged its 3 statements once", cnt[1] .. " sequence numbers")

@@ -6,11 +6,11 @@
 -- Expect: no lock wait reaches its %globaltimer deadline; walking next from the head and
 --         prev from the tail gives the same order, and every node appears exactly once;
 --         each new node sits between its target and the initial node after the target.
--- Run:    warplab run examples/warps/its_list.lua   (-p inserts=8192 -p nodes=64)
+-- Run:    warplab run examples/warps/its_list.lua   (-p inserts=8192 -p nodes=64 -p save=true)
 local report = require "warplab.report"
 local check = require "warplab.check"
 local params = require "warplab.params"
-local p = params{inserts = 8192, nodes = 64, block = 256, timeout_ms = 2000}
+local p = params{inserts = 8192, nodes = 64, block = 256, timeout_ms = 2000, save = false}
 
 local dev = cuda.device()
 print(dev)
@@ -25,7 +25,8 @@ if not dev.live then
   return
 end
 local c = check.new("its_list")
-c:that(tonumber(dev.cc:match("^(%d+)")) >= 7, "the GPU has independent thread scheduling (sm_70+)", dev.arch)
+c:that(tonumber(dev.cc:match("^(%d+)")) >= 7, "the GPU has independent thread scheduling (sm_70+)",
+       dev.arch)
 assert(K >= 2, "nodes must be at least 2 (head and tail)")
 
 -- The initial list 0 <-> 1 <-> ... <-> K-1; new nodes K..K+N-1 start unlinked.
@@ -98,4 +99,9 @@ for i = 0, math.min(K - 2, 7) do rows[#rows + 1] = {i, wanted[i] or 0, got[i] or
 report.table(rows, {title = "first initial nodes: inserts aimed at each, nodes found after it",
                     columns = {"node", "inserts", "found"}})
 print(string.format("%d inserts in %.3f ms (%d failed lock attempts while spinning)", N, ms, st[2]))
+if p.save then
+  local all = {}
+  for i = 0, K - 2 do all[#all + 1] = {i, wanted[i] or 0, got[i] or 0} end
+  report.save("results/its_list.csv", all, {columns = {"node", "inserts", "found"}})
+end
 c:summary()

@@ -26,7 +26,8 @@ if not dev.live then
   return
 end
 local c = check.new("its_spinlock")
-c:that(tonumber(dev.cc:match("^(%d+)")) >= 7, "the GPU has independent thread scheduling (sm_70+)", dev.arch)
+c:that(tonumber(dev.cc:match("^(%d+)")) >= 7, "the GPU has independent thread scheduling (sm_70+)",
+       dev.arch)
 
 local ws = dev.attr.warp_size
 local total = ws * p.iters
@@ -46,14 +47,16 @@ local finished = 0
 for _, d in ipairs(per_lane) do if d == p.iters then finished = finished + 1 end end
 
 if st[1] > 0 then
-  print(string.format("deadlocked: %d of %d lanes gave up waiting %d ms for the lock", st[1], ws, p.timeout_ms))
+  print(string.format("deadlocked: %d of %d lanes gave up waiting %d ms for the lock", st[1], ws,
+                      p.timeout_ms))
 end
 c:eq(st[1], 0, "no lane hit the deadline (not deadlocked)")
 c:eq(n, total, "counter = lanes x iters: no update lost")
 c:eq(finished, ws, "every lane completed its " .. p.iters .. " acquisitions")
 c:eq(st[3], 0, "no lane ever entered while another was inside")
 c:eq(lock[1], 0, "the lock is free at the end")
-report.table({{ws, p.iters, n, st[2], string.format("%.3f", ms), string.format("%.0f", ms * 1e6 / total)}},
+report.table({{ws, p.iters, n, st[2], string.format("%.3f", ms),
+               string.format("%.0f", ms * 1e6 / total)}},
              {columns = {"lanes", "iters", "counter", "failed CAS", "ms", "ns per acquisition"}})
 
 -- Who got the lock when: row r holds acquisitions 32r .. 32r+31, the colour is the lane.
@@ -62,7 +65,8 @@ local shown = {}
 for i = 1, math.min(#ord, 16 * ws) do shown[i] = ord[i] end
 report.heatmap(shown, {cols = ws, title = "acquisition order (first " .. #shown // ws .. " rows of "
                        .. ws .. "; colour = lane that held the lock)", legend = "lane", min = 0,
-                       max = ws - 1, labels = true, svg = p.save and "results/its_spinlock_order.svg" or nil})
+                       max = ws - 1, labels = true,
+                       svg = p.save and "results/its_spinlock_order.svg" or nil})
 
 -- Two acquisitions per lane, traced: L when a lane holds the lock, U just before release.
 lock:zero(); counter:zero(); status:zero()

@@ -34,7 +34,8 @@ local d = trace.decode(buf)
 local raw = {}
 for i = 1, 6 do
   local e = d.events[i]
-  raw[i] = {e.seq, trace.tag_text(e.tag), e.block, e.warp, e.lane, e.sm, trace.mask_hex(e.mask), e.clock}
+  raw[i] = {e.seq, trace.tag_text(e.tag), e.block, e.warp, e.lane, e.sm, trace.mask_hex(e.mask),
+            e.clock}
 end
 report.table(raw, {title = "the first decoded records (slot order)",
                    columns = {"slot", "tag", "block", "warp", "lane", "SM", "mask", "clock"}})
@@ -103,6 +104,7 @@ c:that(self_ok, "every event's active mask contains the recording lane")
 c:that(sides_ok, "no step mixes the sides; loop step k has only lanes with lane % 4 > k")
 c:that(j_ok, "J after __syncwarp() is one step of all 32 lanes in every warp")
 if p.save then
-  print("wrote " .. trace.svg(warps, "results/trace.svg", {title = "divergence_nested: per-lane trace"}))
+  print("wrote " .. trace.svg(warps, "results/trace.svg",
+                              {title = "divergence_nested: per-lane trace"}))
 end
 c:summary()

@@ -29,7 +29,7 @@ local CASES = {
   {mul = 1, add = 1, delta = 1, xor = 1, width = 32},  -- rotate by one, neighbours
   {mul = 7, add = 3, delta = 5, xor = 19, width = 32}, -- a permutation of the lanes
   {mul = 1, add = 11, delta = 2, xor = 4, width = 8},  -- src 11 wraps to 3 in each 8-lane segment
-  {mul = 3, add = 0, delta = 3, xor = 8, width = 8},   -- xor 8 leaves the segment: earlier ok, later own
+  {mul = 3, add = 0, delta = 3, xor = 8, width = 8},   -- xor 8: earlier segment read, later = own
   {mul = 5, add = 2, delta = 1, xor = 3, width = 4},
 }
 print(string.format("plan: %d launches of %d warps x %d ops; data: warp 0 all odd, warp 1 all"
@@ -60,7 +60,9 @@ local out <close> = cuda.array("u32", WARPS * 32 * #OPS)
 -- where the lane does not take part (its sentinel must survive).
 local function expected(op, x, cs)
   local odd, zero8, key, over = {}, {}, {}, {}
-  for i = 1, 32 do odd[i], zero8[i], key[i], over[i] = x[i] & 1 == 1, x[i] & 7 == 0, x[i] & 3, x[i] > THRESHOLD end
+  for i = 1, 32 do
+    odd[i], zero8[i], key[i], over[i] = x[i] & 1 == 1, x[i] & 7 == 0, x[i] & 3, x[i] > THRESHOLD
+  end
   local function each(mask, val)
     local r = {}
     for lane = 0, 31 do if (mask >> lane) & 1 == 1 then r[lane + 1] = val end end
@@ -124,7 +126,8 @@ for ci, cs in ipairs(CASES) do
 end
 
 for op, name in ipairs(OPS) do
-  c:that(bad[op].n == 0, name .. " matches the model", bad[op].first or (#CASES * WARPS * 32 .. " lanes compared"))
+  c:that(bad[op].n == 0, name .. " matches the model",
+         bad[op].first or (#CASES * WARPS * 32 .. " lanes compared"))
 end
 print(string.format("activemask inside the branch was exactly the branch's lanes for %d of %d lanes",
                     exact_active, active_lanes))
@@ -144,8 +147,12 @@ report.heatmap(rows, {title = string.format("source lane of each shuffle (warp 2
                labels = {rows = names}, legend = "source lane", min = 0, max = 31,
                svg = p.save and "results/vote_sources.svg" or nil})
 local tbl = {}
-for l = 1, 32 do tbl[l] = {l - 1, string.format("%08x", v[2][l]), rows[1][l], rows[2][l], rows[3][l], rows[4][l]} end
+for l = 1, 32 do
+  tbl[l] = {l - 1, string.format("%08x", v[2][l]), rows[1][l], rows[2][l], rows[3][l], rows[4][l]}
+end
 report.table({table.unpack(tbl, 1, 16)}, {title = "lanes 0-15 of the map above",
              columns = {"lane", "v", "shfl src", "up src", "down src", "xor src"}})
-if p.save then report.save("results/vote.csv", tbl, {columns = {"lane", "v", "shfl", "up", "down", "xor"}}) end
+if p.save then
+  report.save("results/vote.csv", tbl, {columns = {"lane", "v", "shfl", "up", "down", "xor"}})
+end
 c:summary()

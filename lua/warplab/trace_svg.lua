@@ -8,9 +8,13 @@ local util = require "warplab.util"
 local trace_svg = {}
 local num = svg.num
 
--- Okabe-Ito: a categorical palette that colour-blind readers can tell apart.
+-- Okabe-Ito, then Paul Tol's muted colours: categorical palettes that colour-blind
+-- readers can tell apart. Letters go white on the dark ones.
 local PALETTE = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
-                 "#CC79A7", "#999999"}
+                 "#CC79A7", "#999999", "#332288", "#88CCEE", "#117733", "#DDCC77",
+                 "#882255", "#44AA99"}
+local DARK = {["#0072B2"] = true, ["#009E73"] = true, ["#332288"] = true, ["#117733"] = true,
+              ["#882255"] = true, ["#D55E00"] = true}
 
 -- Tags in order of first appearance over all panels, so a tag has one colour everywhere.
 local function tag_colors(warps)
@@ -52,8 +56,9 @@ local function panel(add, w, y, geo, color, tr)
             tr.mask_hex(s.mask), tr.popcount(s.mask), s.clock - t0)
         if cs >= 10 then
           add('<text x="%s" y="%s" text-anchor="middle" dominant-baseline="middle" '
-              .. 'font-size="%d" pointer-events="none">%s</text>', num(x + cs / 2),
-              num(ly + cs / 2), cs - 4, util.xml(tr.tag_text(s.tag)))
+              .. 'font-size="%d" fill="%s" pointer-events="none">%s</text>', num(x + cs / 2),
+              num(ly + cs / 2), cs - 4, DARK[color[s.tag]] and "white" or "black",
+              util.xml(tr.tag_text(s.tag)))
         end
       end
     end
@@ -86,7 +91,11 @@ function trace_svg.write(warps, path, opts, tr)
   local widest = 1
   for _, w in ipairs(warps) do widest = math.max(widest, math.min(#w.steps, geo.max_steps)) end
   local order, color = tag_colors(warps)
-  local width = math.max(geo.left + widest * geo.cell + 20, 360)
+  -- Wide enough for the grid, the legend and the panel titles (~7 px a character).
+  local legend_w = 0
+  for _, tag in ipairs(order) do legend_w = legend_w + 28 + 8 * #tr.tag_text(tag) end
+  local width = math.max(geo.left + widest * geo.cell + 20, geo.left + legend_w + 10,
+                         geo.left + 7 * 60, 360)
   local panel_h = 20 + geo.lanes * geo.cell + 24
   local head = opts.title and 62 or 34
   local height = head + #warps * panel_h + 8
