@@ -55,5 +55,6 @@ cu::DeviceSnapshot select_target(const Globals& g, bool fallback);
 void add_attrs_command(CLI::App& app, const Globals& g, Commands& out);
 void add_compile_command(CLI::App& app, const Globals& g, Commands& out);
 void add_run_command(CLI::App& app, const Globals& g, Commands& out);
+void add_list_command(CLI::App& app, const Globals& g, Commands& out);
 
 }  // namespace warplab::app

@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   add_attrs_command(app, g, commands);
   add_compile_command(app, g, commands);
   add_run_command(app, g, commands);
+  add_list_command(app, g, commands);
 
   try {
     app.parse(argc, argv);
