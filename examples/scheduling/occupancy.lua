@@ -61,7 +61,7 @@ end
 -- The table: the largest power of two entries filling at most half the L2, so the chain
 -- stays in L2 (one L2 latency per step) whatever the GPU.
 local entries = 1 << 16
-while entries * 8 <= a.l2_cache_size do entries = entries * 2 end
+while entries * 16 <= a.l2_cache_size do entries = entries * 2 end
 local next_tab <close> = cuda.array("u32", entries)
 variants[1].init:launch(4 * sms, 256, next_tab, entries, 0x9E3779B5, 12345)
 local nominal = p.waves * sms * (a.max_threads_per_multiprocessor // ws) -- warps per run
