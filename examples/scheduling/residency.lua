@@ -17,8 +17,9 @@ local dev = cuda.device()
 local a = dev.attr
 local sms = a.multiprocessor_count
 -- Sizes derived from the device: half the SM's shared memory (less a margin for the
--- per-block reserve) as dynamic shared, so two blocks fit; launch bounds asking for half
--- the SM's threads, which caps the registers below what 120 live floats want.
+-- per-block reserve) as dynamic shared, so two blocks fit; __launch_bounds__ asking for
+-- half the SM's threads, which caps registers per thread at 65536 / that many (64 where an
+-- SM holds 2048 threads: below the ~128 that 120 live floats want).
 local dyn = (a.max_shared_memory_per_multiprocessor // 2) // 1024 * 1024 - 2048
 local min_blocks = math.max(1, a.max_threads_per_multiprocessor // p.block // 2)
 local variants = {

@@ -96,7 +96,8 @@ for _, s in ipairs(shapes) do
 end
 c:that(all.missing == 0, "every thread of every shape wrote its record", all.missing .. " missing")
 c:that(all.row_bad == 0, "%laneid = (x + y*bx + z*bx*by) % warpSize: ids are row-major, x fastest",
-       all.row_bad .. " threads differ; y-fastest numbering would differ for " .. table.concat(mism, ", "))
+       all.row_bad .. " threads differ; y-fastest numbering would differ for "
+       .. (#mism > 0 and table.concat(mism, ", ") or "none"))
 c:that(all.warps_bad == 0, "each hardware warp (%warpid) = warpSize consecutive ids of one block, lanes in order",
        all.warps_bad .. " warps or blocks differ")
 c:eq(got_lanes, want_lanes, "active lanes per warp: full warps, the remainder in the last one")
