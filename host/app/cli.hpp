@@ -69,5 +69,6 @@ void add_run_command(CLI::App& app, const Globals& g, Commands& out);
 void add_cache_command(CLI::App& app, const Globals& g, Commands& out);
 void add_repl_command(CLI::App& app, const Globals& g, Commands& out);
 void add_watch_command(CLI::App& app, const Globals& g, Commands& out);
+void add_list_command(CLI::App& app, const Globals& g, Commands& out);
 
 }  // namespace warplab::app

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   add_cache_command(app, g, commands);
   add_repl_command(app, g, commands);
   add_watch_command(app, g, commands);
+  add_list_command(app, g, commands);
 
   try {
     app.parse(argc, argv);

@@ -8,7 +8,7 @@
 //           >= total threads (threads past `records` write nothing).
 // Expect:   lane_in_block == hw_lane and warp_in_block == gid-in-block / warpSize always;
 //           lane_formula == hw_lane for every thread iff blockDim is a multiple of 32.
-// Used by:  examples/warps/thread_ids.lua (planned), tests/gpu (launch check)
+// Used by:  examples/warps/ids.lua, tests/cli/compile.sh
 #include <warplab/ids.cuh>
 
 // Field order of a record (u32 each). Keep in sync with the Lua side.

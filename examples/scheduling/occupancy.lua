@@ -1,0 +1,133 @@
+-- occupancy.lua: block size x registers: predicted occupancy next to a latency-bound kernel's time.
+-- Shows:  the chase kernel (latency_chain.cu) makes every warp wait one L2 latency per
+--         step, so its speed is set by how many warps each SM holds at once. Four variants
+--         keep 4, 24, 48 or 112 values live (more registers per thread); for each block
+--         size the calculator predicts occupancy, and the same number of warps is timed.
+-- Expect: throughput rises with predicted occupancy: Spearman rank correlation >= 0.6
+--         over all configurations, and the top quarter by occupancy at least 1.5 x the
+--         throughput of the bottom quarter (when its occupancy is at least 2 x).
+-- Run:    warplab run examples/scheduling/occupancy.lua [-p step=32] [-p reps=3] [-p save=true]
+local report = require "warplab.report"
+local check = require "warplab.check"
+local params = require "warplab.params"
+local stats = require "warplab.stats"
+local ex = require "warplab.experiment"
+local p = params{step = 32, steps = 336, waves = 8, reps = 3, save = false}
+
+local dev = cuda.device()
+local a = dev.attr
+local sms, ws = a.multiprocessor_count, a.warp_size
+local variants = {}
+for i, n in ipairs{4, 24, 48, 112} do
+  local m = assert(cuda.compile{file = "scheduling/latency_chain.cu", defines = {NACC = n}})
+  variants[i] = {nacc = n, k = m.chase, init = m.chain_init, name = n .. " live, " .. m.chase.regs .. " regs"}
+  print(string.format("NACC = %3d: %s", n, tostring(m.chase)))
+end
+local sizes = {}
+for b = p.step, math.min(1024, a.max_threads_per_block), p.step do sizes[#sizes + 1] = b end
+
+-- Predictions (offline too): occupancy per variant and block size; 0 where it does not fit.
+local occ_grid, names = {}, {}
+for vi, v in ipairs(variants) do
+  v.occ, occ_grid[vi], names[vi] = {}, {}, v.name
+  for si, b in ipairs(sizes) do
+    v.occ[si] = v.k:occupancy{block = b}
+    occ_grid[vi][si] = 100 * v.occ[si].occupancy
+  end
+end
+local size_labels = {}
+for i, b in ipairs(sizes) do size_labels[i] = b end
+report.heatmap(occ_grid, {title = "predicted occupancy %, block size left to right (" .. sizes[1] .. ".."
+                          .. sizes[#sizes] .. ")", labels = {rows = names, cols = size_labels}, min = 0, max = 100})
+local function table_rows(with_time)
+  local rows = {}
+  for si, b in ipairs(sizes) do
+    local r = {b}
+    for _, v in ipairs(variants) do
+      r[#r + 1] = string.format("%.0f %%", 100 * v.occ[si].occupancy)
+      if with_time then r[#r + 1] = v.ms[si] and string.format("%.3f", v.ms[si]) or "-" end
+    end
+    rows[si] = r
+  end
+  return rows
+end
+local cols = {"block"}
+for _, v in ipairs(variants) do cols[#cols + 1] = v.name end
+if ex.offline(dev, "timing the latency-bound kernel") then
+  report.table(table_rows(false), {title = "predicted occupancy", columns = cols})
+  return
+end
+
+-- The table: the largest power of two entries filling at most half the L2, so the chain
+-- stays in L2 (one L2 latency per step) whatever the GPU.
+local entries = 1 << 16
+while entries * 16 <= a.l2_cache_size do entries = entries * 2 end
+local next_tab <close> = cuda.array("u32", entries)
+variants[1].init:launch(4 * sms, 256, next_tab, entries, 0x9E3779B5, 12345)
+local nominal = p.waves * sms * (a.max_threads_per_multiprocessor // ws) -- warps per run
+local out <close> = cuda.array("u32", nominal * ws + 1024)
+local occs, thr, hi, lo = {}, {}, {}, {}
+for _, v in ipairs(variants) do
+  v.ms, v.thr = {}, {}
+  local rounds = p.steps // v.nacc
+  for si, b in ipairs(sizes) do
+    if v.occ[si].blocks_per_sm > 0 then
+      local grid = (nominal * ws + b - 1) // b
+      local warps = grid * b // ws
+      local t = v.k:bench{grid = grid, block = b, args = {next_tab, out, entries, rounds},
+                          warmup = 1, reps = p.reps}.median
+      -- Scaled to the nominal work, so every configuration is the same job.
+      v.ms[si] = t * (nominal / warps) * (p.steps / (rounds * v.nacc))
+      v.thr[si] = warps * rounds * v.nacc / (t * 1e6) -- warp-loads per ns
+      occs[#occs + 1], thr[#thr + 1] = v.occ[si].occupancy, v.thr[si]
+    end
+  end
+end
+local ccols = {"block"}
+for _, v in ipairs(variants) do ccols[#ccols + 1] = v.k.regs .. " regs"; ccols[#ccols + 1] = "ms" end
+report.table(table_rows(true), {title = string.format("occupancy and time for %d warps x %d dependent loads",
+             nominal, p.steps), columns = ccols})
+local tgrid = {}
+for vi, v in ipairs(variants) do
+  tgrid[vi] = {}
+  for si = 1, #sizes do tgrid[vi][si] = v.thr[si] end
+end
+report.heatmap(tgrid, {title = "measured throughput (warp-loads per ns; ?? = does not fit)",
+                       labels = {rows = names, cols = size_labels}})
+
+local c = check.new("occupancy")
+local rho = ex.spearman(occs, thr)
+c:that(rho >= 0.6, "throughput rises with predicted occupancy (Spearman rank correlation >= 0.6)",
+       string.format("rho = %.3f over %d configurations", rho, #occs))
+-- The lowest- and highest-occupancy quarters of the configurations, compared by mean.
+local idx = {}
+for i = 1, #occs do idx[i] = i end
+table.sort(idx, function(x, y) return occs[x] < occs[y] end)
+local q = math.max(1, #idx // 4)
+local ohi, olo = {}, {}
+for j = 1, q do
+  lo[j], olo[j] = thr[idx[j]], occs[idx[j]]
+  hi[j], ohi[j] = thr[idx[#idx + 1 - j]], occs[idx[#idx + 1 - j]]
+end
+local ratio, oratio = stats.mean(hi) / stats.mean(lo), stats.mean(ohi) / stats.mean(olo)
+c:that(oratio < 2 or ratio >= 1.5, "the top quarter by occupancy runs >= 1.5 x the throughput of the bottom quarter",
+       string.format("%.2f x, at %.2f x the occupancy (mean %.0f %% vs %.0f %%, %d configurations each)",
+                     ratio, oratio, 100 * stats.mean(ohi), 100 * stats.mean(olo), q))
+if p.save then
+  local series, csv = {}, {}
+  local best = stats.max(thr)
+  for _, v in ipairs(variants) do
+    local oy, ty = {}, {}
+    for si = 1, #sizes do oy[si] = v.occ[si].occupancy; ty[si] = v.thr[si] and v.thr[si] / best end
+    series[#series + 1] = {name = v.name .. ": occupancy", x = sizes, y = oy}
+    series[#series + 1] = {name = v.name .. ": throughput / best", x = sizes, y = ty}
+    for si, b in ipairs(sizes) do
+      csv[#csv + 1] = {v.nacc, v.k.regs, b, v.occ[si].blocks_per_sm, v.occ[si].occupancy, v.ms[si], v.thr[si]}
+    end
+  end
+  print("saved " .. report.svg_lines(series, "results/occupancy_sweep.svg", {title = "predicted occupancy and "
+        .. "measured throughput", xlabel = "threads per block", ylabel = "fraction"}))
+  print("saved " .. report.save("results/occupancy_sweep.csv", csv, {columns = {"nacc", "regs", "block",
+        "blocks_per_sm", "occupancy", "ms", "loads_per_ns"}}))
+end
+c:summary()

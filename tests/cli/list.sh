@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# list.sh: `warplab list`: every examples/**/*.lua appears under its folder heading with
+# the summary from its header line "-- name.lua: summary", from any working directory;
+# a folder given on the command line (a file without a header is flagged, subfolders
+# grouped); a missing folder is exit 4 with one sentence. No GPU needed.
+# Usage: bash list.sh <warplab binary> <source root>
+set -u
+WL="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+ROOT="$(cd "$2" && pwd)"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+export WARPLAB_NO_DRIVER=1 NO_COLOR=1
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# The shipped examples, listed from an unrelated working directory.
+(cd "$TMP" && "$WL" list >"$TMP/out" 2>"$TMP/err") || fail "list: exit $? ($(cat "$TMP/err"))"
+n=0
+while IFS= read -r f; do
+  n=$((n + 1))
+  name=$(basename "$f")
+  dir=$(dirname "${f#"$ROOT/examples/"}")
+  summary=$(sed -n "s/^-- $name: //p" "$f" | head -n 1)
+  [ -n "$summary" ] || fail "$f has no '-- $name: summary' header line"
+  grep -qE "^  $name +$(printf '%s' "$summary" | sed 's/[][\.*^$/+?(){}|]/\\&/g')\$" "$TMP/out" ||
+    fail "list: no line '  $name  $summary'"
+  if [ "$dir" = "." ]; then heading="./"; else heading="$dir/"; fi
+  grep -qxF "$heading" "$TMP/out" || fail "list: no folder heading '$heading' for $f"
+  # The file's line comes after its folder's heading and before the next heading.
+  awk -v h="$heading" -v n="$name" '$0 == h {in_h = 1; next} /^[^ ].*\/$/ {in_h = 0}
+       in_h && $1 == n {found = 1} END {exit !found}' "$TMP/out" || fail "list: $name not under $heading"
+done < <(find "$ROOT/examples" -name '*.lua' -type f | sort)
+[ "$n" -gt 0 ] || fail "no examples found under $ROOT/examples"
+[ "$(grep -cE '^  [^ ]+\.lua  ' "$TMP/out")" -eq "$n" ] || fail "list: expected $n example lines: $(cat "$TMP/out")"
+
+# A folder of our own: nested groups, a script without a header, a non-Lua file ignored.
+mkdir -p "$TMP/ex/b/c"
+printf -- '-- top.lua: at the top.\n-- Shows: x\n' >"$TMP/ex/top.lua"
+printf -- '-- deep.lua: two levels down.\n' >"$TMP/ex/b/c/deep.lua"
+printf -- 'print(1)\n-- bare.lua: not a header: code came first\n' >"$TMP/ex/b/bare.lua"
+printf 'not a script\n' >"$TMP/ex/b/notes.txt"
+"$WL" list "$TMP/ex" >"$TMP/out" 2>"$TMP/err" || fail "list DIR: exit $?"
+cat >"$TMP/want" <<EOF
+examples in $TMP/ex
+
+./
+  top.lua   at the top.
+
+b/
+  bare.lua  (no summary: its first line should read "-- bare.lua: what it shows")
+
+b/c/
+  deep.lua  two levels down.
+
+run one: warplab run $TMP/ex/top.lua  (-p key=value sets a parameter; each header's Run line shows them)
+EOF
+diff "$TMP/want" "$TMP/out" >"$TMP/diff" || fail "list DIR output differs:
+$(cat "$TMP/diff")"
+
+# A folder that is not there: bad input (exit 4), one sentence naming it.
+"$WL" list "$TMP/nope" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 4 ] || fail "missing folder: exit $rc, expected 4"
+grep -qF "warplab: examples folder '$TMP/nope' is not a directory" "$TMP/err" ||
+  fail "missing folder message: $(cat "$TMP/err")"
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
+echo "list.sh: all passed ($n examples)"
