@@ -168,7 +168,8 @@ end
 
 -- experiment.residency_summary(records) -> {sms = distinct SMs, max = most blocks at
 -- once on one SM, min = fewest (over SMs that ran any), at_max = SMs that reached max,
--- per_sm = {sm -> most at once}, sm_list = sorted SM ids}.
+-- mode = the per-SM maximum most SMs show, per_sm = {sm -> most at once}, sm_list =
+-- sorted SM ids}.
 function experiment.residency_summary(recs)
   local by_sm, sms = experiment.group(recs, function(r) return r.sm end)
   local s = {sms = #sms, max = 0, min = math.huge, at_max = 0, per_sm = {}, sm_list = sms}
@@ -179,8 +180,13 @@ function experiment.residency_summary(recs)
     s.per_sm[sm] = m
     s.max, s.min = math.max(s.max, m), math.min(s.min, m)
   end
+  local count = {}
   for _, sm in ipairs(sms) do
     if s.per_sm[sm] == s.max then s.at_max = s.at_max + 1 end
+    count[s.per_sm[sm]] = (count[s.per_sm[sm]] or 0) + 1
+  end
+  for m, n in pairs(count) do
+    if not s.mode or n > count[s.mode] or (n == count[s.mode] and m < s.mode) then s.mode = m end
   end
   return s
 end
