@@ -30,3 +30,7 @@ endforeach()
 file(GLOB WARPLAB_APP_UNIT_SRC CONFIGURE_DEPENDS host/app/repl_*.cpp host/app/watch_*.cpp)
 target_sources(warplab_unit_tests PRIVATE ${WARPLAB_APP_UNIT_SRC})
 target_link_libraries(warplab_unit_tests PRIVATE PkgConfig::LIBEDIT)
+
+# Benchmarks (scripts/bench): the raw cuLaunchKernel baseline for the launch path.
+add_executable(warplab_bench_launch bench/launch_raw.cpp)
+target_link_libraries(warplab_bench_launch PRIVATE warplab_cu warplab_rtc)
