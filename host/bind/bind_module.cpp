@@ -1,6 +1,7 @@
 // bind_module.cpp: cuda.compile(path | {file=, source=, ...}) -> module, or nil plus the
 // formatted diagnostics (a failed compile is a value a script or the watcher can print).
 // Modules expose kernels by name: m.saxpy, m:kernel("reduce<256>"), m:kernel("k", "int*").
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,6 +29,7 @@ ModuleRef build(lua_State* L, ModuleSpec spec) {
   m->spec = std::move(spec);
   m->result = rtc::compile(m->spec.source, m->spec.options, runtime(L).cache.get());
   record_dependencies(m->spec, m->result);
+  m->stamps = stamp_files(m->spec, m->result);
   if (m->result.ok)
     record_code(m->spec.source.name, m->result.ptx, m->result.cubin.data(), m->result.cubin.size());
   if (m->result.ok && !runtime(L).offline) {
@@ -109,8 +111,37 @@ std::string find_entry(lua_State* L, const ModuleObj& m, const std::string& name
   return {};
 }
 
+// Live modules: when a file the module at idx was built from changed, compile it again
+// and use the new code from here on; when that fails, keep the old module and say so
+// once per change.
+void refresh(lua_State* L, int idx) {
+  ModuleRef& m = check_module(L, idx);
+  if (m->spec.path.empty() || !files_changed(m->stamps)) return;
+  ModuleSpec spec = m->spec;
+  std::string why;
+  if (!reread_source(spec, why)) {
+    std::fprintf(stderr, "warplab: %s changed but cannot be read (%s); still using the previous module\n",
+                 m->spec.path.c_str(), why.c_str());
+    m->stamps.clear();  // nothing more to follow until m:reload()
+    return;
+  }
+  ModuleRef fresh = build(L, std::move(spec));
+  if (!fresh->result.ok) {
+    std::fprintf(stderr, "warplab: %s changed but no longer compiles; still using the previous module\n%s",
+                 m->spec.path.c_str(), rtc::format_diagnostics(fresh->result, 10, runtime(L).opts.color).c_str());
+    m->stamps = std::move(fresh->stamps);  // report this version once
+    return;
+  }
+  if (!runtime(L).opts.quiet)
+    std::fprintf(stderr, "warplab: %s changed: recompiled (%.0f ms)\n", m->spec.path.c_str(), fresh->result.compile_ms);
+  m = std::move(fresh);  // kernels already handed out keep the old code alive
+  lua_newtable(L);                                                        // +1
+  lua_setiuservalue(L, idx, 1);                                           // -1 drop cached kernels
+}
+
 // m:kernel(name [, "declared, parameter, types"])
 WL_LUA_FN(module_kernel) {
+  refresh(L, 1);
   ModuleRef& m = check_module(L, 1);
   const std::string name = luaL_checkstring(L, 2);
   const std::string mangled = find_entry(L, *m, name);
@@ -147,7 +178,8 @@ WL_LUA_FN(module_index) {
     else
       for (const auto& d : r.dependencies) { lua_pushstring(L, d.display.c_str()); lua_rawseti(L, -2, ++i); }
   } else {
-    // A kernel by name, cached in the module's user value.
+    // A kernel by name, cached in the module's user value (after a live refresh).
+    refresh(L, 1);
     lua_getiuservalue(L, 1, 1);                                           // +1 cache
     if (lua_getfield(L, -1, key.c_str()) != LUA_TNIL) return 1;           // +1
     lua_pop(L, 1);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bind/module_live.hpp"
 #include "cu/module.hpp"
 #include "cu/occupancy.hpp"
 #include "rtc/compile.hpp"
@@ -30,6 +31,7 @@ struct ModuleObj {
   rtc::CompileResult result;  // ptx, cubin, entries, resources, lowered names, deps
   cu::ModulePtr live;         // loaded on the GPU; null offline
   bool freed = false;
+  std::vector<FileStamp> stamps;  // the files it was built from (module_live.hpp)
 };
 using ModuleRef = std::shared_ptr<ModuleObj>;
 
