@@ -44,8 +44,9 @@ fs::path find_examples(const std::string& given) {
   throw Failure(kBadInput, "no examples folder found (looked in " + looked + ")");
 }
 
-// The header's first "-- <file name>: summary" line among the leading comment lines;
-// empty when there is none.
+// The header's first "-- <file name>: summary" line among the leading comment lines,
+// joined with the lines that continue it (up to the next "Field:" line such as
+// "-- Shows:"), so a summary wrapped over two lines prints whole; empty when none.
 std::string summary_of(const fs::path& file) {
   std::ifstream in(file);
   const std::string prefix = "-- " + file.filename().string() + ":";
@@ -56,6 +57,16 @@ std::string summary_of(const fs::path& file) {
     if (line.rfind(prefix, 0) == 0) {
       std::string s = line.substr(prefix.size());
       s.erase(0, s.find_first_not_of(" \t"));
+      while (std::getline(in, line) && line.rfind("-- ", 0) == 0) {
+        std::string more = line.substr(3);
+        more.erase(0, more.find_first_not_of(" \t"));
+        const auto colon = more.find(':');
+        // A new header field ("Shows:", "Expect:", "Run:") or a blank comment ends it.
+        if (more.empty() || (colon != std::string::npos && colon < 12 &&
+                             more.substr(0, colon).find(' ') == std::string::npos))
+          break;
+        s += " " + more;
+      }
       return s;
     }
   }

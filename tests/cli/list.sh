@@ -22,7 +22,8 @@ while IFS= read -r f; do
   dir=$(dirname "${f#"$ROOT/examples/"}")
   summary=$(sed -n "s/^-- $name: //p" "$f" | head -n 1)
   [ -n "$summary" ] || fail "$f has no '-- $name: summary' header line"
-  grep -qE "^  $name +$(printf '%s' "$summary" | sed 's/[][\.*^$/+?(){}|]/\\&/g')\$" "$TMP/out" ||
+  # The first header line starts the summary (a wrapped summary continues after it).
+  grep -qE "^  $name +$(printf '%s' "$summary" | sed 's/[][\.*^$/+?(){}|]/\\&/g')( |\$)" "$TMP/out" ||
     fail "list: no line '  $name  $summary'"
   if [ "$dir" = "." ]; then heading="./"; else heading="$dir/"; fi
   grep -qxF "$heading" "$TMP/out" || fail "list: no folder heading '$heading' for $f"
@@ -31,6 +32,9 @@ while IFS= read -r f; do
        in_h && $1 == n {found = 1} END {exit !found}' "$TMP/out" || fail "list: $name not under $heading"
 done < <(find "$ROOT/examples" -name '*.lua' -type f | sort)
 [ "$n" -gt 0 ] || fail "no examples found under $ROOT/examples"
+# A summary wrapped over two header lines prints whole, up to the "Shows:" line.
+grep -qE '^  its_interleave\.lua +.* __syncwarp\(\) reconverges them before Z\.$' "$TMP/out" ||
+  fail "list: the wrapped its_interleave.lua summary is not printed whole"
 [ "$(grep -cE '^  [^ ]+\.lua  ' "$TMP/out")" -eq "$n" ] || fail "list: expected $n example lines: $(cat "$TMP/out")"
 
 # A folder of our own: nested groups, a script without a header, a non-Lua file ignored.
