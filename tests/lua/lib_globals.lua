@@ -4,7 +4,7 @@
 local t = require "warplab.test"
 
 local MODULES = {"util", "json", "heatmap", "svg", "plot", "report", "stats", "params",
-                 "check", "progress", "test"}
+                 "check", "progress", "test", "trace", "trace_svg", "warpmodel", "experiment"}
 
 t.case("loading every module defines no global", function()
   local before = {}
