@@ -135,8 +135,7 @@ WL_LUA_FN(array_view) {
   const lua_Integer n = luaL_optinteger(L, 3, static_cast<lua_Integer>(a.count) - first + 1);
   const auto count = static_cast<lua_Integer>(a.count);
   if (first < 1 || first > count || n < 1 || n > count - (first - 1))
-    return luaL_error(L, "view(%d, %d) does not fit in an array of %d elements",
-                      static_cast<int>(first), static_cast<int>(n), static_cast<int>(a.count));
+    return luaL_error(L, "view(%I, %I) does not fit in an array of %I elements", first, n, count);
   Array& v = push_array(L);                                    // +1 view
   v = Array{a.buf, a.type, a.first + static_cast<std::size_t>(first - 1),
             static_cast<std::size_t>(n), true};
