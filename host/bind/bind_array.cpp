@@ -2,6 +2,7 @@
 // 1-based as everywhere in Lua; a[i] and :get() copy to the host, :set() copies back.
 // Depends on bind/array.hpp, cu/memory.hpp, cu/dtype.hpp.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -55,6 +56,8 @@ WL_LUA_FN(cuda_array) {
   const bool from_table = lua_istable(L, 2);
   const lua_Integer n = from_table ? static_cast<lua_Integer>(lua_rawlen(L, 2)) : luaL_checkinteger(L, 2);
   luaL_argcheck(L, n > 0, 2, "the element count must be positive");
+  if (static_cast<std::uint64_t>(n) > (std::uint64_t{1} << 56) / cu::dtype_info(t).size)  // bytes overflow
+    return luaL_error(L, "cuda.array: %I elements of %s are more than any device holds", n, cu::dtype_info(t).name.data());
   const cu::ContextPtr& ctx = gpu_context(L, "cuda.array");
   Array& a = push_array(L);                                    // +1 array
   a.type = t;
