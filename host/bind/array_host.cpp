@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "bind/guard.hpp"
@@ -25,6 +27,13 @@ unsigned char* host_scratch(lua_State* L, std::size_t bytes, std::vector<unsigne
   }
   fallback.resize(bytes);
   return fallback.data();
+}
+
+// A number as a person writes it in a message: 299, 0.5, 1e+100 (not 299.0).
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.14g", x);
+  return buf;
 }
 
 // xoshiro256** seeded by splitmix64: a small, well-known generator, written here.
@@ -106,8 +115,9 @@ WL_LUA_FN(array_iota) {
       return luaL_error(L, "iota: start and step must be integers for a %s array", info.name.data());
     if (!lua_numbertointeger(start, &lo) || !lua_numbertointeger(last, &hi) ||
         !cu::int_fits(a.type, lo) || !cu::int_fits(a.type, hi))
-      return luaL_error(L, "iota: %d elements from %f by %f end at %f, which does not fit %s",
-                        static_cast<int>(a.count), start, step, last, info.name.data());
+      return luaL_error(L, "iota: %d elements from %s by %s end at %s, which does not fit %s",
+                        static_cast<int>(a.count), num(start).c_str(), num(step).c_str(),
+                        num(last).c_str(), info.name.data());
   }
   fill_with(L, a, [&](std::size_t i, unsigned char* p) {
     const double x = start + step * static_cast<double>(i);
@@ -130,15 +140,17 @@ WL_LUA_FN(array_random) {
     if (lua_getfield(L, 2, "hi") != LUA_TNIL) hi = luaL_checknumber(L, -1);
     lua_pop(L, 3);
   }
-  if (!(lo <= hi)) return luaL_error(L, "random: lo (%f) must not exceed hi (%f)", lo, hi);
+  if (!(lo <= hi))
+    return luaL_error(L, "random: lo (%s) must not exceed hi (%s)", num(lo).c_str(), num(hi).c_str());
   std::uint64_t span = 0;  // integers: how many values [ceil(lo), floor(hi)] holds
   lua_Integer ilo = 0, ihi = 0;
   if (!fl) {
     const char* type = cu::dtype_info(a.type).name.data();
     if (!lua_numbertointeger(std::ceil(lo), &ilo) || !lua_numbertointeger(std::floor(hi), &ihi) ||
         !cu::int_fits(a.type, ilo) || !cu::int_fits(a.type, ihi))
-      return luaL_error(L, "random: [%f, %f] does not fit %s", lo, hi, type);
-    if (ilo > ihi) return luaL_error(L, "random: no integer lies in [%f, %f]", lo, hi);
+      return luaL_error(L, "random: [%s, %s] does not fit %s", num(lo).c_str(), num(hi).c_str(), type);
+    if (ilo > ihi)
+      return luaL_error(L, "random: no integer lies in [%s, %s]", num(lo).c_str(), num(hi).c_str());
     span = static_cast<std::uint64_t>(ihi) - static_cast<std::uint64_t>(ilo) + 1;  // 0: all 2^64
   }
   Rng rng(static_cast<std::uint64_t>(seed));
@@ -171,8 +183,9 @@ void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what)
   lua_Integer v = 0;
   if (!lua_isinteger(L, idx)) {
     const lua_Number x = lua_tonumber(L, idx);
-    if (x != std::floor(x) || !lua_numbertointeger(x, &v))
-      luaL_error(L, "%s %f is not an integer (array type %s)", what, x, info.name.data());
+    if (x != std::floor(x))
+      luaL_error(L, "%s %s is not an integer (array type %s)", what, num(x).c_str(), info.name.data());
+    if (!lua_numbertointeger(x, &v)) luaL_error(L, "%s %s does not fit %s", what, num(x).c_str(), info.name.data());
   } else {
     v = lua_tointeger(L, idx);
   }

@@ -2,6 +2,7 @@
 // 1-based as everywhere in Lua; a[i] and :get() copy to the host, :set() copies back.
 // Depends on bind/array.hpp, cu/memory.hpp, cu/dtype.hpp.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -55,6 +56,8 @@ WL_LUA_FN(cuda_array) {
   const bool from_table = lua_istable(L, 2);
   const lua_Integer n = from_table ? static_cast<lua_Integer>(lua_rawlen(L, 2)) : luaL_checkinteger(L, 2);
   luaL_argcheck(L, n > 0, 2, "the element count must be positive");
+  if (static_cast<std::uint64_t>(n) > (std::uint64_t{1} << 56) / cu::dtype_info(t).size)  // bytes overflow
+    return luaL_error(L, "cuda.array: %I elements of %s are more than any device holds", n, cu::dtype_info(t).name.data());
   const cu::ContextPtr& ctx = gpu_context(L, "cuda.array");
   Array& a = push_array(L);                                    // +1 array
   a.type = t;
@@ -135,8 +138,7 @@ WL_LUA_FN(array_view) {
   const lua_Integer n = luaL_optinteger(L, 3, static_cast<lua_Integer>(a.count) - first + 1);
   const auto count = static_cast<lua_Integer>(a.count);
   if (first < 1 || first > count || n < 1 || n > count - (first - 1))
-    return luaL_error(L, "view(%d, %d) does not fit in an array of %d elements",
-                      static_cast<int>(first), static_cast<int>(n), static_cast<int>(a.count));
+    return luaL_error(L, "view(%I, %I) does not fit in an array of %I elements", first, n, count);
   Array& v = push_array(L);                                    // +1 view
   v = Array{a.buf, a.type, a.first + static_cast<std::size_t>(first - 1),
             static_cast<std::size_t>(n), true};

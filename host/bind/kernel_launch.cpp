@@ -84,14 +84,14 @@ void prepare(lua_State* L, KernelObj& k, const cu::LaunchConfig& c, int first, i
 }
 
 // Launches with the prepared arguments, noted for fault attribution (script line of the
-// caller). A launch refused because an earlier kernel faulted is not noted, so the
-// error names that kernel, not this one.
+// caller). A launch the driver refused never ran, so its note goes again: after an
+// earlier kernel faulted, the error then names that kernel, not this one.
 void launch_noted(lua_State* L, KernelObj& k, const cu::LaunchConfig& c) {
   note_launch(L, k.display.c_str());
   try {
     cu::launch(*k.fn, c, k.argptrs.data());
-  } catch (const cu::Error& e) {
-    if (is_async_fault(e.code())) forget_launch(L);
+  } catch (const cu::Error&) {
+    forget_launch(L);
     throw;
   }
 }

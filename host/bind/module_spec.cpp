@@ -182,10 +182,11 @@ std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why
   }
   spec.source.text = inline_text;
   // Unnamed, the source's diagnostics point into the Lua file that holds it; with
-  // name = "x.cu" they count lines from the source's own first line.
+  // name = "x.cu", or when the text is not in the calling file (built at run time, or
+  // from another file), they count lines from the source's own first line.
   if (spec.source.name.empty()) {
-    spec.source.name = c.file.empty() ? "inline.cu" : c.file;
     const int first = inline_first_line(c, inline_text);
+    spec.source.name = first > 0 ? c.file : "inline.cu";
     spec.source.line_offset = first > 0 ? first - 1 : 0;
   }
   spec.source.dir = c.file.empty() ? fs::current_path() : fs::path(c.file).parent_path();

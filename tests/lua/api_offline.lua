@@ -26,6 +26,7 @@ else
     t.checkerror("the element count must be positive", cuda.array, "f32", 0)
     t.checkerror("the element count must be positive", cuda.array, "f32", {})
     t.checkerror("number expected, got no value", cuda.array, "f32")
+    t.checkerror("cuda.array: 2305843009213693952 elements of f64 are more than any device holds", cuda.array, "f64", 1 << 61)
     -- Aliases name the same types.
     t.checkerror("no CUDA device", cuda.array, "float", 4)
     t.checkerror("no CUDA device", cuda.array, "uint8", 4)
