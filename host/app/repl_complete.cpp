@@ -62,6 +62,10 @@ class Collector {
     if (!lua_getmetatable(L_, idx)) return;                  // +1 metatable
     if (lua_getfield(L_, -1, "__index") == LUA_TTABLE) table_keys(-1, depth + 1);  // +1
     lua_pop(L_, 1);                                          // -1
+    // warplab's objects answer through an __index function and keep their methods in
+    // the metatable's `methods` table.
+    if (lua_getfield(L_, -1, "methods") == LUA_TTABLE) table_keys(-1, depth + 1);  // +1
+    lua_pop(L_, 1);                                          // -1
     if (!methods_only_ && lua_getfield(L_, -1, "__fields") == LUA_TFUNCTION) {  // +1
       lua_pushvalue(L_, idx);                                // +1 the object
       if (lua_pcall(L_, 1, 1, 0) != LUA_OK) lua_pushnil(L_);  // -2 +1 list (+1 on error)

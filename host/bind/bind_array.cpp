@@ -168,6 +168,7 @@ WL_LUA_FN(array_zero) {
 
 void add_array(lua_State* L) {
   luaL_newmetatable(L, kArrayMeta);                            // +1 meta
+  set_fields(L, {"type", "bytes", "ptr", "freed"});
   const luaL_Reg meta[] = {{"__index", array_index},   {"__newindex", array_newindex},
                            {"__len", array_len},       {"__tostring", array_tostring},
                            {"__gc", array_gc},         {"__close", array_release},

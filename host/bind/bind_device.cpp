@@ -119,6 +119,8 @@ WL_LUA_FN(cuda_devices) {
 
 void add_device(lua_State* L) {
   luaL_newmetatable(L, kDeviceMeta);                             // +1
+  set_fields(L, {"name", "cc", "arch", "sm_count", "memory", "live", "ordinal", "source", "uuid",
+                  "driver_version", "attr"});
   const luaL_Reg meta[] = {{"__index", device_index}, {"__tostring", device_tostring},
                            {"__gc", device_gc}, {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);

@@ -192,6 +192,9 @@ int kernel_gc(lua_State* L) {
 
 void add_kernel(lua_State* L) {
   luaL_newmetatable(L, kKernelMeta);                                     // +1 meta
+  set_fields(L, {"name", "mangled", "signature", "params", "regs", "shared_bytes", "local_bytes",
+                 "const_bytes", "spill_bytes", "barriers", "max_threads", "ptx_version",
+                 "binary_version", "arch"});
   lua_newtable(L);                                                       // +1 methods
   lua_pushcfunction(L, kernel_occupancy);                                // +1
   lua_setfield(L, -2, "occupancy");                                      // -1

@@ -220,6 +220,25 @@ WL_LUA_FN(module_tostring) {
   return 1;
 }
 
+// __fields for the REPL's completion: the fields, then each kernel's base name.
+int module_fields(lua_State* L) {
+  auto& m = *static_cast<ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta));
+  lua_newtable(L);                                                        // +1 list
+  int i = 0;
+  for (const char* f : {"ptx", "log", "arch", "name", "compile_ms", "cached", "kernels", "options",
+                        "dependencies"}) {
+    lua_pushstring(L, f);
+    lua_rawseti(L, -2, ++i);
+  }
+  if (m && !m->freed)
+    for (const auto& e : m->result.entries)
+      if (auto s = rtc::demangle(e)) {
+        lua_pushstring(L, s->base.c_str());
+        lua_rawseti(L, -2, ++i);
+      }
+  return 1;
+}
+
 int module_release(lua_State* L) {
   auto& m = *static_cast<ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta));
   m.reset();  // kernels still referenced keep the GPU module alive
@@ -235,6 +254,8 @@ int module_gc(lua_State* L) {
 
 void add_module(lua_State* L) {
   luaL_newmetatable(L, kModuleMeta);                                      // +1 meta
+  lua_pushcfunction(L, module_fields);                                    // +1
+  lua_setfield(L, -2, "__fields");                                        // -1
   const luaL_Reg meta[] = {{"__tostring", module_tostring}, {"__gc", module_gc},
                            {"__close", module_release}, {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);

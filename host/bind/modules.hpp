@@ -4,7 +4,21 @@
 #pragma once
 #include <lua.hpp>
 
+#include <initializer_list>
+
 namespace warplab::bind {
+
+// Sets __fields on the metatable on top of the stack: the names its __index function
+// answers, for the REPL's completion (host/app/repl_complete.cpp).
+inline void set_fields(lua_State* L, std::initializer_list<const char*> names) {
+  lua_createtable(L, static_cast<int>(names.size()), 0);  // +1 list
+  int i = 0;
+  for (const char* n : names) {
+    lua_pushstring(L, n);                                  // +1
+    lua_rawseti(L, -2, ++i);                               // -1
+  }
+  lua_setfield(L, -2, "__fields");                         // -1
+}
 
 void add_device(lua_State* L);  // cuda.device, cuda.devices
 void add_array(lua_State* L);   // cuda.array

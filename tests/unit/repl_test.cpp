@@ -4,6 +4,8 @@
 // and the worker process (state kept across requests, lost and replaced on a crash).
 // The Lua state is a real warplab state on an offline device snapshot.
 #include <gtest/gtest.h>
+
+#include "cu/profile.hpp"
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -106,6 +108,19 @@ TEST(ReplComplete, FindsTheWordBeforeTheCursor) {
   EXPECT_FALSE(completion_word("a..b").valid);
 }
 
+// warplab's own objects answer through __index functions: their fields come from
+// __fields (a module adds its kernels' names), their methods from the `methods` table.
+TEST(ReplComplete, WarplabObjects) {
+  auto st = bind::open_state(bind::RuntimeOptions{}, cu::load_profile("h200"), true, "unit test");
+  lua_State* L = st.get();
+  ASSERT_EQ(luaL_dostring(L, "km = cuda.compile{source = '__global__ void scale_all(float* x) {}'}"), LUA_OK);
+  EXPECT_EQ(complete(L, "km.sc"), (std::vector<std::string>{"scale_all"})) << "kernel names";
+  EXPECT_EQ(complete(L, "km:rel"), (std::vector<std::string>{"reload"}));
+  EXPECT_EQ(complete(L, "km.scale_all:occ"), (std::vector<std::string>{"occupancy"}));
+  EXPECT_TRUE(has(complete(L, "km.scale_all.re"), "regs"));
+  EXPECT_TRUE(has(complete(L, "cuda.dev"), "device"));
+}
+
 TEST(ReplComplete, GlobalsFieldsAttributesAndMethods) {
   auto st = test_state();
   lua_State* L = st.get();
@@ -128,6 +143,7 @@ TEST(ReplComplete, GlobalsFieldsAttributesAndMethods) {
   EXPECT_EQ(complete(L, "ud.a"), (std::vector<std::string>{"alpha"}));
   EXPECT_EQ(complete(L, "m.k_"), (std::vector<std::string>{"k_one", "k_two"}));
   EXPECT_TRUE(complete(L, "dev.attr.nonsense.x").empty()) << "a raising __index gives nothing";
+  EXPECT_EQ(complete(L, "dev.sm_"), (std::vector<std::string>{"sm_count"})) << "device fields";
   EXPECT_TRUE(complete(L, "nothing_here.x").empty());
   EXPECT_EQ(lua_gettop(L), 0);
   EXPECT_EQ(common_prefix({"max_threads", "max_shared", "max_block"}), "max_");
