@@ -137,15 +137,25 @@ WL_LUA_FN(kernel_check) {
   KernelObj& k = *check_kernel(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   const cu::LaunchConfig c = config_from_table(L, 2);
+  std::string why;
   try {
     cu::validate(c, k.limits, device_limits(L));
   } catch (const cu::Error& e) {
-    lua_pushboolean(L, 0);
-    lua_pushstring(L, e.what());
-    return 2;
+    why = e.what();
   }
-  lua_pushboolean(L, 1);
-  return 1;
+  lua_pushboolean(L, why.empty());                                       // +1
+  if (why.empty()) return 1;
+  lua_pushstring(L, why.c_str());                                        // +1
+  return 2;
+}
+
+// A count option of k:bench: an integer >= 0, or `dflt` when absent.
+int count_option(lua_State* L, const char* name, int dflt) {
+  int exact = lua_getfield(L, 2, name) == LUA_TNIL;                      // +1
+  const lua_Integer v = exact ? dflt : lua_tointegerx(L, -1, &exact);
+  if (!exact || v < 0 || v > INT_MAX) luaL_error(L, "bench: %s must be an integer >= 0", name);
+  lua_pop(L, 1);                                                         // -1
+  return static_cast<int>(v);
 }
 
 // k:bench{grid=, block=, shared=, stream=, args={}, warmup=5, reps=100}
@@ -153,12 +163,8 @@ WL_LUA_FN(kernel_bench) {
   KernelObj& k = *check_kernel(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   const cu::LaunchConfig c = config_from_table(L, 2);
-  lua_getfield(L, 2, "warmup");
-  const int warmup = static_cast<int>(luaL_optinteger(L, -1, 5));
-  lua_getfield(L, 2, "reps");
-  const int reps = static_cast<int>(luaL_optinteger(L, -1, 100));
-  lua_settop(L, 2);
-  luaL_argcheck(L, warmup >= 0 && reps >= 1, 2, "warmup must be >= 0 and reps >= 1");
+  const int warmup = count_option(L, "warmup", 5), reps = count_option(L, "reps", 100);
+  luaL_argcheck(L, reps >= 1, 2, "warmup must be >= 0 and reps >= 1");
   const int n = push_args(L, 2);
   prepare(L, k, c, 3, n);  // checks everything once; the launches reuse the arguments
   launch_noted(L, k, c);   // one untimed launch even with warmup = 0: it loads the code

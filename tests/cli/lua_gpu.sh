@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # lua_gpu.sh: the `cuda` Lua API on a real GPU: runs each tests/gpu_lua/*.lua (in name
-# order, so zz_fault.lua, which leaves its context unusable, comes last) as
-#   warplab run FILE [extra]
-# with [extra] from a "-- run-with: ..." line. Each file must exit 0 and end with
+# order, so the zz_fault*.lua files, which leave their context unusable, come last) as
+#   warplab [global] run FILE [extra]
+# with [extra] from a "-- run-with: ..." line and [global] from a "-- global: ..." line
+# (options such as --sync that go before `run`). Each file must exit 0 and end with
 # "N passed, 0 failed". Exit 77 (skip) when `warplab run` finds no device.
 # Usage: bash lua_gpu.sh <warplab-binary> <source-root>; exit 0 pass, 1 fail, 77 skip.
 set -u
@@ -37,15 +38,18 @@ for f in "${files[@]}"; do
   extra=()
   line=$(grep -m 1 '^-- run-with: ' "$f" | sed 's/^-- run-with: //')
   [ -n "$line" ] && read -r -a extra <<<"$line"
-  out=$("${limit[@]}" "$bin" run "$f" "${extra[@]}" 2>&1)
+  global=()
+  line=$(grep -m 1 '^-- global: ' "$f" | sed 's/^-- global: //')
+  [ -n "$line" ] && read -r -a global <<<"$line"
+  out=$("${limit[@]}" "$bin" "${global[@]}" run "$f" "${extra[@]}" 2>&1)
   rc=$?
   last=$(printf '%s\n' "$out" | tail -n 1)
   # Lines a file prints for the record (the occupancy sweep's size) go to this log too.
   printf '%s\n' "$out" | grep '^occupancy sweep: ' | sed 's/^/     /'
   if [ $rc -eq 0 ] && [[ $last =~ ^[0-9]+\ passed,\ 0\ failed$ ]]; then
-    echo "ok   $f ${extra[*]} ($last)"
+    echo "ok   ${global[*]} $f ${extra[*]} ($last)"
   else
-    echo "FAIL $f ${extra[*]} (exit $rc)"
+    echo "FAIL ${global[*]} $f ${extra[*]} (exit $rc)"
     printf '%s\n' "$out" | sed 's/^/    /'
     failed=$((failed + 1))
   fi

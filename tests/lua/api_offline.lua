@@ -53,6 +53,8 @@ else
     t.checkerror("no CUDA device: a kernel launch needs a GPU", k.bench, k, {grid = 1, block = 32, args = {nil, 0}})
     t.checkerror("bad argument #1 to 'bench' (warmup must be >= 0 and reps >= 1)",
                  function() return k:bench{grid = 1, block = 32, reps = 0} end)
+    t.checkerror("bench: warmup must be an integer >= 0", k.bench, k, {grid = 1, block = 32, warmup = -1})
+    t.checkerror("bench: reps must be an integer >= 0", k.bench, k, {grid = 1, block = 32, reps = 2.5})
   end)
 
   t.case("offline, compile and kernel resources still work", function()
