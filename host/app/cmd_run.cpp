@@ -65,7 +65,8 @@ void add_run_command(CLI::App& app, const Globals& g, Commands& out) {
   auto a = std::make_shared<RunArgs>();
   auto* sub = app.add_subcommand("run", "run a Lua experiment script");
   sub->add_option("script", a->script, "the .lua script")->required();
-  sub->add_option("-p,--param", a->params, "override a declared parameter: key=value");
+  sub->add_option("-p,--param", a->params, "override a declared parameter: key=value")
+      ->allow_extra_args(false);  // -p takes one key=value; later words are script arguments
   sub->add_flag("--no-check", a->no_check, "skip launch validation (latency measurements)");
   sub->add_option("args", a->args, "arguments passed to the script as ...");
   out.push_back({sub, [&g, a] { return run_script(g, *a); }});

@@ -246,7 +246,8 @@ void add_watch_command(CLI::App& app, const Globals& g, Commands& out) {
   auto a = std::make_shared<WatchArgs>();
   auto* sub = app.add_subcommand("watch", "run a script, then again on every save of it or its kernels");
   sub->add_option("script", a->script, "the .lua script")->required();
-  sub->add_option("-p,--param", a->params, "override a declared parameter: key=value");
+  sub->add_option("-p,--param", a->params, "override a declared parameter: key=value")
+      ->allow_extra_args(false);  // -p takes one key=value; later words are script arguments
   sub->add_flag("--clear", a->clear, "clear the screen before each run");
   sub->add_flag("--diff", a->diff, "show what an edit changed in the PTX (and SASS with cuobjdump)");
   sub->add_option("--timeout", a->timeout, "end a run that takes longer than this, seconds (0: never)")

@@ -2,7 +2,7 @@
 -- require "warplab.params"; the remaining words are the script's arguments (`...` and
 -- arg[1..n], arg[0] the script). lua_api.sh passes the run-with line below; gpu-check
 -- runs the file bare, and then the defaults must hold.
--- run-with: with-params second -p block=128 -p name=reduce -p check=false
+-- run-with: with-params -p block=128 second -p name=reduce -p check=false third
 local t = require "warplab.test"
 local params = require "warplab.params"
 
@@ -13,8 +13,9 @@ local p = params{block = 256, name = "saxpy", check = true, n = 1 << 20}
 t.case("script arguments", function()
   assert(arg[0]:find("api_params.lua$"), arg[0])
   if given then
-    t.eq(varargs, {"with-params", "second", n = 2})
-    t.eq({arg[1], arg[2]}, {"with-params", "second"})
+    -- A word after `-p key=value` is an argument again, not a second -p value.
+    t.eq(varargs, {"with-params", "second", "third", n = 3})
+    t.eq({arg[1], arg[2], arg[3]}, {"with-params", "second", "third"})
   else
     t.eq(varargs.n, 0)
   end
