@@ -13,12 +13,20 @@ void note_launch(lua_State* L, const char* kernel) {
   LaunchNote& n = log.ring[log.head];
   log.head = (log.head + 1) % log.ring.size();
   ++log.since_sync;
-  std::snprintf(n.kernel, sizeof n.kernel, "%s", kernel);
+  // Plain copies, no formatting: this runs on every launch.
+  const std::size_t len = strnlen(kernel, sizeof n.kernel - 1);
+  std::memcpy(n.kernel, kernel, len);
+  n.kernel[len] = '\0';
   lua_Debug ar;
-  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0)
-    std::snprintf(n.where, sizeof n.where, "%s:%d", ar.short_src, ar.currentline);
-  else
-    std::snprintf(n.where, sizeof n.where, "?");
+  n.line = 0;
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+    std::memcpy(n.source, ar.short_src, sizeof n.source);  // both LUA_IDSIZE, NUL-terminated
+    n.line = ar.currentline;
+  }
+}
+
+std::string LaunchNote::where() const {
+  return line > 0 ? std::string(source) + ":" + std::to_string(line) : "?";
 }
 
 void forget_launch(lua_State* L) {
@@ -52,14 +60,14 @@ std::string describe_error(lua_State* L, const cu::Error& e) {
   if (log.since_sync == 0) return msg;
   const unsigned n = std::min<unsigned>(log.since_sync, log.ring.size());
   const LaunchNote& last = log.ring[(log.head + log.ring.size() - 1) % log.ring.size()];
-  std::string out = "kernel '" + std::string(last.kernel) + "' launched at " + last.where +
+  std::string out = "kernel '" + std::string(last.kernel) + "' launched at " + last.where() +
                     " faulted: " + cu::error_text(e.code());
   if (log.since_sync > 1) {
     out += " (one of " + std::to_string(log.since_sync) +
            " launches since the last synchronization; earlier:";
     for (unsigned i = 2; i <= n; ++i) {
       const LaunchNote& k = log.ring[(log.head + log.ring.size() - i) % log.ring.size()];
-      out += std::string(" ") + k.kernel + "@" + k.where;
+      out += std::string(" ") + k.kernel + "@" + k.where();
     }
     out += "; run with --sync to pin it down)";
   }

@@ -15,7 +15,9 @@ namespace warplab::bind {
 
 struct LaunchNote {
   char kernel[64];
-  char where[96];  // "script.lua:12"
+  char source[LUA_IDSIZE];  // the chunk's short name ("script.lua")
+  int line = 0;             // 0: unknown
+  std::string where() const;  // "script.lua:12", built only when a fault is reported
 };
 
 struct FaultLog {
