@@ -7,7 +7,11 @@
 local t = require "warplab.test"
 
 local THIS = debug.getinfo(1, "S").source:sub(2)
-assert(cuda.device().name == "NVIDIA H200", "these limits are the H200's")
+-- Its numbers are the H200's: on another live GPU (gpu-check) it reports a skip (77).
+if cuda.device().name ~= "NVIDIA H200" then
+  print("skipped: the cases are worked out for the H200, not the " .. cuda.device().name)
+  os.exit(77)
+end
 
 local m = assert(cuda.compile{source = [[
 __global__ void small(float* a) { a[threadIdx.x] = 1; }

@@ -4,7 +4,11 @@
 -- (gpu-check) the driver's answer must agree too. Misuse raises.
 local t = require "warplab.test"
 
-assert(cuda.device().name == "NVIDIA H200", "these cases are worked out for the H200")
+-- Its numbers are the H200's: on another live GPU (gpu-check) it reports a skip (77).
+if cuda.device().name ~= "NVIDIA H200" then
+  print("skipped: the cases are worked out for the H200, not the " .. cuda.device().name)
+  os.exit(77)
+end
 
 local m = assert(cuda.compile{source = [[
 __global__ void small(float* a) { a[threadIdx.x] = 1; }
