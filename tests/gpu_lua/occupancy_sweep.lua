@@ -24,20 +24,7 @@ __global__ void big_shared(float* a) {
   a[threadIdx.x] = s[4095 - threadIdx.x];
 }
 __global__ void __launch_bounds__(256) bounded(float* a) { a[threadIdx.x] = 1; }
-template <int N>
-__global__ void heavy(const float* in, float* out, int reps) {
-  float v[N];
-#pragma unroll
-  for (int i = 0; i < N; ++i) v[i] = in[threadIdx.x + i * blockDim.x];
-  for (int r = 0; r < reps; ++r) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) v[i] = v[i] * v[(i + 1) % N] + v[(i + 7) % N];
-  }
-  float s = 0;
-#pragma unroll
-  for (int i = 0; i < N; ++i) s += v[i];
-  out[threadIdx.x] = s;
-}
+#include "../kernels/pressure.cuh"
 ]]
 
 local kernels, regs_seen, statics = {}, {}, {}

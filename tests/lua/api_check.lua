@@ -22,21 +22,7 @@ __global__ void with_shared(float* a) {
   __syncthreads();
   a[threadIdx.x] = s[1023 - threadIdx.x];
 }
-// Keeps N values live across a loop the compiler cannot shorten: register pressure.
-template <int N>
-__global__ void heavy(const float* in, float* out, int reps) {
-  float v[N];
-#pragma unroll
-  for (int i = 0; i < N; ++i) v[i] = in[threadIdx.x + i * blockDim.x];
-  for (int r = 0; r < reps; ++r) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) v[i] = v[i] * v[(i + 1) % N] + v[(i + 7) % N];
-  }
-  float s = 0;
-#pragma unroll
-  for (int i = 0; i < N; ++i) s += v[i];
-  out[threadIdx.x] = s;
-}
+#include "../kernels/pressure.cuh"
 ]], kernels = {"heavy<200>"}, max_registers = 128})
 local small, bounded, with_shared, heavy = m.small, m.bounded, m.with_shared, m["heavy<200>"]
 

@@ -93,21 +93,7 @@ t.case("include dirs, and the headers a module depends on", function()
 end)
 
 local heavy = [[
-// Keeps N values live across a loop the compiler cannot shorten: register pressure.
-template <int N>
-__global__ void heavy(const float* in, float* out, int reps) {
-  float v[N];
-#pragma unroll
-  for (int i = 0; i < N; ++i) v[i] = in[threadIdx.x + i * blockDim.x];
-  for (int r = 0; r < reps; ++r) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) v[i] = v[i] * v[(i + 1) % N] + v[(i + 7) % N];
-  }
-  float s = 0;
-#pragma unroll
-  for (int i = 0; i < N; ++i) s += v[i];
-  out[threadIdx.x] = s;
-}
+#include "../kernels/pressure.cuh"
 ]]
 
 t.case("options, max_registers, lineinfo and std reach NVRTC", function()
