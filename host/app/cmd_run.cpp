@@ -54,6 +54,12 @@ int run_script(const Globals& g, const RunArgs& a) {
   const bind::RunResult r = bind::run_file(state.get(), a.script, a.args);
   if (!r.ok) {
     std::cerr << r.error << "\n";
+    if (r.timed_out) {
+      // The kernel still runs and the context cannot be torn down under it: leave the
+      // state unclosed and let the process exit end the GPU work (the driver does).
+      (void)state.release();
+      return kTimeout;
+    }
     return kFailed;
   }
   return checks_ok(state.get()) ? kOk : kFailed;

@@ -9,6 +9,7 @@
 
 #include "bind/array.hpp"
 #include "bind/array_host.hpp"
+#include "bind/fault.hpp"
 #include "bind/guard.hpp"
 #include "bind/modules.hpp"
 #include "bind/runtime.hpp"
@@ -22,6 +23,7 @@ Array* test_array(lua_State* L, int idx) {
 Array& check_array(lua_State* L, int idx) {
   auto* a = static_cast<Array*>(luaL_checkudata(L, idx, kArrayMeta));
   if (!a->buf || !a->buf->valid()) luaL_error(L, "attempt to use a freed array");
+  await_gpu(L);  // --timeout: a copy would block on a kernel that may never finish
   return *a;
 }
 

@@ -5,10 +5,15 @@
 #include <cstring>
 
 #include "bind/runtime.hpp"
+#include "cu/stream.hpp"
+
+#include <chrono>
+#include <thread>
 
 namespace warplab::bind {
 
-void note_launch(lua_State* L, const char* kernel) {
+void note_launch(lua_State* L, const char* kernel, const cu::LaunchConfig& c,
+                 const cu::KernelLimits& k) {
   FaultLog& log = runtime(L).faults;
   LaunchNote& n = log.ring[log.head];
   log.head = (log.head + 1) % log.ring.size();
@@ -23,10 +28,63 @@ void note_launch(lua_State* L, const char* kernel) {
     std::memcpy(n.source, ar.short_src, sizeof n.source);  // both LUA_IDSIZE, NUL-terminated
     n.line = ar.currentline;
   }
+  n.config = c;
+  n.limits = k;
 }
 
 std::string LaunchNote::where() const {
   return line > 0 ? std::string(source) + ":" + std::to_string(line) : "?";
+}
+
+namespace {
+
+// Raises the watchdog's message on every instruction count tick, so an enclosing pcall
+// cannot swallow it for long: as redis re-arms its script-kill hook.
+void timeout_hook(lua_State* L, lua_Debug*) {
+  luaL_error(L, "%s", runtime(L).timeout_message.c_str());
+}
+
+std::string deadlock_verdict(const Runtime& rt, const LaunchNote& n) {
+  const cu::DeviceLimits& d = *rt.limits;
+  const unsigned long long grid = 1ull * n.config.grid.x * n.config.grid.y * n.config.grid.z;
+  const int block = static_cast<int>(n.config.block.x * n.config.block.y * n.config.block.z);
+  const cu::OccupancyResult o = cu::occupancy(n.limits, block, n.config.shared_bytes, d);
+  const unsigned long long resident = 1ull * o.blocks_per_sm * static_cast<unsigned>(d.multiprocessor_count);
+  if (grid > resident)
+    return "probable inter-block deadlock: grid " + std::to_string(grid) + " blocks > " +
+           std::to_string(resident) + " co-resident (" + std::to_string(o.blocks_per_sm) +
+           " per SM x " + std::to_string(d.multiprocessor_count) +
+           " SMs), so blocks waiting for unstarted blocks can never be released";
+  return "probable deadlock or a very long kernel (grid " + std::to_string(grid) +
+         " blocks, all co-resident: " + std::to_string(resident) + " fit)";
+}
+
+}  // namespace
+
+void await_gpu(lua_State* L) {
+  Runtime& rt = runtime(L);
+  if (rt.opts.timeout <= 0 || rt.faults.since_sync == 0 || !rt.context) return;
+  if (!rt.watch_event) rt.watch_event = std::make_unique<cu::Event>(rt.context);
+  rt.watch_event->record(nullptr);  // behind everything on the (blocking) default stream
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::duration<double>(rt.opts.timeout);
+  auto pause = std::chrono::microseconds(20);
+  while (!rt.watch_event->query()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      const LaunchNote& last = rt.faults.ring[(rt.faults.head + rt.faults.ring.size() - 1) % rt.faults.ring.size()];
+      char secs[32];
+      std::snprintf(secs, sizeof secs, "%g", rt.opts.timeout);
+      if (!rt.limits) rt.limits = cu::device_limits(rt.target);
+      rt.timeout_message = "kernel '" + std::string(last.kernel) + "' launched at " + last.where() +
+                           " did not finish within " + secs + " s: " + deadlock_verdict(rt, last);
+      rt.timed_out = true;
+      lua_sethook(L, timeout_hook, LUA_MASKCOUNT, 1);
+      luaL_error(L, "%s", rt.timeout_message.c_str());
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(2000));
+  }
+  rt.faults.since_sync = 0;  // everything launched so far has finished
 }
 
 void forget_launch(lua_State* L) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cu/error.hpp"
+#include "cu/launch.hpp"
 
 namespace warplab::bind {
 
@@ -17,6 +18,8 @@ struct LaunchNote {
   char kernel[64];
   char source[LUA_IDSIZE];  // the chunk's short name ("script.lua")
   int line = 0;             // 0: unknown
+  cu::LaunchConfig config;  // for the watchdog's co-residency verdict
+  cu::KernelLimits limits;
   std::string where() const;  // "script.lua:12", built only when a fault is reported
 };
 
@@ -27,7 +30,8 @@ struct FaultLog {
 };
 
 // Records a launch of `kernel` at the calling script line (level 1).
-void note_launch(lua_State* L, const char* kernel);
+void note_launch(lua_State* L, const char* kernel, const cu::LaunchConfig& c,
+                 const cu::KernelLimits& k);
 // Drops the last note (a launch the driver refused, so it cannot have faulted).
 void forget_launch(lua_State* L);
 // Runs fn (a synchronizing call); on success forgets the in-flight launches.
@@ -39,8 +43,17 @@ bool is_async_fault(CUresult code);
 // The message for error e, naming in-flight launches when e is an async fault.
 std::string describe_error(lua_State* L, const cu::Error& e);
 
+// The kernel watchdog (--timeout SECONDS): before a call that blocks on the GPU, waits
+// for the work in flight by polling an event behind it. Past the deadline it raises
+// "kernel K launched at FILE:LINE did not finish within T s: probable deadlock (...)",
+// naming the grid against the co-resident capacity, and arms a hook that raises the
+// same error again, so a pcall cannot swallow it: the context is stuck, the script must
+// end (run exits 7). Without --timeout or with nothing in flight it returns at once.
+void await_gpu(lua_State* L);
+
 template <class F>
 void checked_sync(lua_State* L, F&& fn) {
+  await_gpu(L);
   fn();
   synced(L);
 }

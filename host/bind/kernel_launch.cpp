@@ -87,7 +87,7 @@ void prepare(lua_State* L, KernelObj& k, const cu::LaunchConfig& c, int first, i
 // caller). A launch the driver refused never ran, so its note goes again: after an
 // earlier kernel faulted, the error then names that kernel, not this one.
 void launch_noted(lua_State* L, KernelObj& k, const cu::LaunchConfig& c) {
-  note_launch(L, k.display.c_str());
+  note_launch(L, k.display.c_str(), c, k.limits);
   try {
     cu::launch(*k.fn, c, k.argptrs.data());
   } catch (const cu::Error&) {

@@ -12,6 +12,7 @@
 #include "cu/context.hpp"
 #include "cu/device.hpp"
 #include "cu/memory.hpp"
+#include "cu/stream.hpp"
 #include "cu/occupancy.hpp"
 #include "rtc/cache.hpp"
 
@@ -40,6 +41,9 @@ struct Runtime {
   FaultLog faults;            // recent launches, for naming asynchronous faults
   std::optional<cu::DeviceLimits> limits;  // of `target`, read once for launch checks
   std::unique_ptr<rtc::Cache> cache;       // null with --no-cache
+  std::unique_ptr<cu::Event> watch_event;  // the watchdog's marker (fault.hpp await_gpu)
+  bool timed_out = false;                  // the watchdog fired: the context is stuck
+  std::string timeout_message;
 };
 
 // The runtime of this state; created by open_state().

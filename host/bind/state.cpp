@@ -161,6 +161,7 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   if (lua_pcall(L, static_cast<int>(args.size()), 0, handler) != LUA_OK) {  // -(n+1), +1 msg
     out.ok = false;
     out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
+    out.timed_out = runtime(L).timed_out;
     lua_pop(L, 1);                                            // -1
   }
   lua_pop(L, 1);                                              // -1 handler

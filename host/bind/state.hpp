@@ -31,6 +31,7 @@ std::vector<std::string> lua_library_dirs();
 struct RunResult {
   bool ok = true;
   std::string error;      // "script.lua:12: message" plus a short traceback
+  bool timed_out = false; // the kernel watchdog fired: the GPU context is stuck
 };
 // Runs a script file with `args` in the global `arg` table (arg[0] = path).
 RunResult run_file(lua_State* L, const std::string& path, const std::vector<std::string>& args);
