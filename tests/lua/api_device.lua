@@ -3,11 +3,7 @@
 -- h200 profile (tests/cli/lua_api.sh); on a live H200 (gpu-check) the same numbers hold.
 local t = require "warplab.test"
 
--- Its numbers are the H200's: on another live GPU (gpu-check) it reports a skip (77).
-if cuda.device().name ~= "NVIDIA H200" then
-  print("skipped: the cases are worked out for the H200, not the " .. cuda.device().name)
-  os.exit(77)
-end
+require "support.h200_only"  -- the numbers below are the H200's
 
 local dev = cuda.device()
 local live = dev.live

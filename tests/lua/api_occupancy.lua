@@ -4,22 +4,10 @@
 -- (gpu-check) the driver's answer must agree too. Misuse raises.
 local t = require "warplab.test"
 
--- Its numbers are the H200's: on another live GPU (gpu-check) it reports a skip (77).
-if cuda.device().name ~= "NVIDIA H200" then
-  print("skipped: the cases are worked out for the H200, not the " .. cuda.device().name)
-  os.exit(77)
-end
+require "support.h200_only"  -- the numbers below are the H200's
 
 local m = assert(cuda.compile{source = [[
-__global__ void small(float* a) { a[threadIdx.x] = 1; }
-__global__ void __launch_bounds__(128) bounded(float* a) { a[threadIdx.x] = 1; }
-__global__ void with_shared(float* a) {
-  __shared__ float s[1024];
-  s[threadIdx.x] = a[threadIdx.x];
-  __syncthreads();
-  a[threadIdx.x] = s[1023 - threadIdx.x];
-}
-#include "../kernels/pressure.cuh"
+#include "../kernels/probes.cuh"
 ]], kernels = {"heavy<200>"}, max_registers = 64})
 local small, bounded, with_shared, heavy = m.small, m.bounded, m.with_shared, m["heavy<200>"]
 
