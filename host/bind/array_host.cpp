@@ -112,7 +112,8 @@ WL_LUA_FN(array_iota) {
     const lua_Number last = start + step * static_cast<lua_Number>(a.count - 1);
     lua_Integer lo = 0, hi = 0;
     if (start != std::floor(start) || step != std::floor(step))
-      return luaL_error(L, "iota: start and step must be integers for a %s array", info.name.data());
+      return luaL_error(L, "iota: start and step must be integers for %s %s array",
+                        cu::dtype_article(a.type).data(), info.name.data());
     if (!lua_numbertointeger(start, &lo) || !lua_numbertointeger(last, &hi) ||
         !cu::int_fits(a.type, lo) || !cu::int_fits(a.type, hi))
       return luaL_error(L, "iota: %d elements from %s by %s end at %s, which does not fit %s",
@@ -177,7 +178,7 @@ void push_element(lua_State* L, cu::DType t, const void* src) {
 void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what) {
   const auto& info = cu::dtype_info(t);
   if (!lua_isnumber(L, idx))
-    luaL_error(L, "%s must be a number for a %s array, got %s", what, info.name.data(),
+    luaL_error(L, "%s must be a number for %s %s array, got %s", what, cu::dtype_article(t).data(), info.name.data(),
                luaL_typename(L, idx));
   if (info.is_float) return cu::store_float(t, dst, lua_tonumber(L, idx));
   lua_Integer v = 0;

@@ -32,7 +32,8 @@ void put_arg(lua_State* L, KernelObj& k, std::size_t i, int idx, bool check) {
       if (Array* a = test_array(L, idx)) {
         if (!a->buf || !a->buf->valid()) fail("attempt to use a freed array");
         if (check && !cu::pointee_accepts(p.pointee, a->type))
-          fail(lua_pushfstring(L, "a %s array cannot be passed as %s", cu::dtype_info(a->type).name.data(), p.spelling.c_str()));
+          fail(lua_pushfstring(L, "%s %s array cannot be passed as %s", cu::dtype_article(a->type).data(),
+                              cu::dtype_info(a->type).name.data(), p.spelling.c_str()));
         ptr = a->ptr();
       } else if (!lua_isnil(L, idx)) {
         fail(lua_pushfstring(L, "expected a cuda.array (or nil for a null pointer), got %s", luaL_typename(L, idx)));

@@ -34,6 +34,8 @@ void write(void* p, T v) {
 
 const DTypeInfo& dtype_info(DType t) { return kTypes[static_cast<int>(t)]; }
 
+std::string_view dtype_article(DType t) { return dtype_info(t).name[0] == 'u' ? "a" : "an"; }
+
 std::optional<DType> parse_dtype(std::string_view n) {
   for (const auto& i : kTypes)
     if (i.name == n) return i.type;

@@ -20,6 +20,8 @@ struct DTypeInfo {
 };
 
 const DTypeInfo& dtype_info(DType t);
+// "an" for i8..i64 and f16..f64, "a" for u8..u64: "an f32 array", "a u8 array".
+std::string_view dtype_article(DType t);
 // "f32" (also "float", "double", "half", "int", "uint", "int32", "uint8", ...) -> type.
 std::optional<DType> parse_dtype(std::string_view name);
 // "i8, i16, i32, i64, u8, u16, u32, u64, f16, f32, f64" for error messages.

@@ -118,10 +118,10 @@ end)
 t.case("argument errors: types, integers, count, freed arrays", function()
   local k = m.fill_i32
   local f = cuda.array("f32", 4)
-  t.checkerror("argument 1 (int*) of fill_i32: a f32 array cannot be passed as int*", k.launch, k, 1, 4, f, 0, 4)
+  t.checkerror("argument 1 (int*) of fill_i32: an f32 array cannot be passed as int*", k.launch, k, 1, 4, f, 0, 4)
   t.checkerror("argument 1 (int*) of fill_i32: a u32 array cannot be passed as int*", k.launch, k, 1, 4,
                cuda.array("u32", 4), 0, 4)
-  t.checkerror("argument 2 (const float*) of saxpy: a f64 array cannot be passed as const float*",
+  t.checkerror("argument 2 (const float*) of saxpy: an f64 array cannot be passed as const float*",
                m.saxpy.launch, m.saxpy, 1, 4, 1.0, cuda.array("f64", 4), f, 4)
   local i = cuda.array("i32", 4)
   t.checkerror("argument 2 (int) of fill_i32: expected an integer, got 3.5", k.launch, k, 1, 4, i, 3.5, 4)

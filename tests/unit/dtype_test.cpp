@@ -67,3 +67,9 @@ TEST(DType, PointeeMatching) {
   EXPECT_TRUE(pointee_accepts("__half", DType::F16));
   EXPECT_FALSE(pointee_accepts("unsigned int", DType::I32));
 }
+
+TEST(DType, Articles) {
+  EXPECT_EQ(dtype_article(DType::F32), "an");
+  EXPECT_EQ(dtype_article(DType::I8), "an");
+  EXPECT_EQ(dtype_article(DType::U8), "a");
+}
