@@ -33,12 +33,14 @@ warplab_find_cuda() {
 warplab_build() {
   warplab_install_packages
   warplab_find_cuda
-  local werror=OFF
-  [ "${CI:-}" = "true" ] && werror=ON
+  # CI turns warnings into errors; otherwise the build keeps whatever it was configured
+  # with, so `scripts/run` after a CI-style `scripts/test` does not rebuild everything.
+  local flags=()
+  [ "${CI:-}" = "true" ] && flags+=(-DWARPLAB_WERROR=ON)
   if [ ! -f "$WARPLAB_BUILD_DIR/build.ninja" ]; then
-    cmake -S "$WARPLAB_ROOT" -B "$WARPLAB_BUILD_DIR" -G Ninja -DWARPLAB_WERROR=$werror >/dev/null
+    cmake -S "$WARPLAB_ROOT" -B "$WARPLAB_BUILD_DIR" -G Ninja "${flags[@]}" >/dev/null
   else
-    cmake -S "$WARPLAB_ROOT" -B "$WARPLAB_BUILD_DIR" -DWARPLAB_WERROR=$werror >/dev/null
+    cmake -S "$WARPLAB_ROOT" -B "$WARPLAB_BUILD_DIR" "${flags[@]}" >/dev/null
   fi
   cmake --build "$WARPLAB_BUILD_DIR" -j "${WARPLAB_JOBS:-$(nproc)}"
 }
