@@ -2,13 +2,7 @@
 # attrs_diff.sh: `warplab attrs --diff A B` on the fixture and a modified copy: the rows
 # that differ (identity fields first), values formatted, and the closing counts.
 # Usage: bash attrs_diff.sh <warplab binary> <source root>
-set -u
-BIN=$1 ROOT=$2
-FIX=$ROOT/tests/fixtures/synthetic_profile.json
-export WARPLAB_NO_DRIVER=1
-unset WARPLAB_PROFILE
-T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
-failures=0
+source "$(dirname "$0")/lib/offline.sh" "$@"
 fail() { echo "FAIL: $*"; echo "--- stdout:"; cat "$T/out"; failures=$((failures + 1)); }
 run() { "$BIN" "$@" >"$T/out" 2>"$T/err"; rc=$?; [ "$rc" -eq 0 ] || fail "warplab $*: exit $rc: $(cat "$T/err")"; }
 

@@ -2,13 +2,7 @@
 # attrs_json.sh: `warplab attrs --json` writes a profile that `--profile FILE` reads back
 # unchanged (also filtered by a pattern); `--csv` has the documented columns and quoting.
 # Usage: bash attrs_json.sh <warplab binary> <source root>
-set -u
-BIN=$1 ROOT=$2
-FIX=$ROOT/tests/fixtures/synthetic_profile.json
-export WARPLAB_NO_DRIVER=1
-unset WARPLAB_PROFILE
-T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
-failures=0
+source "$(dirname "$0")/lib/offline.sh" "$@"
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 wl() { "$BIN" "$@" 2>"$T/err" || fail "warplab $*: exit $? ($(cat "$T/err"))"; }
 

@@ -2,13 +2,8 @@
 # attrs_offline.sh: `warplab attrs` with no driver (WARPLAB_NO_DRIVER=1) and bad profiles:
 # one sentence on stderr and the documented exit code (docs/exit-codes.md), never a crash.
 # Usage: bash attrs_offline.sh <warplab binary> <source root>
-set -u
-BIN=$1 ROOT=$2
-FIX=$ROOT/tests/fixtures/synthetic_profile.json
-export WARPLAB_NO_DRIVER=1
-unset WARPLAB_PROFILE NO_COLOR
-T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
-failures=0
+source "$(dirname "$0")/lib/offline.sh" "$@"
+unset NO_COLOR
 run() { "$BIN" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
 fail() { echo "FAIL: $*"; echo "--- stderr:"; cat "$T/err"; failures=$((failures + 1)); }
 expect_rc() { [ "$rc" -eq "$1" ] || fail "$2: exit $rc, want $1"; }

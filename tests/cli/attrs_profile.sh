@@ -3,13 +3,8 @@
 # values with units, footer; patterns (substring, glob, alias, unit, meaning, no match);
 # global vs subcommand --profile; no ANSI colour unless stdout is a terminal.
 # Usage: bash attrs_profile.sh <warplab binary> <source root>
-set -u
-BIN=$1 ROOT=$2
-FIX=$ROOT/tests/fixtures/synthetic_profile.json
-export WARPLAB_NO_DRIVER=1
-unset WARPLAB_PROFILE NO_COLOR
-T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
-failures=0
+source "$(dirname "$0")/lib/offline.sh" "$@"
+unset NO_COLOR
 run() { "$BIN" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
 fail() { echo "FAIL: $*"; echo "--- stdout:"; head -30 "$T/out"; echo "--- stderr:"; cat "$T/err"; failures=$((failures + 1)); }
 ok() { [ "$rc" -eq 0 ] || fail "$1: exit $rc"; }

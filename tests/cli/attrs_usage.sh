@@ -2,13 +2,7 @@
 # attrs_usage.sh: command-line mistakes in `warplab attrs` exit 2 (usage) and name the
 # option; --help exits 0 and lists the options.
 # Usage: bash attrs_usage.sh <warplab binary> <source root>
-set -u
-BIN=$1 ROOT=$2
-FIX=$ROOT/tests/fixtures/synthetic_profile.json
-export WARPLAB_NO_DRIVER=1
-unset WARPLAB_PROFILE
-T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
-failures=0
+source "$(dirname "$0")/lib/offline.sh" "$@"
 run() { "$BIN" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
 fail() { echo "FAIL: $*"; cat "$T/err"; failures=$((failures + 1)); }
 # usage WORD ARGS...: exit 2 and stderr mentions WORD
