@@ -39,8 +39,10 @@ function bars.write(list, path, opts, level)
   for _, b in ipairs(list) do hi = math.max(hi, b.value) end
   for _, l in ipairs(lines) do hi = math.max(hi, l.value) end
   if hi == 0 then hi = 1 end
-  local ticks, step = util.ticks(0, hi * 1.08, 6)
-  local top_v = math.max(ticks[#ticks], hi)
+  -- The axis ends on the first tick past the longest bar plus room for its number.
+  local _, step = util.ticks(0, hi * 1.08, 6)
+  local top_v = math.ceil(hi * 1.08 / step) * step
+  local ticks = util.ticks(0, top_v, 6)
   -- Label column sized to the longest label (about 7 px a character at 12 px).
   local longest = 0
   for _, b in ipairs(list) do longest = math.max(longest, util.width(tostring(b.label))) end
