@@ -3,8 +3,8 @@
 // Shows:    16-byte loads and several loads in flight per thread make the sum run at
 //           the speed of reading memory; atomics on one address serialize; integer
 //           sums are exact in any order and __reduce_add_sync does a warp's in one step.
-// Versions: reduce_vec4 (grid-stride, WL_UNROLL float4 loads in flight, one partial per
-//           block: a second launch of 1 block sums the partials), reduce_atomic (one
+// Versions: reduce_vec4 (grid-stride, WL_UNROLL float4 loads in flight: reduce.cuh; one
+//           partial per block, a second launch of 1 block sums the partials), reduce_atomic (one
 //           atomicAdd per element into *total), reduce_redux (u32 data: grid-stride
 //           uint4 loads into 64-bit sums, __reduce_add_sync per warp, the last-block
 //           finish into *out).
@@ -18,13 +18,10 @@
 // Used by:  examples/reductions/ladder.lua, examples/reductions/single_pass.lua
 #include <warplab/reduce.cuh>
 
-#ifndef WL_UNROLL
-#define WL_UNROLL 4
-#endif
-
-__global__ void reduce_vec4(const float* x, size_t n, float* out) {
+__global__ void WL_BOUNDS reduce_vec4(const float* x, size_t n, float* out) {
   __shared__ float scratch[32];
-  const float v = warplab::block_sum(warplab::thread_sum4<WL_UNROLL, float, float>(x, n), scratch);
+  const float t = warplab::thread_sum4<WL_UNROLL, WL_ACC, float, float>(x, n);
+  const float v = warplab::block_sum(t, scratch);
   if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
@@ -40,17 +37,21 @@ __global__ void reduce_atomic(const float* x, float* total, unsigned n) {
 // top piece below 2^32 while every v < 2^59. Exact.
 __device__ __forceinline__ unsigned long long redux_u64(unsigned long long v) {
   const unsigned full = 0xffffffffu;
-  const unsigned long long lo = __reduce_add_sync(full, static_cast<unsigned>(v & 0xffffu));
-  const unsigned long long mid = __reduce_add_sync(full, static_cast<unsigned>((v >> 16) & 0xffffu));
+  const unsigned lo16 = static_cast<unsigned>(v & 0xffffu);
+  const unsigned mid16 = static_cast<unsigned>((v >> 16) & 0xffffu);
+  const unsigned long long lo = __reduce_add_sync(full, lo16);
+  const unsigned long long mid = __reduce_add_sync(full, mid16);
   const unsigned long long hi = __reduce_add_sync(full, static_cast<unsigned>(v >> 32));
   return lo + (mid << 16) + (hi << 32);
 }
 
-__global__ void reduce_redux(const unsigned* x, size_t n, unsigned long long* partials,
-                             unsigned* ticket, unsigned long long* out) {
+__global__ void WL_BOUNDS reduce_redux(const unsigned* x, size_t n,
+                                       unsigned long long* partials, unsigned* ticket,
+                                       unsigned long long* out) {
   __shared__ unsigned long long scratch[32];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-  unsigned long long v = redux_u64(warplab::thread_sum4<WL_UNROLL, unsigned, unsigned long long>(x, n));
+  using U64 = unsigned long long;
+  U64 v = redux_u64(warplab::thread_sum4<WL_UNROLL, WL_ACC, unsigned, U64>(x, n));
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
   if (warp == 0) v = redux_u64(lane < (blockDim.x >> 5) ? scratch[lane] : 0ull);

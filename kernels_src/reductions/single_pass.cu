@@ -3,38 +3,37 @@
 // Shows:    no second launch: the Handbook's last-block pattern (atomic ticket plus
 //           __threadfence) and a cooperative grid.sync() both finish inside the kernel;
 //           without the writer's fence nothing orders a block's partial before its ticket.
-// Versions: reduce_last_block (grid-stride float4 sums, WL_UNROLL loads in flight, WL_LOAD
-//           cache policy; the last block sums the partials and resets the ticket: the
-//           fastest sum here), reduce_grid_sync (the same sums, grid.sync(), block 0
-//           finishes), last_block_probe_fenced / _unfenced (every thread stores its own
-//           partial tagged with the launch number; the last block counts slots it still
-//           finds holding an older launch's tag).
+// Versions: reduce_last_block (grid-stride float4 sums, WL_UNROLL loads in flight into
+//           WL_ACC accumulators, WL_LOAD cache policy; the last block sums the partials
+//           and resets the ticket: the fastest sum here), reduce_grid_sync (the same
+//           sums, grid.sync(), block 0 finishes), last_block_probe_fenced / _unfenced
+//           (every thread stores its own partial tagged with the launch number; the last
+//           block counts slots it still finds holding an older launch's tag).
 // Launch:   1-D; blockDim a multiple of 32, <= 1024; partials hold gridDim floats, *ticket
 //           0 before the first launch (each launch leaves it 0). reduce_grid_sync:
 //           cooperative, gridDim <= co-resident blocks. Probes: rec holds gridDim *
 //           blockDim u64, out and stale one entry per launch number.
 // Expect:   reduce_last_block and reduce_grid_sync within the rounding bound of the double
 //           sum; the fenced probe never reads a stale slot; the unfenced one may.
-// Used by:  examples/reductions/single_pass.lua, examples/reductions/ladder.lua, bench/reduce.lua
+// Used by:  examples/reductions/single_pass.lua, examples/reductions/ladder.lua,
+//           bench/reduce.lua
 #include <cooperative_groups.h>
 #include <warplab/reduce.cuh>
 
-#ifndef WL_UNROLL
-#define WL_UNROLL 4
-#endif
-
-__global__ void reduce_last_block(const float* x, size_t n, float* partials, unsigned* ticket,
-                                  float* out) {
+__global__ void WL_BOUNDS reduce_last_block(const float* x, size_t n, float* partials,
+                                            unsigned* ticket, float* out) {
   __shared__ float scratch[32];
-  const float v = warplab::block_sum(warplab::thread_sum4<WL_UNROLL, float, float>(x, n), scratch);
+  const float t = warplab::thread_sum4<WL_UNROLL, WL_ACC, float, float>(x, n);
+  const float v = warplab::block_sum(t, scratch);
   warplab::finish_last_block(v, partials, ticket, out, scratch);
 }
 
 // grid.sync() is a barrier for every thread of the grid (with the memory ordering of a
 // fence), legal only when all blocks are resident at once: a cooperative launch checks it.
-__global__ void reduce_grid_sync(const float* x, size_t n, float* partials, float* out) {
+__global__ void WL_BOUNDS reduce_grid_sync(const float* x, size_t n, float* partials, float* out) {
   __shared__ float scratch[32];
-  const float v = warplab::block_sum(warplab::thread_sum4<WL_UNROLL, float, float>(x, n), scratch);
+  const float t = warplab::thread_sum4<WL_UNROLL, WL_ACC, float, float>(x, n);
+  const float v = warplab::block_sum(t, scratch);
   if (threadIdx.x == 0) partials[blockIdx.x] = v;
   cooperative_groups::this_grid().sync();
   if (blockIdx.x != 0) return;
@@ -58,7 +57,8 @@ __device__ __forceinline__ void probe(const float* x, size_t n, unsigned long lo
   __shared__ float scratch[32];
   __shared__ unsigned scratch_u[32];
   __shared__ bool last;
-  const float v = warplab::thread_sum4<2, float, float>(x, n) * static_cast<float>(1 + (launch & 1u));
+  const float scale = static_cast<float>(1 + (launch & 1u));
+  const float v = warplab::thread_sum4<2, 2, float, float>(x, n) * scale;
   const size_t slots = static_cast<size_t>(gridDim.x) * blockDim.x;
   rec[static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x] =
       (static_cast<unsigned long long>(launch) << 32) | __float_as_uint(v);

@@ -51,27 +51,37 @@ function reduce.gamma(L, u)
 end
 
 -- Roundings on an element's path through thread_sum4 (reduce.cuh) when T threads with U
--- float4 loads in flight share n elements: its accumulator, the combine, head and tail.
-function reduce.thread_levels(n, threads, unroll)
+-- float4 loads in flight, added into A float4 accumulators (default U), share n
+-- elements: its accumulator lane, the combine, head and tail.
+function reduce.thread_levels(n, threads, unroll, acc)
+  acc = acc or unroll
   local k4 = (((n + 3) // 4) + threads - 1) // threads
-  return (k4 + unroll - 1) // unroll + unroll + 2 + (unroll - 1) + 2
+  return (k4 + unroll - 1) // unroll * (unroll // acc) + unroll + 2 + (acc - 1) + 2
 end
 
 local Runner = {}
 Runner.__index = Runner
 
--- reduce.runner{block =, grid =, unroll =, load =} compiles every version (offline too).
--- grid 0: SMs x resident blocks of each grid-stride kernel (one full wave).
+-- reduce.runner{block =, grid =, unroll =, acc =, load =, min_blocks =} compiles every
+-- version (offline too). grid 0: SMs x resident blocks of each grid-stride kernel (one
+-- full wave); acc 0: as many float4 accumulators as loads in flight (unroll);
+-- min_blocks > 0: __launch_bounds__(block, min_blocks) on the grid-stride kernels.
 function reduce.runner(o)
   local r = setmetatable({block = o.block or 256, unroll = o.unroll or 4, load = o.load or 3}, Runner)
+  r.acc = (o.acc or 0) > 0 and o.acc or r.unroll
+  if r.unroll < 1 or r.unroll % r.acc ~= 0 then
+    error(string.format("reduce.runner: acc %d must divide unroll %d (each load goes to one accumulator)",
+                        r.acc, r.unroll), 2)
+  end
   if r.block % 32 ~= 0 or r.block & (r.block - 1) ~= 0 or r.block < 64 or r.block > 1024 then
     error(string.format("reduce.runner: block %d: the ladder needs a power of two from 64 to 1024", r.block), 2)
   end
   r.dev = cuda.device()
   r.k = {}
+  local defines = {WL_UNROLL = r.unroll, WL_ACC = r.acc, WL_LOAD = r.load}
+  if (o.min_blocks or 0) > 0 then defines.WL_MIN_BLOCKS, defines.WL_BLOCK = o.min_blocks, r.block end
   for _, f in ipairs{"ladder", "grid", "single_pass", "reference"} do
-    local m, diag = cuda.compile{file = "reductions/" .. f .. ".cu",
-                                 defines = {WL_UNROLL = r.unroll, WL_LOAD = r.load}}
+    local m, diag = cuda.compile{file = "reductions/" .. f .. ".cu", defines = defines}
     if not m then error("reduce.runner: reductions/" .. f .. ".cu did not compile:\n" .. diag, 2) end
     for _, name in ipairs(m.kernels) do r.k[name:match("^[%w_]+")] = m[name] end
   end
@@ -154,8 +164,8 @@ function Runner:levels(v, n)
     return nil
   end
   local g = v.kind == "coop" and self.coop_grid or self.grid
-  local first = reduce.thread_levels(n, g * b, self.unroll) + 10
-  if v.kind == "vec4" then return first + reduce.thread_levels(g, b, self.unroll) + 10 end
+  local first = reduce.thread_levels(n, g * b, self.unroll, self.acc) + 10
+  if v.kind == "vec4" then return first + reduce.thread_levels(g, b, self.unroll, self.acc) + 10 end
   return first + (g + b - 1) // b + 10 -- the finishing block: partials per thread, block sum
 end
 

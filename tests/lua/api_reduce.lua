@@ -41,9 +41,20 @@ t.case("levels: passes of the tree versions, the grid-stride and atomic ones", f
   t.eq(r:bound(by.reduce_atomic, 1 << 24, 1), math.huge)
   local g, b = r.grid, 256
   t.eq(r:levels(by.reduce_last_block, 1 << 20),
-       reduce.thread_levels(1 << 20, g * b, 4) + 10 + (g + b - 1) // b + 10)
+       reduce.thread_levels(1 << 20, g * b, 4, 4) + 10 + (g + b - 1) // b + 10)
   t.eq(r:levels(by.reduce_vec4, 1 << 20),
-       reduce.thread_levels(1 << 20, g * b, 4) + 10 + reduce.thread_levels(g, b, 4) + 10)
+       reduce.thread_levels(1 << 20, g * b, 4, 4) + 10 + reduce.thread_levels(g, b, 4, 4) + 10)
+end)
+
+t.case("acc: the accumulators the loads go to, checked and used by the bound", function()
+  local one = reduce.runner{block = 256, unroll = 8, acc = 1}
+  t.eq(one.acc, 1)
+  local v
+  for _, x in ipairs(reduce.versions) do if x.kind == "last" then v = x end end
+  t.eq(one:levels(v, 1 << 20),
+       reduce.thread_levels(1 << 20, one.grid * 256, 8, 1) + 10 + (one.grid + 255) // 256 + 10)
+  t.eq(reduce.runner{block = 256, unroll = 8}.acc, 8)
+  t.checkerror("acc 3 must divide unroll 8", reduce.runner, {block = 256, unroll = 8, acc = 3})
 end)
 
 t.case("misuse: a block the tree versions cannot take", function()

@@ -21,6 +21,9 @@ t.case("thread_levels mirrors thread_sum4: accumulator adds, combine, head and t
   t.eq(reduce.thread_levels(1, 256, 4), 1 + 4 + 2 + 3 + 2)
   -- 2^28 floats over 132 x 5 x 256 threads, U = 4: 398 float4 each, ceil(398 / 4) = 100.
   t.eq(reduce.thread_levels(1 << 28, 132 * 5 * 256, 4), 100 + 4 + 2 + 3 + 2)
+  -- The same loads into one accumulator: 100 iterations x 4 adds; into two: x 2.
+  t.eq(reduce.thread_levels(1 << 28, 132 * 5 * 256, 4, 1), 400 + 4 + 2 + 0 + 2)
+  t.eq(reduce.thread_levels(1 << 28, 132 * 5 * 256, 4, 2), 200 + 4 + 2 + 1 + 2)
 end)
 
 t.case("size_name: powers of two and their small neighbours", function()

@@ -1,7 +1,8 @@
 // reduce.cuh: device pieces the reduction kernels share: warp and block sums, 16-byte
 // loads with a selectable cache policy, a vectorized grid-stride sum that takes any n
 // and any 4-byte-aligned start, and the last-block finish (atomic ticket + fences).
-// Device-only, header-only; include as <warplab/reduce.cuh>. Knobs: -D WL_LOAD=0..3.
+// Device-only, header-only; include as <warplab/reduce.cuh>. Knobs: -D WL_LOAD=0..3,
+// WL_UNROLL, WL_ACC, WL_MIN_BLOCKS and WL_BLOCK (below).
 #pragma once
 
 // WL_LOAD picks how 16-byte loads go through the caches (the data is read once):
@@ -9,6 +10,27 @@
 // L1::no_allocate (bypass L1), 3 as 2 plus an L2::256B prefetch hint.
 #ifndef WL_LOAD
 #define WL_LOAD 3
+#endif
+
+// WL_UNROLL: 16-byte loads in flight per thread in the grid-stride kernels; WL_ACC: the
+// float4 accumulators they are added into (a divisor of WL_UNROLL).
+#ifndef WL_UNROLL
+#define WL_UNROLL 4
+#endif
+#ifndef WL_ACC
+#define WL_ACC WL_UNROLL
+#endif
+
+// WL_MIN_BLOCKS > 0 puts __launch_bounds__(WL_BLOCK, WL_MIN_BLOCKS) on the grid-stride
+// kernels: the compiler keeps registers low enough for that many blocks of WL_BLOCK
+// threads per SM (spilling if it must); launches with more than WL_BLOCK threads fail.
+#if defined(WL_MIN_BLOCKS) && WL_MIN_BLOCKS > 0
+#ifndef WL_BLOCK
+#define WL_BLOCK 256
+#endif
+#define WL_BOUNDS __launch_bounds__(WL_BLOCK, WL_MIN_BLOCKS)
+#else
+#define WL_BOUNDS
 #endif
 
 namespace warplab {
@@ -61,15 +83,17 @@ template <> struct Vec4<float> { using type = float4; };
 template <> struct Vec4<unsigned> { using type = uint4; };
 __device__ __forceinline__ uint4 load4(const uint4* p) { return __ldg(p); }
 
-// This thread's share of x[0..n), summed in A: 16-byte loads over the aligned middle, U
-// of them in flight per iteration (U x 4 independent accumulators), and single elements
-// for the up-to-3 before the first 16-byte boundary and after the last. The grid's T
-// threads stride over the vectors, so a warp's load is one coalesced 512-byte request.
-// Rounding (floats): an element passes through at most ceil(ceil(n4 / T) / U) + U adds
-// in its accumulator, 2 + (U - 1) combining them, and 2 for the head and tail (the
-// host's bound mirrors this: lua/warplab/reduce.lua).
-template <int U, class T, class A>
-__device__ __forceinline__ A thread_sum4(const T* x, size_t n) {
+// This thread's share of x[0..n), summed in S: 16-byte loads over the aligned middle, U
+// of them in flight per iteration, added into NA float4 accumulators (NA divides U; fewer
+// accumulators, fewer registers, more resident threads), and single elements for the
+// up-to-3 before the first 16-byte boundary and after the last. The grid's T threads
+// stride over the vectors, so a warp's load is one coalesced 512-byte request.
+// Rounding (floats): an element passes through at most ceil(k4 / U) * (U / NA) + U adds
+// in its accumulator lane (k4 = ceil(n4 / T)), 2 + (NA - 1) combining the lanes, and 2
+// for the head and tail (the host's bound mirrors this: reduce.thread_levels).
+template <int U, int NA, class T, class S>
+__device__ __forceinline__ S thread_sum4(const T* x, size_t n) {
+  static_assert(NA >= 1 && U % NA == 0, "NA must divide U");
   using V = typename Vec4<T>::type;
   const size_t nt = static_cast<size_t>(gridDim.x) * blockDim.x;
   const size_t t = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -77,9 +101,9 @@ __device__ __forceinline__ A thread_sum4(const T* x, size_t n) {
   if (head > n) head = n;
   const size_t n4 = (n - head) / 4;
   const V* x4 = reinterpret_cast<const V*>(x + head);
-  A acc[U][4];
+  S acc[NA][4];
 #pragma unroll
-  for (int u = 0; u < U; ++u) acc[u][0] = acc[u][1] = acc[u][2] = acc[u][3] = A(0);
+  for (int a = 0; a < NA; ++a) acc[a][0] = acc[a][1] = acc[a][2] = acc[a][3] = S(0);
   size_t i = t;
   for (; i + (U - 1) * nt < n4; i += U * nt) {
     V v[U];  // every load issued before any add: U x 16 bytes in flight per thread
@@ -87,16 +111,17 @@ __device__ __forceinline__ A thread_sum4(const T* x, size_t n) {
     for (int u = 0; u < U; ++u) v[u] = load4(x4 + i + u * nt);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      acc[u][0] += v[u].x; acc[u][1] += v[u].y; acc[u][2] += v[u].z; acc[u][3] += v[u].w;
+      S* a = acc[u % NA];
+      a[0] += v[u].x; a[1] += v[u].y; a[2] += v[u].z; a[3] += v[u].w;
     }
   }
   for (; i < n4; i += nt) {
     const V v = load4(x4 + i);
     acc[0][0] += v.x; acc[0][1] += v.y; acc[0][2] += v.z; acc[0][3] += v.w;
   }
-  A s = (acc[0][0] + acc[0][1]) + (acc[0][2] + acc[0][3]);
+  S s = (acc[0][0] + acc[0][1]) + (acc[0][2] + acc[0][3]);
 #pragma unroll
-  for (int u = 1; u < U; ++u) s += (acc[u][0] + acc[u][1]) + (acc[u][2] + acc[u][3]);
+  for (int a = 1; a < NA; ++a) s += (acc[a][0] + acc[a][1]) + (acc[a][2] + acc[a][3]);
   const size_t tail = head + 4 * n4;  // the first element after the vectors
   if (t < head) s += x[t];
   if (t < n - tail) s += x[tail + t];
