@@ -1,12 +1,13 @@
 -- warplab/report.lua: what experiments show and keep: aligned text tables, terminal and
--- SVG heatmaps, SVG line charts, and results saved as .csv or .json by extension.
--- Depends on: warplab.util, .json, .heatmap, .svg, .plot (all pure Lua); the host's
+-- SVG heatmaps, SVG line and bar charts, and results saved as .csv or .json by extension.
+-- Depends on: warplab.util, .json, .heatmap, .svg, .plot, .bars (all pure Lua); the host's
 -- optional globals `warplab_tty` (stdout is a terminal) and `warplab.mkdir`.
 local util = require "warplab.util"
 local json = require "warplab.json"
 local heatmap = require "warplab.heatmap"
 local svg = require "warplab.svg"
 local plot = require "warplab.plot"
+local bars = require "warplab.bars"
 
 local report = {}
 
@@ -165,6 +166,11 @@ end
 
 function report.svg_lines(series, path, opts)
   local p = plot.lines(series, path, opts, 3)
+  return p
+end
+
+function report.svg_bars(list, path, opts)
+  local p = bars.write(list, path, opts, 3)
   return p
 end
 

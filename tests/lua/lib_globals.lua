@@ -4,7 +4,8 @@
 local t = require "warplab.test"
 
 local MODULES = {"util", "json", "heatmap", "svg", "plot", "report", "stats", "params",
-                 "check", "progress", "test", "trace", "trace_svg", "warpmodel", "experiment"}
+                 "check", "progress", "test", "trace", "trace_svg", "warpmodel", "experiment",
+                 "bars", "reduce", "bandwidth"}
 
 t.case("loading every module defines no global", function()
   local before = {}
