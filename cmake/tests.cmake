@@ -1,35 +1,120 @@
-# tests.cmake: unit tests (GoogleTest, no GPU), GPU tests (label gpu, exit 77 without a
-# device), CLI tests (bash scripts driving the binary) and Lua tests (run by warplab).
+# tests.cmake: every test is its own CTest test with labels, so `ctest -N -L <label>` says
+# what exists and `ctest -L offline` / `ctest -L gpu` say what ran:
+#   offline  runs without a GPU (CI)          gpu   needs a GPU (exit 77, "skipped", without)
+#   unit     GoogleTest, no Lua               lua   a Lua test file run by warplab
+#   lib      the pure-Lua library's tests     cli   a shell script driving the binary
+#   example  an example script (offline: its predictions; on a GPU: its checks)
+# A Lua test file may carry directives, read here at configure time:
+#   -- run-with: ARGS    arguments after the file (offline runs only)
+#   -- profile: NAME     the profile of the offline run (default h200)
+#   -- global: OPTS      options before `run` (live runs)
+include(GoogleTest)
+set(WARPLAB_LUA_RUNNER ${CMAKE_SOURCE_DIR}/tests/run_lua.sh)
+
+# ---- C++: one CTest test per GoogleTest case ----------------------------------------
 file(GLOB WARPLAB_UNIT_SRC CONFIGURE_DEPENDS tests/unit/*.cpp)
 add_executable(warplab_unit_tests ${WARPLAB_UNIT_SRC})
 target_link_libraries(warplab_unit_tests PRIVATE warplab_bind GTest::gtest_main)
 target_compile_definitions(warplab_unit_tests PRIVATE
   WARPLAB_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
   WARPLAB_CUDA_H="${CUDAToolkit_INCLUDE_DIRS}/cuda.h")
-add_test(NAME unit COMMAND warplab_unit_tests)
+gtest_discover_tests(warplab_unit_tests TEST_PREFIX "unit." DISCOVERY_TIMEOUT 60)
 
-# GPU tests: one binary; its main() returns 77 when no device is present. gpu-check
-# runs it directly on the GPU machine (no CTest there: paths differ).
+# GPU tests: listing works anywhere; each case exits 77 (skipped) without a device.
 file(GLOB WARPLAB_GPU_SRC CONFIGURE_DEPENDS tests/gpu/*.cpp)
-if(WARPLAB_GPU_SRC)
-  add_executable(warplab_gpu_tests ${WARPLAB_GPU_SRC})
-  target_link_libraries(warplab_gpu_tests PRIVATE warplab_bind GTest::gtest)
-  add_test(NAME gpu COMMAND warplab_gpu_tests)
-  set_tests_properties(gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
-endif()
-
-file(GLOB WARPLAB_CLI_TESTS CONFIGURE_DEPENDS tests/cli/*.sh)
-foreach(t ${WARPLAB_CLI_TESTS})
-  get_filename_component(name ${t} NAME_WE)
-  add_test(NAME cli.${name} COMMAND bash ${t} $<TARGET_FILE:warplab> ${CMAKE_SOURCE_DIR})
-  set_tests_properties(cli.${name} PROPERTIES SKIP_RETURN_CODE 77)
+add_executable(warplab_gpu_tests ${WARPLAB_GPU_SRC})
+target_link_libraries(warplab_gpu_tests PRIVATE warplab_bind GTest::gtest)
+gtest_discover_tests(warplab_gpu_tests TEST_PREFIX "gpu." DISCOVERY_TIMEOUT 60)
+# Labels for the discovered cases, set once they are known: gtest_discover_tests splits a
+# PROPERTIES list, so two labels cannot pass through it. This file runs after its lists.
+file(WRITE ${CMAKE_BINARY_DIR}/warplab_test_labels.cmake [=[
+foreach(t IN LISTS warplab_unit_tests_TESTS)
+  set_tests_properties(${t} PROPERTIES LABELS "offline;unit")
 endforeach()
+foreach(t IN LISTS warplab_gpu_tests_TESTS)
+  set_tests_properties(${t} PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
+]=])
+set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${CMAKE_BINARY_DIR}/warplab_test_labels.cmake)
 
 # The REPL engine and the watcher core live in host/app (they are the program's, not a
 # library's), yet have unit tests: compile those pieces into the test binary as well.
 file(GLOB WARPLAB_APP_UNIT_SRC CONFIGURE_DEPENDS host/app/repl_*.cpp host/app/watch_*.cpp)
 target_sources(warplab_unit_tests PRIVATE ${WARPLAB_APP_UNIT_SRC})
 target_link_libraries(warplab_unit_tests PRIVATE PkgConfig::LIBEDIT)
+
+# ---- Lua test files ---------------------------------------------------------------
+# warplab_directive(FILE NAME OUT): the words of the file's "-- NAME: ..." line, a list.
+function(warplab_directive file name out)
+  file(STRINGS ${file} line REGEX "^-- ${name}: " LIMIT_COUNT 1)
+  string(REGEX REPLACE "^-- ${name}: " "" line "${line}")
+  separate_arguments(line UNIX_COMMAND "${line}")
+  set(${out} "${line}" PARENT_SCOPE)
+endfunction()
+
+# The cuda API offline (profile h200 unless the file names one), and the same file live.
+file(GLOB WARPLAB_LUA_API_TESTS CONFIGURE_DEPENDS tests/lua/api_*.lua)
+foreach(t ${WARPLAB_LUA_API_TESTS})
+  get_filename_component(name ${t} NAME_WE)
+  warplab_directive(${t} run-with args)
+  warplab_directive(${t} profile profile)
+  if(NOT profile)
+    set(profile h200)
+  endif()
+  add_test(NAME lua.${name} COMMAND bash ${WARPLAB_LUA_RUNNER} offline $<TARGET_FILE:warplab>
+           ${CMAKE_SOURCE_DIR} ${t} ${profile} ${args})
+  set_tests_properties(lua.${name} PROPERTIES LABELS "offline;lua")
+  add_test(NAME lua.${name}.gpu COMMAND bash ${WARPLAB_LUA_RUNNER} live $<TARGET_FILE:warplab>
+           ${CMAKE_SOURCE_DIR} ${t})
+  set_tests_properties(lua.${name}.gpu PROPERTIES LABELS "gpu;lua" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
+
+# The pure-Lua library (lua/warplab), run by warplab with no GPU needed.
+file(GLOB WARPLAB_LUA_LIB_TESTS CONFIGURE_DEPENDS tests/lua/lib_*.lua)
+foreach(t ${WARPLAB_LUA_LIB_TESTS})
+  get_filename_component(name ${t} NAME_WE)
+  add_test(NAME lib.${name} COMMAND bash ${WARPLAB_LUA_RUNNER} lib $<TARGET_FILE:warplab>
+           ${CMAKE_SOURCE_DIR} ${t})
+  set_tests_properties(lib.${name} PROPERTIES LABELS "offline;lib")
+endforeach()
+
+# The cuda API on a GPU only.
+file(GLOB WARPLAB_LUA_GPU_TESTS CONFIGURE_DEPENDS tests/gpu_lua/*.lua)
+foreach(t ${WARPLAB_LUA_GPU_TESTS})
+  get_filename_component(name ${t} NAME_WE)
+  warplab_directive(${t} global global)
+  warplab_directive(${t} run-with args)
+  add_test(NAME lua.gpu.${name} COMMAND bash ${WARPLAB_LUA_RUNNER} live $<TARGET_FILE:warplab>
+           ${CMAKE_SOURCE_DIR} ${t} ${global} -- ${args})
+  set_tests_properties(lua.gpu.${name} PROPERTIES LABELS "gpu;lua" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
+
+# ---- CLI tests: bash scripts; *_gpu.sh need a GPU -----------------------------------
+file(GLOB WARPLAB_CLI_TESTS CONFIGURE_DEPENDS tests/cli/*.sh)
+foreach(t ${WARPLAB_CLI_TESTS})
+  get_filename_component(name ${t} NAME_WE)
+  add_test(NAME cli.${name} COMMAND bash ${t} $<TARGET_FILE:warplab> ${CMAKE_SOURCE_DIR})
+  if(name MATCHES "_gpu$")
+    set_tests_properties(cli.${name} PROPERTIES LABELS "gpu;cli" SKIP_RETURN_CODE 77 TIMEOUT 600)
+  else()
+    set_tests_properties(cli.${name} PROPERTIES LABELS "offline;cli" SKIP_RETURN_CODE 77)
+  endif()
+endforeach()
+
+# ---- examples: offline they print predictions and exit 0; on a GPU they check ------
+file(GLOB_RECURSE WARPLAB_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.lua)
+foreach(e ${WARPLAB_EXAMPLES})
+  file(RELATIVE_PATH rel ${CMAKE_SOURCE_DIR}/examples ${e})
+  string(REGEX REPLACE "\\.lua$" "" rel "${rel}")
+  string(REPLACE "/" "." name "${rel}")
+  add_test(NAME example.${name} COMMAND bash ${WARPLAB_LUA_RUNNER} example-offline
+           $<TARGET_FILE:warplab> ${CMAKE_SOURCE_DIR} ${e})
+  set_tests_properties(example.${name} PROPERTIES LABELS "offline;example")
+  add_test(NAME example.${name}.gpu COMMAND bash ${WARPLAB_LUA_RUNNER} example-live
+           $<TARGET_FILE:warplab> ${CMAKE_SOURCE_DIR} ${e})
+  set_tests_properties(example.${name}.gpu PROPERTIES LABELS "gpu;example" SKIP_RETURN_CODE 77
+                       TIMEOUT 600)
+endforeach()
 
 # Benchmarks (scripts/bench): the raw cuLaunchKernel baseline for the launch path.
 add_executable(warplab_bench_launch bench/launch_raw.cpp)

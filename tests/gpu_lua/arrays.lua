@@ -2,7 +2,7 @@
 -- (extremes, f32/f16 rounding, u64 past 2^53, negative integers), values out of a type's
 -- range rejected with the sentence, views, copy, fill, iota, random (same seed, same
 -- values), zero, free/<close>/use after free, a[i] and its bounds, large transfers
--- (the pinned staging path). Run by tests/cli/lua_gpu.sh on a GPU.
+-- (the pinned staging path). Run by CTest (cmake/tests.cmake) on a GPU.
 local t = require "warplab.test"
 
 assert(cuda.device().live, "needs a GPU")

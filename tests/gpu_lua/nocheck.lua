@@ -1,13 +1,13 @@
 -- nocheck.lua (GPU, run with --no-check): without warplab's checks the same launches
 -- reach the driver, which refuses them in its own words (so the limits limits.lua
 -- enforces are the driver's), integer ranges are not checked (the low bits are passed),
--- and the context stays usable. lua_gpu.sh passes the run-with line.
+-- and the context stays usable. CTest passes the run-with line.
 -- run-with: --no-check nocheck
 local t = require "warplab.test"
 
 local dev = cuda.device()
 assert(dev.live, "needs a GPU")
-assert(arg[1] == "nocheck", "run this file with --no-check nocheck (tests/cli/lua_gpu.sh does)")
+assert(arg[1] == "nocheck", "run this file with --no-check nocheck (CTest (cmake/tests.cmake) does)")
 
 local m = assert(cuda.compile{source = [[
 __global__ void count(unsigned long long* c) { atomicAdd(c, 1ull); }

@@ -1,7 +1,7 @@
 -- zz_fault_sync.lua (GPU, with --sync; runs after the other files: the fault leaves this
 -- process's context unusable): with --sync every launch is followed by a
 -- synchronization, so a planted illegal address is reported by the launch itself, at
--- its own line, naming the kernel. lua_gpu.sh passes the global line.
+-- its own line, naming the kernel. CTest passes the global line.
 -- global: --sync
 local t = require "warplab.test"
 

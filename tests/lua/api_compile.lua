@@ -2,7 +2,7 @@
 -- script, kernels_src), the table fields (defines, include, options, max_registers,
 -- lineinfo, std, arch, kernels name expressions, name), misuse that raises, a missing
 -- file (nil, msg), a failed compile (nil, text, list) at the Lua file's lines, module
--- fields, m:reload() and m:free(). Runs offline (lua_api.sh) and live (gpu-check).
+-- fields, m:reload() and m:free(). Runs offline (CTest lua.NAME) and live (gpu-check).
 local t = require "warplab.test"
 
 local live = cuda.device().live

@@ -1,6 +1,6 @@
 -- api_device.lua: cuda.version, cuda.device(), cuda.devices(), the device fields, dev.attr
 -- (indexable, iterable, aliases, unknown names raise) and tostring(dev). Offline on the
--- h200 profile (tests/cli/lua_api.sh); on a live H200 (gpu-check) the same numbers hold.
+-- h200 profile (CTest, cmake/tests.cmake); on a live H200 (gpu-check) the same numbers hold.
 local t = require "warplab.test"
 
 require "support.h200_only"  -- the numbers below are the H200's

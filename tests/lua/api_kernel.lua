@@ -2,7 +2,7 @@
 -- ambiguous, missing), extern "C" kernels with and without a declared signature, the
 -- fields and tostring, and argument checking (count, integer ranges, types), which
 -- happens before the driver is involved, so it is tested offline. Runs offline
--- (lua_api.sh) and live (gpu-check): every launch here is rejected before it runs,
+-- (CTest lua.NAME) and live (gpu-check): every launch here is rejected before it runs,
 -- except where `live` is false, where it must stop at "no CUDA device".
 local t = require "warplab.test"
 

@@ -1,6 +1,6 @@
 -- api_nocheck.lua: `warplab run FILE --no-check` skips launch validation and argument
 -- range checks (for latency work); argument types are still checked, and k:check still
--- answers. lua_api.sh passes the run-with line below; gpu-check runs the file without
+-- answers. the offline CTest run passes the run-with line below; gpu-check runs the file without
 -- it, and then the checks must be on.
 -- run-with: --no-check nocheck
 local t = require "warplab.test"

@@ -1,6 +1,6 @@
 -- api_params.lua: `warplab run FILE -p key=value ... args`: -p reaches WARPLAB_PARAMS and
 -- require "warplab.params"; the remaining words are the script's arguments (`...` and
--- arg[1..n], arg[0] the script). lua_api.sh passes the run-with line below; gpu-check
+-- arg[1..n], arg[0] the script). the offline CTest run passes the run-with line below; gpu-check
 -- runs the file bare, and then the defaults must hold.
 -- run-with: with-params -p block=128 second -p name=reduce -p check=false third
 local t = require "warplab.test"
