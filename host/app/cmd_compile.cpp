@@ -43,13 +43,19 @@ std::string choose_arch(const CompileArgs& a, const Globals& g) {
   }
 }
 
-// "48 KiB" when exact, else bytes: shared memory sizes read best that way.
-std::string human_bytes(long b) {
-  if (b >= 1024 && b % 1024 == 0) return std::to_string(b / 1024) + " KiB";
-  return std::to_string(b) + " B";
+// "48 KiB" when exact, else bytes: shared memory sizes read best that way. "?": unknown.
+std::string human_bytes(std::optional<long> b) {
+  if (!b) return "?";
+  if (*b >= 1024 && *b % 1024 == 0) return std::to_string(*b / 1024) + " KiB";
+  return std::to_string(*b) + " B";
 }
 
-// One row per kernel: signature (demangled when C++), then the ptxas numbers.
+template <class T>
+std::string num(std::optional<T> v) {
+  return v ? std::to_string(*v) : "?";
+}
+
+// One row per kernel: signature (demangled when C++), then its resources (rtc/resources.hpp).
 void print_table(std::ostream& os, const rtc::CompileResult& r) {
   std::vector<std::string> names;
   std::size_t width = 6;
@@ -65,12 +71,14 @@ void print_table(std::ostream& os, const rtc::CompileResult& r) {
   for (std::size_t i = 0; i < r.kernels.size(); ++i) {
     const rtc::KernelResources& k = r.kernels[i];
     os << std::left << std::setw(static_cast<int>(width)) << names[i] << std::right
-       << std::setw(6) << k.registers << std::setw(10) << human_bytes(k.shared_bytes)
+       << std::setw(6) << num(k.registers) << std::setw(10) << human_bytes(k.shared_bytes)
        << std::setw(10) << human_bytes(k.const_bytes) << std::setw(10)
        << human_bytes(k.stack_bytes) << std::setw(14)
-       << (std::to_string(k.spill_store_bytes) + "/" + std::to_string(k.spill_load_bytes))
-       << std::setw(10) << k.barriers << "\n";
+       << (num(k.spill_store_bytes) + "/" + num(k.spill_load_bytes)) << std::setw(10)
+       << num(k.barriers) << "\n";
   }
+  // One line per reason a number above is "?", or where the CUBIN and ptxas disagree.
+  for (const std::string& n : r.resource_notes) os << "note: " << n << "\n";
 }
 
 // "-D N=64" -> {"N", "64"}; "-D DEBUG" -> {"DEBUG", ""} (NVRTC defines it as 1).

@@ -31,18 +31,21 @@ KernelRef make_kernel(lua_State* L, const ModuleRef& m, const std::string& mangl
   k->sig = std::move(sig);
   k->display = k->sig ? k->sig->name : mangled;
   if (const auto* r = m->result.resources(mangled)) k->res = *r;
-  k->limits = {k->res.registers, static_cast<int>(k->res.shared_bytes), 0, std::max(1, k->res.barriers)};
+  k->limits = {k->res.registers.value_or(0), static_cast<int>(k->res.shared_bytes.value_or(0)), 0,
+               std::max(1, k->res.barriers.value_or(1))};
   if (m->live) {
     k->fn = m->live->function(mangled);
     k->limits = k->fn->limits();
-    k->limits.barriers = std::max(1, k->res.barriers);  // the driver does not report them
+    k->limits.barriers = std::max(1, k->res.barriers.value_or(1));  // the driver does not report them
     for (const auto& p : k->fn->params()) {
       k->offsets.push_back(p.offset);
       k->sizes.push_back(p.size);
     }
     if (!k->fn->params_known()) ptx_layout(*k);  // a driver before CUDA 12.4
-  } else {
+  } else if (k->res.registers) {  // unknown registers: max_threads stays 0 (unknown)
     offline_max_threads(*k, device_limits(L));
+    ptx_layout(*k);
+  } else {
     ptx_layout(*k);
   }
   if (k->sig && !k->offsets.empty() && k->sig->params.size() != k->offsets.size())
@@ -73,6 +76,13 @@ int arch_number(const std::string& arch) {
   return arch.rfind("sm_", 0) == 0 ? std::atoi(arch.c_str() + 3) : 0;
 }
 
+// An offline number the compile could not give is nil, never 0 (rtc/resources.hpp).
+template <class T>
+void push_opt(lua_State* L, const std::optional<T>& v) {
+  if (v) lua_pushinteger(L, static_cast<lua_Integer>(*v));
+  else lua_pushnil(L);
+}
+
 // Methods first (an upvalue: one raw lookup on the launch path), then the fields.
 WL_LUA_FN(kernel_index) {
   lua_pushvalue(L, 2);                                                   // +1 key
@@ -85,13 +95,19 @@ WL_LUA_FN(kernel_index) {
   if (key == "name") lua_pushstring(L, k.display.c_str());
   else if (key == "mangled") lua_pushstring(L, k.mangled.c_str());
   else if (key == "signature") lua_pushstring(L, signature_text(k).c_str());
-  else if (key == "regs") lua_pushinteger(L, k.limits.regs);
-  else if (key == "shared_bytes") lua_pushinteger(L, k.limits.static_shared);
-  else if (key == "local_bytes") lua_pushinteger(L, a ? a->local_size_bytes : k.res.stack_bytes);
-  else if (key == "const_bytes") lua_pushinteger(L, a ? a->const_size_bytes : k.res.const_bytes);
-  else if (key == "spill_bytes") lua_pushinteger(L, k.res.spill_store_bytes + k.res.spill_load_bytes);
-  else if (key == "barriers") lua_pushinteger(L, k.res.barriers);
-  else if (key == "max_threads") lua_pushinteger(L, k.limits.max_threads_per_block);
+  else if (key == "regs") a ? lua_pushinteger(L, k.limits.regs) : push_opt(L, k.res.registers);
+  else if (key == "shared_bytes") a ? lua_pushinteger(L, k.limits.static_shared) : push_opt(L, k.res.shared_bytes);
+  else if (key == "local_bytes") a ? lua_pushinteger(L, a->local_size_bytes) : push_opt(L, k.res.stack_bytes);
+  else if (key == "const_bytes") a ? lua_pushinteger(L, a->const_size_bytes) : push_opt(L, k.res.const_bytes);
+  else if (key == "spill_bytes") {
+    const auto& r = k.res;
+    push_opt(L, r.spill_store_bytes && r.spill_load_bytes ? std::optional(*r.spill_store_bytes + *r.spill_load_bytes)
+                                                          : std::nullopt);
+  } else if (key == "barriers") push_opt(L, k.res.barriers);
+  else if (key == "max_threads") {
+    if (k.limits.max_threads_per_block > 0) lua_pushinteger(L, k.limits.max_threads_per_block);
+    else lua_pushnil(L);
+  }
   else if (key == "ptx_version") lua_pushinteger(L, a ? a->ptx_version : arch);
   else if (key == "binary_version") lua_pushinteger(L, a ? a->binary_version : arch);
   else if (key == "arch") lua_pushstring(L, k.module->result.arch.c_str());
@@ -109,10 +125,14 @@ WL_LUA_FN(kernel_index) {
 
 WL_LUA_FN(kernel_tostring) {
   const KernelObj& k = *check_kernel(L, 1);
-  lua_pushfstring(L, "%s  [%d regs, %d B shared, %d B local, max %d threads, %s]",
-                  signature_text(k).c_str(), k.limits.regs, k.limits.static_shared,
-                  static_cast<int>(k.fn ? k.fn->attributes().local_size_bytes : k.res.stack_bytes),
-                  k.limits.max_threads_per_block, k.module->result.arch.c_str());
+  const bool live = k.fn != nullptr;
+  auto text = [](const std::optional<long>& v) { return v ? std::to_string(*v) : std::string("?"); };
+  const std::string regs = live ? std::to_string(k.limits.regs) : text(k.res.registers);
+  const std::string shared = live ? std::to_string(k.limits.static_shared) : text(k.res.shared_bytes);
+  const std::string local = live ? std::to_string(k.fn->attributes().local_size_bytes) : text(k.res.stack_bytes);
+  const std::string maxt = k.limits.max_threads_per_block > 0 ? std::to_string(k.limits.max_threads_per_block) : "?";
+  lua_pushfstring(L, "%s  [%s regs, %s B shared, %s B local, max %s threads, %s]", signature_text(k).c_str(),
+                  regs.c_str(), shared.c_str(), local.c_str(), maxt.c_str(), k.module->result.arch.c_str());
   return 1;
 }
 
@@ -147,6 +167,9 @@ WL_LUA_FN(kernel_occupancy) {
   if (carveout < -1 || carveout > 100)
     return luaL_error(L, "occupancy: carveout must be a percentage 0..100 (or -1, the default), got %I",
                       static_cast<lua_Integer>(carveout));
+  if (!k.fn && !k.res.registers)
+    return luaL_error(L, "occupancy: the register count of kernel %s is unknown (the compile could not read it), "
+                      "and the calculator does not guess", k.display.c_str());
   const int b = static_cast<int>(block);
   const cu::OccupancyResult r = cu::occupancy(k.limits, b, shared, device_limits(L), static_cast<int>(carveout));
   lua_createtable(L, 0, 20);                                             // +1 result

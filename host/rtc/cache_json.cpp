@@ -4,6 +4,20 @@
 #include "rtc/compile.hpp"
 
 namespace warplab::rtc {
+namespace {
+
+// Unknown numbers are null in the file, never 0.
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+template <class T>
+void get_opt(const nlohmann::json& j, std::optional<T>& v) {
+  if (j.is_null()) v.reset();
+  else v = j.get<T>();
+}
+
+}  // namespace
 
 nlohmann::json to_cache_json(const CompileResult& r) {
   nlohmann::json j;
@@ -18,9 +32,11 @@ nlohmann::json to_cache_json(const CompileResult& r) {
   for (const auto& [e, m] : r.lowered) j["lowered"].push_back({e, m});
   j["kernels"] = nlohmann::json::array();
   for (const auto& k : r.kernels)
-    j["kernels"].push_back({{"mangled", k.mangled}, {"registers", k.registers}, {"barriers", k.barriers},
-                            {"shared", k.shared_bytes}, {"const", k.const_bytes}, {"stack", k.stack_bytes},
-                            {"spill_store", k.spill_store_bytes}, {"spill_load", k.spill_load_bytes}});
+    j["kernels"].push_back({{"mangled", k.mangled}, {"registers", opt(k.registers)}, {"barriers", opt(k.barriers)},
+                            {"shared", opt(k.shared_bytes)}, {"const", opt(k.const_bytes)},
+                            {"stack", opt(k.stack_bytes)}, {"spill_store", opt(k.spill_store_bytes)},
+                            {"spill_load", opt(k.spill_load_bytes)}});
+  j["resource_notes"] = r.resource_notes;
   j["dependencies"] = nlohmann::json::array();
   for (const auto& d : r.dependencies)
     j["dependencies"].push_back({{"path", d.path.string()}, {"display", d.display}, {"hash", d.hash}});
@@ -44,15 +60,16 @@ void from_cache_json(const nlohmann::json& j, CompileResult& r) {
   for (const auto& k : j.at("kernels")) {
     KernelResources x;
     x.mangled = k.at("mangled").get<std::string>();
-    x.registers = k.at("registers").get<int>();
-    x.barriers = k.at("barriers").get<int>();
-    x.shared_bytes = k.at("shared").get<long>();
-    x.const_bytes = k.at("const").get<long>();
-    x.stack_bytes = k.at("stack").get<long>();
-    x.spill_store_bytes = k.at("spill_store").get<long>();
-    x.spill_load_bytes = k.at("spill_load").get<long>();
+    get_opt(k.at("registers"), x.registers);
+    get_opt(k.at("barriers"), x.barriers);
+    get_opt(k.at("shared"), x.shared_bytes);
+    get_opt(k.at("const"), x.const_bytes);
+    get_opt(k.at("stack"), x.stack_bytes);
+    get_opt(k.at("spill_store"), x.spill_store_bytes);
+    get_opt(k.at("spill_load"), x.spill_load_bytes);
     r.kernels.push_back(std::move(x));
   }
+  if (j.contains("resource_notes")) r.resource_notes = j.at("resource_notes").get<std::vector<std::string>>();
   for (const auto& d : j.at("dependencies"))
     r.dependencies.push_back({d.at("path").get<std::string>(), d.at("display").get<std::string>(),
                               d.at("hash").get<std::string>()});

@@ -7,6 +7,7 @@
 
 #include "rtc/cache.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <regex>
@@ -43,10 +44,26 @@ void check_arch(const std::string& arch) {
               " compiles for " + list + " (a real sm_XX is needed for the cubin)");
 }
 
-// The options in a fixed order (the cache keys on them). ptxas -v is always on: it is the
-// only source of resource use without a GPU (NVRTC rejects --resource-usage).
+// NVRTC 12.9 and later answer repeated compiles from their own cache, and then their log
+// has no ptxas report. warplab has its own cache, so it turns NVRTC's off where the option
+// exists (asked once per process: an unknown option is NVRTC_ERROR_INVALID_OPTION).
+bool nvrtc_has_no_cache() {
+  static const bool has = [] {
+    nvrtcProgram p = nullptr;
+    if (nvrtcCreateProgram(&p, "", "probe.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return false;
+    const char* opt[] = {"--no-cache", "--gpu-architecture=compute_75"};
+    const nvrtcResult rc = nvrtcCompileProgram(p, 2, opt);
+    nvrtcDestroyProgram(&p);
+    return rc != NVRTC_ERROR_INVALID_OPTION;
+  }();
+  return has;
+}
+
+// The options in a fixed order (the cache keys on them). ptxas -v is always on: the spill
+// counts come only from its report; everything else is read from the CUBIN (rtc/elf.hpp).
 std::vector<std::string> build_options(const Options& opt) {
   std::vector<std::string> o = {"--gpu-architecture=" + opt.arch, "--ptxas-options=-v"};
+  if (nvrtc_has_no_cache()) o.push_back("--no-cache");
   if (!opt.std.empty()) o.push_back("--std=" + opt.std);
   for (const auto& [name, value] : opt.defines)
     o.push_back("-D" + name + (value.empty() ? "" : "=" + value));
@@ -109,13 +126,18 @@ void collect_outputs(nvrtcProgram p, const Options& opt, CompileResult& r) {
   r.cubin.resize(n);
   WL_RTC_CHECK(nvrtcGetCUBIN(p, r.cubin.data()));
   r.entries = ptx_entries(r.ptx);
-  // One resource record per entry, in PTX order; the ptxas report has its own order.
-  std::vector<KernelResources> ordered;
-  for (const std::string& e : r.entries) {
-    const KernelResources* k = r.resources(e);
-    ordered.push_back(k ? *k : KernelResources{e});
+  // One record per entry, in PTX order: the CUBIN's numbers, the report's spills.
+  std::vector<ElfKernel> elf;
+  try {
+    elf = read_cubin(r.cubin);
+  } catch (const Error& e) {
+    r.resource_notes.push_back(std::string(e.what()) + ": resources come from the ptxas report alone");
   }
-  r.kernels = std::move(ordered);
+  const std::vector<KernelResources> report = std::move(r.kernels);
+  r.kernels = merge_resources(r.entries, elf, report, r.resource_notes);
+  if (!r.entries.empty() && report.empty())
+    r.resource_notes.push_back("spill counts unknown: NVRTC " + r.nvrtc_version +
+                               "'s log has no ptxas report (its own compile cache answered)");
   for (const std::string& e : opt.name_expressions) {
     const char* lowered = nullptr;  // owned by the program: copied before it is destroyed
     if (nvrtcGetLoweredName(p, e.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
@@ -127,7 +149,7 @@ void collect_outputs(nvrtcProgram p, const Options& opt, CompileResult& r) {
 std::string cache_key(const Source& named, const Options& opt, const CompileResult& r,
                       const ResolvedIncludes& inc) {
   KeyBuilder k;
-  k.add("warplab-cache-v1").add(r.nvrtc_version).add(r.arch);
+  k.add("warplab-cache-v2").add(r.nvrtc_version).add(r.arch);
   for (const std::string& o : r.options) k.add(o);
   k.add("names");
   for (const std::string& e : opt.name_expressions) k.add(e);
@@ -204,7 +226,10 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   if (r.ok) collect_outputs(raw, opt, r);
   const auto t1 = std::chrono::steady_clock::now();
   r.compile_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  if (cache && r.ok) cache->store(r.cache_key, r);
+  // An entry with an unknown number would outlive the reason it is unknown: not stored.
+  const bool complete = std::all_of(r.kernels.begin(), r.kernels.end(),
+                                    [](const KernelResources& k) { return k.complete(); });
+  if (cache && r.ok && complete) cache->store(r.cache_key, r);
   return r;
 }
 

@@ -37,6 +37,8 @@ struct CompileResult {
   std::string ptx;                       // empty unless ok
   std::vector<char> cubin;               // ELF for `arch`; empty unless ok
   std::vector<KernelResources> kernels;  // per kernel, in PTX order when ok
+  // Why a number is unknown, or where the CUBIN and the ptxas report disagree: sentences.
+  std::vector<std::string> resource_notes;
   std::vector<std::pair<std::string, std::string>> lowered;  // name expression -> mangled
   std::vector<std::string> entries;      // every kernel's (mangled) name, PTX order
   std::vector<Dependency> dependencies;  // every header warplab resolved

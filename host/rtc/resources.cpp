@@ -40,11 +40,13 @@ std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
       props_for = m[1];
     } else if (cur && std::regex_search(line, m, frame)) {
       if (props_for == cur->mangled) {
-        cur->stack_bytes = std::max(cur->stack_bytes, std::stol(m[1]));
+        cur->stack_bytes = std::max(cur->stack_bytes.value_or(0), std::stol(m[1]));
         cur->spill_store_bytes = std::stol(m[2]);
         cur->spill_load_bytes = std::stol(m[3]);
       }
     } else if (cur && std::regex_search(line, used)) {
+      // The line names only what is used: what it leaves out is none.
+      cur->shared_bytes = 0;
       for (auto it = std::sregex_iterator(line.begin(), line.end(), item);
            it != std::sregex_iterator(); ++it) {
         const long n = std::stol((*it)[1]);
@@ -54,10 +56,56 @@ std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
         else if (what == "bytes smem") cur->shared_bytes = n;
         // Cumulative stack includes callees' frames: what a launch must provide.
         else if (what == "bytes cumulative stack size")
-          cur->stack_bytes = std::max(cur->stack_bytes, n);
-        else if ((*it)[3].str() != "0") cur->const_bytes += n;  // bank 0: parameters
+          cur->stack_bytes = std::max(cur->stack_bytes.value_or(0), n);
+        else if ((*it)[3].str() != "0") cur->const_bytes = cur->const_bytes.value_or(0) + n;
+        else cur->const_bytes = cur->const_bytes.value_or(0);  // bank 0 (parameters) alone: none
       }
     }
+  }
+  return out;
+}
+
+namespace {
+
+template <class T>
+void cross_check(const std::string& kernel, const char* what, std::optional<T>& mine,
+                 const std::optional<T>& theirs, std::vector<std::string>& notes) {
+  if (mine && theirs && *mine != *theirs)
+    notes.push_back("kernel " + kernel + ": the CUBIN says " + std::to_string(*mine) + " " + what +
+                    ", the ptxas report " + std::to_string(*theirs) + " (the CUBIN's number is used)");
+  if (!mine) mine = theirs;
+}
+
+}  // namespace
+
+std::vector<KernelResources> merge_resources(const std::vector<std::string>& entries,
+                                             const std::vector<ElfKernel>& elf,
+                                             const std::vector<KernelResources>& report,
+                                             std::vector<std::string>& notes) {
+  std::vector<KernelResources> out;
+  for (const std::string& e : entries) {
+    KernelResources k;
+    k.mangled = e;
+    if (const ElfKernel* b = find_kernel(elf, e)) {
+      k.registers = b->registers;
+      k.barriers = b->barriers;
+      k.shared_bytes = b->shared_bytes;
+      k.const_bytes = b->const_bytes;
+      k.stack_bytes = b->stack_bytes;
+    }
+    const KernelResources* log = nullptr;
+    for (const KernelResources& r : report)
+      if (r.mangled == e) log = &r;
+    if (log) {
+      cross_check(e, "registers", k.registers, log->registers, notes);
+      cross_check(e, "barriers", k.barriers, log->barriers, notes);
+      cross_check(e, "bytes of static shared memory", k.shared_bytes, log->shared_bytes, notes);
+      cross_check(e, "bytes of constant memory", k.const_bytes, log->const_bytes, notes);
+      cross_check(e, "bytes of stack", k.stack_bytes, log->stack_bytes, notes);
+      k.spill_store_bytes = log->spill_store_bytes;
+      k.spill_load_bytes = log->spill_load_bytes;
+    }
+    out.push_back(std::move(k));
   }
   return out;
 }
