@@ -6,10 +6,13 @@
 --         grid sync) against two (partials, then one block), for n = 2^12 .. 2^28.
 -- Expect: the fenced probe never reads a stale slot, every sum right, the ticket back at 0;
 --         the unfenced probe MAY read stale slots (the memory model allows it; the count
---         is reported, whatever it is); a cooperative grid above the co-resident capacity
+--         is reported, whatever it is). The L1 probe (stale_probe.cu: every block first
+--         pulls the slots into its L1) makes the staleness visible: without fences the
+--         last block reads other SMs' old slots from its L1; with the writer's and the
+--         reader's __threadfence() it never does. A cooperative grid above the co-resident capacity
 --         is refused before launch; every sum within its bound; one launch beats two at
 --         n = 2^16.
--- Run:    warplab run examples/reductions/single_pass.lua [-p runs=5000] [-p probe_n=1048576] [-p max_n=268435456] [-p save=true]
+-- Run:    warplab run examples/reductions/single_pass.lua [-p runs=5000] [-p l1_runs=1000] [-p probe_n=1048576] [-p max_n=268435456] [-p save=true]
 local report = require "warplab.report"
 local check = require "warplab.check"
 local params = require "warplab.params"
@@ -17,7 +20,7 @@ local progress = require "warplab.progress"
 local ex = require "warplab.experiment"
 local reduce = require "warplab.reduce"
 local bw = require "warplab.bandwidth"
-local p = params{runs = 5000, probe_n = 1 << 20, max_n = 1 << 28, block = 256, grid = 0, unroll = 4, load = 3,
+local p = params{runs = 5000, l1_runs = 1000, delay_ns = 5000, probe_n = 1 << 20, max_n = 1 << 28, block = 256, grid = 0, unroll = 4, load = 3,
                  reps = 20, seed = 5, save = false}
 
 local dev = cuda.device()
@@ -85,6 +88,35 @@ print(string.format("unfenced: %d stale slots in %d of %d launches, %d wrong sum
       or "The memory model allows stale reads without the fence; this GPU showed none in these launches "
       .. "(not a proof that it cannot)."))
 
+-- The L1 probe: the same question where a stale answer has somewhere to come from.
+local sp = assert(cuda.compile("reductions/stale_probe.cu"))
+local lgrid, lblock = 2 * sms, 128
+local lrec <close> = cuda.array("u64", lgrid):zero()
+local lstale <close> = cuda.array("u32", p.l1_runs + 1)
+local l1, bar3 = {}, progress.new(3 * p.l1_runs, "L1 probe launches")
+for _, k in ipairs{sp.stale_probe_none, sp.stale_probe_release, sp.stale_probe_fenced} do
+  lstale:zero()
+  for launch = 1, p.l1_runs do
+    k{grid = lgrid, block = lblock, args = {lrec, ticket, lstale, launch, p.delay_ns}}
+    if launch % 100 == 0 then bar3:step(100) end
+  end
+  local s, e = lstale:get(), {name = k.name, launches = 0, slots = 0, ticket = ticket[1]}
+  for launch = 1, p.l1_runs do
+    e.slots = e.slots + s[launch + 1]
+    if s[launch + 1] > 0 then e.launches = e.launches + 1 end
+  end
+  l1[#l1 + 1] = e
+end
+bar3:done()
+report.table(l1, {title = string.format("L1 probe: %d launches each, %d blocks x %d threads, %d ns between pre-read "
+             .. "and store", p.l1_runs, lgrid, lblock, p.delay_ns), columns = {"name", "launches", "slots", "ticket"}})
+c:eq({l1[3].slots, l1[3].ticket}, {0, 0}, "L1 probe, both fences: the last block never reads a stale slot")
+c:that(l1[1].slots > 0, "L1 probe, no fence: the last block can read stale slots (its L1 is not coherent)",
+       string.format("%d stale slots in %d of %d launches", l1[1].slots, l1[1].launches, p.l1_runs))
+print(string.format("writer's fence alone: %d stale slots in %d launches: %s", l1[2].slots, l1[2].launches,
+      l1[2].slots > 0 and "the release is not enough, the reader needs its acquire fence too"
+      or "none seen here (the reader's fence is still what the memory model asks for)"))
+
 -- One launch against two, over n.
 local versions = {reduce.versions[8], reduce.versions[9], reduce.versions[10]}
 local sizes, trows, bad = {}, {}, {}
@@ -122,6 +154,6 @@ if p.save then
   print("saved " .. report.svg_lines(series, "results/single_pass.svg", {title = "sum: one launch or two",
         xlabel = "n", ylabel = "us", logx = 2, logy = true}))
   print("saved " .. report.save("results/single_pass.csv", trows, {columns = tcols}))
-  print("saved " .. report.save("results/single_pass_probe.json", res))
+  print("saved " .. report.save("results/single_pass_probe.json", {probe = res, l1_probe = l1}))
 end
 c:summary()
