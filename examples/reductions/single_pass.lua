@@ -115,7 +115,8 @@ c:that(l1[1].slots > 0, "L1 probe, no fence: the last block can read stale slots
        string.format("%d stale slots in %d of %d launches", l1[1].slots, l1[1].launches, p.l1_runs))
 print(string.format("writer's fence alone: %d stale slots in %d launches: %s", l1[2].slots, l1[2].launches,
       l1[2].slots > 0 and "the release is not enough, the reader needs its acquire fence too"
-      or "none seen here (the reader's fence is still what the memory model asks for)"))
+      or "none here: the last block is a writer too, so its own fence already came after its pre-read and "
+      .. "emptied its L1; the reader's fence is what the memory model asks for"))
 
 -- One launch against two, over n.
 local versions = {reduce.versions[8], reduce.versions[9], reduce.versions[10]}

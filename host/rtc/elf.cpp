@@ -137,6 +137,7 @@ std::vector<ElfKernel> read_cubin(const std::vector<char>& elf) {
   std::map<std::string, ElfKernel> by_name;
   std::vector<std::string> order;
   bool reserved = false;
+  long module_const = 0;
   for (const Section& s : secs) {
     reserved = reserved || s.name == ".nv.shared.reserved.0";
     if (!starts_with(s.name, ".nv.info.")) continue;
@@ -171,13 +172,17 @@ std::vector<ElfKernel> read_cubin(const std::vector<char>& elf) {
       if (it == by_name.end()) continue;
       const long size = static_cast<long>(s.size);
       it->second.shared_bytes = reserved && size >= kReservedShared ? size - kReservedShared : size;
-    } else if (starts_with(s.name, ".nv.constant") && !starts_with(s.name, ".nv.constant0.")) {
+    } else if (starts_with(s.name, ".nv.constant") && !starts_with(s.name, ".nv.constant0")) {
       const std::size_t dot = s.name.find('.', 12);
-      if (dot == std::string::npos) continue;  // module-wide bank (__constant__ variables)
+      if (dot == std::string::npos) {  // a module-wide bank (__constant__ variables)
+        module_const += static_cast<long>(s.size);
+        continue;
+      }
       const auto it = by_name.find(s.name.substr(dot + 1));
-      if (it != by_name.end()) it->second.const_bytes += static_cast<long>(s.size);
+      if (it != by_name.end()) it->second.kernel_const_bytes += static_cast<long>(s.size);
     }
   }
+  for (auto& [name, k] : by_name) k.const_bytes = k.kernel_const_bytes + module_const;
   std::vector<ElfKernel> out;
   for (const std::string& n : order) out.push_back(by_name[n]);
   return out;

@@ -5,7 +5,9 @@
 //   .nv.info.<kernel>   EIATTR_NUM_BARRIERS, MAX_THREADS (__launch_bounds__/.maxntid),
 //                       REQNTID, MAXREG_COUNT
 //   .nv.shared.<kernel> static shared memory (sm_90+: plus the 1 KiB the system reserves)
-//   .nv.constantN.<kernel>, N != 0: constant banks other than the parameter bank
+//   .nv.constantN[.<kernel>], N != 0: constant banks other than the parameter bank: the
+//                       module's __constant__ data (the driver counts it for every kernel)
+//                       and the kernel's own
 // Malformed input throws rtc::Error with one sentence; nothing is read out of bounds.
 #pragma once
 #include <array>
@@ -20,7 +22,8 @@ struct ElfKernel {
   std::optional<int> registers;        // EIATTR_REGCOUNT
   int barriers = 0;                    // EIATTR_NUM_BARRIERS (absent: none used)
   long shared_bytes = 0;               // static shared memory per block, as ptxas reports it
-  long const_bytes = 0;                // constant banks other than bank 0
+  long const_bytes = 0;                // banks other than 0: cuFuncGetAttribute's CONST_SIZE_BYTES
+  long kernel_const_bytes = 0;         // the part in the kernel's own banks (ptxas's per-kernel cmem)
   long frame_bytes = 0;                // EIATTR_FRAME_SIZE: the kernel's own stack frame
   long stack_bytes = 0;                // max(frame, min stack, max stack): what a launch needs
   std::array<unsigned, 3> max_threads{};  // EIATTR_MAX_THREADS; zeros when not declared

@@ -90,7 +90,7 @@ std::vector<KernelResources> merge_resources(const std::vector<std::string>& ent
       k.registers = b->registers;
       k.barriers = b->barriers;
       k.shared_bytes = b->shared_bytes;
-      k.const_bytes = b->const_bytes;
+      k.const_bytes = b->kernel_const_bytes;  // what ptxas reports per kernel, for the cross-check
       k.stack_bytes = b->stack_bytes;
     }
     const KernelResources* log = nullptr;
@@ -105,6 +105,9 @@ std::vector<KernelResources> merge_resources(const std::vector<std::string>& ent
       k.spill_store_bytes = log->spill_store_bytes;
       k.spill_load_bytes = log->spill_load_bytes;
     }
+    // ptxas reports the module's __constant__ bank once, not per kernel; the driver counts
+    // it for every kernel, and so does warplab.
+    if (const ElfKernel* b = find_kernel(elf, e)) k.const_bytes = b->const_bytes;
     out.push_back(std::move(k));
   }
   return out;

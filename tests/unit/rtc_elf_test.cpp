@@ -37,7 +37,7 @@ void expect_agree(const rtc::CompileResult& r) {
     EXPECT_EQ(k->shared_bytes, log.shared_bytes.value_or(0));
     EXPECT_EQ(k->stack_bytes, log.stack_bytes.value_or(0));
     if (log.const_bytes) {
-      EXPECT_EQ(k->const_bytes, *log.const_bytes);
+      EXPECT_EQ(k->kernel_const_bytes, *log.const_bytes);
     }
   }
   EXPECT_TRUE(r.resource_notes.empty()) << r.resource_notes.front();
@@ -56,6 +56,7 @@ TEST(Elf, ReadsTheNumbersThatMatter) {
   ASSERT_NE(bounded, nullptr);
   EXPECT_EQ(bounded->max_threads[0], 256u);
   EXPECT_EQ(bounded->max_threads[1], 1u);
+  EXPECT_EQ(bounded->const_bytes, 64 * 4);  // the module's __constant__ table, as the driver counts it
   const auto* named = rtc::find_kernel(elf, "_Z5namedPf");
   ASSERT_NE(named, nullptr);
   EXPECT_EQ(named->shared_bytes, 64 * 4 + 10 * 8);
