@@ -5,16 +5,28 @@
 #include "app/cli.hpp"
 #include "cu/attributes.hpp"
 #include "rtc/cache.hpp"
+#include "rtc/error.hpp"
 
 namespace warplab::app {
 namespace {
 
 int run_cache(const std::string& action) {
   rtc::Cache cache(rtc::Cache::default_dir());
+  if (!cache.warning().empty()) std::cerr << "warplab: " << cache.warning() << "\n";
   if (action == "clear") {
-    const std::size_t n = cache.clear();
-    std::cout << "removed " << n << (n == 1 ? " entry" : " entries") << " from "
+    rtc::Cache::Cleared c;
+    try {
+      c = cache.clear();
+    } catch (const rtc::Error& e) {
+      throw Failure(kBadInput, e.what());
+    }
+    std::cout << "removed " << c.removed << (c.removed == 1 ? " entry" : " entries") << " from "
               << cache.dir().string() << "\n";
+    if (c.foreign) std::cout << "left " << c.foreign << " file(s) warplab did not write\n";
+    if (c.failed)
+      throw Failure(kBadInput, "could not remove " + std::to_string(c.failed) + " of " +
+                                   std::to_string(c.failed + c.removed) + " entries from " +
+                                   cache.dir().string() + " (is it read-only?)");
     return kOk;
   }
   const rtc::Cache::Info i = cache.info();

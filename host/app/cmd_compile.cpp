@@ -4,7 +4,10 @@
 // the live device or the profile (select_target), else sm_90 with a note.
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -27,7 +30,14 @@ struct CompileArgs {
   std::string cubin;
   bool lineinfo = false;
   std::size_t max_errors = 10;
+  bool arch_given = false;  // --arch "" is an error, not "no --arch"
 };
+
+std::string join_archs() {
+  std::string out;
+  for (const std::string& a : rtc::supported_archs()) out += (out.empty() ? "" : ", ") + a;
+  return out;
+}
 
 // --arch, else the target's (the profile asked for, the live device, the default
 // profile), else sm_90, saying so. A profile that was asked for and fails is an error.
@@ -89,6 +99,15 @@ std::pair<std::string, std::string> split_define(const std::string& d) {
 }
 
 int run_compile(const CompileArgs& a, const Globals& g) {
+  if (a.arch_given && a.arch.empty())
+    throw Failure(kBadInput, "--arch needs an architecture, e.g. sm_90 (valid: " + join_archs() + ")");
+  if (!a.cubin.empty()) {
+    std::error_code ec;
+    if (a.cubin == a.file || std::filesystem::equivalent(a.cubin, a.file, ec))
+      throw Failure(kBadInput, "refusing to write the cubin over the source file '" + a.file + "'");
+    if (std::filesystem::is_directory(a.cubin, ec))
+      throw Failure(kBadInput, "cannot write the cubin to '" + a.cubin + "': it is a folder");
+  }
   rtc::Source src;
   try {
     src = rtc::load_source(a.file);
@@ -104,6 +123,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   rtc::CompileResult r;
   std::optional<rtc::Cache> cache;
   if (!g.no_cache) cache.emplace(rtc::Cache::default_dir());
+  if (cache && !cache->warning().empty()) std::cerr << "warplab: " << cache->warning() << "\n";
   try {
     r = rtc::compile(src, opt, cache ? &*cache : nullptr);
   } catch (const rtc::Error& e) {
@@ -132,7 +152,9 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   if (!a.cubin.empty()) {
     std::ofstream out(a.cubin, std::ios::binary);
     out.write(r.cubin.data(), static_cast<std::streamsize>(r.cubin.size()));
-    if (!out.good()) throw Failure(kBadInput, "cannot write the cubin to '" + a.cubin + "'");
+    out.flush();
+    if (!out.good())
+      throw Failure(kBadInput, "cannot write the cubin to '" + a.cubin + "': " + std::strerror(errno));
     if (!g.quiet) table << "cubin: " << a.cubin << " (" << r.cubin.size() << " bytes)\n";
   }
   return kOk;
@@ -145,7 +167,13 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* sub = app.add_subcommand(
       "compile", "compile a .cu file with NVRTC: diagnostics, resources per kernel, PTX");
   sub->add_option("file", args->file, "CUDA source file")->required();
-  sub->add_option("--arch", args->arch, "target architecture, e.g. sm_90 (default: the GPU's)");
+  sub->add_option_function<std::string>(
+      "--arch",
+      [args](const std::string& v) {
+        args->arch = v;
+        args->arch_given = true;
+      },
+      "target architecture, e.g. sm_90 (default: the GPU's)");
   // One value per flag, so `-D N=1 file.cu` does not swallow the file name.
   sub->add_option("-D", args->defines, "define a macro: NAME or NAME=VALUE")
       ->allow_extra_args(false);

@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+
 #include <cstdlib>
 #include <filesystem>
 #include <new>
@@ -92,7 +94,14 @@ StatePtr open_state(const RuntimeOptions& opts, cu::DeviceSnapshot target, bool 
   rt->target = std::move(target);
   rt->offline = offline;
   rt->offline_reason = std::move(offline_reason);
-  if (opts.cache) rt->cache = std::make_unique<rtc::Cache>(rtc::Cache::default_dir());
+  if (opts.cache) {
+    rt->cache = std::make_unique<rtc::Cache>(rtc::Cache::default_dir());
+    static bool warned = false;  // once per process, however many scripts it runs
+    if (!rt->cache->warning().empty() && !warned) {
+      warned = true;
+      std::fprintf(stderr, "warplab: %s\n", rt->cache->warning().c_str());
+    }
+  }
   lua_createtable(L, 0, 1);                                   // +1 metatable
   lua_pushcfunction(L, runtime_gc);                           // +1
   lua_setfield(L, -2, "__gc");                                // -1

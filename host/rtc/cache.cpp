@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,7 @@
 
 #include "rtc/cache_json.hpp"
 #include "rtc/compile.hpp"
+#include "rtc/error.hpp"
 
 namespace fs = std::filesystem;
 
@@ -32,10 +34,47 @@ std::uint64_t get_u64(const std::string& s, std::size_t at) {
   return v;
 }
 
+// Entries are a few MiB at most; anything bigger is not one of ours.
+constexpr std::uintmax_t kMaxEntryBytes = 1ull << 30;
+
 bool read_all(const fs::path& p, std::string& out) {
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return false;  // missing, or a folder where an entry goes
+  const std::uintmax_t size = fs::file_size(p, ec);
+  if (ec || size > kMaxEntryBytes) return false;
   std::ifstream in(p, std::ios::binary);
   if (!in) return false;
-  out.assign(std::istreambuf_iterator<char>(in), {});
+  out.resize(size);
+  in.read(out.data(), static_cast<std::streamsize>(size));
+  out.resize(static_cast<std::size_t>(in.gcount()));
+  return true;
+}
+
+bool is_hex(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// "ab" shard folders hold "ab<30 more hex>.wlc" entries (and ".tmp.<pid>.<n>" while written).
+bool is_shard(const fs::path& p) {
+  const std::string n = p.filename().string();
+  return n.size() == 2 && is_hex(n);
+}
+bool is_entry_name(const std::string& shard, const std::string& n) {
+  if (n.size() < 36 || n.compare(0, 2, shard) != 0 || !is_hex(std::string_view(n).substr(0, 32))) return false;
+  const std::string rest = n.substr(32);
+  return rest == ".wlc" || rest.rfind(".wlc.tmp.", 0) == 0;
+}
+
+// A stored result that cannot be right is treated as a miss, checksum or not.
+bool plausible(const CompileResult& r) {
+  if (!r.ok || r.arch.rfind("sm_", 0) != 0 || r.cubin.empty()) return false;
+  if (r.kernels.size() != r.entries.size()) return false;
+  for (const KernelResources& k : r.kernels) {
+    if (!k.complete() || *k.registers < 0 || *k.registers > 255 || *k.barriers < 0 || *k.barriers > 16) return false;
+    if (*k.shared_bytes < 0 || *k.const_bytes < 0 || *k.stack_bytes < 0 || *k.spill_store_bytes < 0 ||
+        *k.spill_load_bytes < 0)
+      return false;
+  }
   return true;
 }
 
@@ -43,10 +82,21 @@ bool read_all(const fs::path& p, std::string& out) {
 
 Cache::Cache(fs::path dir, std::uint64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {
   if (max_bytes_ == 0) {
-    const char* mb = std::getenv("WARPLAB_CACHE_MAX_MB");
-    max_bytes_ = mb && std::atoll(mb) > 0 ? static_cast<std::uint64_t>(std::atoll(mb)) << 20
-                                           : kDefaultMaxBytes;
+    max_bytes_ = kDefaultMaxBytes;
+    if (const char* mb = std::getenv("WARPLAB_CACHE_MAX_MB"); mb && *mb) {
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long v = std::strtoull(mb, &end, 10);
+      if (errno == 0 && *end == '\0' && mb[0] != '-' && v >= 1 && v <= (1ull << 40))
+        max_bytes_ = static_cast<std::uint64_t>(v) << 20;
+      else
+        warning_ = "WARPLAB_CACHE_MAX_MB='" + std::string(mb) +
+                   "' is not a whole number of MiB from 1 to 1099511627776; using 512";
+    }
   }
+  std::error_code ec;
+  if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
+    warning_ = "the cache folder " + dir_.string() + " is not a folder: compiling without the cache";
 }
 
 fs::path Cache::default_dir() {
@@ -86,6 +136,7 @@ std::optional<CompileResult> Cache::load(const std::string& key) {
     return corrupt();
   }
   r.cubin.assign(bytes.begin() + 24 + static_cast<long>(json_len), bytes.end());
+  if (!plausible(r)) return corrupt();
   // Touch it: eviction removes the least recently used entries first.
   std::error_code ec;
   fs::last_write_time(p, fs::file_time_type::clock::now(), ec);
@@ -108,7 +159,11 @@ void Cache::store(const std::string& key, const CompileResult& r) {
 
   const fs::path p = entry_path(key);
   std::error_code ec;
+  if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec)) return;  // warning() says so
+  const bool fresh = !fs::exists(dir_, ec);
   fs::create_directories(p.parent_path(), ec);
+  if (fresh || !fs::exists(dir_ / kMarker, ec))
+    std::ofstream(dir_ / kMarker) << "This folder is warplab's compile cache; `warplab cache clear` empties it.\n";
   // A unique temp name per writer; rename() is atomic, so a reader sees the old entry,
   // nothing, or the whole new one, never half of it.
   static std::atomic<unsigned> seq{0};
@@ -125,24 +180,65 @@ void Cache::store(const std::string& key, const CompileResult& r) {
   evict();
 }
 
+namespace {
+
+// Calls f(path) for every file warplab wrote (entries, temp files); counts the rest.
+template <class F>
+std::size_t for_each_owned(const fs::path& dir, F f) {
+  std::size_t foreign = 0;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.filename() == Cache::kMarker && it->is_regular_file(ec)) continue;
+    if (!is_shard(p) || it->is_symlink(ec) || !it->is_directory(ec)) {
+      ++foreign;
+      continue;
+    }
+    const std::string shard = p.filename().string();
+    for (auto e = fs::directory_iterator(p, ec); !ec && e != fs::directory_iterator(); e.increment(ec)) {
+      if (is_entry_name(shard, e->path().filename().string()) && e->is_regular_file(ec) && !e->is_symlink(ec))
+        f(e->path());
+      else
+        ++foreign;
+    }
+  }
+  return foreign;
+}
+
+}  // namespace
+
 Cache::Info Cache::info() const {
   Info i{dir_, 0, 0, max_bytes_};
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-    if (it->is_regular_file(ec) && it->path().extension() == ".wlc") {
-      ++i.entries;
-      i.bytes += it->file_size(ec);
-    }
+  for_each_owned(dir_, [&](const fs::path& p) {
+    if (p.extension() != ".wlc") return;
+    ++i.entries;
+    i.bytes += fs::file_size(p, ec);
+  });
   return i;
 }
 
-std::size_t Cache::clear() {
-  std::size_t n = info().entries;
+Cache::Cleared Cache::clear() {
+  Cleared c;
   std::error_code ec;
-  // Only the two-hex-digit shard folders warplab made: never anything else in dir_.
-  for (auto it = fs::directory_iterator(dir_, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-    if (it->is_directory(ec) && it->path().filename().string().size() == 2) fs::remove_all(it->path(), ec);
-  return n;
+  if (!fs::exists(dir_, ec)) return c;
+  if (!fs::is_directory(dir_, ec)) throw Error("cannot clear " + dir_.string() + ": it is not a folder");
+  // Without the marker, only a folder holding nothing but entries is provably ours.
+  if (!fs::is_regular_file(dir_ / kMarker, ec) && for_each_owned(dir_, [](const fs::path&) {}) > 0)
+    throw Error("refusing to clear " + dir_.string() + ": it is not a warplab cache (no " + kMarker +
+                " file, and it holds files warplab did not write)");
+  c.foreign = for_each_owned(dir_, [&](const fs::path& p) {
+    const bool entry = p.extension() == ".wlc";
+    if (fs::remove(p, ec) && !ec) c.removed += entry;
+    else c.failed += entry;
+  });
+  // Empty shard folders go too; a folder something foreign sits in stays.
+  for (auto it = fs::directory_iterator(dir_, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code rm;
+    if (is_shard(it->path()) && it->is_directory(rm) && !it->is_symlink(rm) && fs::is_empty(it->path(), rm))
+      fs::remove(it->path(), rm);
+  }
+  return c;
 }
 
 void Cache::evict() {
@@ -150,11 +246,11 @@ void Cache::evict() {
   std::vector<Entry> all;
   std::uint64_t total = 0;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-    if (it->is_regular_file(ec) && it->path().extension() == ".wlc") {
-      all.push_back({it->path(), it->last_write_time(ec), it->file_size(ec)});
-      total += all.back().size;
-    }
+  for_each_owned(dir_, [&](const fs::path& p) {
+    if (p.extension() != ".wlc") return;
+    all.push_back({p, fs::last_write_time(p, ec), fs::file_size(p, ec)});
+    total += all.back().size;
+  });
   if (total <= max_bytes_) return;
   std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) { return a.when < b.when; });
   // Evict down to 80 % so the next few stores do not each rescan and evict again.

@@ -4,7 +4,10 @@
 // carries a random value). The value is the whole successful CompileResult plus CUBIN.
 // Entries are written atomically (temp file + rename), carry a checksum (a corrupt one
 // is deleted and recompiled), and the folder is kept under a size bound, least recently
-// used first. Depends on rtc/compile.hpp; no GPU, no Lua.
+// used first. The folder is marked as warplab's with a file named WARPLAB_CACHE (written
+// with the first entry); clear and eviction touch only files whose names prove they are
+// entries (<2 hex>/<32 hex>.wlc), and clear refuses a folder that is not provably a
+// warplab cache. Depends on rtc/compile.hpp; no GPU, no Lua.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -19,7 +22,9 @@ struct CompileResult;
 class Cache {
  public:
   static constexpr std::uint64_t kDefaultMaxBytes = 512ull << 20;
-  // `dir` is created on first store. max_bytes 0: the default (or WARPLAB_CACHE_MAX_MB).
+  static constexpr const char* kMarker = "WARPLAB_CACHE";
+  // `dir` is created on first store. max_bytes 0: the default (or WARPLAB_CACHE_MAX_MB,
+  // a whole number of MiB from 1 to 2^40; anything else is the default and a warning()).
   explicit Cache(std::filesystem::path dir, std::uint64_t max_bytes = 0);
   // $WARPLAB_CACHE_DIR, else $XDG_CACHE_HOME/warplab, else ~/.cache/warplab.
   static std::filesystem::path default_dir();
@@ -37,7 +42,17 @@ class Cache {
     std::uint64_t max_bytes = 0;
   };
   Info info() const;
-  std::size_t clear();  // removes every entry; returns how many
+  struct Cleared {
+    std::size_t removed = 0;  // entries removed
+    std::size_t failed = 0;   // entries that could not be removed (read-only folder, ...)
+    std::size_t foreign = 0;  // files and folders that are not warplab's, left alone
+  };
+  // Removes every entry. Throws rtc::Error (one sentence) when `dir` exists but is not a
+  // warplab cache: no marker file and something in it that warplab did not write.
+  Cleared clear();
+  // One sentence when the cache cannot work as configured (the folder is a file, a bad
+  // WARPLAB_CACHE_MAX_MB); empty otherwise. Callers print it once.
+  const std::string& warning() const { return warning_; }
 
   const std::filesystem::path& dir() const { return dir_; }
   std::uint64_t hits() const { return hits_; }
@@ -50,6 +65,7 @@ class Cache {
 
   std::filesystem::path dir_;
   std::uint64_t max_bytes_;
+  std::string warning_;
   std::uint64_t hits_ = 0, misses_ = 0, corrupt_ = 0;
 };
 

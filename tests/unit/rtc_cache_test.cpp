@@ -152,3 +152,39 @@ TEST(CacheKey, LengthPrefixedParts) {
   EXPECT_NE(a.hex(), b.hex());
   EXPECT_EQ(a.hex().size(), 32u);
 }
+
+TEST_F(CacheFixture, ImpossibleContentsWithAValidChecksumAreAMiss) {
+  CompileResult a = compile(src, opt, &cache);
+  ASSERT_TRUE(a.ok);
+  for (auto mutate : std::vector<void (*)(CompileResult&)>{
+           [](CompileResult& r) { r.kernels[0].registers = -3; },
+           [](CompileResult& r) { r.kernels[0].registers = 100000; },
+           [](CompileResult& r) { r.kernels[0].spill_load_bytes.reset(); },
+           [](CompileResult& r) { r.arch = "gfx1100"; },
+           [](CompileResult& r) { r.cubin.clear(); },
+           [](CompileResult& r) { r.kernels.clear(); }}) {
+    CompileResult bad = a;
+    mutate(bad);
+    cache.store(a.cache_key, bad);  // store() checksums whatever it is given
+    EXPECT_FALSE(cache.load(a.cache_key).has_value());
+  }
+  EXPECT_GE(cache.corrupt(), 6u);
+}
+
+TEST_F(CacheFixture, ClearRemovesOnlyEntriesAndRefusesForeignFolders) {
+  ASSERT_TRUE(compile(src, opt, &cache).ok);
+  tmp.write("cache/zz/notes.txt", "mine");
+  tmp.write("cache/ab/notes.txt", "mine");
+  const Cache::Cleared c = cache.clear();
+  EXPECT_EQ(c.removed, 1u);
+  EXPECT_EQ(c.failed, 0u);
+  EXPECT_EQ(c.foreign, 2u);
+  EXPECT_TRUE(std::filesystem::exists(tmp.path() / "cache/zz/notes.txt"));
+  EXPECT_TRUE(std::filesystem::exists(tmp.path() / "cache/ab/notes.txt"));
+  EXPECT_EQ(cache.info().entries, 0u);
+
+  tmp.write("home/go/src.txt", "precious");
+  Cache foreign(tmp.path() / "home");
+  EXPECT_THROW(foreign.clear(), Error);
+  EXPECT_TRUE(std::filesystem::exists(tmp.path() / "home/go/src.txt"));
+}
