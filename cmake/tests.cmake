@@ -58,15 +58,17 @@ foreach(t ${WARPLAB_LUA_API_TESTS})
   get_filename_component(name ${t} NAME_WE)
   warplab_directive(${t} run-with args)
   warplab_directive(${t} profile profile)
+  warplab_directive(${t} env env)  # "-- env: NAME=VALUE ...": the test's environment
   if(NOT profile)
     set(profile h200)
   endif()
   add_test(NAME lua.${name} COMMAND bash ${WARPLAB_LUA_RUNNER} offline $<TARGET_FILE:warplab>
            ${CMAKE_SOURCE_DIR} ${t} ${profile} ${args})
-  set_tests_properties(lua.${name} PROPERTIES LABELS "offline;lua")
+  set_tests_properties(lua.${name} PROPERTIES LABELS "offline;lua" ENVIRONMENT "${env}")
   add_test(NAME lua.${name}.gpu COMMAND bash ${WARPLAB_LUA_RUNNER} live $<TARGET_FILE:warplab>
            ${CMAKE_SOURCE_DIR} ${t})
-  set_tests_properties(lua.${name}.gpu PROPERTIES LABELS "gpu;lua" SKIP_RETURN_CODE 77 TIMEOUT 600)
+  set_tests_properties(lua.${name}.gpu PROPERTIES LABELS "gpu;lua" SKIP_RETURN_CODE 77 TIMEOUT 600
+                       ENVIRONMENT "${env}")
 endforeach()
 
 # The pure-Lua library (lua/warplab), run by warplab with no GPU needed.

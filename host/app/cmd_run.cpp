@@ -6,6 +6,7 @@
 #include <map>
 
 #include "app/cli.hpp"
+#include "bind/sandbox.hpp"
 #include "bind/deps.hpp"
 #include "bind/state.hpp"
 #include "cu/driver.hpp"
@@ -45,8 +46,7 @@ bool checks_ok(lua_State* L) {
 }
 
 int run_script(const Globals& g, const RunArgs& a) {
-  if (!std::filesystem::is_regular_file(a.script))
-    throw Failure(kBadInput, "script '" + a.script + "' not found");
+  if (const std::string why = bind::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
   const auto params = parse_params(a.params);
   bind::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
   bind::StatePtr state = open_lua_state(g, !a.no_check);

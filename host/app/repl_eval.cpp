@@ -96,16 +96,16 @@ EvalResult Evaluator::eval(const std::string& chunk, bool final) {
   lua_pushcfunction(L, message_handler);                           // +1 handler (index 1)
   // `return <chunk>` first, so `1 + 1` and `dev.attr` print their values.
   const std::string ret = "return " + chunk + ";";
-  int status = luaL_loadbuffer(L, ret.data(), ret.size(), kChunkName);  // +1
+  int status = luaL_loadbufferx(L, ret.data(), ret.size(), kChunkName, "t");  // +1
   if (status != LUA_OK) {
     lua_pop(L, 1);                                                 // -1 its message
-    status = luaL_loadbuffer(L, chunk.data(), chunk.size(), kChunkName);  // +1
+    status = luaL_loadbufferx(L, chunk.data(), chunk.size(), kChunkName, "t");  // +1
   }
   if (status != LUA_OK) {
     bool incomplete = is_incomplete(L, status);
     if (!incomplete) {  // "1 +" is an unfinished expression, not a bad statement
       const std::string open_ret = "return " + chunk;
-      incomplete = is_incomplete(L, luaL_loadbuffer(L, open_ret.data(), open_ret.size(), kChunkName));
+      incomplete = is_incomplete(L, luaL_loadbufferx(L, open_ret.data(), open_ret.size(), kChunkName, "t"));
       lua_pop(L, 1);                                               // -1 its chunk or message
     }
     EvalResult r{incomplete && !final ? EvalResult::kIncomplete : EvalResult::kError,

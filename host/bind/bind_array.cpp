@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bind/array.hpp"
+#include "bind/sandbox.hpp"
 #include "bind/array_host.hpp"
 #include "bind/fault.hpp"
 #include "bind/guard.hpp"
@@ -170,6 +171,7 @@ WL_LUA_FN(array_zero) {
 
 void add_array(lua_State* L) {
   luaL_newmetatable(L, kArrayMeta);                            // +1 meta
+  lock_metatable(L, kArrayMeta);  // getmetatable() gives the name, never the table
   set_fields(L, {"type", "bytes", "ptr", "freed"});
   const luaL_Reg meta[] = {{"__index", array_index},   {"__newindex", array_newindex},
                            {"__len", array_len},       {"__tostring", array_tostring},

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "bind/guard.hpp"
+#include "bind/sandbox.hpp"
 #include "bind/modules.hpp"
 #include "bind/runtime.hpp"
 #include "cu/attributes.hpp"
@@ -28,6 +29,8 @@ void push_device(lua_State* L, cu::DeviceSnapshot snap) {
 
 int device_gc(lua_State* L) {
   check_device(L, 1).~DeviceSnapshot();
+  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
+  lua_setmetatable(L, 1);
   return 0;
 }
 
@@ -36,6 +39,7 @@ int device_gc(lua_State* L) {
 // canonical entry, and rejects unknown names instead of answering nil, so a typo
 // cannot pass silently. A real attribute the device did not report is nil.
 int attr_index(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
   const char* name = luaL_checkstring(L, 2);
   if (const auto* info = cu::find_attribute(name)) {
     lua_pushlstring(L, info->name.data(), info->name.size());    // +1 canonical name
@@ -119,6 +123,7 @@ WL_LUA_FN(cuda_devices) {
 
 void add_device(lua_State* L) {
   luaL_newmetatable(L, kDeviceMeta);                             // +1
+  lock_metatable(L, kDeviceMeta);  // getmetatable() gives the name, never the table
   set_fields(L, {"name", "cc", "arch", "sm_count", "memory", "live", "ordinal", "source", "uuid",
                   "driver_version", "attr"});
   const luaL_Reg meta[] = {{"__index", device_index}, {"__tostring", device_tostring},
@@ -126,6 +131,7 @@ void add_device(lua_State* L) {
   luaL_setfuncs(L, meta, 0);
   lua_pop(L, 1);                                                 // -1
   luaL_newmetatable(L, kAttrMeta);                               // +1
+  lock_metatable(L, kAttrMeta);  // getmetatable() gives the name, never the table
   lua_pushcfunction(L, attr_index);                              // +1
   lua_setfield(L, -2, "__index");                                // -1
   lua_pop(L, 1);                                                 // -1

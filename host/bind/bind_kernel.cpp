@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bind/fault.hpp"
+#include "bind/sandbox.hpp"
 #include "bind/guard.hpp"
 #include "bind/module.hpp"
 #include "bind/modules.hpp"
@@ -208,6 +209,8 @@ WL_LUA_FN(kernel_occupancy) {
 
 int kernel_gc(lua_State* L) {
   check_kernel(L, 1).~KernelRef();
+  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
+  lua_setmetatable(L, 1);
   return 0;
 }
 
@@ -215,6 +218,7 @@ int kernel_gc(lua_State* L) {
 
 void add_kernel(lua_State* L) {
   luaL_newmetatable(L, kKernelMeta);                                     // +1 meta
+  lock_metatable(L, kKernelMeta);  // getmetatable() gives the name, never the table
   set_fields(L, {"name", "mangled", "signature", "params", "regs", "shared_bytes", "local_bytes",
                  "const_bytes", "spill_bytes", "barriers", "max_threads", "ptx_version",
                  "binary_version", "arch"});

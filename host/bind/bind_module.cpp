@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "bind/deps.hpp"
+#include "bind/sandbox.hpp"
 #include "bind/guard.hpp"
 #include "bind/module.hpp"
 #include "bind/module_spec.hpp"
@@ -247,6 +248,8 @@ int module_release(lua_State* L) {
 
 int module_gc(lua_State* L) {
   static_cast<ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta))->~ModuleRef();
+  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
+  lua_setmetatable(L, 1);
   return 0;
 }
 
@@ -254,6 +257,7 @@ int module_gc(lua_State* L) {
 
 void add_module(lua_State* L) {
   luaL_newmetatable(L, kModuleMeta);                                      // +1 meta
+  lock_metatable(L, kModuleMeta);  // getmetatable() gives the name, never the table
   lua_pushcfunction(L, module_fields);                                    // +1
   lua_setfield(L, -2, "__fields");                                        // -1
   const luaL_Reg meta[] = {{"__tostring", module_tostring}, {"__gc", module_gc},

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bind/fault.hpp"
+#include "bind/sandbox.hpp"
 #include "bind/guard.hpp"
 #include "bind/modules.hpp"
 #include "bind/runtime.hpp"
@@ -40,10 +41,14 @@ int stream_release(lua_State* L) { return release<cu::Stream>(L, kStreamMeta); }
 int event_release(lua_State* L) { return release<cu::Event>(L, kEventMeta); }
 int stream_gc(lua_State* L) {
   static_cast<cu::Stream*>(luaL_checkudata(L, 1, kStreamMeta))->~Stream();
+  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
+  lua_setmetatable(L, 1);
   return 0;
 }
 int event_gc(lua_State* L) {
   static_cast<cu::Event*>(luaL_checkudata(L, 1, kEventMeta))->~Event();
+  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
+  lua_setmetatable(L, 1);
   return 0;
 }
 
@@ -185,12 +190,14 @@ void add_stream(lua_State* L) {
                                     {"elapsed", event_elapsed}, {"free", event_release},
                                     {nullptr, nullptr}};
   luaL_newmetatable(L, kStreamMeta);                             // +1
+  lock_metatable(L, kStreamMeta);  // getmetatable() gives the name, never the table
   luaL_newlib(L, stream_methods);                                // +1
   lua_setfield(L, -2, "__index");                                // -1
   lua_pushcfunction(L, stream_gc); lua_setfield(L, -2, "__gc");
   lua_pushcfunction(L, stream_release); lua_setfield(L, -2, "__close");
   lua_pop(L, 1);                                                 // -1
   luaL_newmetatable(L, kEventMeta);                              // +1
+  lock_metatable(L, kEventMeta);  // getmetatable() gives the name, never the table
   luaL_newlib(L, event_methods);                                 // +1
   lua_setfield(L, -2, "__index");                                // -1
   lua_pushcfunction(L, event_gc); lua_setfield(L, -2, "__gc");

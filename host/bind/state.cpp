@@ -11,6 +11,7 @@
 #include <new>
 
 #include "bind/guard.hpp"
+#include "bind/sandbox.hpp"
 
 namespace fs = std::filesystem;
 
@@ -86,6 +87,7 @@ StatePtr open_state(const RuntimeOptions& opts, cu::DeviceSnapshot target, bool 
   if (!state) throw std::bad_alloc();
   lua_State* L = state.get();
   luaL_openlibs(L);
+  harden_libs(L);
 
   void* mem = lua_newuserdatauv(L, sizeof(Runtime), 0);      // +1 runtime
   auto* rt = new (mem) Runtime();
@@ -160,7 +162,7 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
 
   lua_pushcfunction(L, traceback);                            // +1 handler
   const int handler = lua_gettop(L);
-  if (luaL_loadfile(L, path.c_str()) != LUA_OK) {             // +1 chunk or message
+  if (!load_script(L, path)) {                               // +1 chunk or message
     out.ok = false;
     out.error = lua_tostring(L, -1);
     lua_pop(L, 2);                                            // -2

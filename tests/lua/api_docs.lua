@@ -4,6 +4,8 @@
 -- (occupancy, diagnostics); fields computed in __index functions come from the binding
 -- sources (`key == "..."`); option names from the lists below, each checked to be a name
 -- the binding reads. Depends on warplab.test; reads docs/ and host/bind/ from the tree.
+-- Needs debug.getregistry, which scripts do not get: WARPLAB_UNSAFE_DEBUG=1 keeps it.
+-- env: WARPLAB_UNSAFE_DEBUG=1
 local t = require "warplab.test"
 
 local here = debug.getinfo(1, "S").source:gsub("^@", "")

@@ -1,0 +1,24 @@
+// sandbox.hpp: what a script may reach, decided once per Lua state. Scripts and modules
+// load as text only (a corrupt precompiled chunk crashes the interpreter); the debug
+// library keeps what error reports use (traceback, getinfo, getlocal, sethook, gethook)
+// and loses what reaches past the bindings' protections (getmetatable/setmetatable on
+// userdata, the registry, upvalues); every warplab metatable is locked (__metatable).
+#pragma once
+#include <string>
+
+struct lua_State;
+
+namespace warplab::bind {
+
+// After luaL_openlibs: text-only load/loadfile/dofile/require, the reduced debug table.
+void harden_libs(lua_State* L);
+// Locks the metatable on top of the stack: getmetatable() on its objects returns `name`.
+void lock_metatable(lua_State* L, const char* name);
+// Reads and loads a script file as text (pushes the chunk, or the message and returns
+// false): a regular file of at most kMaxScriptBytes, or one sentence why not.
+inline constexpr long long kMaxScriptBytes = 64ll << 20;
+bool load_script(lua_State* L, const std::string& path);
+// "" when `path` can be run, else one sentence: "script 'x': a folder, not a script".
+std::string script_problem(const std::string& path);
+
+}  // namespace warplab::bind
