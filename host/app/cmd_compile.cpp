@@ -91,12 +91,6 @@ void print_table(std::ostream& os, const rtc::CompileResult& r) {
   for (const std::string& n : r.resource_notes) os << "note: " << n << "\n";
 }
 
-// "-D N=64" -> {"N", "64"}; "-D DEBUG" -> {"DEBUG", ""} (NVRTC defines it as 1).
-std::pair<std::string, std::string> split_define(const std::string& d) {
-  const std::size_t eq = d.find('=');
-  if (eq == std::string::npos) return {d, ""};
-  return {d.substr(0, eq), d.substr(eq + 1)};
-}
 
 int run_compile(const CompileArgs& a, const Globals& g) {
   if (a.arch_given && a.arch.empty())
@@ -116,7 +110,11 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   }
   rtc::Options opt;
   opt.arch = choose_arch(a, g);
-  for (const std::string& d : a.defines) opt.defines.push_back(split_define(d));
+  try {
+    for (const std::string& d : a.defines) opt.defines.push_back(rtc::parse_define(d));
+  } catch (const rtc::Error& e) {
+    throw Failure(kUsage, std::string("-D: ") + e.what());
+  }
   opt.include_dirs = a.include_dirs;
   opt.lineinfo = a.lineinfo;
   // An rtc::Error without an NVRTC code is bad input (the arch); with one, NVRTC broke.

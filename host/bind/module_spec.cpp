@@ -93,9 +93,11 @@ void read_defines(lua_State* L, int t, rtc::Options& o) {
     if (lua_isinteger(L, -2)) {                                         // {"A=1", "B"}
       if (lua_type(L, -1) != LUA_TSTRING)
         luaL_error(L, "cuda.compile: defines[%d] must be a string like \"NAME=value\"", static_cast<int>(lua_tointeger(L, -2)));
-      const std::string d = lua_tostring(L, -1);
-      const auto eq = d.find('=');
-      listed.emplace_back(d.substr(0, eq), eq == std::string::npos ? "" : d.substr(eq + 1));
+      try {
+        listed.push_back(rtc::parse_define(lua_tostring(L, -1)));
+      } catch (const rtc::Error& e) {
+        luaL_error(L, "cuda.compile: defines[%d]: %s", static_cast<int>(lua_tointeger(L, -2)), e.what());
+      }
     } else if (lua_type(L, -2) == LUA_TSTRING) {                        // {BLOCK = 256, DEBUG = true}
       const int vt = lua_type(L, -1);
       if (vt != LUA_TNUMBER && vt != LUA_TSTRING && vt != LUA_TBOOLEAN)
@@ -104,6 +106,11 @@ void read_defines(lua_State* L, int t, rtc::Options& o) {
       std::string v = vt == LUA_TBOOLEAN ? (lua_toboolean(L, -1) ? "1" : "0")
                                          : luaL_tolstring(L, -1, nullptr);  // +1 (not for booleans)
       if (vt != LUA_TBOOLEAN) lua_pop(L, 1);                            // -1
+      try {
+        rtc::check_define_name(lua_tostring(L, -2));
+      } catch (const rtc::Error& e) {
+        luaL_error(L, "cuda.compile: defines: %s", e.what());
+      }
       named.emplace_back(lua_tostring(L, -2), v);
     } else {
       luaL_error(L, "cuda.compile: defines keys must be names, got a %s", luaL_typename(L, -2));
@@ -120,8 +127,11 @@ void read_defines(lua_State* L, int t, rtc::Options& o) {
 std::string opt_string(lua_State* L, int t, const char* field) {
   const int type = lua_getfield(L, t, field);                          // +1
   std::string v;
-  if (type == LUA_TSTRING) v = lua_tostring(L, -1);
-  else if (type != LUA_TNIL) luaL_error(L, "cuda.compile: %s must be a string, got %s", field, luaL_typename(L, -1));
+  std::size_t len = 0;
+  if (type == LUA_TSTRING) {
+    const char* p = lua_tolstring(L, -1, &len);
+    v.assign(p, len);  // every byte, NULs too
+  } else if (type != LUA_TNIL) luaL_error(L, "cuda.compile: %s must be a string, got %s", field, luaL_typename(L, -1));
   lua_pop(L, 1);                                                        // -1
   return v;
 }
@@ -148,6 +158,10 @@ std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why
     }
     file = opt_string(L, idx, "file");
     inline_text = opt_string(L, idx, "source");
+    lua_getfield(L, idx, "source");                                     // +1
+    const bool has_source = !lua_isnil(L, -1);
+    lua_pop(L, 1);                                                      // -1
+    if (has_source && inline_text.empty()) luaL_error(L, "cuda.compile: source= is empty: no kernel to compile");
     if (auto a = opt_string(L, idx, "arch"); !a.empty()) spec.options.arch = a;
     if (auto v = opt_string(L, idx, "std"); !v.empty()) spec.options.std = v;
     spec.source.name = opt_string(L, idx, "name");

@@ -57,6 +57,46 @@ long long get_integer(const nlohmann::json& v, const std::string& name, const st
   return v.get<long long>();
 }
 
+// The ranges a value may take, for the attributes limits and occupancy are computed from:
+// outside them a loop or a division would misbehave (warp_size 0, 2^31 threads per block).
+// Every other attribute this build knows: -1 (numa_id's "none") to 2^53.
+struct Range {
+  const char* name;
+  long long lo, hi;
+};
+constexpr Range kRanges[] = {
+    {"warp_size", 1, 64},
+    {"max_threads_per_block", 1, 16384},
+    {"max_threads_per_multiprocessor", 1, 65536},
+    {"max_blocks_per_multiprocessor", 1, 1024},
+    {"multiprocessor_count", 1, 65536},
+    {"max_block_dim_x", 1, 16384},
+    {"max_block_dim_y", 1, 16384},
+    {"max_block_dim_z", 1, 16384},
+    {"max_grid_dim_x", 1, 2147483647},
+    {"max_grid_dim_y", 1, 2147483647},
+    {"max_grid_dim_z", 1, 2147483647},
+    {"max_registers_per_block", 1, 1 << 24},
+    {"max_registers_per_multiprocessor", 1, 1 << 24},
+    {"max_shared_memory_per_block", 0, 1 << 30},
+    {"max_shared_memory_per_block_optin", 0, 1 << 30},
+    {"max_shared_memory_per_multiprocessor", 0, 1 << 30},
+    {"reserved_shared_memory_per_block", 0, 1 << 20},
+    {"compute_capability_major", 1, 100},
+    {"compute_capability_minor", 0, 99},
+};
+
+void check_range(const std::string& name, long long v, const std::string& where) {
+  long long lo = -1, hi = 1ll << 53;
+  for (const Range& r : kRanges)
+    if (name == r.name) lo = r.lo, hi = r.hi;
+  if (v < lo || v > hi)
+    bad(where, "attributes." + name + " = " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
+                   std::to_string(hi));
+  if (name == "warp_size" && (v & (v - 1)) != 0)
+    bad(where, "attributes.warp_size = " + std::to_string(v) + " is not a power of two");
+}
+
 // "9.0" -> 9, 0. Strict: digits, one dot, digits; "sm_90" or "9" are not accepted, so a
 // hand-edited file cannot silently become compute capability 0.0.
 bool parse_cc(const std::string& s, int& major, int& minor) {
@@ -160,8 +200,10 @@ DeviceSnapshot from_json(const nlohmann::json& j, const std::string& where) {
   for (const auto& [name, value] : attrs.items()) {
     // A deprecated alias (shared_memory_per_block) is stored under its current name.
     const AttributeInfo* info = find_attribute(name);
-    d.attributes[info ? std::string(info->name) : name] =
-        get_integer(value, "attributes." + name, where);
+    const std::string canonical = info ? std::string(info->name) : name;
+    const long long v = get_integer(value, "attributes." + name, where);
+    if (info) check_range(canonical, v, where);  // one from a newer CUDA: kept as it is
+    d.attributes[canonical] = v;
   }
   // The header and the attributes come from the same capture; disagreement means an edit.
   for (auto [key, want] : {std::pair{"compute_capability_major", d.cc_major},
@@ -209,6 +251,9 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
                 " a path to a .json file");
   }
   if (fs::is_directory(st)) bad(name_or_path, "is a directory, not a .json file");
+  if (!fs::is_regular_file(st)) bad(name_or_path, "is not a regular file");
+  if (fs::file_size(name_or_path, ec) > (4u << 20))
+    bad(name_or_path, "is larger than 4 MiB (a profile is a few KiB)");
   // Read whole, then parse: parse errors then point at lines of the text we hold.
   std::ifstream in(name_or_path, std::ios::binary);
   std::ostringstream text;

@@ -65,8 +65,7 @@ std::vector<std::string> build_options(const Options& opt) {
   std::vector<std::string> o = {"--gpu-architecture=" + opt.arch, "--ptxas-options=-v"};
   if (nvrtc_has_no_cache()) o.push_back("--no-cache");
   if (!opt.std.empty()) o.push_back("--std=" + opt.std);
-  for (const auto& [name, value] : opt.defines)
-    o.push_back("-D" + name + (value.empty() ? "" : "=" + value));
+  for (const auto& [name, value] : opt.defines) o.push_back("-D" + name + "=" + value);
   // Both dirs: CUDA 13 keeps <cuda/std/...> (needed by cooperative_groups.h) in cccl/.
   for (const auto& dir : cuda_include_dirs()) o.push_back("-I" + dir.string());
   if (opt.lineinfo) o.push_back("-lineinfo");
@@ -104,6 +103,23 @@ void explain_missing(std::vector<Diagnostic>& diags, const ResolvedIncludes& inc
       break;
     }
   }
+}
+
+// NVRTC takes sources as C strings, so a NUL byte ends the source there, and its front end
+// takes a 0xFF byte for the end of the file: either would compile less than the file
+// holds, silently. Refused as a diagnostic naming the line and byte offset.
+bool bad_byte(const std::string& text, const std::string& file, int line_offset, std::vector<Diagnostic>& out) {
+  const std::size_t at = text.find_first_of(std::string("\0\xff", 2));
+  if (at == std::string::npos) return false;
+  Diagnostic d;
+  d.file = file;
+  d.line = line_offset + 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  const std::size_t nl = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+  d.col = static_cast<int>(at - (nl == std::string::npos ? 0 : nl + 1)) + 1;
+  d.message = std::string(text[at] == '\0' ? "a NUL byte" : "a 0xFF byte") + " at byte offset " +
+              std::to_string(at) + ": NVRTC would stop reading the source there; remove it";
+  out.push_back(std::move(d));
+  return true;
 }
 
 // Should NVRTC ever fail with nothing in its log, the user still gets a sentence.
@@ -161,9 +177,24 @@ std::string cache_key(const Source& named, const Options& opt, const CompileResu
 
 }  // namespace
 
+void check_define_name(const std::string& name) {
+  static const std::regex ok(R"re(^[A-Za-z_][A-Za-z0-9_]*(\([A-Za-z0-9_, .]*\))?$)re");
+  if (name.empty()) throw Error("a macro definition needs a name: -D NAME or -D NAME=VALUE");
+  if (!std::regex_match(name, ok))
+    throw Error("'" + name + "' is not a macro name: letters, digits and _, not starting with a digit");
+}
+
+std::pair<std::string, std::string> parse_define(const std::string& spec) {
+  const std::size_t eq = spec.find('=');
+  std::pair<std::string, std::string> d{spec.substr(0, eq), eq == std::string::npos ? "1" : spec.substr(eq + 1)};
+  check_define_name(d.first);
+  return d;
+}
+
 CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   const auto t0 = std::chrono::steady_clock::now();
   if (opt.arch.empty()) throw Error("no target architecture given (e.g. sm_90)");
+  for (const auto& d : opt.defines) check_define_name(d.first);
   check_arch(opt.arch);
   CompileResult r;
   r.arch = opt.arch;
@@ -185,6 +216,13 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
     hdr_names.push_back(inc.header_names[i].c_str());
   }
   r.options = build_options(opt);
+  bool cut = bad_byte(inc.main_text, name, named.line_offset, r.diagnostics);
+  for (std::size_t i = 0; i < inc.header_names.size(); ++i)
+    cut = bad_byte(inc.header_texts[i], inc.deps[i].display, 0, r.diagnostics) || cut;
+  if (cut) {
+    r.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return r;  // ok = false: compiled nothing, said where
+  }
   if (cache) {
     r.cache_key = cache_key(named, opt, r, inc);
     if (std::optional<CompileResult> hit = cache->load(r.cache_key)) {

@@ -19,7 +19,9 @@ namespace warplab::rtc {
 
 struct Options {
   std::string arch;  // a real architecture: "sm_90" (also "sm_90a"); see supported_archs()
-  std::vector<std::pair<std::string, std::string>> defines;  // {"BLOCK", "256"}; "" -> -DNAME
+  // {"BLOCK", "256"} -> -DBLOCK=256; {"EMPTY", ""} -> -DEMPTY= (defined, empty). Names are
+  // checked by compile() (check_define_name); parse_define builds pairs from "N=V" text.
+  std::vector<std::pair<std::string, std::string>> defines;
   // Searched for "..." (after the including file's dir) and <...> (before CUDA's
   // headers); relative dirs are taken from the current directory.
   std::vector<std::string> include_dirs;
@@ -64,6 +66,12 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache = null
 
 // The result's diagnostics, formatted (see diagnostics.hpp).
 std::string format_diagnostics(const CompileResult& r, std::size_t max_shown, bool color);
+
+// "N=V" -> {N, V}; "N=" -> {N, ""} (defined, empty); "N" -> {N, "1"}, as -D N does.
+// Throws rtc::Error (bad input) for a name that is empty or not an identifier (a
+// function-like "F(a,b)" is allowed).
+std::pair<std::string, std::string> parse_define(const std::string& spec);
+void check_define_name(const std::string& name);
 
 std::string nvrtc_version();                 // "13.0"
 std::vector<std::string> supported_archs();  // {"sm_75", "sm_80", ...} from NVRTC

@@ -17,6 +17,14 @@ bool read_file(const std::filesystem::path& path, std::string& out, std::string*
     if (why) *why = "it is a directory";
     return false;
   }
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    if (why) *why = "it is not a regular file";
+    return false;
+  }
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxSourceBytes) {
+    if (why) *why = "it is larger than 64 MiB";
+    return false;
+  }
   // Binary: the bytes hashed and compiled are exactly the file's (CRLF kept).
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -2,6 +2,7 @@
 // its relative includes start from, and the line offset of an inline source inside a Lua
 // file. Plain data plus the loader; no NVRTC.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -20,7 +21,11 @@ struct Source {
 // sentence ("cannot read kernel source 'x.cu': No such file or directory").
 Source load_source(const std::filesystem::path& path);
 
-// Reads a whole file into `out`; false with the reason in `why` when it cannot.
+// Kernel sources and headers are read whole: larger files are refused with a sentence.
+inline constexpr std::uintmax_t kMaxSourceBytes = 64ull << 20;
+
+// Reads a whole file into `out`; false with the reason in `why` when it cannot (a folder,
+// a device or pipe, a file over kMaxSourceBytes).
 bool read_file(const std::filesystem::path& path, std::string& out, std::string* why);
 
 }  // namespace warplab::rtc

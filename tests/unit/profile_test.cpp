@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <vector>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -47,6 +50,7 @@ cu::DeviceSnapshot made_up() {
     d.attributes[std::string(a.name)] = a.value * 3;
   d.attributes["compute_capability_major"] = 8;
   d.attributes["compute_capability_minor"] = 6;
+  d.attributes["warp_size"] = 32;  // range-checked: a power of two
   d.attributes["from_a_newer_cuda"] = -5;
   return d;
 }
@@ -106,6 +110,27 @@ TEST(Profile, AliasKeysAreStoredUnderTheCurrentName) {
   j["attributes"].erase("max_shared_memory_per_block");
   j["attributes"]["shared_memory_per_block"] = 1234;
   EXPECT_EQ(cu::from_json(j, "x").attr("max_shared_memory_per_block"), 1234);
+}
+
+// Values that used to hang the first kernel lookup (warp_size 0, 2^31 - 1 threads per
+// block) or divide by zero are refused when the profile loads, naming the field and range.
+TEST(Profile, OutOfRangeValuesAreRefusedWithTheirRange) {
+  const std::vector<std::tuple<std::string, long long, std::string>> cases = {
+      {"warp_size", 0, "attributes.warp_size = 0 is outside 1..64"},
+      {"warp_size", -32, "attributes.warp_size = -32 is outside 1..64"},
+      {"warp_size", 48, "attributes.warp_size = 48 is not a power of two"},
+      {"max_threads_per_block", 2147483647, "attributes.max_threads_per_block = 2147483647 is outside 1..16384"},
+      {"multiprocessor_count", 0, "attributes.multiprocessor_count = 0 is outside 1..65536"},
+      {"max_registers_per_multiprocessor", -1, "is outside 1..16777216"},
+      {"clock_rate", -7, "attributes.clock_rate = -7 is outside -1..9007199254740992"},
+  };
+  for (const auto& [field, value, want] : cases) {
+    nlohmann::json j = cu::to_json(made_up());
+    j["attributes"][field] = value;
+    const std::string got = error_of([&] { cu::from_json(j, "p.json"); });
+    EXPECT_NE(got.find(want), std::string::npos) << field << " = " << value << ": " << got;
+    EXPECT_EQ(got.rfind("profile 'p.json': ", 0), 0u) << got;
+  }
 }
 
 // Each malformed file and the sentence it must produce (after "profile '<path>': ").
