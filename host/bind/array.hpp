@@ -31,4 +31,13 @@ Array& check_array(lua_State* L, int idx);
 // nullptr unless the value at idx is an array (live or freed).
 Array* test_array(lua_State* L, int idx);
 
+// The element type named by the string at idx ("f32", "float", ...); raises an argument
+// error listing the types otherwise.
+cu::DType check_dtype(lua_State* L, int idx);
+// The element count of cuda.array / cuda.host_array: the integer at idx, or the length of
+// the list there; raises unless it is positive and its bytes fit 2^56. `who` names the call.
+std::size_t check_count(lua_State* L, int idx, cu::DType t, const char* who);
+// Raises "copy needs the same type and length: f32[4] <- i32[4]" unless they match.
+void check_same_shape(lua_State* L, cu::DType dst_type, std::size_t dst_n, cu::DType src_type, std::size_t src_n);
+
 }  // namespace warplab::bind

@@ -1,6 +1,8 @@
-// array_host.cpp: host-side element conversion and the bulk array methods. Large
-// transfers bounce through the runtime's page-locked staging buffer, which is faster
-// than pageable memory for multi-megabyte copies; small ones use a plain vector.
+// array_host.cpp: host-side element conversion and the bulk methods (get, set, fill,
+// iota, random) of device arrays and host arrays alike. A device array is worked on
+// through a host image: large ones bounce through the runtime's page-locked staging
+// buffer, which is faster than pageable memory for multi-megabyte copies; small ones use
+// a plain vector. A host array (cuda.host_array) is worked on in place.
 #include "bind/array_host.hpp"
 
 #include <cmath>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "bind/guard.hpp"
+#include "bind/host_array.hpp"
 #include "bind/runtime.hpp"
 
 namespace warplab::bind {
@@ -57,46 +60,77 @@ struct Rng {
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 };
 
+// The elements a bulk method works on: a host array's own memory, or a host image of a
+// device array (downloaded by load(), uploaded by commit()).
+struct Elements {
+  cu::DType type = cu::DType::F32;
+  std::size_t count = 0, elem = 0;
+  unsigned char* data = nullptr;
+  Array* dev = nullptr;  // non-null: `data` is an image of this device array
+  std::vector<unsigned char> own;
+
+  std::size_t bytes() const { return count * elem; }
+  void load() const { if (dev) dev->buf->copy_to_host(data, bytes(), dev->byte_offset()); }
+  void commit() const { if (dev) dev->buf->copy_from_host(data, bytes(), dev->byte_offset()); }
+};
+
+// The elements of the device or host array at idx (raising when freed or neither).
+Elements elements(lua_State* L, int idx) {
+  Elements e;
+  if (test_host_array(L, idx)) {
+    const HostArray& h = check_host_array(L, idx);
+    e.type = h.type, e.count = h.count, e.elem = h.elem(), e.data = h.data();
+    return e;
+  }
+  Array& a = check_array(L, idx);
+  e.type = a.type, e.count = a.count, e.elem = a.elem(), e.dev = &a;
+  e.data = host_scratch(L, a.bytes(), e.own);
+  return e;
+}
+
 WL_LUA_FN(array_get) {
-  Array& a = check_array(L, 1);
-  std::vector<unsigned char> v;
-  unsigned char* host = host_scratch(L, a.bytes(), v);
-  a.buf->copy_to_host(host, a.bytes(), a.byte_offset());
-  lua_createtable(L, static_cast<int>(a.count), 0);           // +1 table
-  for (std::size_t i = 0; i < a.count; ++i) {
-    push_element(L, a.type, host + i * a.elem());              // +1
+  const Elements e = elements(L, 1);
+  e.load();
+  lua_createtable(L, static_cast<int>(e.count), 0);           // +1 table
+  for (std::size_t i = 0; i < e.count; ++i) {
+    push_element(L, e.type, e.data + i * e.elem);              // +1
     lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));       // -1
   }
   return 1;
 }
 
 WL_LUA_FN(array_set) {
-  Array& a = check_array(L, 1);
+  const bool host = test_host_array(L, 1) != nullptr;
+  const std::size_t count = host ? check_host_array(L, 1).count : check_array(L, 1).count;
   luaL_checktype(L, 2, LUA_TTABLE);
   const lua_Integer at = luaL_optinteger(L, 3, 1);
   const std::size_t n = lua_rawlen(L, 2);
-  if (at < 1 || static_cast<std::size_t>(at - 1) + n > a.count)
+  if (at < 1 || static_cast<std::size_t>(at - 1) + n > count)
     return luaL_error(L, "set: %d values at index %d do not fit in %d elements", static_cast<int>(n),
-                      static_cast<int>(at), static_cast<int>(a.count));
-  upload_table(L, 2, a, static_cast<std::size_t>(at - 1));
+                      static_cast<int>(at), static_cast<int>(count));
+  if (host) {  // converted first, so a bad value leaves the array as it was
+    HostArray& h = check_host_array(L, 1);
+    const std::vector<unsigned char> img = table_image(L, 2, h.type);
+    if (!img.empty()) std::memcpy(h.data() + static_cast<std::size_t>(at - 1) * h.elem(), img.data(), img.size());
+  } else {
+    upload_table(L, 2, check_array(L, 1), static_cast<std::size_t>(at - 1));
+  }
   lua_settop(L, 1);
   return 1;
 }
 
-// Fills a host image with f(i) for every element, then uploads it in one copy.
+// Sets every element to f(i, p), then commits (device arrays: one upload).
 template <class F>
-void fill_with(lua_State* L, Array& a, F&& f) {
-  std::vector<unsigned char> v;
-  unsigned char* host = host_scratch(L, a.bytes(), v);
-  for (std::size_t i = 0; i < a.count; ++i) f(i, host + i * a.elem());
-  a.buf->copy_from_host(host, a.bytes(), a.byte_offset());
+void fill_with(const Elements& e, F&& f) {
+  for (std::size_t i = 0; i < e.count; ++i) f(i, e.data + i * e.elem);
+  e.commit();
 }
 
 WL_LUA_FN(array_fill) {
-  Array& a = check_array(L, 1);
+  const Elements e = elements(L, 1);
   unsigned char one[8];
-  to_element(L, 2, a.type, one, "fill value");
-  fill_with(L, a, [&](std::size_t, unsigned char* p) { std::memcpy(p, one, a.elem()); });
+  to_element(L, 2, e.type, one, "fill value");
+  fill_with(e, [&](std::size_t, unsigned char* p) { std::memcpy(p, one, e.elem); });
   lua_settop(L, 1);
   return 1;
 }
@@ -105,7 +139,7 @@ WL_LUA_FN(array_fill) {
 // arrays start and step must be integers and both ends must fit the type (the
 // sequence is linear, so the ends bound it).
 WL_LUA_FN(array_iota) {
-  Array& a = check_array(L, 1);
+  const Elements a = elements(L, 1);
   const lua_Number start = luaL_optnumber(L, 2, 0), step = luaL_optnumber(L, 3, 1);
   const auto& info = cu::dtype_info(a.type);
   if (!info.is_float) {
@@ -120,7 +154,7 @@ WL_LUA_FN(array_iota) {
                         static_cast<int>(a.count), num(start).c_str(), num(step).c_str(),
                         num(last).c_str(), info.name.data());
   }
-  fill_with(L, a, [&](std::size_t i, unsigned char* p) {
+  fill_with(a, [&](std::size_t i, unsigned char* p) {
     const double x = start + step * static_cast<double>(i);
     info.is_float ? cu::store_float(a.type, p, x) : cu::store_int(a.type, p, static_cast<std::int64_t>(x));
   });
@@ -131,7 +165,7 @@ WL_LUA_FN(array_iota) {
 // :random{seed=, lo=, hi=}: floats uniform in [lo, hi) (default 0, 1); integers
 // uniform in [lo, hi] (default 0..100). Same seed, same values, on any machine.
 WL_LUA_FN(array_random) {
-  Array& a = check_array(L, 1);
+  const Elements a = elements(L, 1);
   const bool fl = cu::dtype_info(a.type).is_float;
   lua_Integer seed = 1;
   lua_Number lo = 0, hi = fl ? 1 : 100;
@@ -155,7 +189,7 @@ WL_LUA_FN(array_random) {
     span = static_cast<std::uint64_t>(ihi) - static_cast<std::uint64_t>(ilo) + 1;  // 0: all 2^64
   }
   Rng rng(static_cast<std::uint64_t>(seed));
-  fill_with(L, a, [&](std::size_t, unsigned char* p) {
+  fill_with(a, [&](std::size_t, unsigned char* p) {
     if (fl) cu::store_float(a.type, p, lo + (hi - lo) * rng.uniform());
     else {
       const std::uint64_t r = span ? rng.next() % span : rng.next();
@@ -194,14 +228,19 @@ void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what)
   cu::store_int(t, dst, v);
 }
 
-void upload_table(lua_State* L, int tidx, Array& a, std::size_t at) {
-  const std::size_t n = lua_rawlen(L, tidx);
-  std::vector<unsigned char> host(n * a.elem());
+std::vector<unsigned char> table_image(lua_State* L, int tidx, cu::DType t) {
+  const std::size_t n = lua_rawlen(L, tidx), elem = static_cast<std::size_t>(cu::dtype_info(t).size);
+  std::vector<unsigned char> host(n * elem);
   for (std::size_t i = 0; i < n; ++i) {
     lua_rawgeti(L, tidx, static_cast<lua_Integer>(i + 1));    // +1
-    to_element(L, -1, a.type, host.data() + i * a.elem(), "element");
+    to_element(L, -1, t, host.data() + i * elem, "element");
     lua_pop(L, 1);                                             // -1
   }
+  return host;
+}
+
+void upload_table(lua_State* L, int tidx, Array& a, std::size_t at) {
+  const std::vector<unsigned char> host = table_image(L, tidx, a.type);
   a.buf->copy_from_host(host.data(), host.size(), a.byte_offset() + at * a.elem());
 }
 

@@ -1,7 +1,10 @@
-// array_host.hpp: moving array elements between Lua values and device memory:
-// element conversion with range checks, and the :get/:set/:fill/:iota/:random methods.
+// array_host.hpp: moving array elements between Lua values and memory: element
+// conversion with range checks, and the :get/:set/:fill/:iota/:random methods shared by
+// device arrays (cuda.array) and host arrays (cuda.host_array).
 #pragma once
 #include <lua.hpp>
+
+#include <vector>
 
 #include "bind/array.hpp"
 
@@ -12,9 +15,13 @@ void push_element(lua_State* L, cu::DType t, const void* src);
 // Converts the Lua value at idx into type t at `dst`; raises naming `what`, the value
 // and the type's range when it does not fit or is not a number.
 void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what);
+// The sequence table at `tidx` converted to type t, element by element (raises on the
+// first value that does not fit, before anything is written anywhere).
+std::vector<unsigned char> table_image(lua_State* L, int tidx, cu::DType t);
 // Copies the sequence table at `tidx` into `a` starting at element `at` (0-based).
 void upload_table(lua_State* L, int tidx, Array& a, std::size_t at);
-// Adds get, set, fill, iota, random to the methods table on top of the stack.
+// Adds get, set, fill, iota, random to the methods table on top of the stack; they take
+// a cuda.array or a cuda.host_array as self.
 void add_array_host_methods(lua_State* L);
 
 }  // namespace warplab::bind

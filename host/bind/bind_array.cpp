@@ -1,6 +1,7 @@
 // bind_array.cpp: cuda.array(type, n | table): typed device buffers. Indices are
-// 1-based as everywhere in Lua; a[i] and :get() copy to the host, :set() copies back.
-// Depends on bind/array.hpp, cu/memory.hpp, cu/dtype.hpp.
+// 1-based as everywhere in Lua; a[i] and :get() copy to the host, :set() copies back;
+// a:copy(b) takes a device array or a cuda.host_array (bind_host_array.cpp).
+// Depends on bind/array.hpp, bind/host_array.hpp, cu/memory.hpp, cu/dtype.hpp.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "bind/array_host.hpp"
 #include "bind/fault.hpp"
 #include "bind/guard.hpp"
+#include "bind/host_array.hpp"
 #include "bind/modules.hpp"
 #include "bind/runtime.hpp"
 
@@ -28,15 +30,30 @@ Array& check_array(lua_State* L, int idx) {
   return *a;
 }
 
-namespace {
-
-cu::DType check_type(lua_State* L, int idx) {
+cu::DType check_dtype(lua_State* L, int idx) {
   const char* name = luaL_checkstring(L, idx);
   if (auto t = cu::parse_dtype(name)) return *t;
   luaL_argerror(L, idx, lua_pushfstring(L, "unknown element type '%s' (one of %s)", name,
                                         cu::dtype_names().c_str()));
   return cu::DType::F32;
 }
+
+void check_same_shape(lua_State* L, cu::DType dt, std::size_t dn, cu::DType st, std::size_t sn) {
+  if (st != dt || sn != dn)
+    luaL_error(L, "copy needs the same type and length: %s[%d] <- %s[%d]", cu::dtype_info(dt).name.data(),
+               static_cast<int>(dn), cu::dtype_info(st).name.data(), static_cast<int>(sn));
+}
+
+std::size_t check_count(lua_State* L, int idx, cu::DType t, const char* who) {
+  const lua_Integer n = lua_istable(L, idx) ? static_cast<lua_Integer>(lua_rawlen(L, idx)) : luaL_checkinteger(L, idx);
+  luaL_argcheck(L, n > 0, idx, "the element count must be positive");
+  if (static_cast<std::uint64_t>(n) > (std::uint64_t{1} << 56) / cu::dtype_info(t).size)  // bytes overflow
+    luaL_error(L, "%s: %I elements of %s are more than any %s holds", who, n, cu::dtype_info(t).name.data(),
+               std::strcmp(who, "cuda.array") == 0 ? "device" : "machine");
+  return static_cast<std::size_t>(n);
+}
+
+namespace {
 
 Array& push_array(lua_State* L) {
   void* mem = lua_newuserdatauv(L, sizeof(Array), 0);          // +1 array
@@ -55,18 +72,14 @@ std::size_t check_index(lua_State* L, const Array& a, int idx) {
 }
 
 WL_LUA_FN(cuda_array) {
-  const cu::DType t = check_type(L, 1);
-  const bool from_table = lua_istable(L, 2);
-  const lua_Integer n = from_table ? static_cast<lua_Integer>(lua_rawlen(L, 2)) : luaL_checkinteger(L, 2);
-  luaL_argcheck(L, n > 0, 2, "the element count must be positive");
-  if (static_cast<std::uint64_t>(n) > (std::uint64_t{1} << 56) / cu::dtype_info(t).size)  // bytes overflow
-    return luaL_error(L, "cuda.array: %I elements of %s are more than any device holds", n, cu::dtype_info(t).name.data());
+  const cu::DType t = check_dtype(L, 1);
+  const std::size_t n = check_count(L, 2, t, "cuda.array");
   const cu::ContextPtr& ctx = gpu_context(L, "cuda.array");
   Array& a = push_array(L);                                    // +1 array
   a.type = t;
-  a.count = static_cast<std::size_t>(n);
+  a.count = n;
   a.buf = std::make_shared<cu::DeviceBuffer>(ctx, a.bytes());
-  if (from_table) upload_table(L, 2, a, 0);
+  if (lua_istable(L, 2)) upload_table(L, 2, a, 0);
   return 1;
 }
 
@@ -148,14 +161,19 @@ WL_LUA_FN(array_view) {
   return 1;
 }
 
+// a:copy(b): device to device, or host to device when b is a cuda.host_array
+// (cuMemcpyHtoD: straight from pinned memory, through the driver's staging when pageable).
 WL_LUA_FN(array_copy) {
   Array& dst = check_array(L, 1);
-  Array& src = check_array(L, 2);
-  if (src.type != dst.type || src.count != dst.count)
-    return luaL_error(L, "copy needs the same type and length: %s[%d] <- %s[%d]",
-                      cu::dtype_info(dst.type).name.data(), static_cast<int>(dst.count),
-                      cu::dtype_info(src.type).name.data(), static_cast<int>(src.count));
-  dst.buf->copy_from(*src.buf, dst.bytes(), dst.byte_offset(), src.byte_offset());
+  if (test_host_array(L, 2)) {
+    const HostArray& src = check_host_array(L, 2);
+    check_same_shape(L, dst.type, dst.count, src.type, src.count);
+    dst.buf->copy_from_host(src.data(), dst.bytes(), dst.byte_offset());
+  } else {
+    Array& src = check_array(L, 2);
+    check_same_shape(L, dst.type, dst.count, src.type, src.count);
+    dst.buf->copy_from(*src.buf, dst.bytes(), dst.byte_offset(), src.byte_offset());
+  }
   lua_settop(L, 1);
   return 1;
 }

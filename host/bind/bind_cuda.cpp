@@ -8,6 +8,7 @@ void open_cuda(lua_State* L) {
   lua_newtable(L);                                 // +1 cuda
   add_device(L);
   add_array(L);
+  add_host_array(L);
   add_stream(L);
   add_module(L);
   add_kernel(L);

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "bind/array.hpp"
+#include "bind/host_array.hpp"
 #include "bind/module.hpp"
 
 namespace warplab::bind {
@@ -35,6 +36,8 @@ void put_arg(lua_State* L, KernelObj& k, std::size_t i, int idx, bool check) {
           fail(lua_pushfstring(L, "%s %s array cannot be passed as %s", cu::dtype_article(a->type).data(),
                               cu::dtype_info(a->type).name.data(), p.spelling.c_str()));
         ptr = a->ptr();
+      } else if (test_host_array(L, idx)) {
+        fail("a cuda.host_array is host memory: copy it into a cuda.array (a:copy(h)) and pass that");
       } else if (!lua_isnil(L, idx)) {
         fail(lua_pushfstring(L, "expected a cuda.array (or nil for a null pointer), got %s", luaL_typename(L, idx)));
       }

@@ -22,6 +22,7 @@ inline void set_fields(lua_State* L, std::initializer_list<const char*> names) {
 
 void add_device(lua_State* L);  // cuda.device, cuda.devices
 void add_array(lua_State* L);   // cuda.array
+void add_host_array(lua_State* L);  // cuda.host_array
 void add_stream(lua_State* L);  // cuda.stream, cuda.event, cuda.synchronize, cuda.bench
 void add_module(lua_State* L);  // cuda.compile
 void add_kernel(lua_State* L);  // kernel handles (no cuda.* function)

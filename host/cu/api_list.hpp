@@ -35,8 +35,8 @@
   X(cuFuncGetName)                                         \
   X(cuMemAlloc)                                            \
   X(cuMemFree)                                             \
-  X(cuMemAllocHost)                                        \
   X(cuMemFreeHost)                                         \
+  X(cuMemHostAlloc)                                        \
   X(cuMemcpyHtoD)                                          \
   X(cuMemcpyDtoH)                                          \
   X(cuMemcpyDtoD)                                          \

@@ -124,10 +124,10 @@ void DeviceBuffer::memset_async(std::uint8_t value, CUstream stream, std::size_t
     WL_CU_CHECK(api().cuMemsetD8Async(ptr_ + offset, value, bytes, stream), range_text(bytes, offset));
 }
 
-PinnedBuffer::PinnedBuffer(ContextPtr ctx, std::size_t bytes) : ctx_(std::move(ctx)) {
+PinnedBuffer::PinnedBuffer(ContextPtr ctx, std::size_t bytes, unsigned flags) : ctx_(std::move(ctx)) {
   if (bytes == 0) throw Error("a pinned buffer of 0 bytes cannot be allocated: give a size >= 1");
   ctx_->make_current();
-  WL_CU_CHECK(api().cuMemAllocHost(&ptr_, bytes), format_bytes(bytes) + " of pinned host memory");
+  WL_CU_CHECK(api().cuMemHostAlloc(&ptr_, bytes, flags), format_bytes(bytes) + " of pinned host memory");
   size_ = bytes;
 }
 

@@ -1,4 +1,4 @@
-// memory.hpp: device memory (cuMemAlloc) and page-locked host memory (cuMemAllocHost),
+// memory.hpp: device memory (cuMemAlloc) and page-locked host memory (cuMemHostAlloc),
 // move-only, each holding its context. Copies check their ranges and say which bytes
 // were out of range; running out of memory names the request and what was free.
 // Depends on cu/context.hpp.
@@ -60,11 +60,12 @@ class DeviceBuffer {
   std::size_t size_ = 0;
 };
 
-// Page-locked host memory for staging copies (the driver DMA-s from it directly).
+// Page-locked host memory (the driver DMA-s from it directly): staging copies and pinned
+// host arrays. `flags` are cuMemHostAlloc's CU_MEMHOSTALLOC_* (0: plain page-locked).
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
-  PinnedBuffer(ContextPtr ctx, std::size_t bytes);
+  PinnedBuffer(ContextPtr ctx, std::size_t bytes, unsigned flags = 0);
   PinnedBuffer(PinnedBuffer&& o) noexcept;
   PinnedBuffer& operator=(PinnedBuffer&& o) noexcept;
   PinnedBuffer(const PinnedBuffer&) = delete;

@@ -48,7 +48,8 @@ t.case("methods in the metatables", function()
   missing = {}
   local types = {
     {"warplab.module", "methods", "m:"}, {"warplab.kernel", "methods", "k:"},
-    {"warplab.array", "methods", "a:"}, {"warplab.stream", "__index", "s:"},
+    {"warplab.array", "methods", "a:"}, {"warplab.host_array", "methods", "h:"},
+    {"warplab.stream", "__index", "s:"},
     {"warplab.event", "__index", "e:"},
   }
   for _, ty in ipairs(types) do
@@ -66,17 +67,21 @@ t.case("methods in the metatables", function()
   if reg["warplab.kernel"].__call then need("`k{...}`") end
   if reg["warplab.array"].__len then need("`#a`") end
   if reg["warplab.array"].__newindex then need("`a[i] = v`") end
+  if reg["warplab.host_array"].__len then need("`#h`") end
+  if reg["warplab.host_array"].__newindex then need("`h[i] = v`") end
   t.eq(missing, {})
 end)
 
 t.case("fields computed by __index functions", function()
   missing = {}
   for file, prefix in pairs({["bind_device.cpp"] = "`dev.", ["bind_module.cpp"] = "`m.",
-                             ["bind_kernel.cpp"] = "`k.", ["bind_array.cpp"] = "`a."}) do
+                             ["bind_kernel.cpp"] = "`k.", ["bind_array.cpp"] = "`a.",
+                             ["bind_host_array.cpp"] = "`h."}) do
     for _, name in ipairs(computed_fields(file)) do need(prefix .. name .. "`") end
   end
   need("`m.<kernel>`")
   need("`a[i]`")
+  need("`h[i]`")
   table.sort(missing)
   t.eq(missing, {})
 end)
@@ -109,6 +114,7 @@ t.case("options of the tables the API takes", function()
     ["bind_kernel.cpp"] = {"block", "shared", "carveout"},
     ["array_host.cpp"] = {"seed", "lo", "hi"},
     ["bind_stream.cpp"] = {"non_blocking", "warmup", "reps", "stream"},
+    ["bind_host_array.cpp"] = {"pinned"},
   }
   for file, names in pairs(options) do
     local src = read("host/bind/" .. file)
