@@ -61,7 +61,7 @@ for mode = 0, #MODES - 1 do
       s.b = s.b + 1
       s.b_timed_out = s.b_timed_out + r[at + F.timed_out]
     end
-    if r[at + F.pass] > 0 then
+    if group == 1 or mode < 3 then -- B threads that exited recorded nothing
       s.seen_min, s.seen_max = math.min(s.seen_min, r[at + F.seen]), math.max(s.seen_max, r[at + F.seen])
     end
   end
