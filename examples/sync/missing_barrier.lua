@@ -5,8 +5,8 @@
 --         same with the upper half of every block's warps `late_us` late to store their
 --         value (as after a cache miss): a reader no barrier holds back reads old data.
 -- Expect: the PTX of the unsynced kernel has no barrier; with the barriers not one wrong
---         sum, late warps or not; without them wrong sums (on every block when warps
---         are late; without lateness the count is whatever the warps' timing gives).
+--         sum, late warps or not; without them wrong sums (on almost every block when
+--         warps are late; without lateness the count is whatever the warps' timing gives).
 -- Run:    warplab run examples/sync/missing_barrier.lua [-p block=1024] [-p runs=300] [-p late_us=20] [-p save=true]
 local report = require "warplab.report"
 local check = require "warplab.check"

@@ -4,15 +4,16 @@
 //           __syncthreads() nothing makes a reader wait for the writer, so a block sum
 //           can add slots that still hold an older block's values. `late_ns` > 0 makes
 //           the upper half of the block's warps store their value that much later (as
-//           if their loads had missed every cache): the race then shows on every block.
+//           if their loads had missed every cache): the race then shows on almost every
+//           block (a stale half can still add up to the right sum by chance).
 // Versions: tree_synced (the text's kernel: a barrier after the load and after each
 //           level), tree_unsynced (the same lines, no barrier at all).
 // Launch:   1-D; blockDim a power of two, 64..1024; shared = blockDim * 4 bytes. x holds
 //           gridDim * blockDim floats with small integer values (every partial sum is
 //           exact in float), want the gridDim exact block sums; wrong[run] counts the
 //           blocks of launch `run` whose sum differs.
-// Expect:   tree_synced never wrong; tree_unsynced wrong on some blocks, on every block
-//           with late_ns of a few microseconds.
+// Expect:   tree_synced never wrong; tree_unsynced wrong on some blocks, on almost
+//           every block with late_ns of a few microseconds.
 // Used by:  examples/sync/missing_barrier.lua
 #include <warplab/ids.cuh>
 
