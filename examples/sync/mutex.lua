@@ -58,7 +58,7 @@ local shown = {}
 for i = 1, math.min(24, #first) do shown[i] = first[i] end
 print("first acquisitions, in lock order (block indices): " .. table.concat(shown, " ") .. " ...")
 report.table({{#first, inv, max_inv, string.format("%.1f %%", 100 * inv / math.max(1, max_inv)), at_index,
-               string.format("%.2f", ex.spearman(ranks, index))}},
+               #first >= 2 and string.format("%.2f", ex.spearman(ranks, index)) or "-"}},
              {title = "the first-acquisition order against block-index order",
               columns = {"blocks", "inversions", "max", "share", "at their index", "rank correlation"}})
 print("inversions: pairs of blocks that took the lock in the opposite order to their indices (0 = index order, "
