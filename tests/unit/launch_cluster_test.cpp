@@ -92,8 +92,9 @@ TEST(ValidateCluster, NeedsComputeCapability90) {
 TEST(ValidateCluster, NotWithCooperative) {
   LaunchConfig c = clustered({8, 1, 1}, {2, 1, 1});
   c.cooperative = true;
-  EXPECT_EQ(check(c), "cluster 2x1x1 with cooperative = true is refused: warplab launches a "
-                      "grid either in clusters or cooperatively, not both");
+  EXPECT_EQ(check(c),
+            "cluster 2x1x1 with cooperative = true is refused: warplab launches a "
+            "grid either in clusters or cooperatively, not both");
   c.cluster = {0, 0, 0};
   EXPECT_EQ(check(c), "");
 }
