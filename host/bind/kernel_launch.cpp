@@ -1,8 +1,9 @@
 // kernel_launch.cpp: k:launch(grid, block, args...), k{grid=, block=, shared=, stream=,
-// cooperative=, args={...}}, k:check{...} and k:bench{...}. Before the driver sees a
-// launch, the configuration is checked against the device's limits and every argument
-// against the kernel's parameter types (kernel_args.cpp). Nothing on the launch path
-// allocates: the argument buffer is the kernel's own, the limits are cached.
+// cooperative=, cluster=, args={...}}, k:check{...}, k:bench{...} and k:clusters{...}.
+// Before the driver sees a launch, the configuration is checked against the device's
+// limits (a cluster also against cuOccupancyMaxActiveClusters on a GPU) and every
+// argument against the kernel's parameter types (kernel_args.cpp). Nothing on the launch
+// path allocates: the argument buffer is the kernel's own, the limits are cached.
 #include <climits>
 #include <string>
 #include <vector>
@@ -44,7 +45,7 @@ cu::Dim3 check_dim(lua_State* L, int idx, const char* what) {
   return d;
 }
 
-// Reads grid/block/shared/stream/cooperative from the table at idx.
+// Reads grid/block/shared/stream/cooperative/cluster from the table at idx.
 cu::LaunchConfig config_from_table(lua_State* L, int idx) {
   cu::LaunchConfig c;
   if (lua_getfield(L, idx, "grid") == LUA_TNIL) luaL_error(L, "launch table needs grid =");  // +1
@@ -62,8 +63,22 @@ cu::LaunchConfig config_from_table(lua_State* L, int idx) {
   c.stream = opt_stream(L, lua_gettop(L));
   lua_getfield(L, idx, "cooperative");                                   // +1
   c.cooperative = lua_toboolean(L, -1);
+  if (lua_getfield(L, idx, "cluster") != LUA_TNIL)                       // +1
+    c.cluster = check_dim(L, lua_gettop(L), "cluster");  // a zero is named by validate()
   lua_settop(L, idx);                                                    // drop the fields
   return c;
+}
+
+// The configuration's first broken rule, or "": the limits (works offline), then for a
+// cluster on a GPU whether the driver can schedule it at all.
+std::string why_not(lua_State* L, const KernelObj& k, const cu::LaunchConfig& c) {
+  try {
+    cu::validate(c, k.limits, device_limits(L));
+    if (k.fn && c.clustered()) cu::validate_clusters(*k.fn, c);
+  } catch (const cu::Error& e) {
+    return e.what();  // raised by the caller, once the exception is gone (guard.hpp)
+  }
+  return {};
 }
 
 // Everything a launch checks, before the driver sees it: the configuration against the
@@ -71,12 +86,7 @@ cu::LaunchConfig config_from_table(lua_State* L, int idx) {
 void prepare(lua_State* L, KernelObj& k, const cu::LaunchConfig& c, int first, int n) {
   const bool check = runtime(L).opts.check;
   if (check) {
-    std::string why;
-    try {
-      cu::validate(c, k.limits, device_limits(L));
-    } catch (const cu::Error& e) {
-      why = e.what();  // raised below, once the exception is gone (guard.hpp)
-    }
+    const std::string why = why_not(L, k, c);
     if (!why.empty()) luaL_error(L, "%s: %s", k.display.c_str(), why.c_str());
   }
   marshal(L, k, first, n, check);
@@ -132,21 +142,40 @@ int push_args(lua_State* L, int idx) {
   return static_cast<int>(n);
 }
 
-// k:check{grid=, block=, shared=, cooperative=} -> true | false, why (works offline).
+// k:check{grid=, block=, shared=, cooperative=, cluster=} -> true | false, why (works
+// offline; on a GPU a cluster is also asked of the driver).
 WL_LUA_FN(kernel_check) {
   KernelObj& k = *check_kernel(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   const cu::LaunchConfig c = config_from_table(L, 2);
+  const std::string why = why_not(L, k, c);
+  lua_pushboolean(L, why.empty());                                       // +1
+  if (why.empty()) return 1;
+  lua_pushstring(L, why.c_str());                                        // +1
+  return 2;
+}
+
+// k:clusters{grid=, block=, cluster=, shared=} -> how many such clusters can be resident
+// at once (cuOccupancyMaxActiveClusters), or nil and why: a broken rule, or no GPU.
+WL_LUA_FN(kernel_clusters) {
+  KernelObj& k = *check_kernel(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  const cu::LaunchConfig c = config_from_table(L, 2);
+  if (!c.clustered()) luaL_error(L, "clusters: the launch table needs cluster =");
   std::string why;
   try {
     cu::validate(c, k.limits, device_limits(L));
   } catch (const cu::Error& e) {
     why = e.what();
   }
-  lua_pushboolean(L, why.empty());                                       // +1
-  if (why.empty()) return 1;
-  lua_pushstring(L, why.c_str());                                        // +1
-  return 2;
+  if (why.empty() && !k.fn) why = "cuOccupancyMaxActiveClusters needs a GPU (" + runtime(L).offline_reason + ")";
+  if (!why.empty()) {
+    luaL_pushfail(L);                                                    // +1
+    lua_pushstring(L, why.c_str());                                      // +1
+    return 2;
+  }
+  lua_pushinteger(L, cu::max_active_clusters(*k.fn, c));                 // +1
+  return 1;
 }
 
 // A count option of k:bench: an integer >= 0, or `dflt` when absent.
@@ -200,7 +229,8 @@ int kernel_call(lua_State* L) {
 
 void add_kernel_launch(lua_State* L) {
   const luaL_Reg methods[] = {{"launch", kernel_launch}, {"check", kernel_check},
-                              {"bench", kernel_bench}, {nullptr, nullptr}};
+                              {"bench", kernel_bench}, {"clusters", kernel_clusters},
+                              {nullptr, nullptr}};
   luaL_setfuncs(L, methods, 0);
 }
 

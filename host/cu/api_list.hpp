@@ -56,6 +56,8 @@
   X(cuEventElapsedTime)                                    \
   X(cuLaunchKernel)                                        \
   X(cuLaunchCooperativeKernel)                             \
+  X(cuLaunchKernelEx)                                      \
+  X(cuOccupancyMaxActiveClusters)                          \
   X(cuMemcpyDtoDAsync)                                     \
   X(cuDevicePrimaryCtxGetState)                            \
   X(cuStreamWaitEvent)                                     \

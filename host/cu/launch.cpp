@@ -1,6 +1,7 @@
 // launch.cpp: launch validation (integer comparisons against cached limits; a message is
-// built only when a check fails) and the launch through cuLaunchKernel or
-// cuLaunchCooperativeKernel. Depends on cu/function.hpp, cu/driver.hpp, cu/error.hpp.
+// built only when a check fails) and the launch through cuLaunchKernel,
+// cuLaunchCooperativeKernel or, for thread-block clusters, cuLaunchKernelEx.
+// Depends on cu/function.hpp, cu/driver.hpp, cu/error.hpp.
 #include "cu/launch.hpp"
 
 #include <cstdint>
@@ -27,6 +28,34 @@ std::string num(long long v) { return std::to_string(v); }
 }
 
 const char kAxis[3] = {'x', 'y', 'z'};
+
+// The cluster rules (launch.hpp lists them). A cooperative launch with a cluster is
+// refused: cuLaunchKernelEx could carry both attributes, but the co-residency rule a
+// cooperative grid needs would then have to count whole clusters on GPCs, which our
+// calculator cannot do offline; a grid-wide barrier over clusters is not an experiment
+// here, so warplab keeps the two kinds of launch apart.
+void validate_cluster(const LaunchConfig& c, const DeviceLimits& d) {
+  const Dim3& k = c.cluster;
+  if (!k.x || !k.y || !k.z)
+    fail("cluster " + dims(k) + " has a zero dimension: each of x, y, z must be at least 1");
+  if (d.cc_major < 9)
+    fail("a cluster launch needs compute capability 9.0 or higher (cluster_launch = 1), and "
+         "this device is " + num(d.cc_major) + "." + num(d.cc_minor));
+  const u64 blocks = u64{k.x} * k.y * k.z;
+  if (blocks > kMaxClusterBlocks)
+    fail("cluster " + dims(k) + " = " + num(static_cast<long long>(blocks)) +
+         " blocks exceeds the portable cluster size of " + num(kMaxClusterBlocks) +
+         " blocks (larger clusters need a non-portable opt-in that warplab does not make)");
+  const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
+  const unsigned cl[3] = {k.x, k.y, k.z};
+  for (int i = 0; i < 3; ++i)
+    if (grid[i] % cl[i] != 0)
+      fail(std::string("grid dimension ") + kAxis[i] + " = " + num(grid[i]) +
+           " is not a multiple of cluster dimension " + kAxis[i] + " = " + num(cl[i]));
+  if (c.cooperative)
+    fail("cluster " + dims(k) + " with cooperative = true is refused: warplab launches a "
+         "grid either in clusters or cooperatively, not both");
+}
 
 }  // namespace
 
@@ -82,6 +111,8 @@ void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& 
          (has_optin ? "max_shared_memory_per_block_optin = " : "max_shared_memory_per_block = ") +
          num(shared_cap));
 
+  if (c.clustered()) validate_cluster(c, d);
+
   if (c.cooperative) {
     if (!d.cooperative_launch)
       fail("a cooperative launch needs cooperative_launch = 1, and this device has "
@@ -102,9 +133,68 @@ void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceSnapshot
   validate(c, k, device_limits(d));
 }
 
+namespace {
+
+// The driver's launch description of a cluster launch; `attr` must outlive its use.
+CUlaunchConfig ex_config(const LaunchConfig& c, CUlaunchAttribute& attr) {
+  attr = CUlaunchAttribute{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = c.cluster.x;
+  attr.value.clusterDim.y = c.cluster.y;
+  attr.value.clusterDim.z = c.cluster.z;
+  CUlaunchConfig lc{};
+  lc.gridDimX = c.grid.x, lc.gridDimY = c.grid.y, lc.gridDimZ = c.grid.z;
+  lc.blockDimX = c.block.x, lc.blockDimY = c.block.y, lc.blockDimZ = c.block.z;
+  lc.sharedMemBytes = c.shared_bytes;
+  lc.hStream = c.stream;
+  lc.attrs = &attr;
+  lc.numAttrs = 1;
+  return lc;
+}
+
+std::string describe(const Function& f, const LaunchConfig& c) {
+  return "kernel " + f.name() + ", grid " + dims(c.grid) + ", block " + dims(c.block) +
+         (c.clustered() ? ", cluster " + dims(c.cluster) : std::string()) + ", " +
+         num(c.shared_bytes) + " bytes dynamic shared";
+}
+
+}  // namespace
+
+int max_active_clusters(const Function& f, const LaunchConfig& c) {
+  if (!c.clustered()) throw Error("max_active_clusters needs a launch with a cluster");
+  if (c.shared_bytes > f.dynamic_shared_limit()) f.ensure_dynamic_shared(c.shared_bytes);
+  const Api& a = api();
+  if (!a.cuOccupancyMaxActiveClusters)
+    throw Error("this driver has no cuOccupancyMaxActiveClusters (clusters need CUDA 12.0+)");
+  CUlaunchAttribute attr;
+  const CUlaunchConfig lc = ex_config(c, attr);
+  int n = 0;
+  WL_CU_CHECK(a.cuOccupancyMaxActiveClusters(&n, f.get(), &lc), describe(f, c));
+  return n;
+}
+
+void validate_clusters(const Function& f, const LaunchConfig& c) {
+  if (!c.clustered()) return;
+  if (max_active_clusters(f, c) > 0) return;
+  fail("cluster " + dims(c.cluster) + " of blocks of " + dims(c.block) + " threads and " +
+       num(c.shared_bytes) + " bytes dynamic shared cannot be scheduled: "
+       "cuOccupancyMaxActiveClusters = 0 (all blocks of a cluster must be resident at once "
+       "on the SMs of one GPC)");
+}
+
 void launch(const Function& f, const LaunchConfig& c, void** args) {
   if (c.shared_bytes > f.dynamic_shared_limit()) f.ensure_dynamic_shared(c.shared_bytes);
   const Api& a = api();
+  if (c.clustered()) {
+    if (!a.cuLaunchKernelEx)
+      throw Error("this driver has no cuLaunchKernelEx (cluster launches need CUDA 12.0+)");
+    CUlaunchAttribute attr;
+    const CUlaunchConfig lc = ex_config(c, attr);
+    const CUresult rc = a.cuLaunchKernelEx(&lc, f.get(), args, nullptr);
+    if (rc != CUDA_SUCCESS) [[unlikely]]
+      throw Error(rc, "cuLaunchKernelEx", describe(f, c));
+    return;
+  }
   const CUresult rc =
       c.cooperative
           ? a.cuLaunchCooperativeKernel(f.get(), c.grid.x, c.grid.y, c.grid.z, c.block.x,
@@ -113,8 +203,7 @@ void launch(const Function& f, const LaunchConfig& c, void** args) {
                              c.block.z, c.shared_bytes, c.stream, args, nullptr);
   if (rc != CUDA_SUCCESS) [[unlikely]]
     throw Error(rc, c.cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
-                "kernel " + f.name() + ", grid " + dims(c.grid) + ", block " + dims(c.block) +
-                    ", " + num(c.shared_bytes) + " bytes dynamic shared");
+                describe(f, c));
 }
 
 void launch_checked(const Function& f, const LaunchConfig& c, const DeviceLimits& d, void** args) {

@@ -1,0 +1,93 @@
+-- divergent_barrier.lua: __syncthreads() in a branch not every thread takes, measured: who waits, for how long, and what the barrier joins.
+-- Shows:  one block, two groups: A calls __syncthreads() inside a branch, B does not (it
+--         waits for A to come out, with a %globaltimer deadline, then calls a
+--         __syncthreads() of its own). Five arrangements: warps split, lanes split,
+--         if/else with a barrier on each side, B's warps exiting, B's lanes exiting.
+-- Expect: (sm_70+: a barrier waits for every thread that has not exited, at any call
+--         site) split by warps or by lanes, A is held until B's deadline: without it the
+--         block would hang (the text's deadlock); the if/else barriers act as one
+--         barrier (every thread sees every flag set before it); exited threads do not
+--         hold it. `warplab run --sanitize synccheck` reports the divergent barrier.
+-- Run:    warplab run examples/sync/divergent_barrier.lua [-p block=256] [-p timeout_ms=50] [-p save=true]
+local report = require "warplab.report"
+local check = require "warplab.check"
+local params = require "warplab.params"
+local ex = require "warplab.experiment"
+local sync = require "warplab.sync"
+local p = params{block = 256, timeout_ms = 50, save = false}
+
+if p.block < 64 or p.block > 1024 or p.block % 64 ~= 0 then
+  error(string.format("block %d: needs a multiple of 64 from 64 to 1024", p.block), 0)
+end
+local dev = cuda.device()
+local m = assert(cuda.compile("sync/divergent_barrier.cu"))
+local k = m.divergent_barrier
+local c = check.new("divergent_barrier")
+local MODES = {
+  {"warps split", "first half of the warps", "the other warps wait for A, then __syncthreads()"},
+  {"lanes split", "even lanes of every warp", "odd lanes wait for A, then __syncthreads()"},
+  {"if/else", "first half of the warps", "__syncthreads() in the else branch"},
+  {"warps exit", "first half of the warps", "return before any barrier"},
+  {"lanes exit", "even lanes of every warp", "odd lanes return before any barrier"},
+}
+report.table(MODES, {title = "the arrangements (one block of " .. p.block .. " threads)", columns = {"mode", "A: calls __syncthreads() in the branch", "B"}})
+local bars = sync.ptx_count(m, k, table.unpack(sync.BAR))
+report.table({{k.name, k.regs, bars, k.barriers}}, {title = "the compiler's view (" .. m.arch .. ")",
+             columns = {"kernel", "regs", "barriers in the PTX", "named barriers (ptxas)"}})
+c:that(bars >= 2, "two __syncthreads() call sites in the PTX, one barrier (0) in hardware", bars .. " bar.sync")
+if ex.offline(dev, "measuring the barriers") then return c:summary() end
+
+local cc = tonumber(dev.cc:match("^(%d+)"))
+local timeout = p.timeout_ms * 1000000
+local F = {group = 1, arrive = 2, pass = 3, seen = 4, timed_out = 5, n = 5}
+local flags <close> = cuda.array("u32", p.block)
+local rec <close> = cuda.array("u64", p.block * F.n)
+local status <close> = cuda.array("u32", 1)
+local res = {}
+for mode = 0, #MODES - 1 do
+  flags:zero(); rec:zero(); status:zero()
+  k:launch(1, p.block, mode, timeout, flags, rec, status)
+  local r = rec:get()
+  local s = {mode = MODES[mode + 1][1], a = 0, b = 0, b_timed_out = 0, a_wait_min = math.huge, a_wait_max = 0,
+             seen_min = math.huge, seen_max = 0}
+  for t = 0, p.block - 1 do
+    local at = t * F.n
+    local group = r[at + F.group]
+    if group == 1 then
+      s.a = s.a + 1
+      local wait = r[at + F.pass] - r[at + F.arrive]
+      s.a_wait_min, s.a_wait_max = math.min(s.a_wait_min, wait), math.max(s.a_wait_max, wait)
+    else
+      s.b = s.b + 1
+      s.b_timed_out = s.b_timed_out + r[at + F.timed_out]
+    end
+    if group == 1 or mode < 3 then -- B threads that exited recorded nothing
+      s.seen_min, s.seen_max = math.min(s.seen_min, r[at + F.seen]), math.max(s.seen_max, r[at + F.seen])
+    end
+  end
+  local held = s.a_wait_min >= 0.9 * timeout
+  s.verdict = held and "A held until B gave up: would hang" or (s.seen_min == p.block and "one barrier for all"
+              or "A passed at once")
+  s.a_waited = sync.ns(s.a_wait_min) .. " .. " .. sync.ns(s.a_wait_max)
+  res[mode + 1] = s
+end
+local cols = {"mode", "a", "b", "a_waited", "b_timed_out", "seen_min", "seen_max", "verdict"}
+report.table(res, {title = string.format("measured on %s (sm_%d%s), B's deadline %d ms", dev.name, cc,
+                   dev.cc:match("%.(%d+)"), p.timeout_ms), columns = cols})
+print("a_waited: time A's threads spent in their barrier (least .. most); b_timed_out: B threads whose wait "
+      .. "for A hit the deadline; seen: flags a thread found set after its barrier (B set theirs before waiting)")
+local half = p.block // 2
+for i = 1, 2 do
+  c:that(res[i].b_timed_out == half and res[i].a_wait_min >= 0.9 * timeout,
+         res[i].mode .. ": the barrier held A until B's deadline (every B timed out): a deadlock without it",
+         string.format("%d of %d B timed out, A waited %s", res[i].b_timed_out, half, res[i].a_waited))
+  c:eq({res[i].seen_min, res[i].seen_max}, {p.block, p.block}, res[i].mode .. ": after it every thread saw every flag")
+end
+c:that(res[3].seen_min == p.block and res[3].a_wait_max < timeout / 2,
+       "if/else: the two call sites acted as one barrier", string.format("fewest flags seen %d of %d", res[3].seen_min, p.block))
+for i = 4, 5 do
+  c:that(res[i].a_wait_max < timeout / 2 and res[i].seen_max == half,
+         res[i].mode .. ": exited threads do not hold the barrier", "A waited at most " .. sync.ns(res[i].a_wait_max))
+end
+if p.save then print("saved " .. report.save("results/divergent_barrier.csv", res, {columns = cols})) end
+c:summary()

@@ -1,0 +1,82 @@
+-- warplab/sync.lua: what the synchronization experiments (examples/sync) share: a
+-- kernel's PTX body and instruction counts, the co-resident capacity of a grid, the
+-- inversions of an order, a lock's first-acquisition sequence, and nanosecond text.
+-- Depends on: the `cuda` global only in sync.capacity (works offline from the profile).
+local sync = {}
+
+-- sync.ptx_body(m, k) -> the PTX text of kernel k's .entry in module m (nil if absent).
+function sync.ptx_body(m, k)
+  local from = m.ptx:find(".entry " .. k.mangled .. "(", 1, true)
+  if not from then return nil end
+  return m.ptx:sub(from, m.ptx:find("\n}\n", from, true) or #m.ptx)
+end
+
+-- sync.ptx_count(m, k, pattern, ...) -> how many times the Lua patterns occur in k's PTX.
+function sync.ptx_count(m, k, ...)
+  local body = sync.ptx_body(m, k)
+  if not body then error("sync.ptx_count: no PTX body for " .. tostring(k.name), 2) end
+  local n = 0
+  for _, pat in ipairs{...} do n = n + select(2, body:gsub(pat, "")) end
+  return n
+end
+
+-- The PTX patterns of a block barrier (__syncthreads: bar.sync / barrier.sync).
+sync.BAR = {"bar%.sync", "barrier%.sync"}
+
+-- sync.capacity(k, block [, shared]) -> {blocks_per_sm, sms, capacity, limiter}: how
+-- many blocks of k can be resident at once on the device (the occupancy calculator).
+function sync.capacity(k, block, shared)
+  local occ = k:occupancy{block = block, shared = shared or 0}
+  local sms = cuda.device().attr.multiprocessor_count
+  return {blocks_per_sm = occ.blocks_per_sm, sms = sms, capacity = occ.blocks_per_sm * sms,
+          limiter = occ.limiter}
+end
+
+-- sync.inversions(list) -> pairs i < j with list[i] > list[j] (0 for a sorted list,
+-- n(n-1)/2 for a reversed one), by merge sort: O(n log n).
+function sync.inversions(list)
+  if type(list) ~= "table" then error("sync.inversions: expected a list of numbers", 2) end
+  local a, tmp = {}, {}
+  for i, v in ipairs(list) do a[i] = v end
+  local count = 0
+  local width, n = 1, #a
+  while width < n do
+    for lo = 1, n, 2 * width do
+      local mid, hi = math.min(lo + width, n + 1), math.min(lo + 2 * width, n + 1)
+      local i, j, k = lo, mid, lo
+      while i < mid and j < hi do
+        if a[j] < a[i] then
+          tmp[k], j = a[j], j + 1
+          count = count + (mid - i) -- every element left in the left run is larger
+        else
+          tmp[k], i = a[i], i + 1
+        end
+        k = k + 1
+      end
+      while i < mid do tmp[k], i, k = a[i], i + 1, k + 1 end
+      while j < hi do tmp[k], j, k = a[j], j + 1, k + 1 end
+    end
+    a, tmp = tmp, a
+    width = 2 * width
+  end
+  return count
+end
+
+-- sync.first_order(order) -> the values of `order` in their first appearance, in order:
+-- the sequence in which blocks took a lock for the first time.
+function sync.first_order(order)
+  local seen, out = {}, {}
+  for _, v in ipairs(order) do
+    if not seen[v] then seen[v] = true; out[#out + 1] = v end
+  end
+  return out
+end
+
+-- sync.ns(v) -> "12.3 ns", "4.56 us", "1.20 ms": a duration given in nanoseconds.
+function sync.ns(v)
+  if v >= 1e6 then return string.format("%.2f ms", v / 1e6) end
+  if v >= 1e3 then return string.format("%.2f us", v / 1e3) end
+  return string.format("%.1f ns", v)
+end
+
+return sync
