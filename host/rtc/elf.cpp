@@ -174,8 +174,11 @@ std::vector<ElfKernel> read_cubin(const std::vector<char>& elf) {
       it->second.shared_bytes = reserved && size >= kReservedShared ? size - kReservedShared : size;
     } else if (starts_with(s.name, ".nv.constant") && !starts_with(s.name, ".nv.constant0")) {
       const std::size_t dot = s.name.find('.', 12);
-      if (dot == std::string::npos) {  // a module-wide bank (__constant__ variables)
-        module_const += static_cast<long>(s.size);
+      if (dot == std::string::npos) {
+        // Module-wide banks: 3 holds the __constant__ variables, which the driver counts
+        // for every kernel (CONST_SIZE_BYTES); 4 and others are the compiler's own tables
+        // (addresses of globals), which it does not (both measured on an H100).
+        if (s.name == ".nv.constant3") module_const += static_cast<long>(s.size);
         continue;
       }
       const auto it = by_name.find(s.name.substr(dot + 1));

@@ -5,9 +5,8 @@
 //   .nv.info.<kernel>   EIATTR_NUM_BARRIERS, MAX_THREADS (__launch_bounds__/.maxntid),
 //                       REQNTID, MAXREG_COUNT
 //   .nv.shared.<kernel> static shared memory (sm_90+: plus the 1 KiB the system reserves)
-//   .nv.constantN[.<kernel>], N != 0: constant banks other than the parameter bank: the
-//                       module's __constant__ data (the driver counts it for every kernel)
-//                       and the kernel's own
+//   .nv.constant3       the module's __constant__ data: the driver counts it for every kernel
+//   .nv.constantN.<kernel>, N != 0: the kernel's own constant banks (ptxas's per-kernel cmem)
 // Malformed input throws rtc::Error with one sentence; nothing is read out of bounds.
 #pragma once
 #include <array>
