@@ -88,7 +88,7 @@ void add_run_command(CLI::App& app, const Globals& g, Commands& out) {
       ->type_name("TOOL");
   sub->footer("Exit status: 0 ok; 1 script error or failed check; 7 --timeout fired; "
               "8 --sanitize without compute-sanitizer; 9 --sanitize found errors "
-              "(all codes: docs/exit-codes.md).");
+              "(all codes: docs/exit-codes.md).\n");
   sub->add_option("args", a->args, "arguments passed to the script as ...");
   out.push_back({sub, [&g, a] { return run_script(g, *a); }});
 }

@@ -180,6 +180,8 @@ int run(const std::string& tool, const std::vector<std::string>& argv) {
   std::cout.flush();
   const int rc = spawn(cmd, child_env({"WARPLAB_LINEINFO=1", "WARPLAB_SANITIZE=" + tool}));
   const std::string text = log.text();
+  if (const char* keep = std::getenv("WARPLAB_SANITIZE_LOG"); keep && *keep)
+    std::ofstream(keep, std::ios::binary) << text;  // the raw log, for a closer look
   Report r = parse_log(text);
   if (rc == 127 && !r.banner)
     throw Failure(kNoSanitizer, "--sanitize: " + exe_tool + " could not be started");
