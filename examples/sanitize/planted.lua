@@ -1,6 +1,6 @@
 -- planted.lua: four planted bugs that run without a sound; `warplab run --sanitize TOOL` finds each one and names its line.
 -- Shows:  kernels_src/sanitize/planted.cu: a shared-memory race (no __syncthreads), a
---         __syncthreads() inside a branch half of every warp takes, a read one past the
+--         __syncthreads() on each side of a branch that splits every warp, a read past the
 --         end of an allocation, and a read of global memory nothing wrote. -p bug= picks
 --         the planted kernel to run; the four clean twins always run and are checked.
 -- Expect: a plain run finishes, the twins compute what the CPU computes, and the planted
@@ -45,21 +45,24 @@ if os.getenv("WARPLAB_SANITIZE") then
 end
 if ex.offline(dev, "running the planted kernels") then return c:summary() end
 
--- Inputs: xs/ys for the block kernels (whole blocks), x/y/tmp of exactly n for the others.
+-- Inputs: xs/ys for the block kernels (whole blocks), x/y of exactly n for the others.
 local blocks = (p.n + BLOCK - 1) // BLOCK
 local full = blocks * BLOCK
 local xs <close> = cuda.array("f32", full):random{seed = p.seed}
 local ys <close> = cuda.array("f32", full)
 local x <close> = cuda.array("f32", p.n):random{seed = p.seed + 1}
 local y <close> = cuda.array("f32", p.n)
-local tmp <close> = cuda.array("f32", p.n)
 local hs, h = xs:get(), x:get()
 
 -- What each twin computes, on the CPU (1-based indices; floats added as the GPU does).
 local f32 = function(v) return string.unpack("f", string.pack("f", v)) end
 local want = {
   race = function(i) local b, t = (i - 1) // BLOCK, (i - 1) % BLOCK; return hs[b * BLOCK + (t + 32) % BLOCK + 1] end,
-  barrier = function(i) local b, t = (i - 1) // BLOCK, (i - 1) % BLOCK; return t % 32 < 16 and hs[b * BLOCK + (t ~ 1) + 1] or hs[i] end,
+  barrier = function(i)  -- s[t] = 2x or x + 1 by half-warp; y[i] = s[t ^ 1] (the same half)
+    local b, t = (i - 1) // BLOCK, (i - 1) % BLOCK
+    local v = hs[b * BLOCK + (t ~ 1) + 1]
+    return t % 32 < 16 and 2 * v or f32(v + 1)
+  end,
   oob = function(i) return f32(h[i] + (i < p.n and h[i + 1] or 0.0)) end,
   uninit = function(i) return f32((i % 2 == 1 and h[i] or 0.0) + 1.0) end,
 }
@@ -69,10 +72,12 @@ local function launch(name, bug)
     return ys:get(), full
   elseif bug == "oob" then
     m[name]:launch(blocks, BLOCK, x, y, p.n)
-  else
-    m[name]:launch(blocks, BLOCK, x, tmp, y, p.n)
+    return y:get(), p.n
   end
-  return y:get(), p.n
+  -- A scratch array of its own: one the twin has written is initialized memory.
+  local scratch <close> = cuda.array("f32", p.n)
+  m[name]:launch(blocks, BLOCK, x, scratch, y, p.n)
+  return y:get(), p.n  -- read before scratch is freed
 end
 local function differ(got, count, bug)
   local d = 0
@@ -88,23 +93,31 @@ for _, bug in ipairs{"race", "barrier", "oob", "uninit"} do
   local got, count = launch("clean_" .. bug, bug)
   local d = differ(got, count, bug)
   c:eq(d, 0, "clean_" .. bug .. ": every value as the CPU computes it")
-  out[#out + 1] = {"clean_" .. bug, count, d, "checked"}
+  out[#out + 1] = {"clean_" .. bug, count, d}
 end
-if p.bug ~= "none" then
-  local got, count = launch("planted_" .. p.bug, p.bug)
-  out[#out + 1] = {"planted_" .. p.bug, count, differ(got, count, p.bug), "undefined: not checked"}
-end
-report.table(out, {title = "this run", columns = {"kernel", "values", "differ from the CPU", "result"}})
-
-local under = os.getenv("WARPLAB_SANITIZE")
+report.table(out, {title = "the clean twins", columns = {"kernel", "values", "differ from the CPU"}})
+c:summary()
 if p.bug == "none" then
   print("\nno planted bug ran: every tool should report nothing.")
-elseif under then
-  print(string.format("\nplanted_%s ran under %s%s.", p.bug, under,
-                      under == TOOL[p.bug] and ": its table below names the kernel and the line"
-                        or " (its bug is " .. TOOL[p.bug] .. "'s to find)"))
-else
-  print(string.format("\nplanted_%s ran and nothing failed: seeing its bug needs a sanitizer:\n"
-                      .. "  warplab run --sanitize %s examples/sanitize/planted.lua -p bug=%s", p.bug, TOOL[p.bug], p.bug))
+  return
 end
-c:summary()
+
+-- The planted kernel last: its values are undefined (not checked). Under a tool it may be
+-- stopped (memcheck ends a kernel at its first invalid access; the context is then
+-- unusable), which is reported; in a plain run a fault is an error.
+local name, under = "planted_" .. p.bug, os.getenv("WARPLAB_SANITIZE")
+local ok, got, count = true, nil, nil
+if under then ok, got, count = pcall(launch, name, p.bug) else got, count = launch(name, p.bug) end
+if ok then
+  print(string.format("\n%s ran: %d of %d values differ from the CPU's (undefined: not checked).",
+                      name, differ(got, count, p.bug), count))
+else
+  print(string.format("\n%s did not finish: %s", name, got))
+end
+if under then
+  print(string.format("%s ran under %s%s.", name, under, under == TOOL[p.bug]
+                      and ": its table below names the kernel and the line" or " (its bug is " .. TOOL[p.bug] .. "'s to find)"))
+else
+  print(string.format("Nothing failed: seeing its bug needs a sanitizer:\n"
+                      .. "  warplab run --sanitize %s examples/sanitize/planted.lua -p bug=%s", TOOL[p.bug], p.bug))
+end

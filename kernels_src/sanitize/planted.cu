@@ -2,16 +2,18 @@
 // Shows:    what `warplab run --sanitize TOOL` finds, and where: every line a tool should
 //           name carries a "sanitize:" comment (tests/cli/sanitize_gpu.sh reads them).
 // Versions: planted_race (racecheck): a shared-memory slot read across warps, no barrier;
-//           planted_barrier (synccheck): __syncthreads() in a branch half of each warp takes;
+//           planted_barrier (synccheck): each side of a branch that splits every warp has
+//           its own __syncthreads();
 //           planted_oob (memcheck): x[i + 1] reads x[n], one past an allocation of n floats;
 //           planted_uninit (initcheck): reads scratch slots that nothing wrote.
 //           clean_race, clean_barrier, clean_oob, clean_uninit: the same, bug fixed.
 // Launch:   race, barrier: blockDim = WL_BLOCK (256), arrays of gridDim * 256 floats.
 //           oob, uninit: 1-D, any block, y and tmp hold n floats, x exactly n floats.
 // Expect:   a plain run finishes: the planted kernels compute wrong or undefined values
-//           but never fault (x[n] lies in the padding of x's allocation, and threads that
-//           leave the branch exit, which releases the barrier); under the matching tool
-//           each planted kernel is reported at its "sanitize:" line; the twins are clean.
+//           but never fault (x[n] lies in the padding of x's allocation; since Volta a
+//           barrier counts threads, whichever __syncthreads() they call). Under the
+//           matching tool each planted kernel is reported at a "sanitize:" line; the
+//           twins are clean under every tool.
 // Used by:  examples/sanitize/planted.lua, tests/cli/sanitize_gpu.sh
 
 #define WL_BLOCK 256
@@ -33,26 +35,31 @@ __global__ void clean_race(const float* x, float* y) {
   y[i] = s[(t + 32) % WL_BLOCK];
 }
 
-// Lanes 0..15 of every warp wait at a barrier that lanes 16..31 never reach (they exit;
-// since Volta an exiting thread releases a barrier it holds up, so nothing hangs).
+// Lanes 0..15 and 16..31 of every warp take different sides of a branch, and each side has
+// its own __syncthreads(). The barrier counts arriving threads (sm_70+), so all 256 arrive
+// and nothing hangs here; CUDA still requires every thread to reach the same
+// __syncthreads(), and before Volta this deadlocks or corrupts.
 __global__ void planted_barrier(const float* x, float* y) {
   __shared__ float s[WL_BLOCK];
   const unsigned t = threadIdx.x, i = blockIdx.x * WL_BLOCK + t;
-  s[t] = x[i];
+  const float v = x[i];
   if ((t & 31) < 16) {
-    __syncthreads();                // sanitize: barrier (inside a divergent branch)
-    y[i] = s[t ^ 1];
+    s[t] = 2.0f * v;
+    __syncthreads();                // sanitize: barrier (half of the warp, in a branch)
   } else {
-    y[i] = x[i];
+    s[t] = v + 1.0f;
+    __syncthreads();                // sanitize: barrier (the other half, another barrier)
   }
+  y[i] = s[t ^ 1];
 }
 
 __global__ void clean_barrier(const float* x, float* y) {
   __shared__ float s[WL_BLOCK];
   const unsigned t = threadIdx.x, i = blockIdx.x * WL_BLOCK + t;
-  s[t] = x[i];
-  __syncthreads();                  // every thread of the block, then the branch
-  y[i] = (t & 31) < 16 ? s[t ^ 1] : x[i];
+  const float v = x[i];
+  s[t] = (t & 31) < 16 ? 2.0f * v : v + 1.0f;
+  __syncthreads();                  // one barrier, every thread of the block
+  y[i] = s[t ^ 1];
 }
 
 // y[i] = x[i] + x[i + 1]: the last thread reads x[n].

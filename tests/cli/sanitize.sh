@@ -39,10 +39,10 @@ san() { rm -f "$FAKE_ARGS"; PATH="$T/bin:$PATH" "$BIN" --profile h100 "$@" >"$T/
 
 # Each tool: its canned findings summed up, relative paths, exit 9.
 declare -A want=(
-  [racecheck]="racecheck: 1 error (7936 hazards); first in kernel planted_race at kernels_src/sanitize/planted.cu:23 (race between Write and Read access)"
-  [synccheck]="synccheck: 3 errors; first in kernel planted_barrier at kernels_src/sanitize/planted.cu:43 (Barrier error detected. Divergent thread(s) in warp)"
-  [memcheck]="memcheck: 2 errors; first in kernel planted_oob at kernels_src/sanitize/planted.cu:61 (Invalid __global__ read of size 4 bytes)"
-  [initcheck]="initcheck: 500 errors; first in kernel planted_uninit at kernels_src/sanitize/planted.cu:74 (Uninitialized __global__ memory read of size 4 bytes)"
+  [racecheck]="racecheck: 1 error (7936 hazards); first in kernel planted_race at kernels_src/sanitize/planted.cu:25 (race between Write and Read access)"
+  [synccheck]="synccheck: 3 errors; first in kernel planted_barrier at kernels_src/sanitize/planted.cu:48 (Barrier error detected. Divergent thread(s) in warp)"
+  [memcheck]="memcheck: 2 errors; first in kernel planted_oob at kernels_src/sanitize/planted.cu:68 (Invalid __global__ read of size 4 bytes)"
+  [initcheck]="initcheck: 500 errors; first in kernel planted_uninit at kernels_src/sanitize/planted.cu:81 (Uninitialized __global__ memory read of size 4 bytes)"
 )
 for tool in racecheck synccheck memcheck initcheck; do
   san run --sanitize "$tool" s.lua -p n=3
@@ -55,7 +55,7 @@ for tool in racecheck synccheck memcheck initcheck; do
     fail "$tool: the table is not after the script's output"
 done
 san run --sanitize racecheck s.lua
-grep -qE '^7936 +planted_race +kernels_src/sanitize/planted.cu:23 +race between Write and Read access \(shared memory, the Read at line 25\)$' \
+grep -qE '^7936 +planted_race +kernels_src/sanitize/planted.cu:25 +race between Write and Read access \(shared memory, the Read at line 27\)$' \
   "$T/out" || fail "racecheck: the table row"
 san run --sanitize initcheck s.lua
 grep -qE '^498 +\? +\? +not printed by the tool' "$T/out" || fail "initcheck: the errors the log did not print"

@@ -42,9 +42,9 @@ TEST(Sanitize, RacecheckAnalysisRecord) {
   const Finding& f = r.findings[0];
   EXPECT_EQ(f.kernel, "planted_race");
   EXPECT_EQ(f.file, kFile);
-  EXPECT_EQ(f.line, 23);
+  EXPECT_EQ(f.line, 25);
   EXPECT_EQ(f.kind, "race between Write and Read access");
-  EXPECT_EQ(f.detail, "shared memory, the Read at line 25");
+  EXPECT_EQ(f.detail, "shared memory, the Read at line 27");
   EXPECT_EQ(f.count, 7936);
   EXPECT_FALSE(f.warning);
   EXPECT_TRUE(r.banner);
@@ -101,11 +101,13 @@ TEST(Sanitize, SynccheckBarrierErrorsGroupByLine) {
   const Report r = parse_log(fixture("synccheck.log"));
   ASSERT_EQ(r.findings.size(), 3u);
   const std::vector<Finding> g = group(r.findings);
-  ASSERT_EQ(g.size(), 1u);
+  ASSERT_EQ(g.size(), 2u);  // the two barriers, in order of first appearance
   EXPECT_EQ(g[0].kind, "Barrier error detected. Divergent thread(s) in warp");
   EXPECT_EQ(g[0].kernel, "planted_barrier");
-  EXPECT_EQ(g[0].line, 43);
-  EXPECT_EQ(g[0].count, 3);
+  EXPECT_EQ(g[0].line, 48);
+  EXPECT_EQ(g[0].count, 2);
+  EXPECT_EQ(g[1].line, 51);
+  EXPECT_EQ(g[1].count, 1);
   EXPECT_EQ(r.error_summary, 3);
   EXPECT_TRUE(r.mismatches.empty());
 }
@@ -115,7 +117,7 @@ TEST(Sanitize, MemcheckOutOfBoundsAndApiError) {
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_EQ(r.findings[0].kind, "Invalid __global__ read of size 4 bytes");
   EXPECT_EQ(r.findings[0].kernel, "planted_oob");
-  EXPECT_EQ(r.findings[0].line, 61);
+  EXPECT_EQ(r.findings[0].line, 68);
   EXPECT_EQ(r.findings[0].detail, "0 bytes after a 4000-byte allocation");
   EXPECT_EQ(r.findings[1].kind, "CUDA API error CUDA_ERROR_INVALID_VALUE (invalid argument)");
   EXPECT_EQ(r.findings[1].kernel, "");
@@ -154,14 +156,14 @@ TEST(Sanitize, InitcheckPrintLimitIsCrossChecked) {
   const Report r = parse_log(fixture("initcheck.log"));
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_EQ(r.findings[0].kind, "Uninitialized __global__ memory read of size 4 bytes");
-  EXPECT_EQ(r.findings[0].line, 74);
+  EXPECT_EQ(r.findings[0].line, 81);
   EXPECT_EQ(r.errors(), 500);  // the summary line, not the two printed records
   ASSERT_EQ(r.mismatches.size(), 1u);
   EXPECT_TRUE(has(r.mismatches[0], "ERROR SUMMARY says 500, warplab read 2 (the rest were not printed"));
   const std::string s = format_summary("initcheck", r, kRoot);
   EXPECT_TRUE(has(s, "498     ?")) << s;
   EXPECT_TRUE(has(s, "initcheck: 500 errors; first in kernel planted_uninit at "
-                     "kernels_src/sanitize/planted.cu:74 (Uninitialized __global__ memory read of size 4 bytes)"))
+                     "kernels_src/sanitize/planted.cu:81 (Uninitialized __global__ memory read of size 4 bytes)"))
       << s;
 }
 
@@ -221,12 +223,12 @@ TEST(Sanitize, TableRowsAndTheClosingSentence) {
   const std::string s = format_summary("racecheck", parse_log(fixture("racecheck.log")), kRoot + "/");
   EXPECT_TRUE(has(s, "== sanitize: compute-sanitizer --tool racecheck ==\n")) << s;
   EXPECT_TRUE(has(s, "hazards  kernel        at                                  what\n")) << s;
-  EXPECT_TRUE(has(s, "7936     planted_race  kernels_src/sanitize/planted.cu:23  race between Write and Read "
-                     "access (shared memory, the Read at line 25)\n")) << s;
+  EXPECT_TRUE(has(s, "7936     planted_race  kernels_src/sanitize/planted.cu:25  race between Write and Read "
+                     "access (shared memory, the Read at line 27)\n")) << s;
   EXPECT_TRUE(has(s, "racecheck: 1 error (7936 hazards); first in kernel planted_race at "
-                     "kernels_src/sanitize/planted.cu:23")) << s;
+                     "kernels_src/sanitize/planted.cu:25")) << s;
   const std::string m = format_summary("memcheck", parse_log(fixture("memcheck.log")), "/elsewhere");
-  EXPECT_TRUE(has(m, kFile + ":61")) << m;  // outside the current folder: as printed
+  EXPECT_TRUE(has(m, kFile + ":68")) << m;  // outside the current folder: as printed
   EXPECT_TRUE(has(m, "\n1       -            host   ")) << m;  // a host call: no kernel, no line
   EXPECT_TRUE(has(m, "  CUDA API error CUDA_ERROR_INVALID_VALUE (invalid argument) (in cuMemcpyDtoH_v2)\n")) << m;
 }
