@@ -119,9 +119,12 @@ void Parser::top(const std::string& t) {
   static const std::regex error_summary(R"(^ERROR SUMMARY: (\d+) errors?)");
   static const std::regex race_summary(
       R"(^RACECHECK SUMMARY: (\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\))");
-  static const std::regex race(R"(^(Error|Warning|ERROR|WARNING): Race reported between (\w+) access at (.+)$)");
-  static const std::regex hazard(R"(^(Error|Warning|ERROR|WARNING): Potential (\w+) hazard detected at (__\w+__|\w+))");
-  static const std::regex api(R"(^Program hit (\S+) \(error \d+\) due to \"(.*)\" on CUDA API call to ([^.\s]+))");
+  static const std::regex race(
+      R"(^(Error|Warning|ERROR|WARNING): Race reported between (\w+) access at (.+)$)");
+  static const std::regex hazard(
+      R"(^(Error|Warning|ERROR|WARNING): Potential (\w+) hazard detected at (__\w+__|\w+))");
+  static const std::regex api(
+      R"(^Program hit (\S+) \(error \d+\) due to \"(.*)\" on CUDA API call to ([^.\s]+))");
   std::smatch m;
   cur = -1;
   pending.clear();
@@ -162,7 +165,8 @@ void Parser::top(const std::string& t) {
 void Parser::detail(const std::string& t) {
   static const std::regex partner(R"(^and (\w+) access at (.+?)(?: \[(\d+) hazards?\])?$)");
   static const std::regex thread(R"(^(\w+) Thread \([^)]*\) at (.+)$)");
-  static const std::regex after(R"(^and is (\d+) bytes? (after|before) the nearest allocation at \S+ of size (\d+) bytes?)");
+  static const std::regex after(
+      R"(^and is (\d+) bytes? (after|before) the nearest allocation at \S+ of size (\d+) bytes?)");
   std::smatch m;
   if (starts(t, "at ")) {
     if (cur < 0 && !pending.empty()) open(pending);
@@ -182,7 +186,8 @@ void Parser::detail(const std::string& t) {
       const std::string at = other.file == f.file ? "line " + std::to_string(other.line)
                                                   : basename(other.file) + ":" + std::to_string(other.line);
       if (f.detail.find(at) == std::string::npos)
-        f.detail += (f.detail.find(", the ") == std::string::npos ? ", the " : " and ") + m[1].str() + " at " + at;
+        f.detail +=
+            (f.detail.find(", the ") == std::string::npos ? ", the " : " and ") + m[1].str() + " at " + at;
     }
     f.count += m[3].matched ? std::stoll(m[3]) : 0;
   } else if (std::regex_match(t, m, thread)) {
@@ -202,15 +207,20 @@ void cross_check(Report& r) {
   for (Finding& f : r.findings) {
     const bool is_race = starts(f.kind, "race between") || f.kind.find(" hazard") != std::string::npos;
     if (is_race && f.count == 0) f.count = 1;
-    if (is_race) ++races, race_errors += f.warning ? 0 : 1;
-    else if (!f.warning) ++others;
+    if (is_race)
+      ++races, race_errors += f.warning ? 0 : 1;
+    else if (!f.warning)
+      ++others;
   }
   auto say = [&](const std::string& what, long long said, long long read) {
-    r.mismatches.push_back(what + " says " + std::to_string(said) + ", warplab read " +
-                           std::to_string(read) + (said > read ? " (the rest were not printed, or are of a kind warplab does not know)" : ""));
+    r.mismatches.push_back(
+        what + " says " + std::to_string(said) + ", warplab read " + std::to_string(read) +
+        (said > read ? " (the rest were not printed, or are of a kind warplab does not know)" : ""));
   };
-  if (r.race_displayed && *r.race_displayed != races) say("RACECHECK SUMMARY (hazards displayed)", *r.race_displayed, races);
-  else if (r.race_errors && *r.race_errors != race_errors) say("RACECHECK SUMMARY (errors)", *r.race_errors, race_errors);
+  if (r.race_displayed && *r.race_displayed != races)
+    say("RACECHECK SUMMARY (hazards displayed)", *r.race_displayed, races);
+  else if (r.race_errors && *r.race_errors != race_errors)
+    say("RACECHECK SUMMARY (errors)", *r.race_errors, race_errors);
   // racecheck may also print an ERROR SUMMARY of its race errors.
   if (r.error_summary && *r.error_summary != others && *r.error_summary != others + race_errors)
     say("ERROR SUMMARY", *r.error_summary, others);
@@ -241,9 +251,12 @@ Report parse_log(std::string_view text) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
     if (const auto l = tool_line(text.substr(start, end - start))) {
-      if (l->text.empty()) p.cur = -1, p.pending.clear();  // a blank "=========" ends a record
-      else if (l->indent <= 1) p.top(l->text);
-      else p.detail(l->text);
+      if (l->text.empty())
+        p.cur = -1, p.pending.clear();  // a blank "=========" ends a record
+      else if (l->indent <= 1)
+        p.top(l->text);
+      else
+        p.detail(l->text);
     }
     start = end + 1;
   }

@@ -18,9 +18,9 @@ bool valid_tool(const std::string& tool);
 
 // One error or warning record of the log, as compute-sanitizer printed it.
 struct Finding {
-  std::string kind;     // "Invalid __global__ read of size 4 bytes", "race: Write / Read"
-  std::string kernel;   // "race_sum" (no parameters); "" for a host API error
-  std::string file;     // as printed; "" without -lineinfo
+  std::string kind;    // "Invalid __global__ read of size 4 bytes", "race: Write / Read"
+  std::string kernel;  // "race_sum" (no parameters); "" for a host API error
+  std::string file;    // as printed; "" without -lineinfo
   int line = 0;
   std::string detail;   // "shared", "0 bytes after a 4000-byte allocation", "cuMemcpyDtoH"
   long long count = 1;  // racecheck: the hazards the record stands for; else 1
@@ -29,8 +29,8 @@ struct Finding {
 
 // Everything read from one log.
 struct Report {
-  std::vector<Finding> findings;          // in log order
-  bool banner = false;                    // "COMPUTE-SANITIZER" was seen
+  std::vector<Finding> findings;           // in log order
+  bool banner = false;                     // "COMPUTE-SANITIZER" was seen
   std::optional<long long> error_summary;  // "ERROR SUMMARY: N errors"
   // "RACECHECK SUMMARY: H hazards displayed (E errors, W warnings)"
   std::optional<long long> race_displayed, race_errors, race_warnings;

@@ -21,8 +21,6 @@
 #include "app/sanitize.hpp"
 #include "rtc/toolkit.hpp"
 
-extern char** environ;
-
 namespace warplab::app::sanitize {
 namespace fs = std::filesystem;
 namespace {
@@ -81,7 +79,8 @@ int spawn(const std::vector<std::string>& argv, const std::vector<std::string>& 
     ::_exit(127);
   }
   int status = 0;
-  while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGQUIT, &old_quit, nullptr);
   if (pid < 0) throw Failure(kInternal, "cannot start compute-sanitizer (fork failed)");
@@ -143,7 +142,10 @@ std::vector<std::string> child_argv(const std::vector<std::string>& argv, const 
   bool rest = false;  // after "--": script arguments, kept as they are
   for (std::size_t i = 1; i < argv.size(); ++i) {
     const std::string& a = argv[i];
-    if (!rest && a == "--sanitize") { ++i; continue; }
+    if (!rest && a == "--sanitize") {
+      ++i;
+      continue;
+    }
     if (!rest && a.rfind("--sanitize=", 0) == 0) continue;
     rest = rest || a == "--";
     out.push_back(a);
@@ -157,22 +159,25 @@ int run(const std::string& tool, const std::vector<std::string>& argv) {
   if (exe_tool.empty()) {
     if (const char* v = std::getenv("WARPLAB_COMPUTE_SANITIZER"))
       throw Failure(kNoSanitizer, std::string("--sanitize needs compute-sanitizer, and "
-                                              "WARPLAB_COMPUTE_SANITIZER='") + v + "' is not an executable file");
+                                              "WARPLAB_COMPUTE_SANITIZER='") +
+                                      v + "' is not an executable file");
     std::string dirs;
     for (std::size_t i = 0; i < looked.size(); ++i) {
       const std::string d = fs::path(looked[i]).parent_path().string();
       if (dirs.find(" " + d + ",") == std::string::npos) dirs += " " + d + ",";
     }
     dirs.pop_back();
-    throw Failure(kNoSanitizer, "--sanitize needs compute-sanitizer (part of the CUDA toolkit), found in "
-                                "none of" + dirs + " (put it on PATH or set WARPLAB_COMPUTE_SANITIZER)");
+    throw Failure(kNoSanitizer,
+                  "--sanitize needs compute-sanitizer (part of the CUDA toolkit), found in "
+                  "none of" +
+                      dirs + " (put it on PATH or set WARPLAB_COMPUTE_SANITIZER)");
   }
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw Failure(kInternal, "cannot find warplab's own binary (/proc/self/exe)");
   LogFile log;
-  std::vector<std::string> cmd = {exe_tool, "--tool", tool, "--log-file", log.path,
-                                  "--print-limit", kPrintLimit, "--error-exitcode", std::to_string(kToolErrorExit),
+  std::vector<std::string> cmd = {exe_tool, "--tool", tool, "--log-file", log.path, "--print-limit",
+                                  kPrintLimit, "--error-exitcode", std::to_string(kToolErrorExit),
                                   // warplab probes the driver (cuGetProcAddress, attributes) and
                                   // handles each failure itself: those are not the script's errors.
                                   "--report-api-errors", "no", "--show-backtrace", "no"};

@@ -20,11 +20,13 @@ std::vector<Finding> group(const std::vector<Finding>& findings) {
   std::vector<Finding> out;
   std::map<std::string, std::size_t> at;
   for (const Finding& f : findings) {
-    const std::string key = f.kind + '\n' + f.kernel + '\n' + f.file + '\n' + std::to_string(f.line) +
-                            '\n' + f.detail + '\n' + (f.warning ? "w" : "e");
+    const std::string key = f.kind + '\n' + f.kernel + '\n' + f.file + '\n' + std::to_string(f.line) + '\n' +
+                            f.detail + '\n' + (f.warning ? "w" : "e");
     const auto [it, fresh] = at.emplace(key, out.size());
-    if (fresh) out.push_back(f);
-    else out[it->second].count += f.count;
+    if (fresh)
+      out.push_back(f);
+    else
+      out[it->second].count += f.count;
   }
   return out;
 }
@@ -42,7 +44,8 @@ std::string format_summary(const std::string& tool, const Report& r, const std::
   std::vector<std::vector<std::string>> rows = {{race ? "hazards" : "errors", "kernel", "at", "what"}};
   long long counted = 0, hazards = 0;
   for (const Finding& f : groups) {
-    std::string what = f.kind + (f.detail.empty() ? "" : " (" + f.detail + ")") + (f.warning ? " [warning]" : "");
+    std::string what =
+        f.kind + (f.detail.empty() ? "" : " (" + f.detail + ")") + (f.warning ? " [warning]" : "");
     const std::string at = f.file.empty() ? (f.kernel.empty() ? "host" : "? (no line information)")
                                           : display_path(f.file, cwd) + ":" + std::to_string(f.line);
     rows.push_back({std::to_string(f.count), f.kernel.empty() ? "-" : f.kernel, at, what});
@@ -69,8 +72,10 @@ std::string format_summary(const std::string& tool, const Report& r, const std::
   for (const std::string& m : r.tool_messages) out << "compute-sanitizer: " << m << "\n";
   for (const std::string& m : r.mismatches) out << "note: " << m << "\n";
   out << tool << ": ";
-  if (!r.has_summary()) out << "no summary line in the tool's log: the run was not checked to the end\n";
-  else if (errors == 0) out << "no errors" << (groups.empty() ? "" : " (warnings only)") << "\n";
+  if (!r.has_summary())
+    out << "no summary line in the tool's log: the run was not checked to the end\n";
+  else if (errors == 0)
+    out << "no errors" << (groups.empty() ? "" : " (warnings only)") << "\n";
   else {
     out << plural(errors, "error") << (race ? " (" + plural(hazards, "hazard") + ")" : "");
     // The first place, as one sentence, for a reader who wants only the gist.

@@ -30,9 +30,7 @@ std::string fixture(const std::string& name) {
   return s;
 }
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 
@@ -60,7 +58,8 @@ TEST(Sanitize, RacecheckCuda11FormPartnersAndWarnings) {
       "=========     and Read access at 0x000000b0 in /src/sum.cu:25:race_sum(float*) [248 hazards]\n"
       "=========     and Write access at 0x000000d0 in /src/other.cuh:9:race_sum(float*) [8 hazards]\n"
       "=========\n"
-      "========= WARNING: Race reported between Write access at 0x00000100 in /src/sum.cu:40:race_sum(float*)\n"
+      "========= WARNING: Race reported between Write access at 0x00000100 in "
+      "/src/sum.cu:40:race_sum(float*)\n"
       "=========     and Write access at 0x00000100 in /src/sum.cu:40:race_sum(float*) [32 hazards]\n"
       "=========\n"
       "========= RACECHECK SUMMARY: 2 hazards displayed (1 error, 1 warning)\n");
@@ -162,8 +161,10 @@ TEST(Sanitize, InitcheckPrintLimitIsCrossChecked) {
   EXPECT_TRUE(has(r.mismatches[0], "ERROR SUMMARY says 500, warplab read 2 (the rest were not printed"));
   const std::string s = format_summary("initcheck", r, kRoot);
   EXPECT_TRUE(has(s, "498     ?")) << s;
-  EXPECT_TRUE(has(s, "initcheck: 500 errors; first in kernel planted_uninit at "
-                     "kernels_src/sanitize/planted.cu:81 (Uninitialized __global__ memory read of size 4 bytes)"))
+  EXPECT_TRUE(
+      has(s,
+          "initcheck: 500 errors; first in kernel planted_uninit at "
+          "kernels_src/sanitize/planted.cu:81 (Uninitialized __global__ memory read of size 4 bytes)"))
       << s;
 }
 
@@ -208,8 +209,8 @@ TEST(Sanitize, SummaryDisagreementsAndToolFailures) {
 }
 
 TEST(Sanitize, CleanRunsSayNoErrors) {
-  for (const auto& [tool, log] : std::map<std::string, std::string>{
-           {"memcheck", "clean.log"}, {"racecheck", "clean_racecheck.log"}}) {
+  for (const auto& [tool, log] :
+       std::map<std::string, std::string>{{"memcheck", "clean.log"}, {"racecheck", "clean_racecheck.log"}}) {
     const Report r = parse_log(fixture(log));
     EXPECT_TRUE(r.has_summary());
     EXPECT_EQ(r.errors(), 0);
@@ -223,14 +224,19 @@ TEST(Sanitize, TableRowsAndTheClosingSentence) {
   const std::string s = format_summary("racecheck", parse_log(fixture("racecheck.log")), kRoot + "/");
   EXPECT_TRUE(has(s, "== sanitize: compute-sanitizer --tool racecheck ==\n")) << s;
   EXPECT_TRUE(has(s, "hazards  kernel        at                                  what\n")) << s;
-  EXPECT_TRUE(has(s, "7936     planted_race  kernels_src/sanitize/planted.cu:25  race between Write and Read "
-                     "access (shared memory, the Read at line 27)\n")) << s;
-  EXPECT_TRUE(has(s, "racecheck: 1 error (7936 hazards); first in kernel planted_race at "
-                     "kernels_src/sanitize/planted.cu:25")) << s;
+  EXPECT_TRUE(has(s,
+                  "7936     planted_race  kernels_src/sanitize/planted.cu:25  race between Write and Read "
+                  "access (shared memory, the Read at line 27)\n"))
+      << s;
+  EXPECT_TRUE(has(s,
+                  "racecheck: 1 error (7936 hazards); first in kernel planted_race at "
+                  "kernels_src/sanitize/planted.cu:25"))
+      << s;
   const std::string m = format_summary("memcheck", parse_log(fixture("memcheck.log")), "/elsewhere");
-  EXPECT_TRUE(has(m, kFile + ":68")) << m;  // outside the current folder: as printed
+  EXPECT_TRUE(has(m, kFile + ":68")) << m;                     // outside the current folder: as printed
   EXPECT_TRUE(has(m, "\n1       -            host   ")) << m;  // a host call: no kernel, no line
-  EXPECT_TRUE(has(m, "  CUDA API error CUDA_ERROR_INVALID_VALUE (invalid argument) (in cuMemcpyDtoH_v2)\n")) << m;
+  EXPECT_TRUE(has(m, "  CUDA API error CUDA_ERROR_INVALID_VALUE (invalid argument) (in cuMemcpyDtoH_v2)\n"))
+      << m;
 }
 
 TEST(Sanitize, DisplayPath) {
@@ -245,38 +251,48 @@ TEST(Sanitize, ToolsAndCandidates) {
   EXPECT_TRUE(valid_tool("racecheck"));
   EXPECT_FALSE(valid_tool("leakcheck"));
   EXPECT_EQ(tools().size(), 4u);
-  std::map<std::string, std::string> env = {{"PATH", "/p1::/p2"}, {"CUDA_HOME", "/cuda-home"},
-                                            {"CUDAToolkit_ROOT", "/tk"}};
+  std::map<std::string, std::string> env = {
+      {"PATH", "/p1::/p2"}, {"CUDA_HOME", "/cuda-home"}, {"CUDAToolkit_ROOT", "/tk"}};
   auto get = [&env](const char* k) -> const char* {
     const auto it = env.find(k);
     return it == env.end() ? nullptr : it->second.c_str();
   };
   const std::vector<std::string> c = candidates(get, {"/nvrtc-root"});
-  const std::vector<std::string> want = {
-      "/p1/compute-sanitizer", "./compute-sanitizer", "/p2/compute-sanitizer",
-      "/cuda-home/bin/compute-sanitizer", "/cuda-home/compute-sanitizer/compute-sanitizer",
-      "/tk/bin/compute-sanitizer", "/tk/compute-sanitizer/compute-sanitizer",
-      "/nvrtc-root/bin/compute-sanitizer", "/nvrtc-root/compute-sanitizer/compute-sanitizer",
-      "/usr/local/cuda/bin/compute-sanitizer", "/usr/local/cuda/compute-sanitizer/compute-sanitizer"};
+  const std::vector<std::string> want = {"/p1/compute-sanitizer",
+                                         "./compute-sanitizer",
+                                         "/p2/compute-sanitizer",
+                                         "/cuda-home/bin/compute-sanitizer",
+                                         "/cuda-home/compute-sanitizer/compute-sanitizer",
+                                         "/tk/bin/compute-sanitizer",
+                                         "/tk/compute-sanitizer/compute-sanitizer",
+                                         "/nvrtc-root/bin/compute-sanitizer",
+                                         "/nvrtc-root/compute-sanitizer/compute-sanitizer",
+                                         "/usr/local/cuda/bin/compute-sanitizer",
+                                         "/usr/local/cuda/compute-sanitizer/compute-sanitizer"};
   EXPECT_EQ(c, want);
   env["WARPLAB_COMPUTE_SANITIZER"] = "/only/this";
   EXPECT_EQ(candidates(get, {"/nvrtc-root"}), std::vector<std::string>{"/only/this"});
 
   // find_tool: the first executable file.
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("wl-san-" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("wl-san-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "plain") << "x";
   std::ofstream(dir / "exe") << "#!/bin/sh\n";
   std::filesystem::permissions(dir / "exe", std::filesystem::perms::owner_all);
-  EXPECT_EQ(find_tool({(dir / "missing").string(), (dir / "plain").string(), dir.string(), (dir / "exe").string()}),
-            (dir / "exe").string());
+  EXPECT_EQ(
+      find_tool({(dir / "missing").string(), (dir / "plain").string(), dir.string(), (dir / "exe").string()}),
+      (dir / "exe").string());
   EXPECT_EQ(find_tool({(dir / "plain").string()}), "");
   std::filesystem::remove_all(dir);
 }
 
 TEST(Sanitize, ChildArgvDropsOnlyTheSanitizeOption) {
-  const std::vector<std::string> a = {"warplab", "-q", "run", "--sanitize", "racecheck", "s.lua", "-p", "n=1"};
+  const std::vector<std::string> a = {"warplab",   "-q",    "run", "--sanitize",
+                                      "racecheck", "s.lua", "-p",  "n=1"};
   EXPECT_EQ(child_argv(a, "/bin/w"), (std::vector<std::string>{"/bin/w", "-q", "run", "s.lua", "-p", "n=1"}));
-  const std::vector<std::string> b = {"warplab", "run", "s.lua", "--sanitize=memcheck", "--", "--sanitize", "x"};
-  EXPECT_EQ(child_argv(b, "/bin/w"), (std::vector<std::string>{"/bin/w", "run", "s.lua", "--", "--sanitize", "x"}));
+  const std::vector<std::string> b = {"warplab", "run",        "s.lua", "--sanitize=memcheck",
+                                      "--",      "--sanitize", "x"};
+  EXPECT_EQ(child_argv(b, "/bin/w"),
+            (std::vector<std::string>{"/bin/w", "run", "s.lua", "--", "--sanitize", "x"}));
 }
