@@ -37,11 +37,12 @@ endforeach()
 ]=])
 set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${CMAKE_BINARY_DIR}/warplab_test_labels.cmake)
 
-# The REPL engine and the watcher core live in host/app (they are the program's, not a
-# library's), yet have unit tests: compile those pieces into the test binary as well.
-file(GLOB WARPLAB_APP_UNIT_SRC CONFIGURE_DEPENDS host/app/repl_*.cpp host/app/watch_*.cpp)
+# The REPL engine, the watcher core and the sanitizer log reader live in host/app (they are
+# the program's, not a library's), yet have unit tests: compile those pieces in as well.
+file(GLOB WARPLAB_APP_UNIT_SRC CONFIGURE_DEPENDS host/app/repl_*.cpp host/app/watch_*.cpp
+     host/app/sanitize*.cpp)
 target_sources(warplab_unit_tests PRIVATE ${WARPLAB_APP_UNIT_SRC})
-target_link_libraries(warplab_unit_tests PRIVATE PkgConfig::LIBEDIT)
+target_link_libraries(warplab_unit_tests PRIVATE PkgConfig::LIBEDIT CLI11::CLI11)
 
 # ---- Lua test files ---------------------------------------------------------------
 # warplab_directive(FILE NAME OUT): the words of the file's "-- NAME: ..." line, a list.

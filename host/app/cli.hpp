@@ -23,6 +23,8 @@ enum Exit : int {
   kCompileError = 5,  // NVRTC rejected the source
   kCudaError = 6,     // a driver call failed at run time
   kTimeout = 7,       // the kernel watchdog fired
+  kNoSanitizer = 8,   // run --sanitize: compute-sanitizer not found
+  kSanitizerFindings = 9,  // run --sanitize: compute-sanitizer reported errors
   kInternal = 70,     // a bug in warplab
 };
 
@@ -40,6 +42,7 @@ struct Globals {
   bool no_color = false;
   bool quiet = false;
   bool no_cache = false;  // --no-cache: never read or write the compile cache
+  std::vector<std::string> argv;  // the command line as given (run --sanitize runs it again)
 };
 
 // A subcommand's entry point, called when CLI11 parsed that subcommand.

@@ -1,11 +1,13 @@
 // cmd_run.cpp: `warplab run SCRIPT.lua [-p key=value ...] [args ...]`: runs a Lua
 // experiment script against the live GPU or, offline, a device profile.
-// Exit status: 0, 1 when the script raised an error or a warplab.check failed.
+// Exit status: 0, 1 when the script raised an error or a warplab.check failed; with
+// --sanitize TOOL (app/sanitize.hpp) 8 without compute-sanitizer, 9 when it found errors.
 #include <filesystem>
 #include <iostream>
 #include <map>
 
 #include "app/cli.hpp"
+#include "app/sanitize.hpp"
 #include "bind/sandbox.hpp"
 #include "bind/deps.hpp"
 #include "bind/state.hpp"
@@ -19,6 +21,7 @@ struct RunArgs {
   std::vector<std::string> params;  // key=value
   std::vector<std::string> args;
   bool no_check = false;
+  std::string sanitize;  // --sanitize TOOL: run again under compute-sanitizer
 };
 
 std::map<std::string, std::string> parse_params(const std::vector<std::string>& kv) {
@@ -46,7 +49,13 @@ bool checks_ok(lua_State* L) {
 }
 
 int run_script(const Globals& g, const RunArgs& a) {
+  if (!a.sanitize.empty() && !sanitize::valid_tool(a.sanitize)) {
+    std::string valid;
+    for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
+    throw Failure(kUsage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
+  }
   if (const std::string why = bind::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+  if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
   const auto params = parse_params(a.params);
   bind::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
   bind::StatePtr state = open_lua_state(g, !a.no_check);
@@ -74,6 +83,12 @@ void add_run_command(CLI::App& app, const Globals& g, Commands& out) {
   sub->add_option("-p,--param", a->params, "override a declared parameter: key=value")
       ->allow_extra_args(false);  // -p takes one key=value; later words are script arguments
   sub->add_flag("--no-check", a->no_check, "skip launch validation (latency measurements)");
+  sub->add_option("--sanitize", a->sanitize,
+                  "run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck")
+      ->type_name("TOOL");
+  sub->footer("Exit status: 0 ok; 1 script error or failed check; 7 --timeout fired; "
+              "8 --sanitize without compute-sanitizer; 9 --sanitize found errors "
+              "(all codes: docs/exit-codes.md).\n");
   sub->add_option("args", a->args, "arguments passed to the script as ...");
   out.push_back({sub, [&g, a] { return run_script(g, *a); }});
 }

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version_text);
   app.require_subcommand(1);
   Globals g;
+  g.argv.assign(argv, argv + argc);
   if (const char* p = std::getenv("WARPLAB_PROFILE")) g.profile = p;
   app.add_option("--device", g.device, "CUDA device index")->check(CLI::NonNegativeNumber);
   app.add_option("--profile", g.profile,

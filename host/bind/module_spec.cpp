@@ -4,6 +4,7 @@
 #include "bind/module_spec.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -142,6 +143,9 @@ std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why
   const Caller c = caller(L);
   ModuleSpec spec;
   spec.options.arch = runtime(L).target.arch();
+  // WARPLAB_LINEINFO=1 (set by `run --sanitize` for its child): line info everywhere.
+  const char* env_lineinfo = std::getenv("WARPLAB_LINEINFO");
+  spec.options.lineinfo = env_lineinfo && *env_lineinfo && std::string(env_lineinfo) != "0";
   std::string file, inline_text;
   if (lua_type(L, idx) == LUA_TSTRING) {
     file = lua_tostring(L, idx);
@@ -171,7 +175,7 @@ std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why
       spec.options.max_registers = static_cast<int>(lua_tointeger(L, -1));
     }
     lua_getfield(L, idx, "lineinfo");                                   // +1
-    spec.options.lineinfo = lua_toboolean(L, -1);
+    spec.options.lineinfo = spec.options.lineinfo || lua_toboolean(L, -1);
     lua_settop(L, idx);
     if (file.empty() == inline_text.empty())
       luaL_error(L, "cuda.compile: give exactly one of file= or source=");
