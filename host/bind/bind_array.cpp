@@ -137,6 +137,13 @@ WL_LUA_FN(array_tostring) {
 // memory now (its views then raise on use); freeing a view only detaches it.
 int array_release(lua_State* L) {
   auto* a = static_cast<Array*>(luaL_checkudata(L, 1, kArrayMeta));
+  if (runtime(L).timed_out && a->buf) {
+    // The watchdog fired: a kernel still spins, and cuMemFree would wait for it forever
+    // (a <close> array is released while the timeout error unwinds). Leave the memory to
+    // the process exit, which ends the context.
+    new std::shared_ptr<cu::DeviceBuffer>(std::move(a->buf));  // deliberately leaked
+    return 0;
+  }
   if (a->buf && !a->view) a->buf->free();
   a->buf.reset();
   return 0;
@@ -144,7 +151,10 @@ int array_release(lua_State* L) {
 
 int array_gc(lua_State* L) {
   auto* a = static_cast<Array*>(luaL_checkudata(L, 1, kArrayMeta));
-  a->~Array();  // drops this handle's reference; views keep the memory alive
+  array_release(L);  // a no-op for a view; the owner's memory goes (or leaks after a timeout)
+  a->~Array();        // drops this handle's reference; views keep the memory alive
+  lua_pushnil(L);     // destroyed: any later use is a type error, not a crash
+  lua_setmetatable(L, 1);
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "bind/array.hpp"
 #include "bind/array_host.hpp"
 #include "bind/guard.hpp"
+#include "bind/sandbox.hpp"
 #include "bind/host_array.hpp"
 #include "bind/modules.hpp"
 #include "bind/runtime.hpp"
@@ -130,13 +131,20 @@ WL_LUA_FN(host_tostring) {
 // (its views then raise on use); freeing a view only detaches it.
 int host_release(lua_State* L) {
   auto* h = static_cast<HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta));
+  if (runtime(L).timed_out && h->buf) {  // cuMemFreeHost could wait for a spinning kernel
+    new std::shared_ptr<cu::HostBuffer>(std::move(h->buf));  // deliberately leaked
+    return 0;
+  }
   if (h->buf && !h->view) h->buf->free();
   h->buf.reset();
   return 0;
 }
 
 int host_gc(lua_State* L) {
+  host_release(L);
   static_cast<HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta))->~HostArray();
+  lua_pushnil(L);  // destroyed: any later use is a type error, not a crash
+  lua_setmetatable(L, 1);
   return 0;
 }
 
@@ -180,6 +188,7 @@ WL_LUA_FN(host_zero) {
 
 void add_host_array(lua_State* L) {
   luaL_newmetatable(L, kHostArrayMeta);                        // +1 meta
+  lock_metatable(L, kHostArrayMeta);  // getmetatable() gives the name, never the table
   set_fields(L, {"type", "bytes", "pinned", "freed"});
   const luaL_Reg meta[] = {{"__index", host_index},   {"__newindex", host_newindex},
                            {"__len", host_len},       {"__tostring", host_tostring},
