@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <vector>
+#include <cstring>
+#include <cerrno>
 #include <iostream>
 
 #include "app/cli.hpp"
@@ -22,6 +25,8 @@ constexpr const char* kHelp =
     "  EXPR              prints its value (tables nested, warplab objects via tostring)\n"
     "  :attrs [PATTERN]  dev.attr entries matching a glob (max_*) or a part of a name\n"
     "  :reload           start a fresh worker (the Lua state is lost)\n"
+    "  :replay           run this session's successful inputs again (after a restart)\n"
+    "  :save FILE        write this session's successful inputs to FILE, as a script\n"
     "  :help             this text\n"
     "  :quit             leave (Ctrl-D too)\n"
     "Tab completes globals, fields (dev.attr.max_<Tab>) and methods (obj:<Tab>).\n"
@@ -61,6 +66,7 @@ class Session {
     }
     const repl::Reply r = w_.eval(pending_, false);
     if (r.status != repl::Reply::kIncomplete) {
+      if (r.status == repl::Reply::kOk) inputs_.push_back(pending_);
       pending_.clear();
       show(r);
     }
@@ -83,6 +89,15 @@ class Session {
         break;
       case repl::Reply::kDied:
         restart(r.text + "; state lost, new worker started");
+        break;
+      case repl::Reply::kLost:
+        // The error, then a new process: the only way to a usable GPU context.
+        std::fflush(stdout);
+        std::fprintf(stderr, "%s\n", r.text.c_str());
+        restart("the GPU context is unusable after that error: new worker started. Lost: every global, "
+                "array, module and kernel of the session (" + std::to_string(inputs_.size()) +
+                " successful input" + (inputs_.size() == 1 ? "" : "s") + "); :replay runs them again");
+        failed_ = true;
         break;
       default:
         std::fflush(stdout);
@@ -112,12 +127,46 @@ class Session {
     if (cmd == ":help" || cmd == ":h") std::fputs(kHelp, stdout);
     else if (cmd == ":attrs") show(w_.attrs(arg));
     else if (cmd == ":reload") restart("new worker started; state cleared");
+    else if (cmd == ":replay") replay();
+    else if (cmd == ":save") save(arg);
     else show({repl::Reply::kError, "unknown command '" + cmd + "' (:help lists them)"});
     std::fflush(stdout);
     return true;
   }
 
+  // Runs the successful inputs again, in order, in the current worker; stops at the first
+  // that fails now (the rest are kept, so a fixed session can be replayed again).
+  void replay() {
+    const std::vector<std::string> all = std::move(inputs_);
+    inputs_.clear();
+    std::size_t done = 0;
+    for (const std::string& in : all) {
+      const repl::Reply r = w_.eval(in, true);
+      if (r.status != repl::Reply::kOk) {
+        show(r);
+        inputs_.insert(inputs_.end(), all.begin() + static_cast<long>(done), all.end());
+        std::fprintf(stderr, "replay stopped at input %zu of %zu\n", done + 1, all.size());
+        return;
+      }
+      inputs_.push_back(in);
+      ++done;
+    }
+    std::printf("replayed %zu input%s\n", done, done == 1 ? "" : "s");
+  }
+
+  void save(const std::string& file) {
+    if (file.empty()) return show({repl::Reply::kError, ":save needs a file name"});
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    if (!f) return show({repl::Reply::kError, ":save: cannot write '" + file + "': " + std::strerror(errno)});
+    std::fputs("-- saved from warplab repl: the session's successful inputs, in order\n", f);
+    for (const std::string& in : inputs_) std::fprintf(f, "%s\n", in.c_str());
+    const bool ok = std::fclose(f) == 0;
+    if (!ok) return show({repl::Reply::kError, ":save: writing '" + file + "' failed"});
+    std::printf("saved %zu input%s to %s\n", inputs_.size(), inputs_.size() == 1 ? "" : "s", file.c_str());
+  }
+
   repl::Worker& w_;
+  std::vector<std::string> inputs_;  // every chunk that evaluated without an error
   std::string pending_;
   bool failed_ = false;
 };

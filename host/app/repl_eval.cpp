@@ -1,6 +1,8 @@
 // repl_eval.cpp: chunk evaluation in the REPL worker (see repl_eval.hpp).
 #include "app/repl_eval.hpp"
 
+#include "bind/state.hpp"
+
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -125,7 +127,7 @@ EvalResult Evaluator::eval(const std::string& chunk, bool final) {
   g_evaluating = 0;
   lua_sethook(L, nullptr, 0, 0);                                   // a Ctrl-C that came late
   if (status != LUA_OK) {
-    r.status = EvalResult::kError;
+    r.status = bind::context_lost(L) ? EvalResult::kLost : EvalResult::kError;
     r.text = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
   } else if (lua_gettop(L) > 1) {
     r.text = lua_tostring(L, -1);

@@ -13,7 +13,8 @@
 namespace warplab::app::repl {
 
 struct EvalResult {
-  enum Status { kOk, kError, kIncomplete } status = kOk;
+  // kLost: an error after which the GPU context is unusable (sticky fault, timeout).
+  enum Status { kOk, kError, kIncomplete, kLost } status = kOk;
   std::string text;  // the values, tab separated (kOk), or the message (kError)
 };
 

@@ -144,6 +144,9 @@ std::vector<std::string> Worker::complete(const std::string& line) {
 // its reply while forwarding Ctrl-C: the first as SIGINT, the next as SIGKILL.
 Reply Worker::request(char type, const std::string& payload) {
   if (!alive()) return {Reply::kDied, death_};
+  if (payload.size() > kMaxPayload)  // refused here: the worker and its state stay as they are
+    return {Reply::kError, "input of " + std::to_string(payload.size() >> 20) +
+                               " MiB: the REPL takes at most 64 MiB per chunk (run a file with dofile)"};
   if (type != 0 && !write_message(fd_, type, payload)) {
     reap(/*kill_first=*/false);
     return {Reply::kDied, death_};
@@ -166,6 +169,7 @@ Reply Worker::request(char type, const std::string& payload) {
     switch (m->type) {
       case kOk: case kReady: case kCandidates: return {Reply::kOk, m->payload};
       case kIncomplete: return {Reply::kIncomplete, m->payload};
+      case kLost: return {Reply::kLost, m->payload};
       default: return {Reply::kError, m->payload};  // kError, kStartFailed
     }
   }
@@ -217,8 +221,14 @@ void Worker::reap(bool kill_first) {
     char type = kOk;
     if (m->type == kEval || m->type == kEvalFinal) {
       const EvalResult r = ev.eval(m->payload, m->type == kEvalFinal);
-      type = r.status == EvalResult::kOk ? kOk : r.status == EvalResult::kError ? kError : kIncomplete;
+      type = r.status == EvalResult::kOk      ? kOk
+             : r.status == EvalResult::kError ? kError
+             : r.status == EvalResult::kLost  ? kLost
+                                              : kIncomplete;
       reply = r.text;
+      // A reply larger than the protocol carries is cut, never a dead worker.
+      if (reply.size() > kMaxPayload - 128)
+        reply = reply.substr(0, kMaxPayload - 128) + "\n... (output cut at 64 MiB)";
     } else if (m->type == kComplete) {
       type = kCandidates;
       for (const auto& c : ev.complete(m->payload)) reply += c + "\n";

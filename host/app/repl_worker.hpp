@@ -26,7 +26,8 @@ struct StartError : std::runtime_error {
 };
 
 struct Reply {
-  enum Status { kOk, kError, kIncomplete, kDied } status = kOk;
+  // kLost: an error after which the worker's GPU context is unusable.
+  enum Status { kOk, kError, kIncomplete, kDied, kLost } status = kOk;
   std::string text;  // values, error message, or for kDied "worker died (signal 11)"
 };
 

@@ -114,6 +114,7 @@ bool is_async_fault(CUresult c) {
 std::string describe_error(lua_State* L, const cu::Error& e) {
   std::string msg = e.what();
   if (!is_async_fault(e.code())) return msg;
+  runtime(L).context_lost = true;  // every later call on this context fails the same way
   const FaultLog& log = runtime(L).faults;
   if (log.since_sync == 0) return msg;
   const unsigned n = std::min<unsigned>(log.since_sync, log.ring.size());

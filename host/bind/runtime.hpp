@@ -43,6 +43,7 @@ struct Runtime {
   std::unique_ptr<rtc::Cache> cache;       // null with --no-cache
   std::unique_ptr<cu::Event> watch_event;  // the watchdog's marker (fault.hpp await_gpu)
   bool timed_out = false;                  // the watchdog fired: the context is stuck
+  bool context_lost = false;               // a sticky fault was reported: the context is unusable
   std::string timeout_message;
 };
 

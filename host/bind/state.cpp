@@ -179,4 +179,9 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   return out;
 }
 
+bool context_lost(lua_State* L) {
+  const Runtime& rt = runtime(L);
+  return rt.context_lost || rt.timed_out;
+}
+
 }  // namespace warplab::bind

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# repl_session.sh: the REPL keeps the session's successful inputs: :save writes them as a
+# script that runs, :replay runs them again after :reload; a chunk over 64 MiB is refused
+# with one sentence and the worker (with its state) survives it. (issue 12: defect 11, the
+# REPL restart's :replay; the GPU half is repl_restart_gpu.sh)
+set -u
+W="$1"; SRC="$2"
+FIX="$SRC/tests/fixtures/synthetic_profile.json"
+export WARPLAB_NO_DRIVER=1 XDG_STATE_HOME="$(mktemp -d)"
+T="$(mktemp -d)"; trap 'rm -rf "$T" "$XDG_STATE_HOME"' EXIT
+fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"; exit 1; }
+repl() { timeout 60 "$W" --profile "$FIX" repl >"$T/out" 2>"$T/err"; }
+
+printf 'x = 40\nerror("not kept")\ny = x + 2\n:save %s\n:reload\nprint(y)\n:replay\nprint(y)\n' "$T/s.lua" | repl
+grep -q "^saved 2 inputs to $T/s.lua$" "$T/out" || fail ":save"
+[ "$(grep -vc '^--' "$T/s.lua")" = 2 ] || fail ":save wrote $(cat "$T/s.lua")"
+grep -q "^nil$" "$T/out" || fail "after :reload y should be nil"
+grep -q "^replayed 3 inputs$" "$T/out" || fail ":replay count (x =, y =, print(y))"
+grep -q "^42$" "$T/out" || fail "after :replay y should be 42"
+"$W" --profile "$FIX" run "$T/s.lua" >/dev/null 2>&1 || fail "the saved session does not run as a script"
+printf ':save\n:save /nonexistent/dir/x.lua\n' | repl
+grep -q ":save needs a file name" "$T/err" || fail ":save without a name"
+grep -q "cannot write '/nonexistent/dir/x.lua'" "$T/err" || fail ":save to a bad path"
+
+# 65 MiB in one chunk: refused by the prompt, the worker and its state stay.
+python3 - "$T/big.in" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("kept = 7\n")
+    f.write("s = '" + "a" * (65 << 20) + "'\n")
+    f.write("print(kept)\n")
+PY
+repl <"$T/big.in"; rc=$?
+grep -q "the REPL takes at most 64 MiB per chunk" "$T/err" || fail "no sentence for a 65 MiB chunk"
+grep -q "worker died" "$T/err" && fail "a 65 MiB chunk killed the worker"
+grep -q "^7$" "$T/out" || fail "the state did not survive the 65 MiB chunk"
+[ $rc -eq 1 ] || fail "exit $rc, want 1 (a chunk failed)"
+echo "repl_session: ok"
