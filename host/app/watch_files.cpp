@@ -75,10 +75,16 @@ std::vector<std::string> FileWatcher::set_files(const std::vector<std::string>& 
     }
   }
   std::vector<std::string> failed;
+  missing_.clear();
   for (const auto& dir : want) {
     const int wd = ::inotify_add_watch(fd_, dir.c_str(), kMask);
-    if (wd < 0) failed.push_back(dir);
-    else dirs_[wd] = dir;
+    if (wd >= 0) {
+      dirs_[wd] = dir;
+    } else if (errno == ENOENT) {
+      missing_.insert(dir);  // looked for again every kRecheckMs (rewatch)
+    } else {
+      failed.push_back(dir);
+    }
   }
   return failed;
 }
@@ -108,7 +114,11 @@ void FileWatcher::read_events() {
         continue;
       }
       if (ev->mask & IN_IGNORED) {  // the directory went away; its watch is gone
-        dirs_.erase(ev->wd);
+        const auto gone = dirs_.find(ev->wd);
+        if (gone != dirs_.end()) {
+          missing_.insert(gone->second);  // until it comes back (rewatch)
+          dirs_.erase(gone);
+        }
         continue;
       }
       const auto dir = dirs_.find(ev->wd);
@@ -123,12 +133,31 @@ void FileWatcher::read_events() {
 }
 
 int FileWatcher::timeout_ms() const {
-  if (pending_.empty()) return -1;
+  const int recheck = missing_.empty() ? -1 : kRecheckMs;
+  if (pending_.empty()) return recheck;
   const auto left = std::chrono::ceil<milliseconds>(due_ - Clock::now()).count();
-  return static_cast<int>(std::max<long long>(0, left));
+  const int due = static_cast<int>(std::max<long long>(0, left));
+  return recheck < 0 ? due : std::min(due, recheck);
+}
+
+void FileWatcher::rewatch() {
+  for (auto it = missing_.begin(); it != missing_.end();) {
+    const int wd = ::inotify_add_watch(fd_, it->c_str(), kMask);
+    if (wd < 0) {
+      ++it;
+      continue;
+    }
+    dirs_[wd] = *it;
+    // Files written before the watch existed would otherwise go unnoticed.
+    std::error_code ec;
+    for (const auto& f : files_)
+      if (fs::path(f).parent_path() == *it && fs::exists(f, ec)) note(f, true);
+    it = missing_.erase(it);
+  }
 }
 
 std::optional<Batch> FileWatcher::take_due() {
+  if (!missing_.empty()) rewatch();
   if (pending_.empty() || Clock::now() < due_) return std::nullopt;
   Batch b{{pending_.begin(), pending_.end()}, last_};
   pending_.clear();

@@ -48,8 +48,13 @@ class FileWatcher {
   // The inotify descriptor, for poll(); read_events() when it is readable.
   int fd() const { return fd_; }
   void read_events();
-  // Milliseconds until the pending batch is due; -1 when nothing is pending.
+  // Milliseconds until the pending batch is due; -1 when nothing is pending. While a
+  // watched folder is missing (deleted, not yet created) at most kRecheckMs: take_due()
+  // then looks for it again.
   int timeout_ms() const;
+  static constexpr int kRecheckMs = 250;
+  // Folders of the set that could not be watched because they do not exist (yet).
+  const std::set<std::string>& missing() const { return missing_; }
   // The pending batch once it has settled.
   std::optional<Batch> take_due();
   // poll + read_events + take_due until a batch is due or `limit` passes (for tests and
@@ -61,12 +66,15 @@ class FileWatcher {
 
  private:
   void note(const std::string& path, bool ends_save);
+  // Watches the missing folders that exist again; their files that exist count as saved.
+  void rewatch();
 
   int fd_ = -1;
   Debounce d_;
   std::set<std::string> files_;
   std::unordered_map<int, std::string> dirs_;  // watch descriptor -> directory
   std::set<std::string> pending_;
+  std::set<std::string> missing_;  // folders of the set with no watch: gone, or not there yet
   Clock::time_point first_{}, last_{}, due_{};
 };
 

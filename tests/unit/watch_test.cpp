@@ -105,6 +105,45 @@ TEST(FileWatcher, DeleteThenRecreateIsSeenBothTimes) {
   EXPECT_EQ(read_file(d / "s.lua"), "v2");
 }
 
+// The script's whole folder deleted and made again (a `git checkout` of another branch,
+// an rm -rf and a re-clone): the watcher finds the folder again and the file counts as
+// saved (issue 12, defect 8: it used to wait forever).
+TEST(FileWatcher, AFolderDeletedAndRecreatedIsWatchedAgain) {
+  TempDir d;
+  fs::create_directories(d / "proj");
+  const std::string script = d / "proj/s.lua";
+  write_file(script, "v1");
+  FileWatcher w;
+  w.set_files({script});
+  fs::remove_all(d / "proj");
+  (void)w.wait(1s);  // the delete (or nothing: the folder's watch simply ends)
+  EXPECT_EQ(w.missing().size(), 1u);
+  EXPECT_LE(w.timeout_ms(), FileWatcher::kRecheckMs);
+  fs::create_directories(d / "proj");
+  write_file(script, "v2");
+  const auto back = w.wait(3s);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->paths, one(script));
+  EXPECT_TRUE(w.missing().empty());
+  atomic_save(script, "v3");  // and it is a normal watch again
+  const auto again = w.wait(2s);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->paths, one(script));
+}
+
+TEST(FileWatcher, AFolderThatDoesNotExistYetIsPickedUpWhenMade) {
+  TempDir d;
+  const std::string script = d / "later/s.lua";
+  FileWatcher w;
+  EXPECT_TRUE(w.set_files({script}).empty());  // missing is not "cannot watch"
+  EXPECT_EQ(w.missing().size(), 1u);
+  fs::create_directories(d / "later");
+  write_file(script, "v1");
+  const auto b = w.wait(3s);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->paths, one(script));
+}
+
 TEST(FileWatcher, HeaderInAnotherDirectory) {
   TempDir d;
   fs::create_directories(d / "include/warplab");
