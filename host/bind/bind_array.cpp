@@ -74,11 +74,12 @@ std::size_t check_index(lua_State* L, const Array& a, int idx) {
 WL_LUA_FN(cuda_array) {
   const cu::DType t = check_dtype(L, 1);
   const std::size_t n = check_count(L, 2, t, "cuda.array");
-  const cu::ContextPtr& ctx = gpu_context(L, "cuda.array");
   Array& a = push_array(L);                                    // +1 array
   a.type = t;
   a.count = n;
-  a.buf = std::make_shared<cu::DeviceBuffer>(ctx, a.bytes());
+  // Offline: host memory with the same API and checks, so a script runs up to its launch.
+  if (runtime(L).offline) a.buf = std::make_shared<cu::DeviceBuffer>(cu::DeviceBuffer::host_backed(a.bytes()));
+  else a.buf = std::make_shared<cu::DeviceBuffer>(gpu_context(L, "cuda.array"), a.bytes());
   if (lua_istable(L, 2)) upload_table(L, 2, a, 0);
   return 1;
 }

@@ -3,6 +3,8 @@
 
 #include "cu/attributes.hpp"
 
+#include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "cu/driver.hpp"
@@ -51,8 +53,20 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   return *this;
 }
 
+DeviceBuffer DeviceBuffer::host_backed(std::size_t bytes) {
+  if (bytes == 0) throw Error("a device buffer of 0 bytes cannot be allocated: give a size >= 1");
+  void* p = std::calloc(1, bytes);
+  if (!p) throw Error("cannot allocate " + format_bytes(bytes) + " of host memory for an offline array");
+  DeviceBuffer b;
+  b.ptr_ = reinterpret_cast<CUdeviceptr>(p);
+  b.size_ = bytes;
+  return b;
+}
+
 void DeviceBuffer::free() noexcept {
-  if (ptr_) {
+  if (ptr_ && !ctx_) {
+    std::free(reinterpret_cast<void*>(ptr_));  // host-backed
+  } else if (ptr_) {
     set_current_quietly(ctx_);
     if (driver_available()) api().cuMemFree(ptr_);
   }
@@ -66,22 +80,25 @@ void DeviceBuffer::check_range(const char* what, std::size_t bytes, std::size_t 
   if (offset > size_ || bytes > size_ - offset)
     throw Error(std::string(what) + " of " + range_text(bytes, offset) +
                 " exceeds the device buffer's " + std::to_string(size_) + " bytes");
-  ctx_->make_current();
+  if (ctx_) ctx_->make_current();
 }
 
 void DeviceBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_t offset) {
   check_range("copy to device", bytes, offset);
+  if (!ctx_) return (void)(bytes ? std::memcpy(reinterpret_cast<unsigned char*>(ptr_ + offset), src, bytes) : nullptr);
   if (bytes) WL_CU_CHECK(api().cuMemcpyHtoD(ptr_ + offset, src, bytes), range_text(bytes, offset));
 }
 
 void DeviceBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t offset) const {
   check_range("copy to host", bytes, offset);
+  if (!ctx_) return (void)(bytes ? std::memcpy(dst, reinterpret_cast<unsigned char*>(ptr_ + offset), bytes) : nullptr);
   if (bytes) WL_CU_CHECK(api().cuMemcpyDtoH(dst, ptr_ + offset, bytes), range_text(bytes, offset));
 }
 
 void DeviceBuffer::copy_from_host_async(const void* src, std::size_t bytes, CUstream stream,
                                         std::size_t offset) {
   check_range("copy to device", bytes, offset);
+  if (!ctx_) return copy_from_host(src, bytes, offset);
   if (bytes)
     WL_CU_CHECK(api().cuMemcpyHtoDAsync(ptr_ + offset, src, bytes, stream), range_text(bytes, offset));
 }
@@ -89,6 +106,7 @@ void DeviceBuffer::copy_from_host_async(const void* src, std::size_t bytes, CUst
 void DeviceBuffer::copy_to_host_async(void* dst, std::size_t bytes, CUstream stream,
                                       std::size_t offset) const {
   check_range("copy to host", bytes, offset);
+  if (!ctx_) return copy_to_host(dst, bytes, offset);
   if (bytes)
     WL_CU_CHECK(api().cuMemcpyDtoHAsync(dst, ptr_ + offset, bytes, stream), range_text(bytes, offset));
 }
@@ -97,6 +115,10 @@ void DeviceBuffer::copy_from(const DeviceBuffer& src, std::size_t bytes, std::si
                              std::size_t src_offset) {
   src.check_range("copy from device buffer", bytes, src_offset);
   check_range("copy to device buffer", bytes, offset);
+  if (!ctx_ || !src.ctx_) {  // host-backed: both are (offline there is no other kind)
+    if (bytes) std::memmove(reinterpret_cast<unsigned char*>(ptr_ + offset), reinterpret_cast<const unsigned char*>(src.ptr_ + src_offset), bytes);
+    return;
+  }
   if (bytes)
     WL_CU_CHECK(api().cuMemcpyDtoD(ptr_ + offset, src.ptr_ + src_offset, bytes), range_text(bytes, offset));
 }
@@ -104,6 +126,7 @@ void DeviceBuffer::copy_from(const DeviceBuffer& src, std::size_t bytes, std::si
 void DeviceBuffer::copy_from_async(const DeviceBuffer& src, std::size_t bytes, CUstream stream,
                                    std::size_t offset, std::size_t src_offset) {
   src.check_range("copy from device buffer", bytes, src_offset);
+  if (!ctx_ || !src.ctx_) return copy_from(src, bytes, offset, src_offset);
   check_range("copy to device buffer", bytes, offset);
   if (bytes)
     WL_CU_CHECK(api().cuMemcpyDtoDAsync(ptr_ + offset, src.ptr_ + src_offset, bytes, stream),
@@ -113,6 +136,7 @@ void DeviceBuffer::copy_from_async(const DeviceBuffer& src, std::size_t bytes, C
 void DeviceBuffer::memset(std::uint8_t value, std::size_t bytes, std::size_t offset) {
   if (bytes == SIZE_MAX) bytes = offset <= size_ ? size_ - offset : 0;
   check_range("memset", bytes, offset);
+  if (!ctx_) return (void)(bytes ? std::memset(reinterpret_cast<unsigned char*>(ptr_ + offset), value, bytes) : nullptr);
   if (bytes) WL_CU_CHECK(api().cuMemsetD8(ptr_ + offset, value, bytes), range_text(bytes, offset));
 }
 
@@ -120,6 +144,7 @@ void DeviceBuffer::memset_async(std::uint8_t value, CUstream stream, std::size_t
                                 std::size_t offset) {
   if (bytes == SIZE_MAX) bytes = offset <= size_ ? size_ - offset : 0;
   check_range("memset", bytes, offset);
+  if (!ctx_) return memset(value, bytes, offset);
   if (bytes)
     WL_CU_CHECK(api().cuMemsetD8Async(ptr_ + offset, value, bytes, stream), range_text(bytes, offset));
 }

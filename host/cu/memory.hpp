@@ -18,6 +18,11 @@ class DeviceBuffer {
   // Allocates `bytes` (> 0) on the context's device. Out of memory throws cu::Error
   // (CUDA_ERROR_OUT_OF_MEMORY): "cuMemAlloc (1.50 GiB requested, 512 MiB free of 80 GiB) failed: ..."
   DeviceBuffer(ContextPtr ctx, std::size_t bytes);
+  // Without a GPU: the same buffer, with the same checks, in zeroed host memory; every
+  // copy and memset is a memcpy/memset, asynchronous ones included. get() is then a host
+  // address, which no kernel can be launched with (launches need a GPU anyway).
+  static DeviceBuffer host_backed(std::size_t bytes);
+  bool is_host_backed() const noexcept { return ptr_ != 0 && !ctx_; }
   DeviceBuffer(DeviceBuffer&& o) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
   DeviceBuffer(const DeviceBuffer&) = delete;

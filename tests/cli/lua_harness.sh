@@ -16,10 +16,10 @@ ok() { echo "ok   $*"; }
 fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 
 # A script error: exit 1, "FILE:LINE: sentence" first, then a short traceback.
-printf 'local x = 1\nlocal a = cuda.array("f32", 4)\n' >"$tmp/fails.lua"
+printf 'local x = 1\nlocal a = cuda.stream()\n' >"$tmp/fails.lua"
 "$bin" --profile h200 run "$tmp/fails.lua" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-want="$tmp/fails.lua:2: no CUDA device: cuda.array needs a GPU (working from profile 'h200')"
+want="$tmp/fails.lua:2: no CUDA device: cuda.stream needs a GPU (working from profile 'h200')"
 if [ $rc -eq 1 ] && [ "$(head -n 1 "$tmp/err")" = "$want" ] && grep -q '^stack traceback:' "$tmp/err"; then
   ok "a script error exits 1 with file:line and a traceback"
 else
