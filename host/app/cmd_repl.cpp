@@ -13,6 +13,7 @@
 #include "app/cli.hpp"
 #include "app/repl_prompt.hpp"
 #include "app/repl_worker.hpp"
+#include "bind/runtime.hpp"
 #include "bind/state.hpp"
 #include "cu/driver.hpp"
 #include "cu/error.hpp"
@@ -38,7 +39,9 @@ constexpr const char* kHelp =
 // after the first start it has quiet set, so the offline note is said once.
 bind::StatePtr open_worker_state(const Globals& g, const Globals& notes) {
   try {
-    return open_lua_state(g, /*check=*/true, &notes);
+    bind::StatePtr st = open_lua_state(g, /*check=*/true, &notes);
+    bind::runtime(st.get()).opts.echo_compile_errors = true;  // `m = cuda.compile{...}` keeps only nil
+    return st;
   } catch (const Failure& e) {
     throw repl::StartError(e.code, e.what());
   } catch (const cu::Error& e) {

@@ -44,7 +44,9 @@ ModuleRef build(lua_State* L, ModuleSpec spec) {
 // Pushes nil, the formatted diagnostics, and a list of {file, line, col, severity, message}.
 int push_failure(lua_State* L, const rtc::CompileResult& r) {
   lua_pushnil(L);                                                         // +1
-  lua_pushstring(L, rtc::format_diagnostics(r, 10, runtime(L).opts.color).c_str());  // +1
+  const std::string text = rtc::format_diagnostics(r, 10, runtime(L).opts.color);
+  if (runtime(L).opts.echo_compile_errors) std::fprintf(stderr, "%s", text.c_str());
+  lua_pushstring(L, text.c_str());                                        // +1
   lua_createtable(L, static_cast<int>(r.diagnostics.size()), 0);          // +1 list
   int i = 0;
   for (const auto& d : r.diagnostics) {

@@ -29,6 +29,9 @@ struct RuntimeOptions {
   bool color = true;    // false: --no-color / NO_COLOR
   double timeout = 0;   // kernel watchdog, seconds
   bool cache = true;    // use the on-disk compile cache (--no-cache turns this off)
+  // The REPL: a failed cuda.compile also prints its diagnostics (stderr), since
+  // `m = cuda.compile{...}` keeps only the nil and would lose them.
+  bool echo_compile_errors = false;
 };
 
 struct Runtime {

@@ -22,6 +22,11 @@ printf ':save\n:save /nonexistent/dir/x.lua\n' | repl
 grep -q ":save needs a file name" "$T/err" || fail ":save without a name"
 grep -q "cannot write '/nonexistent/dir/x.lua'" "$T/err" || fail ":save to a bad path"
 
+# A failed cuda.compile at the prompt shows its diagnostics although only nil is kept.
+printf 'm = cuda.compile{source = "__global__ void k(float* x) { x[0] = undefined_thing; }"}\nprint(m)\n' | repl
+grep -q 'error: identifier "undefined_thing" is undefined' "$T/err" || fail "a failed compile printed nothing"
+grep -q "^nil$" "$T/out" || fail "m should be nil"
+
 # 65 MiB in one chunk: refused by the prompt, the worker and its state stay.
 python3 - "$T/big.in" <<'PY'
 import sys
