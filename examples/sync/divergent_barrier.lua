@@ -51,7 +51,7 @@ if ex.offline(dev, "measuring the barriers") then return c:summary() end
 
 local cc = tonumber(dev.cc:match("^(%d+)"))
 local timeout = p.timeout_ms * 1000000
-local F = {group = 1, arrive = 2, pass = 3, seen = 4, timed_out = 5, n = 5}
+local F = {group = 1, arrive = 2, pass = 3, seen = 4, timed_out = 5, partner = 6, n = 6}
 local flags <close> = cuda.array("u32", p.block)
 local rec <close> = cuda.array("u64", p.block * F.n)
 local status <close> = cuda.array("u32", 1)
@@ -61,7 +61,7 @@ for mode = 0, #MODES - 1 do
   flags:zero(); rec:zero(); status:zero()
   k:launch(1, p.block, mode, timeout, flags, rec, status)
   local r = rec:get()
-  local s = {mode = MODES[mode + 1][1], a = 0, b = 0, b_timed_out = 0, a_wait_min = math.huge, a_wait_max = 0, a_pass_min = math.huge,
+  local s = {mode = MODES[mode + 1][1], a = 0, b = 0, b_timed_out = 0, a_wait_min = math.huge, a_wait_max = 0, a_pass_min = math.huge, a_after_b = 0,
              seen_min = math.huge, seen_max = 0}
   for t = 0, p.block - 1 do
     local at = t * F.n
@@ -71,6 +71,7 @@ for mode = 0, #MODES - 1 do
       local wait = r[at + F.pass] - r[at + F.arrive]
       s.a_wait_min, s.a_wait_max = math.min(s.a_wait_min, wait), math.max(s.a_wait_max, wait)
       s.a_pass_min = math.min(s.a_pass_min, r[at + F.pass])
+      s.a_after_b = s.a_after_b + r[at + F.partner]
     else
       s.b = s.b + 1
       s.b_timed_out = s.b_timed_out + r[at + F.timed_out]
@@ -79,10 +80,10 @@ for mode = 0, #MODES - 1 do
       s.seen_min, s.seen_max = math.min(s.seen_min, r[at + F.seen]), math.max(s.seen_max, r[at + F.seen])
     end
   end
-  -- Held: A came out of its barrier only after B's deadline. A's exit time since the
-  -- kernel's start is the evidence (on sm_90 the stamp before the barrier can read the
-  -- same value as the one after it: measured, a_waited 0 ns while every B timed out).
-  local held = s.a_pass_min >= 0.9 * timeout
+  -- Held: every A thread found, after its barrier, that its partner in B had already
+  -- given up. An order, not a time: on the H100 the %globaltimer reads around bar.sync
+  -- came out equal (ptxas may move them), so the stamps are printed but not relied on.
+  local held = s.a > 0 and s.a_after_b == s.a
   s.a_out = sync.ns(s.a_pass_min)
   s.verdict = held and "A held until B gave up: would hang" or (s.seen_min == p.block and "one barrier for all"
               or "A passed at once")
@@ -92,17 +93,18 @@ for mode = 0, #MODES - 1 do
 end
 local shown = {}
 for i = 1, #MODES do if res[i] then shown[#shown + 1] = res[i] end end
-local cols = {"mode", "a", "b", "a_waited", "a_out", "b_timed_out", "seen_min", "seen_max", "verdict"}
+local cols = {"mode", "a", "b", "a_waited", "a_out", "a_after_b", "b_timed_out", "seen_min", "seen_max", "verdict"}
 report.table(shown, {title = string.format("measured on %s (sm_%d%s), B's deadline %d ms", dev.name, cc,
                    dev.cc:match("%.(%d+)"), p.timeout_ms), columns = cols})
-print("a_waited: time A's threads spent in their barrier (least .. most); a_out: the earliest A thread out of it, from the kernel's start; b_timed_out: B threads whose wait "
+print("a_waited: time A's threads spent in their barrier (least .. most); a_out: the earliest A thread out of it, from the kernel's start (timer stamps: see the note in the .cu); a_after_b: A threads that found their B partner had given up when they left the barrier; b_timed_out: B threads whose wait "
       .. "for A hit the deadline; seen: flags a thread found set after its barrier (B set theirs before waiting)")
 local half = p.block // 2
 for i = 1, 2 do
   if not res[i] then goto skip_held end
-  c:that(res[i].b_timed_out == half and res[i].a_pass_min >= 0.9 * timeout,
+  c:that(res[i].b_timed_out == half and res[i].a_after_b == res[i].a,
          res[i].mode .. ": the barrier held A until B's deadline (every B timed out): a deadlock without it",
-         string.format("%d of %d B timed out, the first A out at %s", res[i].b_timed_out, half, res[i].a_out))
+         string.format("%d of %d B timed out; %d of %d A left the barrier after their B partner gave up", res[i].b_timed_out,
+                       half, res[i].a_after_b, res[i].a))
   c:eq({res[i].seen_min, res[i].seen_max}, {p.block, p.block}, res[i].mode .. ": after it every thread saw every flag")
   ::skip_held::
 end

@@ -21,7 +21,11 @@
 // rec[thread * kRecFields + field]: group (1 = A, 2 = B), ns from the thread's start to
 // its barrier call and out of it, flags it saw set after the barrier, 1 if its wait
 // timed out.
-enum BarrierField : unsigned { kGroup, kArrive, kPass, kSeen, kTimedOut, kRecFields };
+// kPartner (A only): whether A's partner in B had already given up when A came out of its
+// barrier: the evidence that the barrier held A, which does not rest on timer reads
+// (ptxas may move a %globaltimer read across bar.sync: on the H100 both stamps around the
+// barrier read the same value).
+enum BarrierField : unsigned { kGroup, kArrive, kPass, kSeen, kTimedOut, kPartner, kRecFields };
 enum BarrierStatus : unsigned { kReleased, kStatusWords };
 
 __device__ __forceinline__ unsigned count_flags(const volatile unsigned* flags) {
@@ -47,6 +51,8 @@ __global__ void divergent_barrier(unsigned mode, unsigned long long timeout_ns, 
     __syncthreads();  // the barrier inside the branch
     r[kPass] = warplab::global_timer() - t0;
     r[kSeen] = count_flags(flags);
+    const unsigned partner = by_lane ? (tid ^ 1u) : tid + blockDim.x / 2;
+    r[kPartner] = reinterpret_cast<volatile unsigned long long*>(rec)[static_cast<size_t>(partner) * kRecFields + kTimedOut];
     *released = 1;
   } else {
     if (mode != 2) {  // modes 0, 1: wait for A to come out, at most timeout_ns

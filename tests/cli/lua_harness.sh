@@ -54,7 +54,8 @@ rc=$?
 [ $rc -eq 0 ] && ok "run_lua.sh passes a file that ends '3 passed, 0 failed'" ||
   { fail "run_lua.sh on a passing file: exit $rc"; sed 's/^/    /' "$tmp/r2"; }
 # Live runs skip (77) where no GPU answers; with a GPU this case does not apply.
-if ! "$bin" attrs >/dev/null 2>&1; then
+echo 'io.write(tostring(cuda.device().live))' >"$tmp/probe.lua"
+if [ "$(env -u WARPLAB_NO_DRIVER "$bin" run "$tmp/probe.lua" 2>/dev/null)" != true ]; then
   WARPLAB_NO_DRIVER=1 bash "$root/tests/run_lua.sh" live "$bin" "$root" "$tmp/passes.lua" >"$tmp/r3" 2>&1
   rc=$?
   [ $rc -eq 77 ] && grep -q '^skipped: no CUDA device' "$tmp/r3" && ok "run_lua.sh live skips without a GPU" ||

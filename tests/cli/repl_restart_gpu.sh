@@ -12,10 +12,10 @@ fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$T/out"; echo "--- stderr"; ca
 cat >"$T/fault.in" <<'LUA'
 a = cuda.array("f32", 32):fill(1)
 m = cuda.compile{source = [[__global__ void bad(float* p) { p[1 << 30] = 1; } __global__ void ok(float* p) { p[threadIdx.x] += 1; }]]}
-m.bad:launch(1, 1, a); cuda.sync()
+m.bad:launch(1, 1, a); cuda.synchronize()
 a[1]
 :replay
-m.ok:launch(1, 32, a); cuda.sync(); print("after", a[1])
+m.ok:launch(1, 32, a); cuda.synchronize(); print("after", a[1])
 LUA
 timeout 120 "$W" repl <"$T/fault.in" >"$T/out" 2>"$T/err"
 [ "$(grep -c 'the GPU context is unusable' "$T/err")" = 1 ] || fail "want the context-lost line once"
@@ -26,7 +26,7 @@ grep -q "^after	2" "$T/out" || fail "GPU work after the restart"
 cat >"$T/hang.in" <<'LUA'
 a = cuda.array("u32", 1):zero()
 m = cuda.compile{source = [[__global__ void spin(volatile unsigned* p) { while (p[0] == 0) {} }]]}
-m.spin:launch(1, 1, a); cuda.sync()
+m.spin:launch(1, 1, a); cuda.synchronize()
 :replay
 print("alive", a[1])
 LUA

@@ -108,10 +108,16 @@ else
   PATH=/usr/bin:/bin CUDA_HOME=$T/empty CUDA_PATH=$T/empty CUDAToolkit_ROOT=$T/empty \
     "$BIN" --profile h100 run --sanitize memcheck s.lua >"$T/out" 2>"$T/err"
   rc=$?
+  if [ $rc -ne 8 ] && grep -q "== sanitize: compute-sanitizer --tool" "$T/out" "$T/err"; then
+    # warplab found one where the probe above did not look (beside the toolkit NVRTC's
+    # headers came from): this machine has a real one, so the case does not apply.
+    echo "note: warplab found a toolkit compute-sanitizer here: the off-PATH case is not checked"
+  else
   [ $rc -eq 8 ] || fail "no compute-sanitizer anywhere: exit $rc, want 8"
   grep -q "^warplab: --sanitize needs compute-sanitizer (part of the CUDA toolkit), found in none of /usr/bin, /bin, $T/empty/bin, $T/empty/compute-sanitizer, .*/usr/local/cuda/bin.* (put it on PATH or set WARPLAB_COMPUTE_SANITIZER)$" "$T/err" ||
     fail "the missing-tool sentence"
   [ "$(wc -l <"$T/err")" -eq 1 ] || fail "the missing-tool message is one line"
+  fi
 fi
 
 # A bad tool name: a usage error listing the valid ones; nothing runs.
