@@ -2,6 +2,8 @@
 // table over lines, which is plenty for kernels (capped at 3000 lines a side).
 #include "app/watch_diff.hpp"
 
+#include "rtc/ptx.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -102,17 +104,15 @@ std::string line_diff(const Lines& a, const Lines& b, int context, int max_lines
 }
 
 std::map<std::string, Lines> ptx_kernels(const std::string& ptx) {
+  // The entries and their extent come from the one PTX reader (rtc/ptx.hpp).
   std::map<std::string, Lines> out;
-  static const std::regex entry(R"(\.entry\s+([A-Za-z_$][\w$]*))");
-  std::stringstream ss(ptx);
-  std::string cur;
-  for (std::string line; std::getline(ss, line);) {
-    const std::string t = trim(line);
-    std::smatch mt;
-    if (std::regex_search(t, mt, entry)) cur = mt[1];
-    if (cur.empty() || t.empty() || t.rfind("//", 0) == 0) continue;
-    out[cur].push_back(t);
-    if (line.rfind("}", 0) == 0) cur.clear();  // a kernel's body closes at column 0
+  for (const rtc::PtxEntry& e : rtc::ptx_entry_list(ptx)) {
+    std::stringstream ss(ptx.substr(e.begin, e.end - e.begin));
+    Lines& body = out[e.name];
+    for (std::string line; std::getline(ss, line);) {
+      const std::string t = trim(line);
+      if (!t.empty() && t.rfind("//", 0) != 0) body.push_back(t);
+    }
   }
   return out;
 }
