@@ -22,20 +22,9 @@ local function show(v)
   return tostring(v)
 end
 
--- Deep equality; on a difference, returns false and where it is ("[3].x: 1 vs 2").
+-- Deep equality (util.deep_equal), paths written with show(): '[3]["x"]'.
 local function equal(a, b, where)
-  if type(a) ~= "table" or type(b) ~= "table" then
-    if a == b then return true end
-    return false, where, a, b
-  end
-  for k, v in pairs(b) do
-    local ok, w, x, y = equal(a[k], v, where .. "[" .. show(k) .. "]")
-    if not ok then return false, w, x, y end
-  end
-  for k, v in pairs(a) do
-    if b[k] == nil then return false, where .. "[" .. show(k) .. "]", v, nil end
-  end
-  return true
+  return util.deep_equal(a, b, where, function(k) return "[" .. show(k) .. "]" end)
 end
 
 -- check.new(name [, {out = function(line)}]) -> checker; out defaults to print.

@@ -25,26 +25,8 @@ local function show(v, depth)
   return s
 end
 
--- Deep equality; on a difference also returns where ("[4].name") and the two values.
-local function deep_equal(a, b, where)
-  where = where or ""
-  if type(a) ~= "table" or type(b) ~= "table" then
-    if a == b then return true end
-    return false, where, a, b
-  end
-  local function at(k)
-    if type(k) == "string" and k:match("^[%a_][%w_]*$") then return where .. "." .. k end
-    return where .. "[" .. show(k) .. "]"
-  end
-  for k, v in pairs(b) do
-    local ok, w, x, y = deep_equal(a[k], v, at(k))
-    if not ok then return false, w, x, y end
-  end
-  for k, v in pairs(a) do
-    if b[k] == nil then return false, at(k), v, nil end
-  end
-  return true
-end
+-- Deep equality, shared with warplab.check: util.deep_equal (paths like "[4].name").
+local deep_equal = require("warplab.util").deep_equal
 
 -- An assert() message has no position; give it the test line that raised it: the
 -- first Lua frame outside this file, above the error() / assert() call.

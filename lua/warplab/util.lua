@@ -147,4 +147,28 @@ function util.kind(v)
   return ((t == "integer") and "an " or "a ") .. t
 end
 
+-- Deep equality of two values, tables entry by entry. On a difference returns false, the
+-- path to it ("[4].name", from `where`), and the two values there. `key(k)` writes one
+-- path step; by default ".name" for identifiers, "[3]" / '["a b"]' otherwise. Shared by
+-- warplab.check (c:eq) and warplab.test (t.eq).
+function util.deep_equal(a, b, where, key)
+  where = where or ""
+  if type(a) ~= "table" or type(b) ~= "table" then
+    if a == b then return true end
+    return false, where, a, b
+  end
+  key = key or function(k)
+    if type(k) == "string" and k:match("^[%a_][%w_]*$") then return "." .. k end
+    return "[" .. (type(k) == "string" and string.format("%q", k) or tostring(k)) .. "]"
+  end
+  for k, v in pairs(b) do
+    local ok, w, x, y = util.deep_equal(a[k], v, where .. key(k), key)
+    if not ok then return false, w, x, y end
+  end
+  for k, v in pairs(a) do
+    if b[k] == nil then return false, where .. key(k), v, nil end
+  end
+  return true
+end
+
 return util
