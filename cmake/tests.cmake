@@ -40,7 +40,7 @@ set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${CMAKE_BINARY_DIR}/wa
 # The REPL engine, the watcher core and the sanitizer log reader live in host/app (they are
 # the program's, not a library's), yet have unit tests: compile those pieces in as well.
 file(GLOB WARPLAB_APP_UNIT_SRC CONFIGURE_DEPENDS host/app/repl_*.cpp host/app/watch_*.cpp
-     host/app/sanitize*.cpp)
+     host/app/sanitize*.cpp host/app/child_group.cpp)
 target_sources(warplab_unit_tests PRIVATE ${WARPLAB_APP_UNIT_SRC})
 target_link_libraries(warplab_unit_tests PRIVATE PkgConfig::LIBEDIT CLI11::CLI11)
 

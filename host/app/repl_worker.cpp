@@ -2,6 +2,8 @@
 // repl_worker.hpp). The worker runs serve(): open the state, then one reply per request.
 #include "app/repl_worker.hpp"
 
+#include "app/child_group.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -78,30 +80,23 @@ void Worker::start() {
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     throw StartError(70, std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
   flush_output();  // or the child would flush our buffered output a second time
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
+  const pid_t pid = fork_in_group({.die_with_parent = true, .unblock_signals = false});
   if (pid < 0) {
     ::close(sv[0]);
     ::close(sv[1]);
     throw StartError(70, std::string("cannot fork the REPL worker: ") + std::strerror(errno));
   }
   if (pid == 0) {
-    // In the worker. Its own process group keeps the terminal's Ctrl-C away from it:
-    // the prompt decides what a Ctrl-C means (interrupt, or kill when repeated).
+    // In the worker, in its own process group (app/child_group.hpp): the prompt decides
+    // what a Ctrl-C means (interrupt, or kill when repeated); it never outlives the prompt.
     ::close(sv[0]);
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the prompt
-    if (::getppid() != parent) ::_exit(0);
     if (g_interrupt_pipe[0] >= 0) {
       ::close(g_interrupt_pipe[0]);
       ::close(g_interrupt_pipe[1]);
     }
-    // The worker never reads the terminal: stdin belongs to the prompt.
-    if (const int null = ::open("/dev/null", O_RDONLY); null >= 0) ::dup2(null, STDIN_FILENO);
     serve(sv[1], make_);
   }
   ::close(sv[1]);
-  ::setpgid(pid, pid);  // also here, so a kill right away finds the group
   pid_ = pid;
   fd_ = sv[0];
   death_.clear();
@@ -178,15 +173,9 @@ Reply Worker::request(char type, const std::string& payload) {
 // Closes the socket and collects the worker's exit status for death(). Without
 // kill_first the worker is already gone (or going), so its real status is kept.
 void Worker::reap(bool kill_first) {
-  if (kill_first) {
-    ::kill(-pid_, SIGKILL);
-    ::kill(pid_, SIGKILL);
-  }
   ::close(fd_);
   fd_ = -1;
-  int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
-  ::kill(-pid_, SIGKILL);  // anything the worker started in its group goes with it
+  const int status = kill_first ? kill_group(pid_) : reap_group(pid_);  // its group goes too
   death_ = describe(status);
   pid_ = -1;
 }

@@ -1,6 +1,8 @@
 // watch_child.cpp: the child process of one watched run (see watch_child.hpp).
 #include "app/watch_child.hpp"
 
+#include "app/child_group.hpp"
+
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,21 +37,14 @@ ChildRun::ChildRun(const std::string& exe, const std::vector<std::string>& argv,
   envp.push_back(nullptr);
 
   started_ = std::chrono::steady_clock::now();
-  pid_ = ::fork();
+  // A process group of its own (app/child_group.hpp); the watcher blocks the signals it
+  // reads through signalfd, the run must not.
+  pid_ = fork_in_group({.die_with_parent = false, .unblock_signals = true});
   if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "cannot fork a run");
   if (pid_ == 0) {
-    // A process group of its own: kill(-pid) then reaches whatever the run starts, and
-    // the terminal's Ctrl-C reaches only the watcher, which decides what to do.
-    ::setpgid(0, 0);
-    // The watcher blocks the signals it reads through signalfd; the run must not.
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (const int null = ::open("/dev/null", O_RDONLY); null >= 0) ::dup2(null, STDIN_FILENO);
     ::execve(exe.c_str(), args.data(), envp.data());
     ::_exit(127);  // as a shell reports "command not found"
   }
-  ::setpgid(pid_, pid_);  // both sides, so kill(-pid) works from the first moment
 }
 
 ChildRun::~ChildRun() {
@@ -71,12 +66,8 @@ std::optional<int> ChildRun::finished() {
 
 int ChildRun::kill() {
   if (status_) return *status_;
-  ::kill(-pid_, SIGKILL);
-  ::kill(pid_, SIGKILL);
-  int st = 0;
-  while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {}
-  status_ = st;
-  return st;
+  status_ = kill_group(pid_);
+  return *status_;
 }
 
 std::string describe_status(int st) {
