@@ -9,7 +9,7 @@
 #include "app/cli.hpp"
 #include "app/sanitize.hpp"
 #include "bind/sandbox.hpp"
-#include "bind/deps.hpp"
+#include "lab/deps.hpp"
 #include "bind/state.hpp"
 #include "cu/driver.hpp"
 
@@ -57,7 +57,7 @@ int run_script(const Globals& g, const RunArgs& a) {
   if (const std::string why = bind::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
   if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
   const auto params = parse_params(a.params);
-  bind::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
+  lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
   bind::StatePtr state = open_lua_state(g, !a.no_check);
   bind::set_params(state.get(), params);
   const bind::RunResult r = bind::run_file(state.get(), a.script, a.args);

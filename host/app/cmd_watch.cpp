@@ -1,7 +1,7 @@
 // cmd_watch.cpp: `warplab watch SCRIPT.lua [-p k=v ...] [--clear] [--diff] [--timeout S]`:
 // runs the script in a child (`warplab run` of this same binary), then again after every
 // save of the script, of a kernel file it compiled or of a header those include (the
-// run records them: bind/deps.hpp). A failing, crashing or hanging run ends that run
+// run records them: lab/deps.hpp). A failing, crashing or hanging run ends that run
 // only. Signals arrive through a signalfd, so Ctrl-C is just another poll event.
 // Depends on watch_files.hpp (inotify, debounce) and watch_child.hpp (the runs).
 #include <poll.h>

@@ -2,7 +2,7 @@
 // process group of its own (so a kill reaches everything it started), signals unblocked,
 // stdin from /dev/null, then exec. The watcher never waits on it blindly: it polls
 // finished() when SIGCHLD arrives and kills the group on timeout, on a new save and on
-// exit. Also reads the dependency file the run wrote (bind/deps.hpp). POSIX only.
+// exit. Also reads the dependency file the run wrote (lab/deps.hpp). POSIX only.
 #pragma once
 #include <sys/types.h>
 

@@ -1,5 +1,5 @@
 // watch_diff.hpp: `warplab watch --diff`: what an edit changed in the code the GPU runs.
-// Runs write each module's PTX and CUBIN into a folder (bind/deps.hpp record_code); after
+// Runs write each module's PTX and CUBIN into a folder (lab/deps.hpp record_code); after
 // each good run the watcher compares them, kernel by kernel, with the previous run's and
 // prints a unified diff of the PTX and, when cuobjdump is installed, of the SASS.
 #pragma once

@@ -26,37 +26,12 @@ const cu::DeviceLimits& device_limits(lua_State* L) {
 
 KernelRef make_kernel(lua_State* L, const ModuleRef& m, const std::string& mangled,
                       std::optional<rtc::Signature> sig) {
-  auto k = std::make_shared<KernelObj>();
-  k->module = m;
-  k->mangled = mangled;
-  k->sig = std::move(sig);
-  k->display = k->sig ? k->sig->name : mangled;
-  if (const auto* r = m->result.resources(mangled)) k->res = *r;
-  k->limits = {k->res.registers.value_or(0), static_cast<int>(k->res.shared_bytes.value_or(0)), 0,
-               std::max(1, k->res.barriers.value_or(1))};
-  if (m->live) {
-    k->fn = m->live->function(mangled);
-    k->limits = k->fn->limits();
-    k->limits.barriers = std::max(1, k->res.barriers.value_or(1));  // the driver does not report them
-    for (const auto& p : k->fn->params()) {
-      k->offsets.push_back(p.offset);
-      k->sizes.push_back(p.size);
-    }
-    if (!k->fn->params_known()) ptx_layout(*k);  // a driver before CUDA 12.4
-  } else if (k->res.registers) {  // unknown registers: max_threads stays 0 (unknown)
-    offline_max_threads(*k, device_limits(L));
-    ptx_layout(*k);
-  } else {
-    ptx_layout(*k);
+  try {
+    return lab::make_kernel(m, mangled, std::move(sig), m->live ? nullptr : &device_limits(L));
+  } catch (const lab::Error& e) {
+    luaL_error(L, "%s", e.what());
+    return nullptr;
   }
-  if (k->sig && !k->offsets.empty() && k->sig->params.size() != k->offsets.size())
-    luaL_error(L, "kernel %s: the declared signature has %d parameters but the kernel takes %d",
-               k->display.c_str(), static_cast<int>(k->sig->params.size()), static_cast<int>(k->offsets.size()));
-  std::size_t bytes = 0;
-  for (std::size_t i = 0; i < k->offsets.size(); ++i) bytes = std::max(bytes, k->offsets[i] + k->sizes[i]);
-  k->argbuf.assign(bytes + 16, 0);
-  for (std::size_t off : k->offsets) k->argptrs.push_back(k->argbuf.data() + off);
-  return k;
 }
 
 void push_kernel(lua_State* L, KernelRef k) {

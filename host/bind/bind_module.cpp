@@ -6,7 +6,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "bind/deps.hpp"
 #include "bind/sandbox.hpp"
 #include "bind/guard.hpp"
 #include "bind/module.hpp"
@@ -24,21 +23,11 @@ ModuleRef& check_module(lua_State* L, int idx) {
 
 namespace {
 
-// Compiles spec; on success loads it on the GPU when one is present.
+// Compiles spec (lab::build); on success loads it on the GPU when one is present.
 ModuleRef build(lua_State* L, ModuleSpec spec) {
-  auto m = std::make_shared<ModuleObj>();
-  m->spec = std::move(spec);
-  m->result = rtc::compile(m->spec.source, m->spec.options, runtime(L).cache.get());
-  record_dependencies(m->spec, m->result);
-  m->stamps = stamp_files(m->spec, m->result);
-  if (m->result.ok)
-    record_code(m->spec.source.name, m->result.ptx, m->result.cubin.data(), m->result.cubin.size());
-  if (m->result.ok && !runtime(L).offline) {
-    const cu::ContextPtr& ctx = gpu_context(L, "cuda.compile");
-    m->live = cu::Module::load_cubin(
-        ctx, std::string_view(m->result.cubin.data(), m->result.cubin.size()), m->spec.source.name);
-  }
-  return m;
+  static const cu::ContextPtr none;
+  const cu::ContextPtr& ctx = runtime(L).offline ? none : gpu_context(L, "cuda.compile");
+  return lab::build(std::move(spec), runtime(L).cache.get(), ctx);
 }
 
 // Pushes nil, the formatted diagnostics, and a list of {file, line, col, severity, message}.
@@ -119,7 +108,7 @@ std::string find_entry(lua_State* L, const ModuleObj& m, const std::string& name
 // once per change.
 void refresh(lua_State* L, int idx) {
   ModuleRef& m = check_module(L, idx);
-  if (m->spec.path.empty() || !files_changed(m->stamps)) return;
+  if (m->spec.path.empty() || !lab::files_changed(m->stamps)) return;
   ModuleSpec spec = m->spec;
   std::string why;
   if (!reread_source(spec, why)) {

@@ -1,6 +1,6 @@
-// module.hpp: the objects behind `cuda.compile` modules and their kernels, shared by
-// bind_module.cpp (compiling, lookup), bind_kernel.cpp (fields, occupancy) and
-// kernel_launch.cpp (marshaling, launching). Depends on rtc/compile.hpp, cu/module.hpp.
+// module.hpp: the Lua side of `cuda.compile` modules and their kernels (lab/module.hpp
+// holds the objects), shared by bind_module.cpp (compiling, lookup), bind_kernel.cpp
+// (fields, occupancy) and kernel_launch.cpp (marshaling, launching).
 #pragma once
 #include <lua.hpp>
 
@@ -9,47 +9,21 @@
 #include <string>
 #include <vector>
 
-#include "bind/module_live.hpp"
-#include "cu/module.hpp"
-#include "cu/occupancy.hpp"
-#include "rtc/compile.hpp"
+#include "lab/module.hpp"
 
 namespace warplab::bind {
 
 inline constexpr const char* kModuleMeta = "warplab.module";
 inline constexpr const char* kKernelMeta = "warplab.kernel";
 
-// How a module was compiled, kept so :reload() can compile it again.
-struct ModuleSpec {
-  rtc::Source source;
-  rtc::Options options;
-  std::string path;  // the file, empty for an inline source
-};
-
-struct ModuleObj {
-  ModuleSpec spec;
-  rtc::CompileResult result;  // ptx, cubin, entries, resources, lowered names, deps
-  cu::ModulePtr live;         // loaded on the GPU; null offline
-  bool freed = false;
-  std::vector<FileStamp> stamps;  // the files it was built from (module_live.hpp)
-};
-using ModuleRef = std::shared_ptr<ModuleObj>;
-
-struct KernelObj {
-  ModuleRef module;
-  std::string mangled;
-  std::string display;                  // "saxpy", "reduce<256>": for messages
-  std::optional<rtc::Signature> sig;    // demangled or declared; none: extern "C" undeclared
-  rtc::KernelResources res;             // from the ptxas report
-  std::shared_ptr<cu::Function> fn;     // live only
-  cu::KernelLimits limits;
-  std::vector<std::size_t> offsets;     // parameter layout (driver's, or computed)
-  std::vector<std::size_t> sizes;
-  // Preallocated argument storage, so a launch allocates nothing.
-  std::vector<unsigned char> argbuf;
-  std::vector<void*> argptrs;
-};
-using KernelRef = std::shared_ptr<KernelObj>;
+// The objects themselves are lab's (lab/module.hpp): no Lua in them.
+using lab::KernelObj;
+using lab::KernelRef;
+using lab::ModuleObj;
+using lab::ModuleRef;
+using lab::ModuleSpec;
+using lab::offline_max_threads;
+using lab::ptx_layout;
 
 ModuleRef& check_module(lua_State* L, int idx);
 KernelRef& check_kernel(lua_State* L, int idx);
@@ -57,11 +31,6 @@ KernelRef& check_kernel(lua_State* L, int idx);
 KernelRef make_kernel(lua_State* L, const ModuleRef& m, const std::string& mangled,
                       std::optional<rtc::Signature> sig);
 void push_kernel(lua_State* L, KernelRef k);
-
-// When no driver can be asked (kernel_offline.cpp, from the module's PTX): the kernel's
-// max threads per block (registers and launch bounds), and its parameter layout.
-void offline_max_threads(KernelObj& k, const cu::DeviceLimits& d);
-void ptx_layout(KernelObj& k);
 
 // The device limits of the runtime's target, computed once per state.
 const cu::DeviceLimits& device_limits(lua_State* L);

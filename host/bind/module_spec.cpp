@@ -10,7 +10,6 @@
 #include <set>
 #include <sstream>
 
-#include "bind/deps.hpp"
 #include "bind/runtime.hpp"
 #include "rtc/toolkit.hpp"
 
@@ -221,10 +220,5 @@ bool reread_source(ModuleSpec& spec, std::string& why) {
   }
 }
 
-void record_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r) {
-  if (!spec.path.empty()) record_dependency(spec.path);
-  // Headers are known even when the compile failed: their fix must trigger a re-run too.
-  for (const auto& d : r.dependencies) record_dependency(d.path.string());
-}
 
 }  // namespace warplab::bind

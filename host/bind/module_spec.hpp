@@ -16,7 +16,5 @@ namespace warplab::bind {
 std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why);
 // Reads spec.path again into spec.source.text; false with `why` when unreadable.
 bool reread_source(ModuleSpec& spec, std::string& why);
-// Tells a watching parent which files this compile read (bind/deps.hpp).
-void record_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r);
 
 }  // namespace warplab::bind

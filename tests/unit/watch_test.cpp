@@ -17,7 +17,7 @@
 
 #include "app/watch_child.hpp"
 #include "app/watch_files.hpp"
-#include "bind/deps.hpp"
+#include "lab/deps.hpp"
 
 namespace fs = std::filesystem;
 using namespace warplab::app::watch;
@@ -280,11 +280,11 @@ TEST(Deps, RecordDependencyAppendsAbsolutePathsOnce) {
   TempDir d;
   const std::string file = d / "deps";
   ::setenv("WARPLAB_DEPS_FILE", file.c_str(), 1);
-  warplab::bind::record_dependency("kernels/../kernels/deps_test_a.cu");
-  warplab::bind::record_dependency("kernels/deps_test_a.cu");  // the same file again
-  warplab::bind::record_dependency("/abs/deps_test_b.cuh");
+  warplab::lab::record_dependency("kernels/../kernels/deps_test_a.cu");
+  warplab::lab::record_dependency("kernels/deps_test_a.cu");  // the same file again
+  warplab::lab::record_dependency("/abs/deps_test_b.cuh");
   ::unsetenv("WARPLAB_DEPS_FILE");
-  warplab::bind::record_dependency("/abs/deps_test_c.cuh");  // no watcher: not recorded
+  warplab::lab::record_dependency("/abs/deps_test_c.cuh");  // no watcher: not recorded
   const std::string a = (fs::current_path() / "kernels/deps_test_a.cu").string();
   EXPECT_EQ(read_deps_file(file), (std::vector<std::string>{a, "/abs/deps_test_b.cuh"}));
 }

@@ -1,4 +1,4 @@
-// module_live.hpp: live modules. A module compiled from a file remembers every file it
+// live.hpp: live modules. A module compiled from a file remembers every file it
 // was built from (the source and each header warplab resolved) by path, mtime, size and
 // content hash; looking a kernel up after one of them changed recompiles the module.
 // The hash decides, not the mtime alone: a save that leaves the bytes alone is no change.
@@ -12,7 +12,7 @@ namespace warplab::rtc {
 struct CompileResult;
 }
 
-namespace warplab::bind {
+namespace warplab::lab {
 
 struct ModuleSpec;
 
@@ -28,4 +28,4 @@ std::vector<FileStamp> stamp_files(const ModuleSpec& spec, const rtc::CompileRes
 // size moved but whose bytes hash the same gets its stamp refreshed, nothing more.
 bool files_changed(std::vector<FileStamp>& stamps);
 
-}  // namespace warplab::bind
+}  // namespace warplab::lab

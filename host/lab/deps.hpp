@@ -6,15 +6,15 @@
 #include <cstddef>
 #include <string>
 
-namespace warplab::bind {
+namespace warplab::lab {
 
 // Appends `path` (made absolute) to $WARPLAB_DEPS_FILE once per process. Best effort:
 // a failure to write is ignored, since the watcher always watches the script itself.
 void record_dependency(const std::string& path);
 
-}  // namespace warplab::bind
+}  // namespace warplab::lab
 
-namespace warplab::bind {
+namespace warplab::lab {
 
 // `warplab watch --diff` gives its runs WARPLAB_CODE_DIR; each compiled module's PTX
 // and CUBIN are written there (<dir>/<n>.<name>.ptx/.cubin, n counting modules in
@@ -22,4 +22,4 @@ namespace warplab::bind {
 void record_code(const std::string& module_name, const std::string& ptx, const char* cubin,
                  std::size_t cubin_bytes);
 
-}  // namespace warplab::bind
+}  // namespace warplab::lab

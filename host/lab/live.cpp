@@ -1,14 +1,14 @@
-// module_live.cpp: see module_live.hpp. One stat per file per lookup; files are read and
+// live.cpp: see module_live.hpp. One stat per file per lookup; files are read and
 // hashed only when a stat says something moved.
-#include "bind/module_live.hpp"
+#include "lab/live.hpp"
 
-#include "bind/module.hpp"
+#include "lab/module.hpp"
 #include "rtc/includes.hpp"
 #include "rtc/source.hpp"
 
 namespace fs = std::filesystem;
 
-namespace warplab::bind {
+namespace warplab::lab {
 namespace {
 
 FileStamp stamp(const std::string& path, std::string hash) {
@@ -45,4 +45,4 @@ bool files_changed(std::vector<FileStamp>& stamps) {
   return false;
 }
 
-}  // namespace warplab::bind
+}  // namespace warplab::lab

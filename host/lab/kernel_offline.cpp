@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <optional>
 
-#include "bind/module.hpp"
+#include "lab/module.hpp"
 #include "rtc/ptx.hpp"
 
-namespace warplab::bind {
+namespace warplab::lab {
 namespace {
 
 // The largest block (a multiple of the warp size) whose registers fit on an SM: the
@@ -54,4 +54,4 @@ void ptx_layout(KernelObj& k) {
   }
 }
 
-}  // namespace warplab::bind
+}  // namespace warplab::lab

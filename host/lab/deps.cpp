@@ -1,6 +1,6 @@
 // deps.cpp: appends dependency paths to $WARPLAB_DEPS_FILE (see deps.hpp). One
 // O_APPEND write per line, so the file stays line-complete even if the run crashes.
-#include "bind/deps.hpp"
+#include "lab/deps.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <mutex>
 #include <set>
 
-namespace warplab::bind {
+namespace warplab::lab {
 
 void record_dependency(const std::string& path) {
   const char* file = std::getenv("WARPLAB_DEPS_FILE");
@@ -33,9 +33,9 @@ void record_dependency(const std::string& path) {
   ::close(fd);
 }
 
-}  // namespace warplab::bind
+}  // namespace warplab::lab
 
-namespace warplab::bind {
+namespace warplab::lab {
 
 void record_code(const std::string& module_name, const std::string& ptx, const char* cubin,
                  std::size_t cubin_bytes) {
@@ -56,4 +56,4 @@ void record_code(const std::string& module_name, const std::string& ptx, const c
   write(base + ".cubin", cubin, cubin_bytes);
 }
 
-}  // namespace warplab::bind
+}  // namespace warplab::lab

@@ -1,0 +1,64 @@
+// module.cpp: see module.hpp.
+#include "lab/module.hpp"
+
+#include <algorithm>
+
+#include "lab/deps.hpp"
+
+namespace warplab::lab {
+
+void record_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r) {
+  if (!spec.path.empty()) record_dependency(spec.path);
+  // Headers are known even when the compile failed: their fix must trigger a re-run too.
+  for (const auto& d : r.dependencies) record_dependency(d.path.string());
+}
+
+ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx) {
+  auto m = std::make_shared<ModuleObj>();
+  m->spec = std::move(spec);
+  m->result = rtc::compile(m->spec.source, m->spec.options, cache);
+  record_dependencies(m->spec, m->result);
+  m->stamps = stamp_files(m->spec, m->result);
+  if (m->result.ok)
+    record_code(m->spec.source.name, m->result.ptx, m->result.cubin.data(), m->result.cubin.size());
+  if (m->result.ok && ctx)
+    m->live = cu::Module::load_cubin(ctx, std::string_view(m->result.cubin.data(), m->result.cubin.size()),
+                                     m->spec.source.name);
+  return m;
+}
+
+KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optional<rtc::Signature> sig,
+                      const cu::DeviceLimits* offline_limits) {
+  auto k = std::make_shared<KernelObj>();
+  k->module = m;
+  k->mangled = mangled;
+  k->sig = std::move(sig);
+  k->display = k->sig ? k->sig->name : mangled;
+  if (const auto* r = m->result.resources(mangled)) k->res = *r;
+  k->limits = {k->res.registers.value_or(0), static_cast<int>(k->res.shared_bytes.value_or(0)), 0,
+               std::max(1, k->res.barriers.value_or(1))};
+  if (m->live) {
+    k->fn = m->live->function(mangled);
+    k->limits = k->fn->limits();
+    k->limits.barriers = std::max(1, k->res.barriers.value_or(1));  // the driver does not report them
+    for (const auto& p : k->fn->params()) {
+      k->offsets.push_back(p.offset);
+      k->sizes.push_back(p.size);
+    }
+    if (!k->fn->params_known()) ptx_layout(*k);  // a driver before CUDA 12.4
+  } else {
+    // Unknown registers: max_threads stays 0 (unknown) rather than a guess.
+    if (k->res.registers && offline_limits) offline_max_threads(*k, *offline_limits);
+    ptx_layout(*k);
+  }
+  if (k->sig && !k->offsets.empty() && k->sig->params.size() != k->offsets.size())
+    throw Error("kernel " + k->display + ": the declared signature has " + std::to_string(k->sig->params.size()) +
+                " parameters but the kernel takes " + std::to_string(k->offsets.size()));
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < k->offsets.size(); ++i) bytes = std::max(bytes, k->offsets[i] + k->sizes[i]);
+  k->argbuf.assign(bytes + 16, 0);
+  for (std::size_t off : k->offsets) k->argptrs.push_back(k->argbuf.data() + off);
+  return k;
+}
+
+}  // namespace warplab::lab

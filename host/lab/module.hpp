@@ -1,0 +1,79 @@
+// module.hpp: warplab's compiled module and typed kernel, with no Lua: compile -> load ->
+// record (lab::build), a kernel's resources, limits and parameter layout
+// (lab::make_kernel), the offline answers from the PTX (kernel_offline.cpp), live files
+// (live.hpp) and the watch side channel (deps.hpp). The Lua bindings (host/bind), the
+// REPL and watch use these; any other front end can too. Depends on cu/ and rtc/ only.
+#pragma once
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cu/context.hpp"
+#include "cu/module.hpp"
+#include "cu/occupancy.hpp"
+#include "lab/live.hpp"
+#include "rtc/cache.hpp"
+#include "rtc/compile.hpp"
+
+namespace warplab::lab {
+
+// Misuse a front end reports as its own error (one sentence).
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// How a module was compiled, kept so a reload can compile it again.
+struct ModuleSpec {
+  rtc::Source source;
+  rtc::Options options;
+  std::string path;  // the file, empty for an inline source
+};
+
+struct ModuleObj {
+  ModuleSpec spec;
+  rtc::CompileResult result;  // ptx, cubin, entries, resources, lowered names, deps
+  cu::ModulePtr live;         // loaded on the GPU; null offline
+  bool freed = false;
+  std::vector<FileStamp> stamps;  // the files it was built from (live.hpp)
+};
+using ModuleRef = std::shared_ptr<ModuleObj>;
+
+struct KernelObj {
+  ModuleRef module;
+  std::string mangled;
+  std::string display;                  // "saxpy", "reduce<256>": for messages
+  std::optional<rtc::Signature> sig;    // demangled or declared; none: extern "C" undeclared
+  rtc::KernelResources res;             // from the CUBIN (and the ptxas report's spills)
+  std::shared_ptr<cu::Function> fn;     // live only
+  cu::KernelLimits limits;
+  std::vector<std::size_t> offsets;     // parameter layout (driver's, or computed)
+  std::vector<std::size_t> sizes;
+  // Preallocated argument storage, so a launch allocates nothing.
+  std::vector<unsigned char> argbuf;
+  std::vector<void*> argptrs;
+};
+using KernelRef = std::shared_ptr<KernelObj>;
+
+// Compiles `spec` (through `cache` when given), tells a watching parent which files it
+// read and what code it made (deps.hpp), stamps those files (live.hpp), and on success
+// loads the CUBIN into `ctx` (null: offline, nothing is loaded). A source that does not
+// compile is a module whose result says so, not an error.
+ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx);
+
+// Kernel `mangled` of module m: resources, limits and parameter layout, from the driver
+// when m is live, else from the CUBIN and PTX against `offline_limits`. Throws lab::Error
+// when a declared signature's parameter count differs from the kernel's.
+KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optional<rtc::Signature> sig,
+                      const cu::DeviceLimits* offline_limits);
+
+// When no driver can be asked (kernel_offline.cpp, from the module's PTX): the kernel's
+// max threads per block (registers and launch bounds), and its parameter layout.
+void offline_max_threads(KernelObj& k, const cu::DeviceLimits& d);
+void ptx_layout(KernelObj& k);
+
+// Tells a watching parent which files this compile read (deps.hpp).
+void record_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r);
+
+}  // namespace warplab::lab

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# layers.sh: the layering rules of STYLE.md and docs/ARCHITECTURE.md, checked on the
+# sources: app -> bind -> lab -> {cu, rtc}; nothing includes upward, the CUDA, NVRTC and
+# lab layers never include Lua, and no host source file is over 400 lines.
+# Usage: bash layers.sh <warplab binary (unused)> <source root>
+set -u
+ROOT=$2
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+check() {  # layer, forbidden include pattern, what
+  local hits
+  hits=$(grep -nE "#include [<\"]($2)" "$ROOT"/host/"$1"/*.cpp "$ROOT"/host/"$1"/*.hpp 2>/dev/null)
+  [ -z "$hits" ] || bad "host/$1 includes $3:"$'\n'"$hits"
+}
+check cu 'lua|lauxlib|lualib|bind/|app/|lab/|rtc/' "Lua or a layer above it"
+check rtc 'lua|lauxlib|lualib|bind/|app/|lab/|cu/' "Lua or a layer above it"
+check lab 'lua|lauxlib|lualib|bind/|app/' "Lua or a layer above it"
+check bind 'app/' "the program (host/app)"
+for f in "$ROOT"/host/*/*.cpp "$ROOT"/host/*/*.hpp; do
+  n=$(wc -l <"$f")
+  [ "$n" -le 400 ] || bad "${f#$ROOT/} has $n lines (the limit is 400)"
+done
+[ $fail -eq 0 ] && echo "layers: ok"
+exit $fail
