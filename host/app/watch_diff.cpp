@@ -14,6 +14,8 @@
 #include <regex>
 #include <sstream>
 
+#include "rtc/elf.hpp"
+#include "rtc/error.hpp"
 #include "rtc/signature.hpp"
 
 namespace fs = std::filesystem;
@@ -61,26 +63,55 @@ std::string pretty(const std::string& mangled) {
   return s ? s->demangled : mangled;
 }
 
+// "regs 20→32, stack 0→64 B": the CUBIN's numbers that moved ("" when none did).
+std::string resource_change(const rtc::ElfKernel& a, const rtc::ElfKernel& b) {
+  std::string out;
+  auto item = [&](const char* what, long x, long y, const char* unit) {
+    if (x == y) return;
+    out += (out.empty() ? "" : ", ") + std::string(what) + " " + std::to_string(x) + "\u2192" + std::to_string(y) + unit;
+  };
+  item("regs", a.registers.value_or(-1), b.registers.value_or(-1), "");
+  item("stack", a.stack_bytes, b.stack_bytes, " B");
+  item("shared", a.shared_bytes, b.shared_bytes, " B");
+  item("barriers", a.barriers, b.barriers, "");
+  return out;
+}
+
 }  // namespace
+
+std::string normalize(const std::string& line) {
+  // PTX virtual registers (%r12, %rd3, %f7, %p1, %rs2, ...) and SASS registers (R12, UR4,
+  // P0, UP1): renumbering alone is not a change.
+  static const std::regex ptx_reg(R"((%[a-z]+)\d+)");
+  static const std::regex sass_reg(R"(\b(U?[RP])\d+\b)");
+  return std::regex_replace(std::regex_replace(line, ptx_reg, "$1#"), sass_reg, "$1#");
+}
 
 std::string line_diff(const Lines& a, const Lines& b, int context, int max_lines) {
   const std::size_t n = a.size(), m = b.size();
   if (n > 3000 || m > 3000)
     return "  (" + std::to_string(n) + " -> " + std::to_string(m) + " lines: too large to diff)\n";
-  // lcs[i][j]: length of the common subsequence of a[i..] and b[j..].
+  Lines na, nb;
+  for (const auto& l : a) na.push_back(normalize(l));
+  for (const auto& l : b) nb.push_back(normalize(l));
+  // lcs[i][j]: length of the common subsequence of na[i..] and nb[j..].
   std::vector<std::vector<unsigned short>> lcs(n + 1, std::vector<unsigned short>(m + 1, 0));
   for (std::size_t i = n; i-- > 0;)
     for (std::size_t j = m; j-- > 0;)
-      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-  struct Op { char tag; const std::string* line; };
+      lcs[i][j] = na[i] == nb[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  struct Op {
+    char tag;
+    const std::string* line;
+    std::size_t ai, bi;  // 0-based line numbers in a and b at this op
+  };
   std::vector<Op> ops;
   std::size_t i = 0, j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] == b[j]) ops.push_back({' ', &a[i++]}), ++j;
-    else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) ops.push_back({'-', &a[i++]});
-    else ops.push_back({'+', &b[j++]});  // deletions print before insertions
+    if (i < n && j < m && na[i] == nb[j]) ops.push_back({' ', &b[j], i, j}), ++i, ++j;
+    else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) ops.push_back({'-', &a[i], i, j}), ++i;
+    else ops.push_back({'+', &b[j], i, j}), ++j;  // deletions print before insertions
   }
-  // Keep changed lines and `context` lines around them.
+  // Hunks: changed lines with `context` lines around them, each under "@@ -a,n +b,m @@".
   std::vector<bool> keep(ops.size(), false);
   for (std::size_t k = 0; k < ops.size(); ++k)
     if (ops[k].tag != ' ')
@@ -90,14 +121,23 @@ std::string line_diff(const Lines& a, const Lines& b, int context, int max_lines
       }
   std::string out;
   int shown = 0, hidden = 0;
-  bool gap = false;
-  for (std::size_t k = 0; k < ops.size(); ++k) {
-    if (!keep[k]) { gap = true; continue; }
-    if (shown >= max_lines) { hidden += ops[k].tag != ' '; continue; }
-    if (gap && !out.empty()) out += "  ...\n";
-    gap = false;
-    out += std::string(1, ops[k].tag) + " " + *ops[k].line + "\n";
-    ++shown;
+  for (std::size_t k = 0; k < ops.size();) {
+    if (!keep[k]) { ++k; continue; }
+    std::size_t end = k;
+    while (end < ops.size() && keep[end]) ++end;
+    std::size_t na_lines = 0, nb_lines = 0;
+    for (std::size_t x = k; x < end; ++x) {
+      na_lines += ops[x].tag != '+';
+      nb_lines += ops[x].tag != '-';
+    }
+    if (shown < max_lines)
+      out += "@@ -" + std::to_string(ops[k].ai + 1) + "," + std::to_string(na_lines) + " +" +
+             std::to_string(ops[k].bi + 1) + "," + std::to_string(nb_lines) + " @@\n";
+    for (; k < end; ++k) {
+      if (shown >= max_lines) { hidden += ops[k].tag != ' '; continue; }
+      out += std::string(1, ops[k].tag) + " " + *ops[k].line + "\n";
+      ++shown;
+    }
   }
   if (hidden) out += "  ... and " + std::to_string(hidden) + " more changed lines\n";
   return out;
@@ -119,7 +159,8 @@ std::map<std::string, Lines> ptx_kernels(const std::string& ptx) {
 
 std::map<std::string, Lines> sass_kernels(const std::string& dump) {
   std::map<std::string, Lines> out;
-  static const std::regex fn(R"(Function\s*:\s*(\S+))");
+  // cuobjdump -sass: "Function : NAME"; nvdisasm: a ".text.NAME:" label per kernel.
+  static const std::regex fn(R"((?:Function\s*:\s*|^\s*\.text\.)([^\s:]+))");
   static const std::regex noise(R"(/\*[0-9a-fA-Fx ]*\*/)");
   std::stringstream ss(dump);
   std::string cur;
@@ -133,7 +174,11 @@ std::map<std::string, Lines> sass_kernels(const std::string& dump) {
   return out;
 }
 
-CodeDiff::CodeDiff() : cuobjdump_(find_tool("cuobjdump")) {
+CodeDiff::CodeDiff() {
+  // SASS from cuobjdump, else nvdisasm (both in the toolkit); the first report says when
+  // neither is there.
+  if (const std::string c = find_tool("cuobjdump"); !c.empty()) cuobjdump_ = c + " -sass";
+  else if (const std::string d = find_tool("nvdisasm"); !d.empty()) cuobjdump_ = d;
   std::string tmpl = (fs::temp_directory_path() / "warplab-code-XXXXXX").string();
   if (::mkdtemp(tmpl.data())) dir_ = tmpl;
 }
@@ -145,28 +190,43 @@ CodeDiff::~CodeDiff() {
 
 std::string CodeDiff::collect() {
   std::map<std::string, Lines> ptx, sass;
+  std::map<std::string, rtc::ElfKernel> res;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir_, ec)) {
     const std::string stem = e.path().stem().string();  // "<n>.<module>"
     const std::string module = stem.substr(stem.find('.') + 1);
     if (e.path().extension() == ".ptx")
       for (auto& [k, v] : ptx_kernels(read(e.path()))) ptx[module + "|" + k] = std::move(v);
-    else if (e.path().extension() == ".cubin" && !cuobjdump_.empty())
-      for (auto& [k, v] : sass_kernels(run_capture(cuobjdump_ + " -sass '" + e.path().string() + "' 2>/dev/null")))
+    if (e.path().extension() == ".cubin") {
+      const std::string bytes = read(e.path());
+      try {
+        for (auto& k : rtc::read_cubin(std::vector<char>(bytes.begin(), bytes.end()))) res[module + "|" + k.name] = k;
+      } catch (const rtc::Error&) {  // no resource line for a CUBIN that cannot be read
+      }
+    }
+    if (e.path().extension() == ".cubin" && !cuobjdump_.empty())
+      for (auto& [k, v] : sass_kernels(run_capture(cuobjdump_ + " '" + e.path().string() + "' 2>/dev/null")))
         sass[module + "|" + k] = std::move(v);
   }
   for (const auto& e : fs::directory_iterator(dir_, ec)) fs::remove(e.path(), ec);
   std::string report;
+  if (first_ && cuobjdump_.empty())
+    report += "warplab: neither cuobjdump nor nvdisasm found (PATH, CUDA_HOME, /usr/local/cuda): PTX diffs only\n";
   if (!first_) {
     for (const auto& [key, code] : ptx) {
       const std::string kernel = pretty(key.substr(key.find('|') + 1));
       auto old = ptx_.find(key);
       if (old == ptx_.end()) { report += "new kernel " + kernel + "\n"; continue; }
-      if (old->second == code) continue;
-      report += "PTX of " + kernel + " changed:\n" + line_diff(old->second, code, 2, 40);
+      std::string line;  // the CUBIN's numbers that moved: a cap or a flag changes them alone
+      if (auto r_new = res.find(key), r_old = res_.find(key); r_new != res.end() && r_old != res_.end())
+        line = resource_change(r_old->second, r_new->second);
+      if (!line.empty()) report += kernel + ": " + line + "\n";
+      if (const std::string d = line_diff(old->second, code, 2, 40); !d.empty())  // "" if only renumbered
+        report += "PTX of " + kernel + " changed:\n" + d;
       auto s_new = sass.find(key), s_old = sass_.find(key);
-      if (s_new != sass.end() && s_old != sass_.end() && s_new->second != s_old->second)
-        report += "SASS of " + kernel + " changed:\n" + line_diff(s_old->second, s_new->second, 1, 40);
+      if (s_new != sass.end() && s_old != sass_.end())
+        if (const std::string d = line_diff(s_old->second, s_new->second, 1, 40); !d.empty())
+          report += "SASS of " + kernel + " changed:\n" + d;
     }
     for (const auto& [key, code] : ptx_)
       if (!ptx.count(key)) report += "kernel " + pretty(key.substr(key.find('|') + 1)) + " is gone\n";
@@ -174,6 +234,7 @@ std::string CodeDiff::collect() {
   first_ = false;
   ptx_ = std::move(ptx);
   sass_ = std::move(sass);
+  res_ = std::move(res);
   return report;
 }
 

@@ -1,18 +1,24 @@
 // watch_diff.hpp: `warplab watch --diff`: what an edit changed in the code the GPU runs.
 // Runs write each module's PTX and CUBIN into a folder (lab/deps.hpp record_code); after
 // each good run the watcher compares them, kernel by kernel, with the previous run's and
-// prints a unified diff of the PTX and, when cuobjdump is installed, of the SASS.
+// prints, per changed kernel, its resources old -> new (from the CUBIN) and a unified diff
+// of the PTX and, when cuobjdump or nvdisasm is installed, of the SASS.
 #pragma once
 #include <map>
 #include <string>
 #include <vector>
 
+#include "rtc/elf.hpp"
+
 namespace warplab::app::watch {
 
 using Lines = std::vector<std::string>;
 
-// Unified-style diff ("-old", "+new", "  context") of two line lists; at most max_lines
-// lines of output, then a count of the rest.
+// A line with register numbers replaced by '#' (%r12 -> %r#, R12 -> R#, UP1 -> UP#).
+std::string normalize(const std::string& line);
+// Unified diff of two line lists: hunks "@@ -a,n +b,m @@" of "- old", "+ new" and "  context"
+// lines, compared with normalize() so that renumbered registers are no change; at most
+// max_lines lines of output, then a count of the rest.
 std::string line_diff(const Lines& a, const Lines& b, int context, int max_lines);
 // Kernel name (mangled) -> its PTX body, without comments and blank lines.
 std::map<std::string, Lines> ptx_kernels(const std::string& ptx);
@@ -36,6 +42,7 @@ class CodeDiff {
   std::string cuobjdump_;  // empty: SASS diffs unavailable
   bool first_ = true;
   std::map<std::string, Lines> ptx_, sass_;  // "<module>|<kernel>" -> code
+  std::map<std::string, rtc::ElfKernel> res_;  // "<module>|<kernel>" -> its CUBIN numbers
 };
 
 }  // namespace warplab::app::watch

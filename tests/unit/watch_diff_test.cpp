@@ -5,18 +5,46 @@
 #include <fstream>
 
 #include "app/watch_diff.hpp"
+#include "rtc/compile.hpp"
 
 using namespace warplab::app::watch;
 
 TEST(WatchDiff, LineDiffShowsChangesWithContext) {
   const Lines a = {"a", "b", "c", "d", "e", "f"};
   const Lines b = {"a", "b", "X", "d", "e", "f"};
-  EXPECT_EQ(line_diff(a, b, 1, 40), "  b\n- c\n+ X\n  d\n");
+  EXPECT_EQ(line_diff(a, b, 1, 40), "@@ -2,3 +2,3 @@\n  b\n- c\n+ X\n  d\n");
   EXPECT_EQ(line_diff(a, a, 2, 40), "");
   const Lines c = {"a", "b", "c", "d", "e", "f", "g"};
-  EXPECT_EQ(line_diff(a, c, 0, 40), "+ g\n");
+  EXPECT_EQ(line_diff(a, c, 0, 40), "@@ -7,0 +7,1 @@\n+ g\n");
   EXPECT_NE(line_diff(Lines(10, "x"), Lines(10, "y"), 0, 3).find("and 17 more changed lines"),
             std::string::npos);
+}
+
+TEST(WatchDiff, HunksAreSeparateAndRenumberedRegistersAreNoChange) {
+  Lines a, b;
+  for (int i = 0; i < 20; ++i) a.push_back("l" + std::to_string(i));
+  b = a;
+  b[2] = "changed early";
+  b[15] = "changed late";
+  const std::string d = line_diff(a, b, 1, 40);
+  EXPECT_EQ(d, "@@ -2,3 +2,3 @@\n  l1\n- l2\n+ changed early\n  l3\n"
+               "@@ -15,3 +15,3 @@\n  l14\n- l15\n+ changed late\n  l16\n");
+  EXPECT_EQ(line_diff({"add.s32 %r5, %r3, 1;", "IADD3 R4, R2, 0x1, RZ ;"},
+                      {"add.s32 %r9, %r1, 1;", "IADD3 R7, R0, 0x1, RZ ;"}, 2, 40), "");
+  EXPECT_NE(line_diff({"add.s32 %r5, %r3, 1;"}, {"add.s32 %r5, %r3, 2;"}, 2, 40), "");
+  EXPECT_EQ(normalize("ld.global.f32 %f12, [%rd4+8];"), "ld.global.f32 %f#, [%rd#+8];");
+  EXPECT_EQ(normalize("@P0 FADD R3, R12, UR4 ;"), "@P# FADD R#, R#, UR# ;");
+}
+
+TEST(WatchDiff, NvdisasmOutputSplitsByKernelToo) {
+  const std::string dump =
+      "\t.section\t.text._Z4fillPi,\"ax\",@progbits\n"
+      "        .text._Z4fillPi:\n"
+      "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"
+      "        /*0010*/                   EXIT ;\n";
+  const auto k = sass_kernels(dump);
+  ASSERT_EQ(k.count("_Z4fillPi"), 1u);
+  EXPECT_EQ(k.at("_Z4fillPi"), (Lines{"LDC R1, c[0x0][0x28] ;", "EXIT ;"}));
 }
 
 TEST(WatchDiff, PtxSplitsByEntryAndDropsComments) {
@@ -49,7 +77,8 @@ TEST(WatchDiff, ReportsChangedKernelsAfterTheFirstRun) {
     std::ofstream(d.dir() + "/1.k.cu.ptx") << ".visible .entry _Z4fillPi(\n)\n{\n\t" << body << "\n}\n";
   };
   write("mov.u32 %r1, 1;");
-  EXPECT_EQ(d.collect(), "") << "nothing to compare on the first run";
+  const std::string first = d.collect();  // at most the note that no SASS tool exists here
+  EXPECT_TRUE(first.empty() || first.find("PTX diffs only") != std::string::npos) << first;
   write("mov.u32 %r1, 1;");
   EXPECT_EQ(d.collect(), "") << "unchanged code";
   write("mov.u32 %r1, 2;");
@@ -57,4 +86,30 @@ TEST(WatchDiff, ReportsChangedKernelsAfterTheFirstRun) {
   EXPECT_NE(r.find("PTX of fill(int*) changed:"), std::string::npos) << r;
   EXPECT_NE(r.find("- mov.u32 %r1, 1;"), std::string::npos) << r;
   EXPECT_NE(r.find("+ mov.u32 %r1, 2;"), std::string::npos) << r;
+}
+
+TEST(WatchDiff, AChangedKernelGetsItsResourcesOldToNew) {
+  CodeDiff d;
+  auto compile_into = [&](int max_registers) {
+    warplab::rtc::Source src;
+    src.name = "k.cu";
+    src.text = "__global__ void k(const float* in, float* out) { float v[24];\n"
+               "#pragma unroll\n for (int i = 0; i < 24; ++i) v[i] = in[threadIdx.x + i * 64];\n"
+               " float s = 0;\n#pragma unroll\n for (int i = 0; i < 24; ++i) s += v[i] * v[23 - i];\n"
+               " out[threadIdx.x] = s; }\n";
+    warplab::rtc::Options o;
+    o.arch = "sm_90";
+    o.max_registers = max_registers;
+    const auto r = warplab::rtc::compile(src, o);
+    ASSERT_TRUE(r.ok) << r.log;
+    std::ofstream(d.dir() + "/1.k.cu.ptx") << r.ptx;
+    std::ofstream(d.dir() + "/1.k.cu.cubin", std::ios::binary).write(r.cubin.data(), static_cast<long>(r.cubin.size()));
+  };
+  compile_into(0);
+  d.collect();
+  compile_into(16);
+  const std::string r = d.collect();
+  EXPECT_NE(r.find("k(float const*, float*): regs "), std::string::npos) << r;
+  EXPECT_NE(r.find("stack 0\u2192"), std::string::npos) << r;
+  EXPECT_NE(r.find("\u2192"), std::string::npos) << r;
 }
