@@ -12,6 +12,7 @@ void open_cuda(lua_State* L) {
   add_stream(L);
   add_module(L);
   add_kernel(L);
+  add_json(L);
   lua_pushstring(L, WARPLAB_VERSION);              // +1
   lua_setfield(L, -2, "version");                  // -1
   lua_setglobal(L, "cuda");                        // -1

@@ -1,4 +1,5 @@
--- warplab/json.lua: a JSON encoder for results (used by report.json and report.save).
+-- warplab/json.lua: JSON for results: the encoder (used by report.json and report.save),
+-- and json.decode(text) (nlohmann's parser, in C++) with json.null for JSON's null.
 -- Tables with only positive integer keys become arrays (holes -> null), others objects
 -- with sorted keys; NaN and infinities become null; strings must be UTF-8.
 -- Depends on: warplab.util (number text).
@@ -102,7 +103,7 @@ end
 
 function encode_value(v, path, seen, indent, depth)
   local t = type(v)
-  if t == "nil" then return "null"
+  if t == "nil" or (json.null ~= nil and v == json.null) then return "null"
   elseif t == "boolean" then return v and "true" or "false"
   elseif t == "number" then return encode_number(v)
   elseif t == "string" then return encode_string(v, path)
@@ -142,6 +143,16 @@ end
 function json.encode_lines(value, level, who)
   local s = protect(who or "json.encode_lines", level or 2, encode_rows, value)
   return s -- not a tail call: protect counts this frame
+end
+
+-- json.decode(text) -> value: objects are tables, arrays lists, null is json.null;
+-- invalid JSON raises "json.decode: invalid JSON at line L, column C: ...".
+do
+  local ok, c = pcall(require, "warplab.json_c")  -- absent only outside warplab's binary
+  if ok then
+    json.decode = c.decode
+    json.null = c.null
+  end
 end
 
 return json
