@@ -30,6 +30,7 @@ warplab_find_cuda() {
   [ -n "${CUDAToolkit_ROOT:-}" ] || { echo "warplab: no CUDA toolkit found (set CUDAToolkit_ROOT)" >&2; exit 3; }
 }
 
+# warplab_build [TARGET...]: configure if needed, then build the targets (default: all).
 warplab_build() {
   warplab_install_packages
   warplab_find_cuda
@@ -42,5 +43,7 @@ warplab_build() {
   else
     cmake -S "$WARPLAB_ROOT" -B "$WARPLAB_BUILD_DIR" "${flags[@]}" >/dev/null
   fi
-  cmake --build "$WARPLAB_BUILD_DIR" -j "${WARPLAB_JOBS:-$(nproc)}"
+  local targets=()
+  for t in "$@"; do targets+=(--target "$t"); done
+  cmake --build "$WARPLAB_BUILD_DIR" -j "${WARPLAB_JOBS:-$(nproc)}" "${targets[@]}"
 }
