@@ -13,6 +13,7 @@ void open_cuda(lua_State* L) {
   add_module(L);
   add_kernel(L);
   add_json(L);
+  add_host_hooks(L);
   lua_pushstring(L, WARPLAB_VERSION);              // +1
   lua_setfield(L, -2, "version");                  // -1
   lua_setglobal(L, "cuda");                        // -1

@@ -46,6 +46,8 @@ int attr_index(lua_State* L) {
     lua_rawget(L, 1);                                            // -1 +1 value or nil
     return 1;
   }
+  if (const std::string near = cu::suggest_attribute(name); !near.empty())
+    return luaL_error(L, "unknown attribute '%s': did you mean '%s'? (see `warplab attrs %s`)", name, near.c_str(), name);
   return luaL_error(L, "unknown attribute '%s' (see `warplab attrs %s`)", name, name);
 }
 

@@ -26,6 +26,7 @@ void add_host_array(lua_State* L);  // cuda.host_array
 void add_stream(lua_State* L);  // cuda.stream, cuda.event, cuda.synchronize, cuda.bench
 void add_module(lua_State* L);  // cuda.compile
 void add_kernel(lua_State* L);  // kernel handles (no cuda.* function)
-void add_json(lua_State* L);    // package.preload["warplab.json_c"]: decode (warplab.json)
+void add_json(lua_State* L);
+void add_host_hooks(lua_State* L);  // the global `warplab`: mkdir(dir), now()    // package.preload["warplab.json_c"]: decode (warplab.json)
 
 }  // namespace warplab::bind
