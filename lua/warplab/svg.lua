@@ -27,8 +27,55 @@ function svg.doc(width, height)
   return d, add
 end
 
--- Close the root element; the text ends with a newline, as text files should.
+-- The box a <text> line covers, estimated without fonts: 0.62 em per character (0.68
+-- bold; sans-serif averages about 0.55), ascent 0.8 em, descent 0.25 em; honours
+-- text-anchor, dominant-baseline="middle" and rotate(-90 cx cy). Returns x0, y0, x1, y1,
+-- or nil for a line that is not a whole <text> element.
+function svg.text_box(line)
+  local attrs, body = line:match("^%s*<text(.-)>(.*)</text>%s*$")
+  if not attrs then return nil end
+  local function attr(name) return attrs:match("%s" .. name .. '="([^"]*)"') end
+  local x, y = tonumber(attr("x")) or 0, tonumber(attr("y")) or 0
+  local size = tonumber(attr("font%-size")) or 12
+  local text = body:gsub("<[^>]*>", ""):gsub("&lt;", "<"):gsub("&gt;", ">"):gsub("&quot;", '"')
+                   :gsub("&apos;", "'"):gsub("&amp;", "&")
+  local w = (utf8.len(text) or #text) * size * (attr("font%-weight") == "bold" and 0.68 or 0.62)
+  local anchor = attr("text%-anchor")
+  local x0 = anchor == "middle" and x - w / 2 or anchor == "end" and x - w or x
+  local y0, y1 = y - 0.8 * size, y + 0.25 * size
+  if attr("dominant%-baseline") == "middle" then y0, y1 = y - 0.5 * size, y + 0.5 * size end
+  local cx, cy = (attr("transform") or ""):match("rotate%(%-90%s+([%d%.%-]+)%s+([%d%.%-]+)%)")
+  if cx then  -- turned a quarter counter-clockwise about (cx, cy)
+    cx, cy = tonumber(cx), tonumber(cy)
+    local ax0, ay0, ax1, ay1 = cx + (y0 - cy), cy - (x0 + w - cx), cx + (y1 - cy), cy - (x0 - cx)
+    return ax0, ay0, ax1, ay1
+  end
+  return x0, y0, x0 + w, y1
+end
+
+-- Close the root element; the text ends with a newline, as text files should. A label
+-- that would stick out of the canvas grows the canvas (viewBox, size and background) to
+-- hold it with a 4 px margin: titles and labels never clip.
 function svg.finish(d)
+  local w, h = d[1]:match('width="(%d+)" height="(%d+)"')
+  w, h = tonumber(w), tonumber(h)
+  if w and h then
+    local minx, miny, maxx, maxy = 0, 0, w, h
+    for i = 3, #d do
+      local x0, y0, x1, y1 = svg.text_box(d[i])
+      if x0 then
+        minx, miny = math.min(minx, x0 - 4), math.min(miny, y0 - 4)
+        maxx, maxy = math.max(maxx, x1 + 4), math.max(maxy, y1 + 4)
+      end
+    end
+    if minx < 0 or miny < 0 or maxx > w or maxy > h then
+      minx, miny, maxx, maxy = math.floor(minx), math.floor(miny), math.ceil(maxx), math.ceil(maxy)
+      local nw, nh = maxx - minx, maxy - miny
+      d[1] = d[1]:gsub('width="%d+" height="%d+" viewBox="[^"]*"', string.format(
+        'width="%d" height="%d" viewBox="%d %d %d %d"', nw, nh, minx, miny, nw, nh), 1)
+      d[2] = string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="white"/>', minx, miny, nw, nh)
+    end
+  end
   d[#d + 1] = "</svg>"
   return table.concat(d, "\n") .. "\n"
 end
