@@ -2,6 +2,8 @@
 // 1-based as everywhere in Lua; a[i] and :get() copy to the host, :set() copies back;
 // a:copy(b) takes a device array or a cuda.host_array (bind_host_array.cpp).
 // Depends on bind/array.hpp, bind/host_array.hpp, cu/memory.hpp, cu/dtype.hpp.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "bind/array.hpp"
+#include "cu/attributes.hpp"
 #include "bind/sandbox.hpp"
 #include "bind/array_host.hpp"
 #include "bind/fault.hpp"
@@ -78,8 +81,23 @@ WL_LUA_FN(cuda_array) {
   a.type = t;
   a.count = n;
   // Offline: host memory with the same API and checks, so a script runs up to its launch.
-  if (runtime(L).offline) a.buf = std::make_shared<cu::DeviceBuffer>(cu::DeviceBuffer::host_backed(a.bytes()));
-  else a.buf = std::make_shared<cu::DeviceBuffer>(gpu_context(L, "cuda.array"), a.bytes());
+  if (runtime(L).offline) {
+    // Offline the array lives in host memory: no larger than the profile's device, nor
+    // than half of this machine's memory (calloc would promise pages it cannot give).
+    const std::uint64_t dev_bytes = runtime(L).target.total_memory;
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    const std::uint64_t host_half = pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) / 2 : 0;
+    if ((dev_bytes && a.bytes() > dev_bytes) || (host_half && a.bytes() > host_half))
+      return luaL_error(L, "cuda.array: %s requested, more than %s (offline, arrays live in host memory)",
+                        cu::format_bytes(a.bytes()).c_str(),
+                        dev_bytes && a.bytes() > dev_bytes
+                            ? ("the " + cu::format_bytes(dev_bytes) + " of " + runtime(L).target.name).c_str()
+                            : ("half of this machine's " + cu::format_bytes(host_half * 2)).c_str());
+    a.buf = std::make_shared<cu::DeviceBuffer>(cu::DeviceBuffer::host_backed(a.bytes()));
+  }
+  else {
+    a.buf = std::make_shared<cu::DeviceBuffer>(gpu_context(L, "cuda.array"), a.bytes());
+  }
   if (lua_istable(L, 2)) upload_table(L, 2, a, 0);
   return 1;
 }
