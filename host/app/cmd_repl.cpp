@@ -4,6 +4,7 @@
 // line with no prompts; the exit status is 1 when any chunk failed.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <vector>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <iostream>
 
 #include "app/cli.hpp"
+#include "app/repl_help.hpp"
 #include "app/repl_prompt.hpp"
 #include "app/repl_worker.hpp"
 #include "bind/runtime.hpp"
@@ -27,6 +29,8 @@ constexpr const char* kHelp =
     "  :attrs [PATTERN]  dev.attr entries matching a glob (max_*) or a part of a name\n"
     "  :reload           start a fresh worker (the Lua state is lost)\n"
     "  :replay           run this session's successful inputs again (after a restart)\n"
+    "  :help NAME        the API reference rows for NAME (cuda.array, k:launch, a:fill, ...)\n"
+    "  :time CHUNK       run CHUNK and print how long it took (add cuda.synchronize() for GPU work)\n"
     "  :save FILE        write this session's successful inputs to FILE, as a script\n"
     "  :help             this text\n"
     "  :quit             leave (Ctrl-D too)\n"
@@ -127,7 +131,9 @@ class Session {
     std::string arg = arg_at == std::string::npos ? "" : text.substr(arg_at);
     while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\t')) arg.pop_back();
     if (cmd == ":quit" || cmd == ":q") return false;
-    if (cmd == ":help" || cmd == ":h") std::fputs(kHelp, stdout);
+    if ((cmd == ":help" || cmd == ":h") && arg.empty()) std::fputs(kHelp, stdout);
+    else if (cmd == ":help" || cmd == ":h") std::printf("%s\n", repl::api_help(arg).c_str());
+    else if (cmd == ":time") time_chunk(arg);
     else if (cmd == ":attrs") show(w_.attrs(arg));
     else if (cmd == ":reload") restart("new worker started; state cleared");
     else if (cmd == ":replay") replay();
@@ -155,6 +161,19 @@ class Session {
       ++done;
     }
     std::printf("replayed %zu input%s\n", done, done == 1 ? "" : "s");
+  }
+
+  // Runs the chunk as an input of the session (kept for :replay when it succeeds) and says
+  // how long it took, prompt to prompt.
+  void time_chunk(const std::string& chunk) {
+    if (chunk.empty()) return show({repl::Reply::kError, ":time needs a chunk: :time k:launch(1, 32, a)"});
+    const auto t0 = std::chrono::steady_clock::now();
+    const repl::Reply r = w_.eval(chunk, true);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (r.status == repl::Reply::kOk) inputs_.push_back(chunk);
+    show(r);
+    std::printf("(%.3f ms)\n", ms);
+    std::fflush(stdout);
   }
 
   void save(const std::string& file) {

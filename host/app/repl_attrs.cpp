@@ -1,5 +1,6 @@
 // repl_attrs.cpp: `:attrs [pattern]` (see repl_attrs.hpp). dev.attr is a plain Lua
-// table, so the listing walks it with lua_next; units come from cu::find_attribute.
+// table, so the listing walks it with lua_next; values and meanings are written as
+// `warplab attrs` writes them (cu::format_value, AttributeInfo::meaning).
 #include "app/repl_attrs.hpp"
 
 #include <fnmatch.h>
@@ -16,17 +17,6 @@ namespace {
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-// 49152 -> "48 KiB": only for exact multiples, so the hint never rounds.
-std::string byte_hint(long long v) {
-  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-  std::string out;
-  for (int i = 0; i < 4 && v >= 1024 && v % 1024 == 0; ++i) {
-    v /= 1024;
-    out = std::to_string(v) + " " + units[i];
-  }
-  return out;
 }
 
 // Pushes dev.attr; false (nothing pushed) when `dev` is not a device with attributes.
@@ -52,33 +42,37 @@ AttrListing list_attrs(lua_State* L, const std::string& pattern) {
     lua_settop(L, top);
     return {false, "`dev` is not a device (it is bound to cuda.device() at start; :reload restores it)"};
   }
-  std::map<std::string, std::string> rows;  // sorted by name
+  std::map<std::string, std::pair<std::string, std::string>> rows;  // name -> value, meaning
   lua_pushnil(L);                                            // +1 first key
   while (lua_next(L, -2) != 0) {                             // +1 value
     if (lua_type(L, -2) == LUA_TSTRING && attr_matches(pattern, lua_tostring(L, -2))) {
       const std::string name = lua_tostring(L, -2);
       std::string value = luaL_tolstring(L, -1, nullptr);    // +1
       lua_pop(L, 1);                                         // -1
-      if (const cu::AttributeInfo* info = cu::find_attribute(name); info && !info->unit.empty()) {
-        if (info->unit == "bool") value = value == "0" ? "no" : "yes";
-        else value += " " + std::string(info->unit);
-        if (info->unit == "bytes" && lua_isinteger(L, -1)) {
-          const std::string hint = byte_hint(lua_tointeger(L, -1));
-          if (!hint.empty()) value += " (" + hint + ")";
-        }
+      std::string meaning;
+      if (const cu::AttributeInfo* info = cu::find_attribute(name)) {
+        // As `warplab attrs` writes it: the value with its unit, then what it means.
+        if (lua_isinteger(L, -1)) value = cu::format_value(*info, lua_tointeger(L, -1));
+        meaning = std::string(info->meaning);
       }
-      rows[name] = value;
+      rows[name] = {value, meaning};
     }
     lua_pop(L, 1);                                           // -1 value
   }
   lua_settop(L, top);
   if (rows.empty())
     return {false, "no attribute matches '" + pattern + "' (a glob like max_*, or part of a name)"};
-  size_t width = 0;
-  for (const auto& r : rows) width = std::max(width, r.first.size());
+  size_t width = 0, vwidth = 0;
+  for (const auto& [name, vm] : rows) {
+    width = std::max(width, name.size());
+    vwidth = std::max(vwidth, vm.first.size());
+  }
   std::string out;
-  for (const auto& [name, value] : rows)
-    out += (out.empty() ? "" : "\n") + name + std::string(width - name.size() + 2, ' ') + value;
+  for (const auto& [name, vm] : rows) {
+    std::string line = name + std::string(width - name.size() + 2, ' ') + vm.first;
+    if (!vm.second.empty()) line += std::string(vwidth - vm.first.size() + 2, ' ') + vm.second;
+    out += (out.empty() ? "" : "\n") + line;
+  }
   return {true, out};
 }
 

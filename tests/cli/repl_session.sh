@@ -22,6 +22,15 @@ printf ':save\n:save /nonexistent/dir/x.lua\n' | repl
 grep -q ":save needs a file name" "$T/err" || fail ":save without a name"
 grep -q "cannot write '/nonexistent/dir/x.lua'" "$T/err" || fail ":save to a bad path"
 
+# :help NAME reads the API table of docs/lua-api.md; :time runs and times a chunk; :attrs
+# writes values and meanings as `warplab attrs` does.
+printf ':help k:launch\n:help no_such_name\n:time y = 6 * 7\nprint(y)\n:attrs warp_size\n' | repl
+grep -q "^k:launch(grid, block, ...): " "$T/out" || fail ":help k:launch"
+grep -q "nothing about 'no_such_name'" "$T/out" || fail ":help of an unknown name"
+grep -qE '^\([0-9]+\.[0-9]{3} ms\)$' "$T/out" || fail ":time prints the time"
+grep -q "^42$" "$T/out" || fail ":time runs the chunk in the session"
+grep -q "^warp_size  32 threads  threads per warp" "$T/out" || fail ":attrs with the unit and the meaning"
+
 # A failed cuda.compile at the prompt shows its diagnostics although only nil is kept.
 printf 'm = cuda.compile{source = "__global__ void k(float* x) { x[0] = undefined_thing; }"}\nprint(m)\n' | repl
 grep -q 'error: identifier "undefined_thing" is undefined' "$T/err" || fail "a failed compile printed nothing"
