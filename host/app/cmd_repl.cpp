@@ -59,6 +59,10 @@ class Session {
   explicit Session(repl::Worker& w) : w_(w) {}
 
   bool continuing() const { return !pending_.empty(); }
+  // The chunk that just ended (one history entry, however many lines), and whether it did
+  // not parse (then the prompt offers it again for editing).
+  const std::string& last_chunk() const { return last_chunk_; }
+  bool last_was_syntax_error() const { return last_syntax_error_; }
   bool failed() const { return failed_; }
   void drop_pending() { pending_.clear(); }
 
@@ -74,6 +78,8 @@ class Session {
     const repl::Reply r = w_.eval(pending_, false);
     if (r.status != repl::Reply::kIncomplete) {
       if (r.status == repl::Reply::kOk) inputs_.push_back(pending_);
+      last_chunk_ = pending_;
+      last_syntax_error_ = r.status == repl::Reply::kSyntax;
       pending_.clear();
       show(r);
     }
@@ -190,6 +196,8 @@ class Session {
   repl::Worker& w_;
   std::vector<std::string> inputs_;  // every chunk that evaluated without an error
   std::string pending_;
+  std::string last_chunk_;
+  bool last_syntax_error_ = false;
   bool failed_ = false;
 };
 
@@ -225,8 +233,17 @@ int interactive(repl::Worker& w, Session& s, const Globals& g) {
       std::fputs("\n", stdout);
       continue;
     }
-    ed.remember(line);
+    if (!s.continuing() && line.rfind(':', 0) == 0 && line.rfind("::", 0) != 0) {
+      ed.remember(line);  // a command
+      if (!s.line(line)) break;
+      continue;
+    }
     if (!s.line(line)) break;
+    if (s.continuing()) continue;
+    // A chunk ended: one history entry for all its lines; one that did not parse comes
+    // back at the prompt for editing (Up recalls a multi-line one whole).
+    ed.remember(s.last_chunk());
+    if (s.last_was_syntax_error() && s.last_chunk().find('\n') == std::string::npos) ed.prefill(s.last_chunk());
   }
   return kOk;  // errors at an interactive prompt are part of the conversation
 }

@@ -110,7 +110,9 @@ EvalResult Evaluator::eval(const std::string& chunk, bool final) {
       incomplete = is_incomplete(L, luaL_loadbufferx(L, open_ret.data(), open_ret.size(), kChunkName, "t"));
       lua_pop(L, 1);                                               // -1 its chunk or message
     }
-    EvalResult r{incomplete && !final ? EvalResult::kIncomplete : EvalResult::kError,
+    EvalResult r{incomplete && !final                ? EvalResult::kIncomplete
+                 : status == LUA_ERRSYNTAX ? EvalResult::kSyntax
+                                           : EvalResult::kError,
                  lua_tostring(L, -1)};
     lua_settop(L, 0);
     return r;

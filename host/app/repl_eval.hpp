@@ -14,7 +14,8 @@ namespace warplab::app::repl {
 
 struct EvalResult {
   // kLost: an error after which the GPU context is unusable (sticky fault, timeout).
-  enum Status { kOk, kError, kIncomplete, kLost } status = kOk;
+  // kSyntax: the chunk does not parse (the prompt keeps it for editing).
+  enum Status { kOk, kError, kIncomplete, kLost, kSyntax } status = kOk;
   std::string text;  // the values, tab separated (kOk), or the message (kError)
 };
 

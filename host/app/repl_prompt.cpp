@@ -149,6 +149,8 @@ void LineEditor::remember(const std::string& line) {
   if (!history_file_.empty()) ::history(hist_, &ev, H_SAVE, history_file_.c_str());
 }
 
+void LineEditor::prefill(const std::string& text) { ::el_push(el_, text.c_str()); }
+
 const char* LineEditor::on_prompt(editline* el) {
   LineEditor* self = nullptr;
   ::el_get(el, EL_CLIENTDATA, &self);

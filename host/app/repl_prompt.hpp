@@ -31,6 +31,8 @@ class LineEditor {
   Status read(const std::string& prompt, std::string& line);
   // Adds a line to the history and saves the history file.
   void remember(const std::string& line);
+  // The next read() starts with `text` already typed (editable).
+  void prefill(const std::string& text);
 
  private:
   static unsigned char on_tab(editline* el, int ch);

@@ -19,6 +19,7 @@ inline constexpr char kStartFailed = 'X';  // payload "<exit code>\n<message>"
 inline constexpr char kOk = 'O';         // payload: the values to print (may be empty)
 inline constexpr char kError = 'e';      // payload: the error message
 inline constexpr char kIncomplete = 'I';  // the chunk needs more lines
+inline constexpr char kSyntax = 'S';      // payload: the syntax error
 inline constexpr char kLost = 'D';        // payload: the error; the GPU context is now unusable
 inline constexpr char kCandidates = 'L';  // payload: candidates, one a line
 

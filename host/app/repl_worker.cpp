@@ -165,6 +165,7 @@ Reply Worker::request(char type, const std::string& payload) {
       case kOk: case kReady: case kCandidates: return {Reply::kOk, m->payload};
       case kIncomplete: return {Reply::kIncomplete, m->payload};
       case kLost: return {Reply::kLost, m->payload};
+      case kSyntax: return {Reply::kSyntax, m->payload};
       default: return {Reply::kError, m->payload};  // kError, kStartFailed
     }
   }
@@ -213,6 +214,7 @@ void Worker::reap(bool kill_first) {
       type = r.status == EvalResult::kOk      ? kOk
              : r.status == EvalResult::kError ? kError
              : r.status == EvalResult::kLost  ? kLost
+             : r.status == EvalResult::kSyntax ? kSyntax
                                               : kIncomplete;
       reply = r.text;
       // A reply larger than the protocol carries is cut, never a dead worker.

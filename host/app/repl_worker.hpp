@@ -27,7 +27,8 @@ struct StartError : std::runtime_error {
 
 struct Reply {
   // kLost: an error after which the worker's GPU context is unusable.
-  enum Status { kOk, kError, kIncomplete, kDied, kLost } status = kOk;
+  // kSyntax: an error that the chunk does not parse.
+  enum Status { kOk, kError, kIncomplete, kDied, kLost, kSyntax } status = kOk;
   std::string text;  // values, error message, or for kDied "worker died (signal 11)"
 };
 

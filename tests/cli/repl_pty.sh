@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # repl_pty.sh: `warplab repl` on a terminal (a pty driven by python3): the prompt, Tab
 # completion of dev.attr.max_<Tab>, the continuation prompt, error recovery, Ctrl-C
-# stopping a loop without leaving, Ctrl-C clearing a typed line, history written to
+# stopping a loop without leaving, Ctrl-C clearing a typed line, a syntax error offered
+# again for editing, a multi-line chunk as one history entry, history written to
 # $XDG_STATE_HOME/warplab/history, UTF-8 input, Ctrl-D leaving with status 0.
 # Needs python3 and the synthetic profile tests/fixtures/synthetic_profile.json (skips without).
 set -u
@@ -70,6 +71,10 @@ send(b"7\r")
 expect(r"\r\n7\r\n> ", what="Ctrl-C cleared the typed line")
 send("'héllo ✓'\r".encode())
 expect("\r\nhéllo ✓\r\n> ", what="UTF-8 typed at the prompt")
+send(b"y = = 3\r")
+expect(r"unexpected symbol near '='\r\n> y = = 3$", what="a syntax error comes back for editing")
+send(b"\x01-- \r")  # Ctrl-A, comment it out, Enter: a chunk that parses
+expect(r"> $", what="prompt after the edited chunk")
 send(b":help\r")
 expect(r":attrs \[PATTERN\]", what=":help")
 expect(r"clears the line\.\r\n> $", what="prompt after :help")
@@ -94,4 +99,6 @@ PY
 H="$STATE/warplab/history"
 [ -f "$H" ] || { echo "FAIL: no history file at $H"; exit 1; }
 grep -q 'x\\040+\\0402\|x + 2' "$H" || { echo "FAIL: history lacks 'x + 2'"; cat "$H"; exit 1; }
+# The two-line chunk is one entry (libedit writes its newline as \012), not two.
+grep -q 'do\\012print' "$H" || { echo "FAIL: the multi-line chunk is not one history entry"; cat "$H"; exit 1; }
 echo ok
