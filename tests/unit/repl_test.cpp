@@ -161,13 +161,13 @@ TEST(ReplEval, ExpressionsStatementsAndIncompleteChunks) {
   EXPECT_EQ(ev.eval("for i = 1, 2 do\n y = i\nend", false).status, EvalResult::kOk);
   EXPECT_EQ(ev.eval("y", false).text, "2");
   const EvalResult eof = ev.eval("for i = 1, 2 do", true);
-  EXPECT_EQ(eof.status, EvalResult::kError) << "at end of input an open chunk is an error";
+  EXPECT_EQ(eof.status, EvalResult::kSyntax) << "at end of input an open chunk is an error";
   EXPECT_NE(eof.text.find("<eof>"), std::string::npos);
   const EvalResult err = ev.eval("error('boom')", false);
   EXPECT_EQ(err.status, EvalResult::kError);
   EXPECT_EQ(err.text, "repl:1: boom") << "no traceback that only repeats the typed line";
   EXPECT_EQ(ev.eval("1 +", false).status, EvalResult::kIncomplete);
-  EXPECT_EQ(ev.eval("1 + )", false).status, EvalResult::kError);
+  EXPECT_EQ(ev.eval("1 + )", false).status, EvalResult::kSyntax);
 }
 
 TEST(ReplEval, AnErrorInsideAFileShowsItsTraceback) {
