@@ -4,14 +4,15 @@
 -- device-to-device copy measured in the same run. Exits 1 if the sum is off its bound.
 -- Shows:  lines "warplab <ms> <GB/s>", "read <ms> <GB/s>", "copy <ms> <GB/s (read + write)>".
 -- Expect: warplab >= cub in GB/s on the same GPU (scripts/bench prints them side by side).
--- Run:    warplab run bench/reduce.lua [-p n=268435456] [-p reps=100] [-p unroll=4] [-p acc=0] [-p load=3] [-p grid=0] [-p block=256] [-p min_blocks=0]
+-- Run:    warplab run bench/reduce.lua [-p n=268435456] [-p reps=100] [-p unroll=4] [-p acc=0] [-p load=3] [-p grid=0] [-p block=256] [-p min_blocks=0] [-p layout=1]
 local params = require "warplab.params"
 local reduce = require "warplab.reduce"
 local bw = require "warplab.bandwidth"
-local p = params{n = 1 << 28, reps = 100, unroll = 4, acc = 0, load = 3, grid = 0, block = 256, min_blocks = 0, seed = 1}
+local p = params{n = 1 << 28, reps = 100, unroll = 4, acc = 0, load = 3, grid = 0, block = 256, min_blocks = 0, layout = 1,
+                 seed = 1}
 
 local r = reduce.runner{block = p.block, grid = p.grid, unroll = p.unroll, acc = p.acc, load = p.load,
-                        min_blocks = p.min_blocks}
+                        min_blocks = p.min_blocks, layout = p.layout}
 local v = reduce.versions[9]
 assert(v.kernel == "reduce_last_block")
 local dev = cuda.device()

@@ -9,7 +9,7 @@
 --         n on all ones up to 2^24; atomics only stall at exactly 2^24 on 2^28 elements
 --         (beyond that, adding x < 1 rounds away); u32 sums exact. The best version
 --         reads at >= 90 % of the streaming read's GB/s.
--- Run:    warplab run examples/reductions/ladder.lua [-p block=256] [-p grid=0] [-p unroll=4] [-p acc=0] [-p load=3] [-p reps=20] [-p save=true]
+-- Run:    warplab run examples/reductions/ladder.lua [-p block=256] [-p grid=0] [-p unroll=4] [-p acc=0] [-p load=3] [-p layout=0|1] [-p reps=20] [-p save=true]
 local report = require "warplab.report"
 local check = require "warplab.check"
 local params = require "warplab.params"
@@ -17,12 +17,12 @@ local progress = require "warplab.progress"
 local ex = require "warplab.experiment"
 local reduce = require "warplab.reduce"
 local bw = require "warplab.bandwidth"
-local p = params{block = 256, grid = 0, unroll = 4, acc = 0, load = 3, min_blocks = 0, n = 1 << 28, reps = 20,
+local p = params{block = 256, grid = 0, unroll = 4, acc = 0, load = 3, min_blocks = 0, layout = 1, n = 1 << 28, reps = 20,
                  lua_max = 1 << 24, seed = 1, save = false}
 
 local dev = cuda.device()
 local r = reduce.runner{block = p.block, grid = p.grid, unroll = p.unroll, acc = p.acc, load = p.load,
-                        min_blocks = p.min_blocks}
+                        min_blocks = p.min_blocks, layout = p.layout}
 local top = reduce.SIZES[#reduce.SIZES]
 local rows = {}
 for i, v in ipairs(reduce.versions) do

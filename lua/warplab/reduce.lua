@@ -67,7 +67,11 @@ Runner.__index = Runner
 -- full wave); acc 0: as many float4 accumulators as loads in flight (unroll);
 -- min_blocks > 0: __launch_bounds__(block, min_blocks) on the grid-stride kernels.
 function reduce.runner(o)
-  local r = setmetatable({block = o.block or 256, unroll = o.unroll or 4, load = o.load or 3}, Runner)
+  local r = setmetatable({block = o.block or 256, unroll = o.unroll or 4, load = o.load or 3,
+                          layout = o.layout or 1}, Runner)
+  if r.layout ~= 0 and r.layout ~= 1 then
+    error(string.format("reduce.runner: layout %s must be 0 (grid-stride) or 1 (tiles)", tostring(r.layout)), 2)
+  end
   r.acc = (o.acc or 0) > 0 and o.acc or r.unroll
   if r.unroll < 1 or r.unroll % r.acc ~= 0 then
     error(string.format("reduce.runner: acc %d must divide unroll %d (each load goes to one accumulator)",
@@ -78,7 +82,7 @@ function reduce.runner(o)
   end
   r.dev = cuda.device()
   r.k = {}
-  local defines = {WL_UNROLL = r.unroll, WL_ACC = r.acc, WL_LOAD = r.load}
+  local defines = {WL_UNROLL = r.unroll, WL_ACC = r.acc, WL_LOAD = r.load, WL_LAYOUT = r.layout}
   if (o.min_blocks or 0) > 0 then defines.WL_MIN_BLOCKS, defines.WL_BLOCK = o.min_blocks, r.block end
   for _, f in ipairs{"ladder", "grid", "single_pass", "reference"} do
     local m, diag = cuda.compile{file = "reductions/" .. f .. ".cu", defines = defines}
