@@ -53,16 +53,20 @@ __device__ __forceinline__ unsigned bits4(float4 v) {
   return __float_as_uint(v.x) ^ __float_as_uint(v.y) ^ __float_as_uint(v.z) ^ __float_as_uint(v.w);
 }
 
+// The same tiles as the reductions' default layout (reduce.cuh, WL_LAYOUT 1): a block
+// reads 4 x blockDim consecutive float4s per step, the blocks taking tiles in turn, so the
+// reference read is as fast as the sums it is compared with.
 __global__ void stream_read(const float* x, size_t n4, unsigned* sink) {
   const float4* x4 = reinterpret_cast<const float4*>(x);
-  const size_t nt = static_cast<size_t>(gridDim.x) * blockDim.x;
-  size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t b = blockDim.x, tile = 4 * b, step = tile * gridDim.x;
+  size_t base = static_cast<size_t>(blockIdx.x) * tile;
   unsigned bits = 0;
-  for (; i + 3 * nt < n4; i += 4 * nt) {
-    const float4 a = warplab::load4(x4 + i), b = warplab::load4(x4 + i + nt);
-    const float4 c = warplab::load4(x4 + i + 2 * nt), d = warplab::load4(x4 + i + 3 * nt);
-    bits ^= bits4(a) ^ bits4(b) ^ bits4(c) ^ bits4(d);
+  for (; base + tile <= n4; base += step) {
+    const float4* p = x4 + base + threadIdx.x;
+    const float4 a = warplab::load4(p), c = warplab::load4(p + b);
+    const float4 d = warplab::load4(p + 2 * b), e = warplab::load4(p + 3 * b);
+    bits ^= bits4(a) ^ bits4(c) ^ bits4(d) ^ bits4(e);
   }
-  for (; i < n4; i += nt) bits ^= bits4(warplab::load4(x4 + i));
+  for (size_t i = base + threadIdx.x; i < n4; i += b) bits ^= bits4(warplab::load4(x4 + i));
   if (bits == 0x7fc00001u) *sink = bits;  // one value in 2^32: a harmless write if ever
 }
