@@ -3,7 +3,7 @@
 #include "app/attrs_render.hpp"
 
 #include <algorithm>
-#include <array>
+#include <nlohmann/json.hpp>
 
 #include "cu/attributes.hpp"
 #include "cu/driver.hpp"
@@ -115,54 +115,95 @@ void print_csv(std::ostream& out, const std::vector<cu::DeviceSnapshot>& snaps,
     }
 }
 
-void print_diff(std::ostream& out, const cu::DeviceSnapshot& a, const cu::DeviceSnapshot& b,
-                const std::vector<std::string>& names, bool color) {
-  out << paint("A: " + describe(a), kBold, color) << "\n"
-      << paint("B: " + describe(b), kBold, color) << "\n";
-  // Rows that differ: the identity fields first, then attributes in display order.
-  std::vector<std::array<std::string, 3>> rows;
-  if (a.name != b.name) rows.push_back({"name", a.name, b.name});
-  if (a.total_memory != b.total_memory)
-    rows.push_back(
-        {"total_memory",
-         std::to_string(a.total_memory) + " (" + cu::format_bytes(a.total_memory) + ")",
-         std::to_string(b.total_memory) + " (" + cu::format_bytes(b.total_memory) + ")"});
-  // An attribute only one side reports counts apart from a changed value: an older
-  // driver lacking an attribute is a different story from a different GPU.
+namespace {
+
+// One row per difference: the identity fields first, then attributes in display order.
+// An attribute only one side reports counts apart from a changed value: an older driver
+// lacking an attribute is a different story from a different GPU.
+struct Diff {
+  std::vector<std::string> rows;  // names that differ
   size_t equal = 0, only_a = 0, only_b = 0, differ = 0;
+  bool same() const { return rows.empty(); }
+};
+
+Diff compare(const cu::DeviceSnapshot& a, const cu::DeviceSnapshot& b,
+             const std::vector<std::string>& names) {
+  Diff d;
+  if (a.name != b.name) d.rows.push_back("name");
+  if (a.total_memory != b.total_memory) d.rows.push_back("total_memory");
   for (const std::string& n : names) {
     const auto va = a.attr(n), vb = b.attr(n);
     if (!va && !vb) continue;
     if (va && vb && *va == *vb) {
-      ++equal;
+      ++d.equal;
       continue;
     }
-    if (!vb)
-      ++only_a;
-    else if (!va)
-      ++only_b;
-    else
-      ++differ;
-    rows.push_back({n, shown(a, n), shown(b, n)});
+    ++(!vb ? d.only_a : !va ? d.only_b : d.differ);
+    d.rows.push_back(n);
   }
+  return d;
+}
+
+std::string shown_field(const cu::DeviceSnapshot& s, const std::string& row) {
+  if (row == "name") return s.name;
+  if (row == "total_memory")
+    return std::to_string(s.total_memory) + " (" + cu::format_bytes(s.total_memory) + ")";
+  return shown(s, row);
+}
+
+nlohmann::ordered_json raw_field(const cu::DeviceSnapshot& s, const std::string& row) {
+  if (row == "name") return s.name;
+  if (row == "total_memory") return s.total_memory;
+  const auto v = s.attr(row);
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+}  // namespace
+
+bool print_diff(std::ostream& out, const cu::DeviceSnapshot& a, const cu::DeviceSnapshot& b,
+                const std::vector<std::string>& names, bool color) {
+  out << paint("A: " + describe(a), kBold, color) << "\n"
+      << paint("B: " + describe(b), kBold, color) << "\n";
+  const Diff d = compare(a, b, names);
   size_t name_w = 1, a_w = 1;
-  for (const auto& r : rows) {
-    name_w = std::max(name_w, r[0].size());
-    a_w = std::max(a_w, r[1].size());
+  for (const std::string& r : d.rows) {
+    name_w = std::max(name_w, r.size());
+    a_w = std::max(a_w, shown_field(a, r).size());
   }
-  if (!rows.empty()) {
+  if (!d.same()) {
     out << "\n  " << pad("", name_w) << "  " << paint(pad("A", a_w), kBold, color) << "  "
         << paint("B", kBold, color) << "\n";
-    for (const auto& r : rows)
-      out << "  " << pad(r[0], name_w) << "  " << pad(r[1], a_w) << "  "
-          << paint(r[2], kYellow, color) << "\n";
+    for (const std::string& r : d.rows)
+      out << "  " << pad(r, name_w) << "  " << pad(shown_field(a, r), a_w) << "  "
+          << paint(shown_field(b, r), kYellow, color) << "\n";
   }
   out << "\n"
-      << differ << (differ == 1 ? " attribute differs, " : " attributes differ, ") << equal
+      << d.differ << (d.differ == 1 ? " attribute differs, " : " attributes differ, ") << d.equal
       << " equal";
-  if (only_a) out << ", " << only_a << " only in A";
-  if (only_b) out << ", " << only_b << " only in B";
+  if (d.only_a) out << ", " << d.only_a << " only in A";
+  if (d.only_b) out << ", " << d.only_b << " only in B";
   out << "\n";
+  return !d.same();
+}
+
+bool print_diff_json(std::ostream& out, const cu::DeviceSnapshot& a, const cu::DeviceSnapshot& b,
+                     const std::vector<std::string>& names) {
+  const Diff d = compare(a, b, names);
+  nlohmann::ordered_json j;
+  j["a"] = {{"source", a.source}, {"summary", describe(a)}};
+  j["b"] = {{"source", b.source}, {"summary", describe(b)}};
+  j["same"] = d.same();
+  j["rows"] = nlohmann::ordered_json::array();
+  for (const std::string& r : d.rows) {
+    const cu::AttributeInfo* info = cu::find_attribute(r);
+    j["rows"].push_back({{"name", r},
+                         {"a", raw_field(a, r)},
+                         {"b", raw_field(b, r)},
+                         {"unit", r == "total_memory" ? "bytes" : info ? std::string(info->unit) : ""}});
+  }
+  j["counts"] = {{"differ", d.differ}, {"equal", d.equal}, {"only_a", d.only_a}, {"only_b", d.only_b}};
+  out << j.dump(2) << "\n";
+  return !d.same();
 }
 
 }  // namespace warplab::app

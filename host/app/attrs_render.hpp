@@ -34,7 +34,12 @@ void print_text(std::ostream& out, const cu::DeviceSnapshot& s,
 void print_csv(std::ostream& out, const std::vector<cu::DeviceSnapshot>& snaps,
                const std::vector<std::string>& names, bool device_column);
 // The attributes (and name / total memory) that differ, then a count of equal ones.
-void print_diff(std::ostream& out, const cu::DeviceSnapshot& a, const cu::DeviceSnapshot& b,
+// True when anything differs (`attrs --diff` then exits 1, as diff does).
+bool print_diff(std::ostream& out, const cu::DeviceSnapshot& a, const cu::DeviceSnapshot& b,
                 const std::vector<std::string>& names, bool color);
+// The same as JSON: {"a": {source, summary}, "b": ..., "same", "rows": [{name, a, b, unit}],
+// "counts": {differ, equal, only_a, only_b}}; raw values, null where a side lacks one.
+bool print_diff_json(std::ostream& out, const cu::DeviceSnapshot& a, const cu::DeviceSnapshot& b,
+                     const std::vector<std::string>& names);
 
 }  // namespace warplab::app

@@ -1,5 +1,7 @@
-// cli.hpp: what every subcommand shares: the global options, the documented exit codes
-// (docs/exit-codes.md), and the hook each cmd_*.cpp uses to add itself to the CLI.
+// cli.hpp: what every subcommand shares: the global options (valid before or after the
+// subcommand: docs/cli.md), the documented exit codes (docs/exit-codes.md), the hook each
+// cmd_*.cpp uses to add itself to the CLI, and the help footers and completion scripts
+// generated from that definition (help.cpp, completion.cpp).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -42,7 +44,13 @@ struct Globals {
   bool no_color = false;
   bool quiet = false;
   bool no_cache = false;  // --no-cache: never read or write the compile cache
+  // Hidden --offline-noted: the offline note was already printed (by `watch`, which passes
+  // it to each run, or by the REPL before a worker restart), so it is not said again.
+  bool offline_noted = false;
   std::vector<std::string> argv;  // the command line as given (run --sanitize runs it again)
+  // What follows the first `--`: the script's arguments, after those before it (run, watch).
+  std::vector<std::string> script_args;
+  bool dashdash = false;
 };
 
 // A subcommand's entry point, called when CLI11 parsed that subcommand.
@@ -53,9 +61,17 @@ struct Command {
 using Commands = std::vector<Command>;
 
 // The device a command works on: --profile if given; else the live device --device;
-// else, when `fallback` is true, the default shipped profile (with a one-line note on
-// stderr unless quiet); else throws Failure(kNoDevice, "... (try --profile h100)").
+// else, when `fallback` is true, the default shipped profile (with the offline note on
+// stderr, see below); else throws Failure(kNoDevice, "... (use --profile h100 ...)").
 cu::DeviceSnapshot select_target(const Globals& g, bool fallback);
+
+// Why there is no GPU to work on, in a few words ("libcuda.so.1 not found",
+// "WARPLAB_NO_DRIVER is set"); "" when a GPU is there or a profile was chosen.
+std::string offline_reason(const Globals& g);
+// The one line every command prints once when it falls back to the default profile:
+// "warplab: no GPU (libcuda.so.1 not found): using profile h100". Said on stderr unless
+// --quiet or already noted; --profile and WARPLAB_PROFILE make it unnecessary.
+void note_offline(const Globals& g, const std::string& reason, const std::string& profile);
 
 // The exit code for a driver-layer error (docs/exit-codes.md).
 int exit_code_for(const cu::Error& e);
@@ -73,5 +89,17 @@ void add_cache_command(CLI::App& app, const Globals& g, Commands& out);
 void add_repl_command(CLI::App& app, const Globals& g, Commands& out);
 void add_watch_command(CLI::App& app, const Globals& g, Commands& out);
 void add_list_command(CLI::App& app, const Globals& g, Commands& out);
+// The hidden `completion bash|zsh` (completion.cpp): scripts generated from `app`.
+void add_completion_command(CLI::App& app, Commands& out);
+
+// A subcommand's --help footer (help.cpp): `examples` (command lines), then the global
+// options as the app defines them when help is printed, then `more` (exit codes, notes).
+void set_help(CLI::App* sub, std::vector<std::string> examples, std::string more = {});
+// Every --arch value `compile` accepts: the real architectures NVRTC builds (sm_90a among
+// them), then their virtual compute_XX counterparts (PTX only). For help and completion.
+std::vector<std::string> arch_choices();
+
+// The global options, one per line, as the help footer and `warplab --help` show them.
+std::string global_options_text(const CLI::App& app);
 
 }  // namespace warplab::app

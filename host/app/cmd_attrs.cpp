@@ -1,7 +1,8 @@
 // cmd_attrs.cpp: `warplab attrs [PATTERN ...] [--device N|all] [--profile P] [--json|--csv]
 // [--diff A B]`: every device attribute, grouped, with units and meaning; or the profile
-// JSON a later `--profile FILE` reads back; or the difference of two devices/profiles.
-// Chooses what to read (cli.hpp select_target) and hands rendering to attrs_render.cpp.
+// JSON a later `--profile FILE` reads back; or the difference of two devices/profiles
+// (exit 1 when they differ, as diff). Chooses what to read (cli.hpp select_target: offline,
+// the default profile, as every command) and hands rendering to attrs_render.cpp.
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,7 +51,8 @@ cu::DeviceSnapshot resolve_operand(const std::string& s) {
 }
 
 // The snapshots to show: every live GPU, or the one device or profile the options and
-// globals select, with the same no-GPU refusal (exit 3) as every other command.
+// globals select. Without a GPU it falls back to the default profile with the one-line
+// note, as every command does, unless a live device was asked for by index (exit 3).
 std::vector<cu::DeviceSnapshot> targets(const AttrsOptions& o, const Globals& g) {
   if (o.device == "all") {
     require_driver("--device all");
@@ -68,7 +70,7 @@ std::vector<cu::DeviceSnapshot> targets(const AttrsOptions& o, const Globals& g)
     local.profile.clear();
   }
   if (!o.profile.empty()) local.profile = o.profile;
-  return {select_target(local, /*fallback=*/false)};
+  return {select_target(local, /*fallback=*/o.device.empty())};
 }
 
 int run_attrs(const AttrsOptions& o, const Globals& g) {
@@ -80,8 +82,10 @@ int run_attrs(const AttrsOptions& o, const Globals& g) {
     // Patterns restrict the diff too: `attrs --diff 0 h100 shared` compares shared memory.
     const std::vector<cu::DeviceSnapshot> two = {resolve_operand(o.diff[0]),
                                                  resolve_operand(o.diff[1])};
-    print_diff(std::cout, two[0], two[1], select_attributes(two, o.patterns), color);
-    return kOk;
+    const std::vector<std::string> names = select_attributes(two, o.patterns);
+    const bool differ = o.json ? print_diff_json(std::cout, two[0], two[1], names)
+                               : print_diff(std::cout, two[0], two[1], names, color);
+    return differ ? kFailed : kOk;
   }
   std::vector<cu::DeviceSnapshot> snaps = targets(o, g);
   const std::vector<std::string> names = select_attributes(snaps, o.patterns);
@@ -114,17 +118,22 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
       "attrs", "device attributes: all of them, grouped, or those matching globs/substrings");
   sub->add_option("patterns", o->patterns,
                   "globs matched against names ('*shared*'), or case-insensitive substrings "
-                  "of names, units and meanings (warp, bytes)");
+                  "of names, units and meanings (warp, bytes)")
+      ->type_name("ATTR");
   sub->add_option("--device", o->device, "a device index, or 'all' (overrides the global --device)")
       // Validated here so a bad value is a usage error (exit 2) with CLI11's message.
       ->check([](const std::string& s) {
         return s == "all" || is_index(s)
                    ? std::string()
                    : "must be a device index (0, 1, ...) or 'all', not '" + s + "'";
-      });
+      })
+      ->type_name("N|all");
   auto* profile = sub->add_option("--profile", o->profile,
-                                  "read a captured profile (name or .json) instead of a GPU");
-  auto* json = sub->add_flag("--json", o->json, "print the profile JSON (--device all: an array)");
+                                  "read a captured profile (name or .json) instead of a GPU")
+                      ->type_name("PROFILE");
+  auto* json = sub->add_flag("--json", o->json,
+                             "print the profile JSON (--device all: an array); with --diff, the "
+                             "differences as JSON");
   auto* csv = sub->add_flag("--csv", o->csv, "print name,value,unit,group,meaning");
   json->excludes(csv);
   sub->add_flag("--no-color", o->no_color, "no ANSI colours");
@@ -132,11 +141,17 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
       sub->add_option("--diff", o->diff,
                       "compare two devices or profiles: each a device index or a profile name/file")
           ->expected(2)
-          ->allow_extra_args(false);  // a third word is a PATTERN, not a third operand
+          ->allow_extra_args(false)  // a third word is a PATTERN, not a third operand
+          ->type_name("PROFILE");
   // Combinations with no sensible meaning are refused before anything runs.
-  diff->excludes(json)->excludes(csv)->excludes(profile);
+  diff->excludes(csv)->excludes(profile);
   sub->get_option("--device")->excludes(diff);
   sub->get_option("--device")->excludes(profile);
+  set_help(sub,
+           {"warplab attrs shared warp", "warplab attrs --profile h100 --json > h100.json",
+            "warplab attrs --diff 0 h100 --json   (exit 1 when they differ)"},
+           "Exit status: 0; 1 --diff found differences; 2 bad options; 3 --device N|all or a "
+           "--diff device index without that GPU; 4 bad profile or a pattern matching nothing.\n");
   out.push_back({sub, [o, &g] { return run_attrs(*o, g); }});
 }
 

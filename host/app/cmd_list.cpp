@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "app/cli.hpp"
 
@@ -73,7 +74,26 @@ std::string summary_of(const fs::path& file) {
   return {};
 }
 
-int list_examples(const std::string& folder) {
+// `list --json`: {"dir", "examples": [{"path", "folder", "name", "summary"}]}; a script
+// without a header line has summary null.
+int list_json(const fs::path& root, const std::map<std::string, std::vector<fs::path>>& groups) {
+  nlohmann::ordered_json j;
+  j["dir"] = root.lexically_normal().string();
+  j["examples"] = nlohmann::ordered_json::array();
+  for (const auto& [dir, files] : groups)
+    for (const fs::path& f : files) {
+      const std::string summary = summary_of(f);
+      j["examples"].push_back(
+          {{"path", f.lexically_normal().string()},
+           {"folder", dir},
+           {"name", f.filename().string()},
+           {"summary", summary.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(summary)}});
+    }
+  std::cout << j.dump(2) << "\n";
+  return kOk;
+}
+
+int list_examples(const std::string& folder, bool json) {
   const fs::path root = find_examples(folder);
   // Folder (relative, "" for the top) -> file names, both sorted.
   std::map<std::string, std::vector<fs::path>> groups;
@@ -87,6 +107,7 @@ int list_examples(const std::string& folder) {
     std::sort(files.begin(), files.end());
     for (const fs::path& f : files) width = std::max(width, f.filename().string().size());
   }
+  if (json) return list_json(root, groups);
   std::cout << "examples in " << root.lexically_normal().string() << "\n";
   if (groups.empty()) std::cout << "  (none)\n";
   for (const auto& [dir, files] : groups) {
@@ -110,9 +131,13 @@ int list_examples(const std::string& folder) {
 
 void add_list_command(CLI::App& app, const Globals&, Commands& out) {
   auto folder = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
   auto* sub = app.add_subcommand("list", "list the example scripts with their one-line summaries");
-  sub->add_option("folder", *folder, "an examples folder (default: the one shipped with warplab)");
-  out.push_back({sub, [folder] { return list_examples(*folder); }});
+  sub->add_option("folder", *folder, "an examples folder (default: the one shipped with warplab)")
+      ->type_name("DIR");
+  sub->add_flag("--json", *json, "print {dir, examples: [{path, folder, name, summary}]}");
+  set_help(sub, {"warplab list", "warplab list --json", "warplab list my-experiments/"});
+  out.push_back({sub, [folder, json] { return list_examples(*folder, *json); }});
 }
 
 }  // namespace warplab::app

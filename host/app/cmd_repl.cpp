@@ -40,7 +40,7 @@ constexpr const char* kHelp =
 
 
 // Runs in each new worker. `notes` is the parent's copy of the globals at fork time;
-// after the first start it has quiet set, so the offline note is said once.
+// after the first start it has offline_noted set, so the offline note is said once.
 bind::StatePtr open_worker_state(const Globals& g, const Globals& notes) {
   try {
     bind::StatePtr st = open_lua_state(g, /*check=*/true, &notes);
@@ -258,7 +258,7 @@ int run_repl(const Globals& g) {
   } catch (const repl::StartError& e) {
     throw Failure(e.code, e.what());
   }
-  notes.quiet = true;
+  notes.offline_noted = true;
   Session s(w);
   try {
     if (::isatty(STDIN_FILENO)) return interactive(w, s, g);
@@ -275,6 +275,8 @@ int run_repl(const Globals& g) {
 
 void add_repl_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* sub = app.add_subcommand("repl", "interactive Lua prompt with the warplab API");
+  set_help(sub, {"warplab repl", "warplab repl --profile h200", "echo 'print(dev)' | warplab repl -q"},
+           "Piped input runs line by line; the exit status is then 1 when a chunk failed.\n");
   out.push_back({sub, [&g] { return run_repl(g); }});
 }
 

@@ -60,7 +60,9 @@ int run_script(const Globals& g, const RunArgs& a) {
   lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
   bind::StatePtr state = open_lua_state(g, !a.no_check);
   bind::set_params(state.get(), params);
-  const bind::RunResult r = bind::run_file(state.get(), a.script, a.args);
+  std::vector<std::string> args = a.args;  // before `--`, then after it
+  args.insert(args.end(), g.script_args.begin(), g.script_args.end());
+  const bind::RunResult r = bind::run_file(state.get(), a.script, args);
   if (!r.ok) {
     std::cerr << r.error << "\n";
     if (r.timed_out) {
@@ -79,17 +81,23 @@ int run_script(const Globals& g, const RunArgs& a) {
 void add_run_command(CLI::App& app, const Globals& g, Commands& out) {
   auto a = std::make_shared<RunArgs>();
   auto* sub = app.add_subcommand("run", "run a Lua experiment script");
-  sub->add_option("script", a->script, "the .lua script")->required();
+  sub->add_option("script", a->script, "the .lua script")->required()->type_name("SCRIPT.lua");
   sub->add_option("-p,--param", a->params, "override a declared parameter: key=value")
-      ->allow_extra_args(false);  // -p takes one key=value; later words are script arguments
+      ->allow_extra_args(false)  // -p takes one key=value; later words are script arguments
+      ->type_name("KEY=VALUE");
   sub->add_flag("--no-check", a->no_check, "skip launch validation (latency measurements)");
   sub->add_option("--sanitize", a->sanitize,
                   "run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck")
       ->type_name("TOOL");
-  sub->footer("Exit status: 0 ok; 1 script error or failed check; 7 --timeout fired; "
-              "8 --sanitize without compute-sanitizer; 9 --sanitize found errors "
-              "(all codes: docs/exit-codes.md).\n");
-  sub->add_option("args", a->args, "arguments passed to the script as ...");
+  sub->add_option("args", a->args,
+                  "arguments passed to the script as ...; after --, options too (--flag)")
+      ->type_name("ARGS");
+  set_help(sub,
+           {"warplab run examples/tour.lua", "warplab run examples/reductions/ladder.lua -p n=1048576 -q",
+            "warplab run my.lua input.bin -- --verbose   (--verbose goes to the script)"},
+           "Exit status: 0 ok; 1 script error or failed check; 7 --timeout fired; "
+           "8 --sanitize without compute-sanitizer; 9 --sanitize found errors "
+           "(all codes: docs/exit-codes.md).\n");
   out.push_back({sub, [&g, a] { return run_script(g, *a); }});
 }
 

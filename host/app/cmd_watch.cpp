@@ -18,6 +18,7 @@
 #include "app/watch_child.hpp"
 #include "app/watch_diff.hpp"
 #include "app/watch_files.hpp"
+#include "cu/profile.hpp"
 
 namespace fs = std::filesystem;
 
@@ -51,7 +52,7 @@ long long ms_since(Clock::time_point t) {
 
 // The command line of one run: the same global options, then `run`.
 std::vector<std::string> run_argv(const Globals& g, const WatchArgs& a) {
-  std::vector<std::string> v = {"warplab", "--device", std::to_string(g.device)};
+  std::vector<std::string> v = {"warplab", "--device", std::to_string(g.device), "--offline-noted"};
   if (!g.profile.empty()) v.insert(v.end(), {"--profile", g.profile});
   if (g.timeout > 0) v.insert(v.end(), {"--timeout", std::to_string(g.timeout)});
   if (g.sync) v.push_back("--sync");
@@ -60,9 +61,10 @@ std::vector<std::string> run_argv(const Globals& g, const WatchArgs& a) {
   v.insert(v.end(), {"run", a.script});
   for (const auto& p : a.params) v.insert(v.end(), {"-p", p});
   if (a.no_check) v.push_back("--no-check");
-  if (!a.args.empty()) {
+  if (!a.args.empty() || !g.script_args.empty()) {
     v.push_back("--");
     v.insert(v.end(), a.args.begin(), a.args.end());
+    v.insert(v.end(), g.script_args.begin(), g.script_args.end());
   }
   return v;
 }
@@ -236,6 +238,9 @@ class Watch {
 int run_watch(const Globals& g, const WatchArgs& a) {
   if (!fs::is_regular_file(a.script))
     throw Failure(kBadInput, "script '" + a.script + "' not found");
+  // Said here once; each run gets --offline-noted (run_argv) and does not repeat it.
+  if (const std::string why = offline_reason(g); !why.empty())
+    note_offline(g, why, cu::default_profile_name());
   Watch w(g, a);
   return w.loop();
 }
@@ -245,15 +250,25 @@ int run_watch(const Globals& g, const WatchArgs& a) {
 void add_watch_command(CLI::App& app, const Globals& g, Commands& out) {
   auto a = std::make_shared<WatchArgs>();
   auto* sub = app.add_subcommand("watch", "run a script, then again on every save of it or its kernels");
-  sub->add_option("script", a->script, "the .lua script")->required();
+  sub->add_option("script", a->script, "the .lua script")->required()->type_name("SCRIPT.lua");
   sub->add_option("-p,--param", a->params, "override a declared parameter: key=value")
-      ->allow_extra_args(false);  // -p takes one key=value; later words are script arguments
+      ->allow_extra_args(false)  // -p takes one key=value; later words are script arguments
+      ->type_name("KEY=VALUE");
   sub->add_flag("--clear", a->clear, "clear the screen before each run");
   sub->add_flag("--diff", a->diff, "show what an edit changed in the PTX (and SASS with cuobjdump)");
-  sub->add_option("--timeout", a->timeout, "end a run that takes longer than this, seconds (0: never)")
-      ->check(CLI::NonNegativeNumber);
+  // Shadows the global --timeout after `watch` (docs/cli.md): that one, the kernel
+  // watchdog, goes before the subcommand.
+  sub->add_option("--timeout", a->timeout,
+                  "end a run that takes longer than this, seconds (0: never); the kernel "
+                  "watchdog is the global --timeout, before `watch`")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("SECONDS");
   sub->add_flag("--no-check", a->no_check, "skip launch validation (latency measurements)");
-  sub->add_option("args", a->args, "arguments passed to the script as ...");
+  sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too")
+      ->type_name("ARGS");
+  set_help(sub, {"warplab watch examples/tour.lua", "warplab watch my.lua --diff --clear",
+                 "warplab --timeout 2 watch my.lua --timeout 30 -p n=4096"},
+           "Ctrl-C stops watching. A failing, crashing or hanging run ends that run only.\n");
   out.push_back({sub, [&g, a] { return run_watch(g, *a); }});
 }
 

@@ -2,6 +2,7 @@
 // subcommand, and is the only place that turns errors into exit codes.
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -26,6 +27,39 @@ std::string version_text() {
 }
 
 
+// The global options. They are the app's, and every subcommand falls through to the app
+// for an option it does not know, so each works before or after the subcommand. An
+// option a subcommand defines itself wins after it (attrs --device/--profile, watch
+// --timeout: docs/cli.md).
+void add_global_options(CLI::App& app, warplab::app::Globals& g) {
+  app.add_option("--device", g.device, "CUDA device index")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("N");
+  app.add_option("--profile", g.profile,
+                 "use a captured device profile (name or .json) instead of a GPU")
+      ->type_name("PROFILE");
+  app.add_option("--timeout", g.timeout, "kernel watchdog, seconds (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("SECONDS");
+  app.add_flag("--sync", g.sync, "synchronize after every launch (debugging)");
+  app.add_flag("--no-color", g.no_color, "no ANSI colours");
+  app.add_flag("-q,--quiet", g.quiet, "print less");
+  app.add_flag("--no-cache", g.no_cache, "neither read nor write the compile cache");
+  app.add_flag("--offline-noted", g.offline_noted)->group("");  // set by `watch` for its runs
+}
+
+// CLI11's sentence for a word nobody takes, with the way to hand it to a script.
+int usage_error(CLI::App& app, const CLI::ParseError& e) {
+  const int rc = app.exit(e);
+  if (rc == 0) return warplab::app::kOk;
+  if (dynamic_cast<const CLI::ExtrasError*>(&e))
+    for (const char* s : {"run", "watch"})
+      if (app.get_subcommand(s)->parsed())
+        std::cerr << "To pass options to the script, put them after --: warplab " << s
+                  << " SCRIPT.lua -- --flag\n";
+  return warplab::app::kUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -33,18 +67,20 @@ int main(int argc, char** argv) {
   CLI::App app{"warplab: a CUDA playground (driver API, NVRTC, Lua 5.4)", "warplab"};
   app.set_version_flag("--version", version_text);
   app.require_subcommand(1);
+  app.fallthrough();  // inherited by the subcommands added below
   Globals g;
   g.argv.assign(argv, argv + argc);
+  // `--` ends warplab's options: what follows goes to the script untouched (CLI11 would
+  // hand a `--` after the script's first argument back to the app's options).
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (const auto dd = std::find(words.begin(), words.end(), "--"); dd != words.end()) {
+    g.script_args.assign(dd + 1, words.end());
+    g.dashdash = true;
+    words.erase(dd, words.end());
+  }
+  std::reverse(words.begin(), words.end());  // CLI11 takes them last first
   if (const char* p = std::getenv("WARPLAB_PROFILE")) g.profile = p;
-  app.add_option("--device", g.device, "CUDA device index")->check(CLI::NonNegativeNumber);
-  app.add_option("--profile", g.profile,
-                 "use a captured device profile (name or .json) instead of a GPU");
-  app.add_option("--timeout", g.timeout, "kernel watchdog, seconds (0: none)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_flag("--sync", g.sync, "synchronize after every launch (debugging)");
-  app.add_flag("--no-color", g.no_color, "no ANSI colours");
-  app.add_flag("-q,--quiet", g.quiet, "print less");
-  app.add_flag("--no-cache", g.no_cache, "neither read nor write the compile cache");
+  add_global_options(app, g);
   if (std::getenv("NO_COLOR")) g.no_color = true;
 
   Commands commands;
@@ -55,12 +91,16 @@ int main(int argc, char** argv) {
   add_repl_command(app, g, commands);
   add_watch_command(app, g, commands);
   add_list_command(app, g, commands);
+  add_completion_command(app, commands);
+  app.footer("Global options work before or after the subcommand; `warplab SUBCOMMAND --help`\n"
+             "shows its own. Exit codes: docs/exit-codes.md. Completion: warplab completion bash|zsh.\n");
 
   try {
-    app.parse(argc, argv);
+    app.parse(words);
+    if (g.dashdash && !app.get_subcommand("run")->parsed() && !app.get_subcommand("watch")->parsed())
+      throw CLI::ExtrasError({"--"});
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? kOk : kUsage;
+    return usage_error(app, e);
   }
   try {
     for (const Command& c : commands)

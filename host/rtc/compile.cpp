@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <regex>
 
 #include "rtc/toolkit.hpp"
@@ -30,18 +32,49 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
-// Only real architectures: a virtual one (compute_90) gives PTX but no cubin and no
-// ptxas report, so no resources. The suffixes a/f (sm_90a) keep the base number's support.
-void check_arch(const std::string& arch) {
-  static const std::regex real(R"re(^sm_(\d+)[af]?$)re");
+// NVRTC's architecture numbers: 75, 80, ..., 90, 100, ...
+std::vector<int> nvrtc_arch_numbers() {
+  int n = 0;
+  WL_RTC_CHECK(nvrtcGetNumSupportedArchs(&n));
+  std::vector<int> archs(static_cast<std::size_t>(n));
+  WL_RTC_CHECK(nvrtcGetSupportedArchs(archs.data()));
+  return archs;
+}
+
+// Whether NVRTC takes --gpu-architecture=`arch`: it lists numbers only, so a suffixed
+// one (sm_90a, sm_100f) is asked by compiling an empty program (once per process and
+// arch: ~15 ms when accepted, at once when not).
+bool nvrtc_accepts(const std::string& arch) {
+  static std::mutex m;
+  static std::map<std::string, bool> known;
+  const std::lock_guard<std::mutex> lock(m);
+  if (auto it = known.find(arch); it != known.end()) return it->second;
+  nvrtcProgram p = nullptr;
+  bool ok = false;
+  if (nvrtcCreateProgram(&p, "", "probe.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS) {
+    const std::string opt = "--gpu-architecture=" + arch;
+    const char* opts[] = {opt.c_str()};
+    ok = nvrtcCompileProgram(p, 1, opts) == NVRTC_SUCCESS;
+    nvrtcDestroyProgram(&p);
+  }
+  return known[arch] = ok;
+}
+
+// sm_XX or compute_XX with an optional a/f suffix; `virtual_ok` admits compute_XX, which
+// gives PTX but no cubin and so no resources (Options::allow_virtual).
+void check_arch(const std::string& arch, bool virtual_ok) {
+  static const std::regex shape(R"re(^(sm|compute)_(\d{2,3})([af]?)$)re");
   std::smatch m;
-  const std::vector<std::string> ok = supported_archs();
-  const std::string list = join(ok, ", ");
-  if (std::regex_match(arch, m, real))
-    for (const std::string& a : ok)
-      if (a == "sm_" + m[1].str()) return;
+  bool ok = std::regex_match(arch, m, shape) && (virtual_ok || m[1] == "sm");
+  if (ok) {
+    const std::vector<int> numbers = nvrtc_arch_numbers();
+    ok = std::find(numbers.begin(), numbers.end(), std::stoi(m[2].str())) != numbers.end() &&
+         (m[3].length() == 0 || nvrtc_accepts(arch));
+  }
+  if (ok) return;
   throw Error("unsupported architecture '" + arch + "': NVRTC " + nvrtc_version() +
-              " compiles for " + list + " (a real sm_XX is needed for the cubin)");
+              " compiles for " + join(supported_archs(), ", ") +
+              (virtual_ok ? " (or compute_XX for PTX only)" : " (a real sm_XX is needed for the cubin)"));
 }
 
 // NVRTC 12.9 and later answer repeated compiles from their own cache, and then their log
@@ -62,7 +95,8 @@ bool nvrtc_has_no_cache() {
 // The options in a fixed order (the cache keys on them). ptxas -v is always on: the spill
 // counts come only from its report; everything else is read from the CUBIN (rtc/elf.hpp).
 std::vector<std::string> build_options(const Options& opt) {
-  std::vector<std::string> o = {"--gpu-architecture=" + opt.arch, "--ptxas-options=-v"};
+  std::vector<std::string> o = {"--gpu-architecture=" + opt.arch};
+  if (!is_virtual_arch(opt.arch)) o.push_back("--ptxas-options=-v");  // ptxas runs for sm_XX only
   if (nvrtc_has_no_cache()) o.push_back("--no-cache");
   if (!opt.std.empty()) o.push_back("--std=" + opt.std);
   for (const auto& [name, value] : opt.defines) o.push_back("-D" + name + "=" + value);
@@ -130,6 +164,14 @@ Diagnostic silent_failure(nvrtcResult rc) {
   return d;
 }
 
+void lower_names(nvrtcProgram p, const Options& opt, CompileResult& r) {
+  for (const std::string& e : opt.name_expressions) {
+    const char* lowered = nullptr;  // owned by the program: copied before it is destroyed
+    if (nvrtcGetLoweredName(p, e.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
+      r.lowered.emplace_back(e, lowered);
+  }
+}
+
 // PTX, cubin, entries, per-entry resources and lowered names of a program that compiled.
 void collect_outputs(nvrtcProgram p, const Options& opt, CompileResult& r) {
   std::size_t n = 0;
@@ -137,11 +179,22 @@ void collect_outputs(nvrtcProgram p, const Options& opt, CompileResult& r) {
   r.ptx.assign(n, '\0');
   WL_RTC_CHECK(nvrtcGetPTX(p, r.ptx.data()));
   while (!r.ptx.empty() && r.ptx.back() == '\0') r.ptx.pop_back();
-  // A real sm_XX target (check_arch insists on one) always yields a cubin.
+  r.entries = ptx_entries(r.ptx);
+  if (is_virtual_arch(r.arch)) {  // PTX only: the kernels are known by name alone
+    r.kernels.clear();
+    for (const std::string& e : r.entries) {
+      KernelResources k;
+      k.mangled = e;
+      r.kernels.push_back(std::move(k));
+    }
+    r.resource_notes.push_back(r.arch + " is a virtual architecture: PTX only, no cubin, so no resources");
+    lower_names(p, opt, r);
+    return;
+  }
+  // A real sm_XX target always yields a cubin.
   WL_RTC_CHECK(nvrtcGetCUBINSize(p, &n));
   r.cubin.resize(n);
   WL_RTC_CHECK(nvrtcGetCUBIN(p, r.cubin.data()));
-  r.entries = ptx_entries(r.ptx);
   // One record per entry, in PTX order: the CUBIN's numbers, the report's spills.
   std::vector<ElfKernel> elf;
   try {
@@ -154,11 +207,7 @@ void collect_outputs(nvrtcProgram p, const Options& opt, CompileResult& r) {
   if (!r.entries.empty() && report.empty())
     r.resource_notes.push_back("spill counts unknown: NVRTC " + r.nvrtc_version +
                                "'s log has no ptxas report (its own compile cache answered)");
-  for (const std::string& e : opt.name_expressions) {
-    const char* lowered = nullptr;  // owned by the program: copied before it is destroyed
-    if (nvrtcGetLoweredName(p, e.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
-      r.lowered.emplace_back(e, lowered);
-  }
+  lower_names(p, opt, r);
 }
 
 // The cache key: every byte NVRTC will see and everything that shapes its output.
@@ -195,7 +244,7 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   const auto t0 = std::chrono::steady_clock::now();
   if (opt.arch.empty()) throw Error("no target architecture given (e.g. sm_90)");
   for (const auto& d : opt.defines) check_define_name(d.first);
-  check_arch(opt.arch);
+  check_arch(opt.arch, opt.allow_virtual);
   CompileResult r;
   r.arch = opt.arch;
   r.nvrtc_version = nvrtc_version();
@@ -293,14 +342,20 @@ std::string nvrtc_version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
+bool is_virtual_arch(const std::string& arch) { return arch.rfind("compute_", 0) == 0; }
+
 std::vector<std::string> supported_archs() {
-  int n = 0;
-  WL_RTC_CHECK(nvrtcGetNumSupportedArchs(&n));
-  std::vector<int> archs(static_cast<std::size_t>(n));
-  WL_RTC_CHECK(nvrtcGetSupportedArchs(archs.data()));
-  std::vector<std::string> out;
-  for (int a : archs) out.push_back("sm_" + std::to_string(a));
-  return out;
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> out;
+    for (int a : nvrtc_arch_numbers()) {
+      const std::string base = "sm_" + std::to_string(a);
+      out.push_back(base);
+      for (const char* suffix : {"a", "f"})
+        if (nvrtc_accepts(base + suffix)) out.push_back(base + suffix);
+    }
+    return out;
+  }();
+  return all;
 }
 
 }  // namespace warplab::rtc

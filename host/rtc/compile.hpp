@@ -1,5 +1,5 @@
 // compile.hpp: NVRTC behind one call. compile(Source, Options) resolves the includes
-// itself, compiles for a real architecture (PTX and cubin), and returns diagnostics,
+// itself, compiles for a real architecture (PTX and cubin; a virtual one on request), and returns diagnostics,
 // per-kernel resources, entries, lowered names and the headers it used. A source that does
 // not compile is a value (ok = false); only misuse throws rtc::Error. No GPU, no Lua.
 #pragma once
@@ -19,6 +19,9 @@ namespace warplab::rtc {
 
 struct Options {
   std::string arch;  // a real architecture: "sm_90" (also "sm_90a"); see supported_archs()
+  // Also accept a virtual architecture (compute_90): PTX only, no cubin, kernels known by
+  // name alone (no resources) and one resource note saying so.
+  bool allow_virtual = false;
   // {"BLOCK", "256"} -> -DBLOCK=256; {"EMPTY", ""} -> -DEMPTY= (defined, empty). Names are
   // checked by compile() (check_define_name); parse_define builds pairs from "N=V" text.
   std::vector<std::pair<std::string, std::string>> defines;
@@ -74,6 +77,9 @@ std::pair<std::string, std::string> parse_define(const std::string& spec);
 void check_define_name(const std::string& name);
 
 std::string nvrtc_version();                 // "13.0"
-std::vector<std::string> supported_archs();  // {"sm_75", "sm_80", ...} from NVRTC
+// {"sm_75", ..., "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", ...}: NVRTC's numbers,
+// each followed by the a/f variants this NVRTC accepts (asked once per process).
+std::vector<std::string> supported_archs();
+bool is_virtual_arch(const std::string& arch);  // "compute_90" (Options::allow_virtual)
 
 }  // namespace warplab::rtc

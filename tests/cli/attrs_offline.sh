@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # attrs_offline.sh: `warplab attrs` with no driver (WARPLAB_NO_DRIVER=1) and bad profiles:
-# one sentence on stderr and the documented exit code (docs/exit-codes.md), never a crash.
+# without a GPU it falls back to the default profile with the one-line note, as every
+# command does; a live device asked for by index is exit 3; a bad profile one sentence
+# and exit 4 (docs/exit-codes.md), never a crash.
 # Usage: bash attrs_offline.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
 unset NO_COLOR
@@ -11,10 +13,21 @@ expect_err() { grep -qF -- "$1" "$T/err" || fail "stderr lacks: $1"; }
 one_line() { [ "$(wc -l <"$T/err")" -eq 1 ] && [ ! -s "$T/out" ] || fail "$1: want one stderr line, no stdout"; }
 
 run attrs
-expect_rc 3 "no driver, no profile"
-expect_err "warplab: no NVIDIA driver: WARPLAB_NO_DRIVER is set (use --profile "
-grep -qE -- "--profile [A-Za-z0-9_.-]+ to work from a captured device\)$" "$T/err" || fail "no hint"
-one_line "no driver"
+expect_rc 0 "no driver, no profile: the default profile"
+[ "$(cat "$T/err")" = "warplab: no GPU (WARPLAB_NO_DRIVER is set): using profile h100" ] ||
+  fail "the offline note"
+grep -q '^NVIDIA H100.*\[profile h100' "$T/out" || fail "attrs offline: not the h100 profile: $(head -2 "$T/out")"
+run attrs -q warp_size
+expect_rc 0 "attrs -q offline"
+[ ! -s "$T/err" ] || fail "-q keeps the note"
+for quiet in "--profile h100 attrs warp_size" "attrs warp_size --profile h100"; do
+  # shellcheck disable=SC2086
+  run $quiet
+  expect_rc 0 "$quiet"
+  [ ! -s "$T/err" ] || fail "$quiet: --profile must silence the note"
+done
+WARPLAB_PROFILE=h200 "$BIN" attrs warp_size >"$T/out" 2>"$T/err"
+[ $? -eq 0 ] && [ ! -s "$T/err" ] && grep -q 'profile h200' "$T/out" || fail "WARPLAB_PROFILE: $(cat "$T/err")"
 
 run attrs --device all
 expect_rc 3 "--device all without a driver"
@@ -23,6 +36,9 @@ one_line "--device all"
 
 run attrs --device 1
 expect_rc 3 "--device 1 without a driver"
+expect_err "warplab: no NVIDIA driver: WARPLAB_NO_DRIVER is set (use --profile "
+grep -qE -- "--profile [A-Za-z0-9_.-]+ to work from a captured device\)$" "$T/err" || fail "no hint"
+one_line "--device 1"
 # The subcommand's --device wins over a global --profile: it asks for the live GPU.
 run --profile "$FIX" attrs --device 0
 expect_rc 3 "attrs --device over global --profile"
