@@ -4,9 +4,11 @@
 # was lost, and :replay brings the session back; later GPU calls work. Exit 77 without a GPU.
 set -u
 W="$1"; SRC="$2"
-"$W" attrs >/dev/null 2>&1 || { echo "skip: no GPU"; exit 77; }
+unset WARPLAB_NO_DRIVER WARPLAB_PROFILE
 export XDG_STATE_HOME="$(mktemp -d)"
 T="$(mktemp -d)"; trap 'rm -rf "$T" "$XDG_STATE_HOME"' EXIT
+echo 'io.write(tostring(cuda.device().live))' >"$T/probe.lua"
+[ "$("$W" -q run "$T/probe.lua" 2>/dev/null)" = "true" ] || { echo "skip: no GPU"; exit 77; }
 fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"; exit 1; }
 
 cat >"$T/fault.in" <<'LUA'
