@@ -4,6 +4,7 @@
 // generated from that definition (help.cpp, completion.cpp).
 #pragma once
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -101,5 +102,30 @@ std::vector<std::string> arch_choices();
 
 // The global options, one per line, as the help footer and `warplab --help` show them.
 std::string global_options_text(const CLI::App& app);
+
+// Option values with one sentence when they are wrong (not CLI11's 309-digit range):
+// a device index 0..1023, and seconds: a finite number from 0 (none) to 86400.
+inline CLI::Validator device_index() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        char* end = nullptr;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 0 || n > 1023)
+          return "a device index is a whole number 0, 1, 2, ... (got '" + v + "')";
+        return {};
+      },
+      "N");
+}
+inline CLI::Validator seconds() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        char* end = nullptr;
+        const double s = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !(s >= 0 && s <= 86400))  // NaN fails both
+          return "seconds from 0 (none) to 86400, e.g. 2.5 (got '" + v + "')";
+        return {};
+      },
+      "SECONDS");
+}
 
 }  // namespace warplab::app

@@ -64,6 +64,10 @@ int run_script(const Globals& g, const RunArgs& a) {
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
   const bind::RunResult r = bind::run_file(state.get(), a.script, args);
   if (!r.ok) {
+    if (r.bad_input) {  // a wrong -p value: the command line's fault (docs/exit-codes.md)
+      std::cerr << "warplab: " << r.error << "\n";
+      return kBadInput;
+    }
     std::cerr << r.error << "\n";
     if (r.timed_out) {
       // The kernel still runs and the context cannot be torn down under it: leave the

@@ -261,7 +261,7 @@ void add_watch_command(CLI::App& app, const Globals& g, Commands& out) {
   sub->add_option("--timeout", a->timeout,
                   "end a run that takes longer than this, seconds (0: never); the kernel "
                   "watchdog is the global --timeout, before `watch`")
-      ->check(CLI::NonNegativeNumber)
+      ->check(seconds())
       ->type_name("SECONDS");
   sub->add_flag("--no-check", a->no_check, "skip launch validation (latency measurements)");
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too")

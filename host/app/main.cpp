@@ -33,13 +33,13 @@ std::string version_text() {
 // --timeout: docs/cli.md).
 void add_global_options(CLI::App& app, warplab::app::Globals& g) {
   app.add_option("--device", g.device, "CUDA device index")
-      ->check(CLI::NonNegativeNumber)
+      ->check(warplab::app::device_index())
       ->type_name("N");
   app.add_option("--profile", g.profile,
                  "use a captured device profile (name or .json) instead of a GPU")
       ->type_name("PROFILE");
   app.add_option("--timeout", g.timeout, "kernel watchdog, seconds (0: none)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(warplab::app::seconds())
       ->type_name("SECONDS");
   app.add_flag("--sync", g.sync, "synchronize after every launch (debugging)");
   app.add_flag("--no-color", g.no_color, "no ANSI colours");

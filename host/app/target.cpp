@@ -54,6 +54,11 @@ cu::DeviceSnapshot select_target(const Globals& g, bool fallback) {
   const std::string why = no_gpu_why();
   if (why.empty()) return cu::snapshot_device(g.device);
   const std::string dflt = cu::default_profile_name();
+  // A device asked for by number cannot be stood in for by a profile: say so, not run on.
+  if (g.device != 0)
+    throw Failure(kNoDevice, "device " + std::to_string(g.device) + " does not exist: " + why +
+                                 " (use --profile " + (dflt.empty() ? "FILE" : dflt) +
+                                 " to work from a captured device)");
   if (!fallback || dflt.empty())
     throw Failure(kNoDevice, why + " (use --profile " + (dflt.empty() ? "FILE" : dflt) +
                                  " to work from a captured device)");

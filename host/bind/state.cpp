@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <new>
 
@@ -27,9 +28,18 @@ int runtime_gc(lua_State* L) {
 }
 
 // Message handler for lua_pcall: "file:line: msg" plus a traceback.
+// The message handler of run_file: the message plus a traceback, except for a wrong -p
+// value (warplab.params raises those as "FILE:LINE: params: -p ..."), which is the command
+// line's fault: the message alone, marked as bad input.
 int traceback(lua_State* L) {
   const char* msg = lua_tostring(L, 1);
   if (!msg) msg = luaL_tolstring(L, 1, nullptr);  // non-string error object
+  if (std::strstr(msg, ": params: -p ")) {
+    lua_pushstring(L, msg);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "warplab.bad_input");
+    return 1;
+  }
   luaL_traceback(L, L, msg, 1);
   return 1;
 }
@@ -173,6 +183,8 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
     out.ok = false;
     out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
     out.timed_out = runtime(L).timed_out;
+    out.bad_input = lua_getfield(L, LUA_REGISTRYINDEX, "warplab.bad_input") == LUA_TBOOLEAN;  // +1
+    lua_pop(L, 1);                                            // -1
     lua_pop(L, 1);                                            // -1
   }
   lua_pop(L, 1);                                              // -1 handler

@@ -102,6 +102,8 @@ local function declare(decl, level)
   if type(overrides) ~= "table" then
     error("params: WARPLAB_PARAMS is " .. kind(overrides) .. ", expected a table", level)
   end
+  -- Errors about -p values start "params: -p ": warplab run reports them as bad input
+  -- (exit 4, no traceback: the command line is wrong, not the script).
   -- An unknown -p key is an error rather than ignored: a mistyped "-p blok=128" would
   -- otherwise run the default silently and report numbers for the wrong setting.
   -- Sorted keys: with several bad -p, the same one is reported every time.
@@ -115,7 +117,7 @@ local function declare(decl, level)
         if distance(tostring(k), d) <= 2 then hint = " (did you mean '" .. d .. "'?)"; break end
       end
       local declared = next(defaults) and table.concat(sorted_keys(defaults), ", ") or "none"
-      error(string.format("params: unknown parameter '%s' given with -p%s; "
+      error(string.format("params: -p %s: unknown parameter%s; "
                           .. "this script declares: %s", tostring(k), hint, declared), level)
     end
     local v = coerce(raw, default)

@@ -36,7 +36,7 @@ one_line "--device all"
 
 run attrs --device 1
 expect_rc 3 "--device 1 without a driver"
-expect_err "warplab: no NVIDIA driver: WARPLAB_NO_DRIVER is set (use --profile "
+expect_err "warplab: device 1 does not exist: no NVIDIA driver: WARPLAB_NO_DRIVER is set (use --profile "
 grep -qE -- "--profile [A-Za-z0-9_.-]+ to work from a captured device\)$" "$T/err" || fail "no hint"
 one_line "--device 1"
 # The subcommand's --device wins over a global --profile: it asks for the live GPU.

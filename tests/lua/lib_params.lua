@@ -47,9 +47,9 @@ t.case("numbers, booleans and strings", function()
 end)
 
 t.case("an override for an undeclared key names it and the declared keys", function()
-  t.checkerror("params: unknown parameter 'blok' given with -p (did you mean 'block'?); "
+  t.checkerror("params: -p blok: unknown parameter (did you mean 'block'?); "
                .. "this script declares: block, dims, flag, n, name, ratio", with, {blok = "1"}, DECL)
-  t.checkerror("params: unknown parameter 'zzz' given with -p; this script declares: a", with,
+  t.checkerror("params: -p zzz: unknown parameter; this script declares: a", with,
                {zzz = "1"}, {a = 1})
   t.checkerror("this script declares: none", with, {x = "1"}, {})
 end)
