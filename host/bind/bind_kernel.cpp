@@ -131,14 +131,21 @@ long long opt_int(lua_State* L, const char* field, long long dflt) {
 WL_LUA_FN(kernel_occupancy) {
   const KernelObj& k = *check_kernel(L, 1);
   long long block = 0, shared = 0, carveout = -1;
-  if (lua_isinteger(L, 2)) block = lua_tointeger(L, 2);
-  else {
+  if (lua_type(L, 2) == LUA_TNUMBER) {  // k:occupancy(256), also 256.0 or 2^8
+    int exact = 0;
+    block = lua_tointegerx(L, 2, &exact);
+    if (!exact)
+      return luaL_error(L, "occupancy: block must be a whole number of threads, got %s", luaL_tolstring(L, 2, nullptr));
+  } else {
     luaL_checktype(L, 2, LUA_TTABLE);
     block = opt_int(L, "block", 0);
     shared = opt_int(L, "shared", 0);
     carveout = opt_int(L, "carveout", -1);
   }
-  if (block < 1 || block > INT_MAX) return luaL_error(L, "occupancy needs block = <threads per block> >= 1");
+  if (block < 1) return luaL_error(L, "occupancy needs block = <threads per block> >= 1");
+  if (block > INT_MAX)
+    return luaL_error(L, "occupancy: a block of %I threads is more than any device runs (at most %d)",
+                      static_cast<lua_Integer>(block), device_limits(L).max_threads_per_block);
   if (shared < 0) return luaL_error(L, "occupancy: shared must be a byte count >= 0, got %I", static_cast<lua_Integer>(shared));
   if (carveout < -1 || carveout > 100)
     return luaL_error(L, "occupancy: carveout must be a percentage 0..100 (or -1, the default), got %I",

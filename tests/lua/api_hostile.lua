@@ -83,4 +83,12 @@ t.case("a second finalizer or use after collection is an error, not a crash", fu
   t.eq(g.name, "g")  -- the kernel keeps its module alive
 end)
 
+t.case("occupancy takes any whole number and says what is wrong with the rest", function()
+  t.eq(k:occupancy(2^8).block, 256)
+  t.checkerror("more than any device runs", k.occupancy, k, 2^40)
+  t.checkerror("whole number of threads", k.occupancy, k, 2.5)
+  t.checkerror(">= 1", k.occupancy, k, -3)
+  t.checkerror("whole number of threads", k.occupancy, k, 0/0)
+end)
+
 t.run()
