@@ -173,7 +173,7 @@ void write_bash(std::ostream& out, const std::vector<Cmd>& cmds) {
   for (const Cmd& c : cmds) {
     std::vector<std::string> names;
     for (const Opt& o : c.opts) names.insert(names.end(), o.names.begin(), o.names.end());
-    names.push_back("--help");
+    names.insert(names.end(), {"-h", "--help"});
     out << "    " << (c.name.empty() ? "\"\"" : c.name) << ")\n"
         << "      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"" << join(names)
         << "\" -- \"$cur\")); return; fi\n"
@@ -227,6 +227,8 @@ void write_zsh(std::ostream& out, const std::vector<Cmd>& cmds) {
          "  local curcontext=$curcontext state line ret=1\n"
          "  local -a specs\n"
          "  specs=(";
+  const std::string help = "'(- *)'{-h,--help}'[print the help]'";
+  out << "\n    " << help;
   for (const Opt& o : cmds[0].opts) out << "\n    " << zsh_spec(o);
   out << ")\n"
          "  _arguments -C -A '-*' $specs '1: :->command' '*:: :->args' && ret=0\n"
@@ -243,7 +245,7 @@ void write_zsh(std::ostream& out, const std::vector<Cmd>& cmds) {
          "      case $line[1] in\n";
   for (std::size_t i = 1; i < cmds.size(); ++i) {
     const Cmd& c = cmds[i];
-    out << "        " << c.name << ")\n          _arguments";
+    out << "        " << c.name << ")\n          _arguments \\\n            " << help;
     for (const Opt& o : c.opts) out << " \\\n            " << zsh_spec(o);
     if (!c.positional.empty())
       out << " \\\n            '*:" << zsh_text(c.positional, true) << ":" << zsh_action(c.positional) << "'";
