@@ -56,8 +56,7 @@ void set_help(CLI::App* sub, std::vector<std::string> examples, std::string more
     for (const std::string& e : examples) out += "  " + e + "\n";
     const CLI::App* app = sub->get_parent();
     while (app && app->get_parent()) app = app->get_parent();
-    if (app)
-      out += "\nGlobal options (before or after the subcommand):\n" + global_options_text(*app, sub);
+    if (app) out += "\nGlobal options (before or after the subcommand):\n" + global_options_text(*app, sub);
     if (!more.empty()) out += "\n" + more;
     while (!out.empty() && out.back() == '\n') out.pop_back();  // CLI11 ends the help itself
     return out;
