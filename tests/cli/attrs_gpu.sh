@@ -7,12 +7,15 @@ set -u
 BIN=$1
 unset WARPLAB_NO_DRIVER WARPLAB_PROFILE
 T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
+# Without a GPU plain `attrs` goes on with a profile; asking for device 0 does not.
+"$BIN" attrs --device 0 >"$T/out" 2>"$T/err"
+[ $? -eq 3 ] && { echo "skip: $(cat "$T/err")"; exit 77; }
 "$BIN" attrs >"$T/out" 2>"$T/err"
 rc=$?
-[ "$rc" -eq 3 ] && { echo "skip: $(cat "$T/err")"; exit 77; }
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 [ "$rc" -eq 0 ] || fail "attrs: exit $rc: $(cat "$T/err")"
+[ ! -s "$T/err" ] || fail "attrs on a GPU printed on stderr: $(cat "$T/err")"
 head -1 "$T/out" | grep -qE '^.+ \(sm_[0-9]+, [0-9]+ SMs, [0-9]+ GiB\) \[device 0, driver [0-9]+\.[0-9]+\]$' ||
   fail "header: $(head -1 "$T/out")"
 n=$(grep -c '^  [a-z]' "$T/out")
