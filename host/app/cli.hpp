@@ -100,8 +100,9 @@ void set_help(CLI::App* sub, std::vector<std::string> examples, std::string more
 // them), then their virtual compute_XX counterparts (PTX only). For help and completion.
 std::vector<std::string> arch_choices();
 
-// The global options, one per line, as the help footer and `warplab --help` show them.
-std::string global_options_text(const CLI::App& app);
+// The global options, one per line, as a subcommand's help footer shows them; those `sub`
+// defines itself are marked as valid before the subcommand only.
+std::string global_options_text(const CLI::App& app, const CLI::App* sub = nullptr);
 
 // Option values with one sentence when they are wrong (not CLI11's 309-digit range):
 // a device index 0..1023, and seconds: a finite number from 0 (none) to 86400.

@@ -149,7 +149,7 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
   sub->get_option("--device")->excludes(profile);
   set_help(sub,
            {"warplab attrs shared warp", "warplab attrs --profile h100 --json > h100.json",
-            "warplab attrs --diff 0 h100 --json   (exit 1 when they differ)"},
+            "warplab attrs --diff 0 h100 --json   # exit 1 when they differ"},
            "Exit status: 0; 1 --diff found differences; 2 bad options; 3 --device N|all or a "
            "--diff device index without that GPU; 4 bad profile or a pattern matching nothing.\n");
   out.push_back({sub, [o, &g] { return run_attrs(*o, g); }});

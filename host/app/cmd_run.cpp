@@ -97,8 +97,8 @@ void add_run_command(CLI::App& app, const Globals& g, Commands& out) {
                   "arguments passed to the script as ...; after --, options too (--flag)")
       ->type_name("ARGS");
   set_help(sub,
-           {"warplab run examples/tour.lua", "warplab run examples/reductions/ladder.lua -p n=1048576 -q",
-            "warplab run my.lua input.bin -- --verbose   (--verbose goes to the script)"},
+           {"warplab run examples/tour.lua", "warplab run examples/reductions/ladder.lua -p block=512 -q",
+            "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
            "Exit status: 0 ok; 1 script error or failed check; 7 --timeout fired; "
            "8 --sanitize without compute-sanitizer; 9 --sanitize found errors "
            "(all codes: docs/exit-codes.md).\n");

@@ -21,8 +21,8 @@ struct Opt {
   std::vector<std::string> names;  // "-q", "--quiet"
   std::string type;                // the value's type name; "" for a flag
   std::string help;
-  int values = 0;                  // values per use: 0 (flag), 1, 2 (--diff A B)
-  bool repeat = false;             // may be given more than once (-p, -D, --kernel)
+  int values = 0;       // values per use: 0 (flag), 1, 2 (--diff A B)
+  bool repeat = false;  // may be given more than once (-p, -D, --kernel)
 };
 struct Cmd {
   std::string name, help;
@@ -54,8 +54,8 @@ Opt describe(const CLI::Option& o) {
 // add --help themselves).
 bool listed(const CLI::Option& o) {
   const std::vector<std::string>& l = o.get_lnames();
-  const bool meta = std::find(l.begin(), l.end(), "help") != l.end() ||
-                    std::find(l.begin(), l.end(), "version") != l.end();
+  const bool meta =
+      std::find(l.begin(), l.end(), "help") != l.end() || std::find(l.begin(), l.end(), "version") != l.end();
   return !o.get_group().empty() && !o.get_positional() && !meta;
 }
 
@@ -89,8 +89,10 @@ std::vector<std::string> words_for(const std::string& type) {
   std::vector<std::string> out;
   if (type == "PROFILE")
     for (const cu::EmbeddedProfile& p : cu::embedded_profiles()) out.emplace_back(p.name);
-  else if (type == "ARCH") out = arch_choices();
-  else if (type == "TOOL") out = sanitize::tools();
+  else if (type == "ARCH")
+    out = arch_choices();
+  else if (type == "TOOL")
+    out = sanitize::tools();
   else if (type == "ATTR")
     for (const cu::AttributeInfo& a : cu::attribute_table()) out.emplace_back(a.name);
   else if (type.find('|') != std::string::npos) {
@@ -155,7 +157,9 @@ void write_bash(std::ostream& out, const std::vector<Cmd>& cmds) {
   for (std::size_t i = 1; i < cmds.size(); ++i) subs.push_back(cmds[i].name);
   if (!takes.empty()) out << "      " << join(takes, "|") << ") [ -z \"$sub\" ] && ((i++)) ;;\n";
   out << "      -*) ;;\n"
-         "      *) [ -z \"$sub\" ] && case \" " << join(subs) << " \" in *\" $w \"*) sub=$w ;; esac ;;\n"
+         "      *) [ -z \"$sub\" ] && case \" "
+      << join(subs)
+      << " \" in *\" $w \"*) sub=$w ;; esac ;;\n"
          "    esac\n"
          "  done\n"
          "  [ -n \"$dashdash\" ] && { _warplab_files '*'; return; }\n"
@@ -173,12 +177,13 @@ void write_bash(std::ostream& out, const std::vector<Cmd>& cmds) {
   for (const Cmd& c : cmds) {
     std::vector<std::string> names;
     for (const Opt& o : c.opts) names.insert(names.end(), o.names.begin(), o.names.end());
-    names.push_back("--help");
+    names.insert(names.end(), {"-h", "--help"});
     out << "    " << (c.name.empty() ? "\"\"" : c.name) << ")\n"
         << "      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"" << join(names)
         << "\" -- \"$cur\")); return; fi\n"
-        << "      " << (c.name.empty() ? "COMPREPLY=($(compgen -W \"" + join(subs) + "\" -- \"$cur\"))"
-                                         : bash_values(c.positional))
+        << "      "
+        << (c.name.empty() ? "COMPREPLY=($(compgen -W \"" + join(subs) + "\" -- \"$cur\"))"
+                           : bash_values(c.positional))
         << " ;;\n";
   }
   out << "  esac\n"
@@ -192,9 +197,12 @@ void write_bash(std::ostream& out, const std::vector<Cmd>& cmds) {
 std::string zsh_text(const std::string& s, bool colon = false) {
   std::string out;
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else if (c == '[' || c == ']' || c == '\\' || (colon && c == ':')) out += std::string("\\") + c;
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else if (c == '[' || c == ']' || c == '\\' || (colon && c == ':'))
+      out += std::string("\\") + c;
+    else
+      out += c;
   }
   return out;
 }
@@ -203,9 +211,12 @@ std::string zsh_action(const std::string& type) {
   std::string alts;
   if (const auto w = words_for(type); !w.empty()) alts += "compadd -- " + join(w) + "; ";
   const std::string f = files_for(type);
-  if (f == "/") alts += "_files -/";
-  else if (f == "*") alts += "_files";
-  else if (!f.empty()) alts += "_files -g \"*" + f + "\"";
+  if (f == "/")
+    alts += "_files -/";
+  else if (f == "*")
+    alts += "_files";
+  else if (!f.empty())
+    alts += "_files -g \"*" + f + "\"";
   return alts.empty() ? " " : "{" + alts + "}";
 }
 
@@ -214,8 +225,8 @@ std::string zsh_spec(const Opt& o) {
   for (int i = 0; i < o.values; ++i) value += ":" + zsh_text(o.type, true) + ":" + zsh_action(o.type);
   const std::string desc = "[" + zsh_text(o.help) + "]" + value;
   if (o.names.size() == 1) return "'" + std::string(o.repeat ? "*" : "") + o.names[0] + desc + "'";
-  return "'" + std::string(o.repeat ? "*" : "(" + join(o.names) + ")") + "'{" + join(o.names, ",") +
-         "}'" + desc + "'";
+  return "'" + std::string(o.repeat ? "*" : "(" + join(o.names) + ")") + "'{" + join(o.names, ",") + "}'" +
+         desc + "'";
 }
 
 void write_zsh(std::ostream& out, const std::vector<Cmd>& cmds) {
@@ -227,6 +238,8 @@ void write_zsh(std::ostream& out, const std::vector<Cmd>& cmds) {
          "  local curcontext=$curcontext state line ret=1\n"
          "  local -a specs\n"
          "  specs=(";
+  const std::string help = "'(- *)'{-h,--help}'[print the help]'";
+  out << "\n    " << help;
   for (const Opt& o : cmds[0].opts) out << "\n    " << zsh_spec(o);
   out << ")\n"
          "  _arguments -C -A '-*' $specs '1: :->command' '*:: :->args' && ret=0\n"
@@ -243,7 +256,7 @@ void write_zsh(std::ostream& out, const std::vector<Cmd>& cmds) {
          "      case $line[1] in\n";
   for (std::size_t i = 1; i < cmds.size(); ++i) {
     const Cmd& c = cmds[i];
-    out << "        " << c.name << ")\n          _arguments";
+    out << "        " << c.name << ")\n          _arguments \\\n            " << help;
     for (const Opt& o : c.opts) out << " \\\n            " << zsh_spec(o);
     if (!c.positional.empty())
       out << " \\\n            '*:" << zsh_text(c.positional, true) << ":" << zsh_action(c.positional) << "'";
@@ -267,12 +280,13 @@ void add_completion_command(CLI::App& app, Commands& out) {
       ->check(CLI::IsMember({"bash", "zsh"}))
       ->type_name("bash|zsh");
   set_help(sub, {"warplab completion bash > ~/.local/share/bash-completion/completions/warplab",
-                 "warplab completion zsh > ~/.zfunc/_warplab",
-                 "source <(warplab completion bash)"});
+                 "warplab completion zsh > ~/.zfunc/_warplab", "source <(warplab completion bash)"});
   out.push_back({sub, [shell, &app] {
                    const std::vector<Cmd> cmds = model(app);
-                   if (*shell == "bash") write_bash(std::cout, cmds);
-                   else write_zsh(std::cout, cmds);
+                   if (*shell == "bash")
+                     write_bash(std::cout, cmds);
+                   else
+                     write_zsh(std::cout, cmds);
                    return kOk;
                  }});
 }

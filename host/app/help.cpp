@@ -32,15 +32,19 @@ std::vector<const CLI::Option*> shown_globals(const CLI::App& app) {
 
 }  // namespace
 
-std::string global_options_text(const CLI::App& app) {
+std::string global_options_text(const CLI::App& app, const CLI::App* sub) {
   const std::vector<const CLI::Option*> opts = shown_globals(app);
   std::size_t width = 0;
   for (const CLI::Option* o : opts) width = std::max(width, option_label(*o).size());
   std::ostringstream out;
   for (const CLI::Option* o : opts) {
     const std::string label = option_label(*o);
+    // After this subcommand an option of its own with the same name takes the word.
+    bool shadowed = false;
+    for (const std::string& l : o->get_lnames())
+      shadowed = shadowed || (sub && sub->get_option_no_throw("--" + l) != nullptr);
     out << "  " << label << std::string(width - label.size() + 2, ' ') << o->get_description()
-        << "\n";
+        << (shadowed ? " (before the subcommand only: after it, the option above)" : "") << "\n";
   }
   return out.str();
 }
@@ -52,8 +56,7 @@ void set_help(CLI::App* sub, std::vector<std::string> examples, std::string more
     for (const std::string& e : examples) out += "  " + e + "\n";
     const CLI::App* app = sub->get_parent();
     while (app && app->get_parent()) app = app->get_parent();
-    if (app)
-      out += "\nGlobal options (before or after the subcommand):\n" + global_options_text(*app);
+    if (app) out += "\nGlobal options (before or after the subcommand):\n" + global_options_text(*app, sub);
     if (!more.empty()) out += "\n" + more;
     while (!out.empty() && out.back() == '\n') out.pop_back();  // CLI11 ends the help itself
     return out;

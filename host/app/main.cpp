@@ -26,7 +26,6 @@ std::string version_text() {
   return out;
 }
 
-
 // The global options. They are the app's, and every subcommand falls through to the app
 // for an option it does not know, so each works before or after the subcommand. An
 // option a subcommand defines itself wins after it (attrs --device/--profile, watch

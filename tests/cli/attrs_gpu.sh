@@ -15,6 +15,7 @@ rc=$?
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 [ "$rc" -eq 0 ] || fail "attrs: exit $rc: $(cat "$T/err")"
+[ ! -s "$T/err" ] || fail "attrs on a GPU printed on stderr: $(cat "$T/err")"
 head -1 "$T/out" | grep -qE '^.+ \(sm_[0-9]+, [0-9]+ SMs, [0-9]+ GiB\) \[device 0, driver [0-9]+\.[0-9]+\]$' ||
   fail "header: $(head -1 "$T/out")"
 n=$(grep -c '^  [a-z]' "$T/out")

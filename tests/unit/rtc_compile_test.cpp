@@ -166,7 +166,29 @@ TEST(Compile, SupportedArchsComeFromNvrtc) {
   const auto archs = rtc::supported_archs();
   EXPECT_NE(std::find(archs.begin(), archs.end(), "sm_80"), archs.end());
   EXPECT_NE(std::find(archs.begin(), archs.end(), "sm_90"), archs.end());
+  // The a variants NVRTC accepts are listed after their number; sm_75a is no target.
+  const auto sm90 = std::find(archs.begin(), archs.end(), "sm_90");
+  ASSERT_NE(sm90 + 1, archs.end());
+  EXPECT_EQ(*(sm90 + 1), "sm_90a");
+  EXPECT_EQ(std::find(archs.begin(), archs.end(), "sm_75a"), archs.end());
   for (const auto& a : archs) EXPECT_EQ(a.rfind("sm_", 0), 0u) << a;
+  EXPECT_THROW(rtc::compile(inline_source(kGood), for_arch("sm_75a")), rtc::Error);
+}
+
+TEST(Compile, VirtualArchGivesPtxOnlyWhenAllowed) {
+  rtc::Options o = for_arch("compute_90");
+  o.allow_virtual = true;
+  const auto r = rtc::compile(inline_source(kGood), o);
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_TRUE(rtc::is_virtual_arch(r.arch));
+  EXPECT_NE(r.ptx.find(".entry plain"), std::string::npos);
+  EXPECT_TRUE(r.cubin.empty());
+  ASSERT_EQ(r.kernels.size(), 2u);
+  for (const auto& k : r.kernels) EXPECT_FALSE(k.registers || k.shared_bytes || k.spill_store_bytes) << k.mangled;
+  ASSERT_EQ(r.resource_notes.size(), 1u);
+  EXPECT_NE(r.resource_notes[0].find("virtual architecture"), std::string::npos);
+  o.arch = "compute_35";
+  EXPECT_THROW(rtc::compile(inline_source(kGood), o), rtc::Error);
 }
 
 TEST(Compile, LoadSourceFailsWithOneSentence) {

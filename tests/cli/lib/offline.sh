@@ -1,4 +1,4 @@
-# offline.sh: the setup the offline attrs CLI tests share, sourced as
+# offline.sh: the setup the offline CLI tests share, sourced as
 # `source "$(dirname "$0")/lib/offline.sh" "$@"`: BIN and ROOT from the arguments, the
 # synthetic profile as FIX, no driver (WARPLAB_NO_DRIVER=1), no profile from the
 # environment, a scratch folder T removed on exit, and a failure counter.

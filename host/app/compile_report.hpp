@@ -1,0 +1,25 @@
+// compile_report.hpp: what `warplab compile` prints about a result: the resource table,
+// the --json object, and the template kernels a source declares (for the "0 kernels" hint).
+// Depends on rtc/ (compile, resources, signature, elf) and nlohmann/json.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "rtc/compile.hpp"
+
+namespace warplab::app {
+
+// One row per kernel: signature (demangled when C++), then its resources; "?" for an
+// unknown number, with the result's notes below saying why.
+void print_table(std::ostream& os, const rtc::CompileResult& r);
+
+// The names of `template ... __global__` kernels in a source's text.
+std::vector<std::string> template_kernels(const std::string& text);
+
+// `compile --json`: {file, arch, nvrtc, ok, ptx_only, from_cache, kernels, notes,
+// diagnostics}; unknown numbers are null, never 0 (docs/cli.md).
+nlohmann::ordered_json result_json(const std::string& file, const rtc::CompileResult& r);
+
+}  // namespace warplab::app

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# completion.sh: `warplab completion bash|zsh` prints scripts generated from the CLI: bash's
+# is driven here through COMP_WORDS (subcommands, every option each `--help` lists plus
+# the global ones after the subcommand, profile names, attribute names after `attrs`,
+# --arch values, files by extension, script arguments after --); zsh's is parsed and,
+# where zsh is installed, driven through a pty (zsh/zpty) with the same cases.
+# Usage: bash completion.sh <warplab binary> <source root>
+source "$(dirname "$0")/lib/offline.sh" "$@"
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+"$BIN" completion bash >"$T/warplab.bash" || fail "completion bash: exit $?"
+"$BIN" completion zsh >"$T/_warplab" || fail "completion zsh: exit $?"
+"$BIN" completion fish >/dev/null 2>"$T/err"
+[ $? -eq 2 ] || fail "completion fish: want exit 2"
+bash -n "$T/warplab.bash" || fail "the bash script does not parse"
+
+# complete WORDS...: the candidates bash would offer for the last word.
+complete_words() {
+  (
+    source "$T/warplab.bash"
+    COMP_WORDS=("$@")
+    COMP_CWORD=$(($# - 1))
+    COMPREPLY=()
+    _warplab
+    printf '%s\n' "${COMPREPLY[@]}"
+  ) 2>&1 | sort -u
+}
+# offers WANT WORDS...: WANT (one word) is among the candidates.
+offers() {
+  local want=$1
+  shift
+  complete_words "$@" | grep -qxF -- "$want" || fail "'$*<TAB>' does not offer '$want': $(complete_words "$@" | head -c 300)"
+}
+lacks() {
+  local no=$1
+  shift
+  complete_words "$@" | grep -qxF -- "$no" && fail "'$*<TAB>' offers '$no'"
+}
+
+cd "$ROOT" || exit 1
+for sub in attrs compile run cache repl watch list; do offers "$sub" warplab ""; done
+lacks completion warplab ""
+offers run warplab --profile h100 r
+offers run warplab -q r
+# Every option `SUB --help` lists, and every global one, after the subcommand.
+for sub in attrs compile run cache repl watch list; do
+  complete_words warplab "$sub" - >"$T/c"
+  for o in $("$BIN" "$sub" --help | sed -n '/^Options:/,/^$/p;/^Global options/,/^$/p' |
+             grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z-]*' | tr -d ' ,' | sort -u); do
+    grep -qxF -- "$o" "$T/c" || fail "'warplab $sub -<TAB>' lacks $o"
+  done
+done
+# Values: profiles (names and .json files), attributes, archs, tools, fixed words.
+for p in h100 h200; do
+  offers "$p" warplab --profile ""
+  offers "$p" warplab run x.lua --profile ""
+  offers "$p" warplab attrs --diff ""
+done
+offers tests/fixtures/synthetic_profile.json warplab --profile tests/fixtures/s
+offers max_threads_per_block warplab attrs max_thr
+offers warp_size warplab attrs --profile h100 warp_s
+offers all warplab attrs --device a
+offers sm_90a warplab compile k.cu --arch sm_90
+offers compute_90 warplab compile --arch compute_9
+offers racecheck warplab run --sanitize r
+offers clear warplab cache c
+# Files: .cu for compile, .lua for run and watch, anything after --.
+offers kernels_src/warps/thread_ids.cu warplab compile kernels_src/warps/thread_
+lacks kernels_src/warps/thread_ids.cu warplab run kernels_src/warps/thread_
+offers examples/tour.lua warplab run examples/to
+offers examples/tour.lua warplab -q watch examples/to
+offers README.md warplab run x.lua -- READ
+lacks README.md warplab run READ
+
+# zsh: parses; completes like bash when zsh is here.
+if ! command -v zsh >/dev/null; then
+  echo "note: zsh is not installed: its script was generated but not run"
+  exit $((failures > 0))
+fi
+zsh -n "$T/_warplab" || fail "the zsh script does not parse"
+mkdir -p "$T/zfunc" && cp "$T/_warplab" "$T/zfunc/"
+# A pty runs an interactive zsh; each case types the words and Tab, then ^X, bound to a
+# widget that prints the line between markers: the read waits for those, not for a timer.
+cat >"$T/drive.zsh" <<'ZSH'
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PS1='> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D"
+zpty -w z 'dump() { print -r -- "<<[$BUFFER]>>"; BUFFER=; }; zle -N dump; bindkey "^X" dump'
+zpty -w z 'print RE""ADY'
+zpty -r z out '*READY*'
+while IFS= read -r line; do
+  zpty -w -n z "$line"$'\t\x18'
+  zpty -r z out '*<<\[*\]>>*'
+  print -r -- "${${out##*<<\[}%%\]>>*}"
+done <"$2"
+zpty -d z
+ZSH
+cat >"$T/cases" <<'EOF'
+warplab --prof
+warplab --profile h1
+warplab run examples/tour.lua --prof
+warplab run examples/tour.lua --profile h2
+warplab attrs max_threads_per_m
+warplab attrs --device a
+warplab compile --arch sm_90
+warplab compile kernels_src/warps/thread_i
+warplab cache i
+warplab -q ru
+warplab watch x.lua --cl
+warplab run --sanitize race
+EOF
+cat >"$T/want" <<'EOF'
+warplab --profile 
+warplab --profile h100 
+warplab run examples/tour.lua --profile 
+warplab run examples/tour.lua --profile h200 
+warplab attrs max_threads_per_multiprocessor 
+warplab attrs --device all 
+warplab compile --arch sm_90
+warplab compile kernels_src/warps/thread_ids.cu 
+warplab cache info 
+warplab -q run 
+warplab watch x.lua --clear 
+warplab run --sanitize racecheck 
+EOF
+timeout 60 zsh -f "$T/drive.zsh" "$T/zfunc" "$T/cases" >"$T/got" 2>&1 || fail "the zsh pty session failed or timed out"
+diff "$T/want" "$T/got" >"$T/diff" || fail "zsh completions differ (want, got):
+$(cat "$T/diff")"
+exit $((failures > 0))
