@@ -30,8 +30,8 @@ code 0 compile "$GOOD"
 code 0 attrs --diff "$FIX" "$FIX"
 # 1: a script error, a -p value params refuses, a diff that finds differences.
 code 1 run err.lua
-code 1 run params.lua -p block=abc
-code 1 run params.lua -p nope=1
+code 4 run params.lua -p block=abc
+code 4 run params.lua -p nope=1
 code 1 attrs --diff "$FIX" b.json
 code 1 attrs --diff "$FIX" b.json --json
 # 2: the command line.
