@@ -11,10 +11,13 @@
 #include "bind/module.hpp"
 #include "bind/modules.hpp"
 #include "bind/runtime.hpp"
+#include "bind/udata.hpp"
 
 namespace warplab::bind {
 
+// By the metatable's address (udata.hpp); luaL_checkudata words the error otherwise.
 KernelRef& check_kernel(lua_State* L, int idx) {
+  if (void* p = fast_testudata(L, idx, runtime(L).kernel_meta, kKernelMeta)) return *static_cast<KernelRef*>(p);
   return *static_cast<KernelRef*>(luaL_checkudata(L, idx, kKernelMeta));
 }
 
@@ -56,6 +59,7 @@ KernelRef make_kernel(lua_State* L, const ModuleRef& m, const std::string& mangl
   for (std::size_t i = 0; i < k->offsets.size(); ++i) bytes = std::max(bytes, k->offsets[i] + k->sizes[i]);
   k->argbuf.assign(bytes + 16, 0);
   for (std::size_t off : k->offsets) k->argptrs.push_back(k->argbuf.data() + off);
+  plan_args(*k);
   return k;
 }
 
@@ -208,7 +212,8 @@ WL_LUA_FN(kernel_occupancy) {
 }
 
 int kernel_gc(lua_State* L) {
-  check_kernel(L, 1).~KernelRef();
+  // By name: at lua_close the runtime (and its cached metatable address) may be gone.
+  static_cast<KernelRef*>(luaL_checkudata(L, 1, kKernelMeta))->~KernelRef();
   lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
   lua_setmetatable(L, 1);
   return 0;
@@ -230,9 +235,10 @@ void add_kernel(lua_State* L) {
   lua_setfield(L, -3, "methods");                                        // -1
   lua_pushcclosure(L, kernel_index, 1);                                  // -1 methods, +1 __index
   lua_setfield(L, -2, "__index");                                        // -1
-  const luaL_Reg meta[] = {{"__tostring", kernel_tostring}, {"__call", kernel_call},
-                           {"__gc", kernel_gc}, {nullptr, nullptr}};
+  const luaL_Reg meta[] = {{"__tostring", kernel_tostring}, {"__gc", kernel_gc}, {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);
+  push_kernel_call(L);                                                   // +1
+  lua_setfield(L, -2, "__call");                                         // -1
   lua_pop(L, 1);                                                         // -1 meta
 }
 

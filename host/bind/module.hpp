@@ -4,6 +4,7 @@
 #pragma once
 #include <lua.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,17 @@ struct ModuleObj {
 };
 using ModuleRef = std::shared_ptr<ModuleObj>;
 
+// One parameter as a launch fills it, derived once from the signature and the layout
+// (kernel_args.cpp plan_args) so that a launch compares numbers, never spellings.
+struct ArgSlot {
+  rtc::ParamType::Kind kind = rtc::ParamType::Kind::Other;
+  std::size_t offset = 0, size = 0;  // in the parameter buffer
+  std::uint32_t dtypes = 0;          // pointer: the cuda.array element types it accepts (bit per DType)
+  long long lo = 0, hi = 0;          // integer: the range of its type (unsigned 64-bit: hi = -1, any >= 0)
+  int bits = 0;                      // integer: width in bits
+  bool size_mismatch = false;        // the signature's size differs from the layout's
+};
+
 struct KernelObj {
   ModuleRef module;
   std::string mangled;
@@ -48,6 +60,7 @@ struct KernelObj {
   // Preallocated argument storage, so a launch allocates nothing.
   std::vector<unsigned char> argbuf;
   std::vector<void*> argptrs;
+  std::vector<ArgSlot> slots;  // per parameter, when the signature is known
 };
 using KernelRef = std::shared_ptr<KernelObj>;
 
@@ -69,9 +82,11 @@ const cu::DeviceLimits& device_limits(lua_State* L);
 // kernel_args.cpp: the arguments at stack [first, first + n) into k's parameter buffer,
 // checked against the signature (types and ranges only when `check`).
 void marshal(lua_State* L, KernelObj& k, int first, int n, bool check);
+// Fills k.slots from k.sig and the layout (k.offsets, k.sizes); make_kernel calls it.
+void plan_args(KernelObj& k);
 
 // kernel_launch.cpp: k:launch(...), k{...}, k:bench{...}, k:check{...}
 void add_kernel_launch(lua_State* L);  // adds methods to the table on top of the stack
-int kernel_call(lua_State* L);         // __call
+void push_kernel_call(lua_State* L);   // pushes __call (a closure over the launch table's keys)
 
 }  // namespace warplab::bind
