@@ -6,7 +6,9 @@
 // Device memory is host memory, copies are memcpy, events read the host's steady clock,
 // a launch only counts itself, except that launching a kernel whose name contains
 // "fake_fault" leaves a sticky CUDA_ERROR_ILLEGAL_ADDRESS for the next synchronizing call
-// (to test fault attribution). Never packed for the GPU machine. Needs cuda.h only.
+// (to test fault attribution). WARPLAB_FAKE_LAUNCH_BYTES=N makes each launch also write N
+// bytes of its own memory, as a real driver's launch evicts the caller's data from the
+// CPU caches. Never packed for the GPU machine. Needs cuda.h only.
 #include <cuda.h>
 
 #include <chrono>
@@ -30,6 +32,19 @@ struct Module {
 int g_object;  // the address behind the context, device and stream handles
 volatile unsigned long g_launches = 0;
 CUresult g_sticky = CUDA_SUCCESS;  // what a faulted kernel leaves for the next synchronization
+
+// The memory a launch writes (WARPLAB_FAKE_LAUNCH_BYTES), one store per cache line.
+struct Scratch {
+  std::size_t bytes = 0;
+  unsigned char* p = nullptr;
+  Scratch() {
+    if (const char* v = std::getenv("WARPLAB_FAKE_LAUNCH_BYTES")) bytes = std::strtoull(v, nullptr, 10);
+    if (bytes) p = static_cast<unsigned char*>(std::calloc(bytes, 1));
+  }
+  void touch() {
+    for (std::size_t i = 0; i < bytes; i += 64) p[i] = static_cast<unsigned char>(p[i] + 1);
+  }
+} g_scratch;
 
 // The attributes warplab's launch checks read (profiles/h100.json); any other is unknown,
 // as an older driver would answer, and is left out of the device snapshot.
@@ -273,6 +288,7 @@ CUresult f_elapsed(float* ms, CUevent a, CUevent b) {
 CUresult f_launch(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                   CUstream, void**, void**) {
   g_launches = g_launches + 1;
+  if (g_scratch.p) g_scratch.touch();
   if (reinterpret_cast<Function*>(f)->faults) [[unlikely]]
     g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
   return g_sticky == CUDA_SUCCESS || reinterpret_cast<Function*>(f)->faults ? ok() : g_sticky;

@@ -16,10 +16,12 @@
 namespace warplab::bind {
 
 // By the metatable's address (udata.hpp); luaL_checkudata words the error otherwise.
-KernelRef& check_kernel(lua_State* L, int idx) {
-  if (void* p = fast_testudata(L, idx, runtime(L).kernel_meta, kKernelMeta)) return *static_cast<KernelRef*>(p);
+KernelRef& check_kernel(lua_State* L, int idx, Runtime& rt) {
+  if (void* p = fast_testudata(L, idx, rt.kernel_meta, kKernelMeta)) return *static_cast<KernelRef*>(p);
   return *static_cast<KernelRef*>(luaL_checkudata(L, idx, kKernelMeta));
 }
+
+KernelRef& check_kernel(lua_State* L, int idx) { return check_kernel(L, idx, runtime(L)); }
 
 const cu::DeviceLimits& device_limits(lua_State* L) {
   Runtime& rt = runtime(L);
@@ -88,11 +90,8 @@ void push_opt(lua_State* L, const std::optional<T>& v) {
   else lua_pushnil(L);
 }
 
-// Methods first (an upvalue: one raw lookup on the launch path), then the fields.
-WL_LUA_FN(kernel_index) {
-  lua_pushvalue(L, 2);                                                   // +1 key
-  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;          // -1 +1 method
-  lua_pop(L, 1);                                                         // -1
+// The fields (kernel_index found no method of that name).
+WL_LUA_FN(kernel_field) {
   const KernelObj& k = *check_kernel(L, 1);
   const std::string key = luaL_checkstring(L, 2);
   const auto* a = k.fn ? &k.fn->attributes() : nullptr;
@@ -126,6 +125,15 @@ WL_LUA_FN(kernel_index) {
     return luaL_error(L, "kernel has no field or method '%s'", key.c_str());
   }
   return 1;
+}
+
+// Methods first (an upvalue: one raw lookup on the launch path, nothing that can throw,
+// so no guard), then the fields.
+int kernel_index(lua_State* L) {
+  lua_pushvalue(L, 2);                                                   // +1 key
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;          // -1 +1 method
+  lua_pop(L, 1);                                                         // -1
+  return kernel_field(L);
 }
 
 WL_LUA_FN(kernel_tostring) {

@@ -30,9 +30,8 @@ const char kSourceFnKey = 0;
 
 }  // namespace
 
-void note_launch(lua_State* L, const std::string& kernel, const cu::LaunchConfig& c,
+void note_launch(lua_State* L, FaultLog& log, const std::string& kernel, const cu::LaunchConfig& c,
                  const cu::KernelLimits& k) {
-  FaultLog& log = runtime(L).faults;
   LaunchNote& n = log.ring[log.head];
   log.head = (log.head + 1) % log.ring.size();
   ++log.since_sync;

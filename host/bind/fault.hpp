@@ -36,7 +36,7 @@ struct FaultLog {
 // Records a launch of `kernel` at the calling script line (level 1). Per launch: the
 // caller's current line (lua_getinfo "l"); its chunk name only when the calling function
 // differs from the last launch's.
-void note_launch(lua_State* L, const std::string& kernel, const cu::LaunchConfig& c,
+void note_launch(lua_State* L, FaultLog& log, const std::string& kernel, const cu::LaunchConfig& c,
                  const cu::KernelLimits& k);
 // Drops the last note (a launch the driver refused, so it cannot have faulted).
 void forget_launch(lua_State* L);

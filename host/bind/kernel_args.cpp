@@ -135,7 +135,8 @@ void plan_args(KernelObj& k) {
 }
 
 // Arguments at stack [first, first + n) into the buffer.
-void marshal(lua_State* L, KernelObj& k, int first, int n, bool check) {
+void marshal(lua_State* L, Runtime& rt, KernelObj& k, int first, int n) {
+  const bool check = rt.opts.check;
   if (!k.sig)
     luaL_error(L, "kernel %s is extern \"C\": declare its parameters with m:kernel(\"%s\", "
                "\"const float*, float*, int\")", k.display.c_str(), k.display.c_str());
@@ -143,8 +144,7 @@ void marshal(lua_State* L, KernelObj& k, int first, int n, bool check) {
   if (static_cast<std::size_t>(n) != want)
     luaL_error(L, "%s expects %d arguments (%s), got %d", k.display.c_str(), static_cast<int>(want),
                k.sig->to_string().c_str(), n);
-  const void*& array_meta = runtime(L).array_meta;
-  for (std::size_t i = 0; i < want; ++i) put_arg(L, k, i, first + static_cast<int>(i), check, array_meta);
+  for (std::size_t i = 0; i < want; ++i) put_arg(L, k, i, first + static_cast<int>(i), check, rt.array_meta);
 }
 
 }  // namespace warplab::bind

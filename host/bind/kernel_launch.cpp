@@ -18,11 +18,17 @@
 namespace warplab::bind {
 namespace {
 
+// The device limits of the runtime's target, read once.
+const cu::DeviceLimits& limits_of(Runtime& rt) {
+  if (!rt.limits) [[unlikely]] rt.limits = cu::device_limits(rt.target);
+  return *rt.limits;
+}
+
 // The configuration's first broken rule, or "": the limits (works offline), then for a
 // cluster on a GPU whether the driver can schedule it at all.
-std::string why_not(lua_State* L, const KernelObj& k, const cu::LaunchConfig& c) {
+std::string why_not(Runtime& rt, const KernelObj& k, const cu::LaunchConfig& c) {
   try {
-    cu::validate(c, k.limits, device_limits(L));
+    cu::validate(c, k.limits, limits_of(rt));
     if (k.fn && c.clustered()) cu::validate_clusters(*k.fn, c);
   } catch (const cu::Error& e) {
     return e.what();  // raised by the caller, once the exception is gone (guard.hpp)
@@ -32,21 +38,20 @@ std::string why_not(lua_State* L, const KernelObj& k, const cu::LaunchConfig& c)
 
 // Everything a launch checks, before the driver sees it: the configuration against the
 // limits (the message names the kernel), the arguments into the kernel's buffer, a GPU.
-void prepare(lua_State* L, const Runtime& rt, KernelObj& k, const cu::LaunchConfig& c, int first, int n) {
-  const bool check = rt.opts.check;
-  if (check) {
-    const std::string why = why_not(L, k, c);  // empty: no allocation
+void prepare(lua_State* L, Runtime& rt, KernelObj& k, const cu::LaunchConfig& c, int first, int n) {
+  if (rt.opts.check) {
+    const std::string why = why_not(rt, k, c);  // empty: no allocation
     if (!why.empty()) luaL_error(L, "%s: %s", k.display.c_str(), why.c_str());
   }
-  marshal(L, k, first, n, check);
+  marshal(L, rt, k, first, n);
   if (!k.fn) require_gpu(L, "a kernel launch");
 }
 
 // Launches with the prepared arguments, noted for fault attribution (script line of the
 // caller). A launch the driver refused never ran, so its note goes again: after an
 // earlier kernel faulted, the error then names that kernel, not this one.
-void launch_noted(lua_State* L, KernelObj& k, const cu::LaunchConfig& c) {
-  note_launch(L, k.display, c, k.limits);
+void launch_noted(lua_State* L, Runtime& rt, KernelObj& k, const cu::LaunchConfig& c) {
+  note_launch(L, rt.faults, k.display, c, k.limits);
   try {
     cu::launch(*k.fn, c, k.argptrs.data());
   } catch (const cu::Error&) {
@@ -55,19 +60,19 @@ void launch_noted(lua_State* L, KernelObj& k, const cu::LaunchConfig& c) {
   }
 }
 
-void do_launch(lua_State* L, KernelObj& k, const cu::LaunchConfig& c, int first, int n) {
-  Runtime& rt = runtime(L);
+void do_launch(lua_State* L, Runtime& rt, KernelObj& k, const cu::LaunchConfig& c, int first, int n) {
   prepare(L, rt, k, c, first, n);
-  launch_noted(L, k, c);
+  launch_noted(L, rt, k, c);
   if (rt.opts.sync) checked_sync(L, [&] { rt.context->synchronize(); });
 }
 
 WL_LUA_FN(kernel_launch) {
-  KernelObj& k = *check_kernel(L, 1);
+  Runtime& rt = runtime(L);
+  KernelObj& k = *check_kernel(L, 1, rt);
   cu::LaunchConfig c;
   c.grid = check_dim(L, 2, "grid");
   c.block = check_dim(L, 3, "block");
-  do_launch(L, k, c, 4, lua_gettop(L) - 3);
+  do_launch(L, rt, k, c, 4, lua_gettop(L) - 3);
   return 0;
 }
 
@@ -77,7 +82,7 @@ WL_LUA_FN(kernel_check) {
   KernelObj& k = *check_kernel(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   const cu::LaunchConfig c = config_from_table(L, 2);
-  const std::string why = why_not(L, k, c);
+  const std::string why = why_not(runtime(L), k, c);
   lua_pushboolean(L, why.empty());                                       // +1
   if (why.empty()) return 1;
   lua_pushstring(L, why.c_str());                                        // +1
@@ -120,17 +125,18 @@ int count_option(lua_State* L, const char* name, int dflt) {
 WL_LUA_FN(kernel_bench) {
   KernelObj& k = *check_kernel(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
-  const int f = push_fields(L, 2);                                       // +fields
+  const int f = push_fields(L, 2, runtime(L));                           // +fields
   const cu::LaunchConfig c = read_config(L, f);
   const int warmup = count_option(L, "warmup", 5), reps = count_option(L, "reps", 100);
   luaL_argcheck(L, reps >= 1, 2, "warmup must be >= 0 and reps >= 1");
   const int n = push_args(L, f + kArgs - kGrid);                         // +n
-  prepare(L, runtime(L), k, c, lua_gettop(L) - n + 1, n);  // checks everything once; the launches reuse the arguments
-  launch_noted(L, k, c);   // one untimed launch even with warmup = 0: it loads the code
+  Runtime& rt = runtime(L);
+  prepare(L, rt, k, c, lua_gettop(L) - n + 1, n);  // checks everything once; the launches reuse the arguments
+  launch_noted(L, rt, k, c);  // one untimed launch even with warmup = 0: it loads the code
   for (int i = 1; i < warmup; ++i) cu::launch(*k.fn, c, k.argptrs.data());
   std::vector<cu::Event> ev;
   ev.reserve(2 * static_cast<std::size_t>(reps));
-  for (int i = 0; i < 2 * reps; ++i) ev.emplace_back(runtime(L).context);
+  for (int i = 0; i < 2 * reps; ++i) ev.emplace_back(rt.context);
   for (int i = 0; i < reps; ++i) {
     ev[2 * i].record(c.stream);
     cu::launch(*k.fn, c, k.argptrs.data());
@@ -150,12 +156,13 @@ namespace {
 // k{grid=, block=, ...}
 int kernel_call(lua_State* L) {
   return guard(L, [L] {
-    KernelObj& k = *check_kernel(L, 1);
+    Runtime& rt = runtime(L);
+    KernelObj& k = *check_kernel(L, 1, rt);
     luaL_checktype(L, 2, LUA_TTABLE);
-    const int f = push_fields(L, 2);                                     // +fields
+    const int f = push_fields(L, 2, rt);                                 // +fields
     const cu::LaunchConfig c = read_config(L, f);
     const int n = push_args(L, f + kArgs - kGrid);                       // +n
-    do_launch(L, k, c, lua_gettop(L) - n + 1, n);
+    do_launch(L, rt, k, c, lua_gettop(L) - n + 1, n);
     return 0;
   });
 }

@@ -22,8 +22,7 @@ unsigned dim_value(lua_State* L, int at, const char* what) {
 
 // The addresses of the interned key strings (the upvalues keep them alive, so a key of
 // any table with the same text is the same string), read once per state.
-const void* const* key_addresses(lua_State* L) {
-  Runtime& rt = runtime(L);
+const void* const* key_addresses(lua_State* L, Runtime& rt) {
   if (!rt.launch_keys[0])
     for (int k = 0; k < kLaunchFields; ++k) rt.launch_keys[k] = lua_topointer(L, lua_upvalueindex(k + 1));
   return rt.launch_keys;
@@ -55,7 +54,7 @@ cu::Dim3 check_dim(lua_State* L, int idx, const char* what) {
   return d;
 }
 
-int push_fields(lua_State* L, int idx) {
+int push_fields(lua_State* L, int idx, Runtime& rt) {
   const int f = lua_gettop(L) + 1;
   lua_settop(L, f + kLaunchFields - 1);  // +fields (nil)
   if (lua_getmetatable(L, idx)) {        // +1
@@ -67,7 +66,7 @@ int push_fields(lua_State* L, int idx) {
     }
     return f;
   }
-  const void* const* keys = key_addresses(L);
+  const void* const* keys = key_addresses(L, rt);
   lua_pushnil(L);             // +1 first key
   while (lua_next(L, idx)) {  // -1 +2 key, value
     const void* key = lua_type(L, -2) == LUA_TSTRING ? lua_topointer(L, -2) : nullptr;
@@ -104,8 +103,8 @@ cu::LaunchConfig read_config(lua_State* L, int f) {
 
 cu::LaunchConfig config_from_table(lua_State* L, int idx) {
   const int top = lua_gettop(L);
-  const cu::LaunchConfig c = read_config(L, push_fields(L, idx));  // +fields
-  lua_settop(L, top);                                              // -fields
+  const cu::LaunchConfig c = read_config(L, push_fields(L, idx, runtime(L)));  // +fields
+  lua_settop(L, top);                                                          // -fields
   return c;
 }
 

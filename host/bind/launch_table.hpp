@@ -11,6 +11,8 @@
 
 namespace warplab::bind {
 
+struct Runtime;
+
 // The upvalue index of each key (push_launch_keys pushes them in this order); the launch
 // table's fields are kGrid..kArgs; kCount is the args list's `n`.
 enum LaunchKey : int { kGrid = 1, kBlock, kShared, kStream, kCooperative, kCluster, kArgs, kCount };
@@ -27,7 +29,7 @@ cu::Dim3 check_dim(lua_State* L, int idx, const char* what);
 // Pushes the launch table's fields (table at absolute index idx), kLaunchFields values in
 // LaunchKey order, nil where absent; returns the index of the first (grid). A table with
 // a metatable is asked key by key (its __index may supply fields).
-int push_fields(lua_State* L, int idx);
+int push_fields(lua_State* L, int idx, Runtime& rt);
 // The configuration from the fields pushed at f (push_fields).
 cu::LaunchConfig read_config(lua_State* L, int f);
 // push_fields + read_config, the fields dropped again.

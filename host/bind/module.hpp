@@ -64,8 +64,12 @@ struct KernelObj {
 };
 using KernelRef = std::shared_ptr<KernelObj>;
 
+struct Runtime;
+
 ModuleRef& check_module(lua_State* L, int idx);
 KernelRef& check_kernel(lua_State* L, int idx);
+// The same, with the state's runtime at hand (the launch path: one runtime() per launch).
+KernelRef& check_kernel(lua_State* L, int idx, Runtime& rt);
 // Builds the kernel `mangled` of module m (layout, limits, function handle when live).
 KernelRef make_kernel(lua_State* L, const ModuleRef& m, const std::string& mangled,
                       std::optional<rtc::Signature> sig);
@@ -80,8 +84,8 @@ void ptx_layout(KernelObj& k);
 const cu::DeviceLimits& device_limits(lua_State* L);
 
 // kernel_args.cpp: the arguments at stack [first, first + n) into k's parameter buffer,
-// checked against the signature (types and ranges only when `check`).
-void marshal(lua_State* L, KernelObj& k, int first, int n, bool check);
+// checked against the signature (types and ranges only when rt.opts.check).
+void marshal(lua_State* L, Runtime& rt, KernelObj& k, int first, int n);
 // Fills k.slots from k.sig and the layout (k.offsets, k.sizes); make_kernel calls it.
 void plan_args(KernelObj& k);
 
