@@ -82,7 +82,11 @@ class CudaCore:
         self.np, self.launch, self.Program, self.ProgramOptions = np, launch, Program, ProgramOptions
         self.dev = Device(0)
         self.dev.set_current()
-        self.stream = self.dev.default_stream
+        try:  # the legacy default stream, as raw C++, warplab and CuPy launch on (0.6.0+)
+            from cuda.core import LEGACY_DEFAULT_STREAM
+            self.stream = LEGACY_DEFAULT_STREAM
+        except ImportError:
+            self.stream = self.dev.default_stream
         self.config = LaunchConfig(grid=1, block=32)
         self.src = src
 

@@ -2,9 +2,10 @@
 # launch_fake_driver.sh: warplab's live launch path with no GPU, through the stand-in
 # driver bench/fake_driver.cpp (build/fake_driver/libcuda.so.1, which runs nothing):
 # both launch forms with 0, 2, 4 and many arguments, launch tables with a metatable and
-# with nil holes, every argument and configuration error a live launch raises, and the
-# fault note: a sticky fault names the kernel and the file:line that launched it, from
-# two chunks in turn (the chunk name is cached per calling function) and through pcall.
+# with nil holes, k:bench/k:check/k:clusters on launch tables, every argument and
+# configuration error a live launch raises, and the fault note: a sticky fault names the
+# kernel and the file:line that launched it, from two chunks in turn (the chunk name is
+# cached per calling function) and through pcall.
 # Usage: bash launch_fake_driver.sh <warplab binary> <source root>
 set -u
 W="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; SRC="$2"
@@ -39,6 +40,15 @@ t.case("both forms, 0 to 8 arguments", function()
   local shared = m.k0{grid = 1, block = 32, shared = 1024, stream = cuda.stream(), cooperative = false}
   assert(shared == nil)
   cuda.synchronize()
+end)
+t.case("k:bench, k:check, k:clusters read the same launch tables", function()
+  local st = m.k4:bench{grid = {2, 1}, block = 32, args = {x, 32, 2.0, 7}, warmup = 1, reps = 3}
+  t.eq(st.n, 3)
+  t.eq(m.k2:check{grid = 1, block = 32}, true)
+  t.eq(select(2, m.k2:check{grid = 1, block = 4096}), "block dimension x = 4096 exceeds max_block_dim_x = 1024")
+  t.eq(m.k0:clusters{grid = 4, block = 32, cluster = 2}, 16)
+  t.checkerror("argument 2 (int) of k4: expected an integer, got 2.5", m.k4.bench, m.k4,
+               {grid = 1, block = 32, args = {x, 2.5, 2.0, 7}})
 end)
 t.case("argument errors", function()
   local k = m.k4
@@ -80,7 +90,7 @@ t.run()
 LUA
 "$W" -q run "$T/forms.lua" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: forms.lua exited $rc"; cat "$T/out"; exit 1; }
-grep -q "^3 passed, 0 failed$" "$T/out" || { echo "FAIL: forms.lua"; cat "$T/out"; exit 1; }
+grep -q "^4 passed, 0 failed$" "$T/out" || { echo "FAIL: forms.lua"; cat "$T/out"; exit 1; }
 
 # The fault note: launches from two chunks, the faulting one last; the error names it
 # and its line, and the earlier launch with its own chunk's name.
