@@ -7,7 +7,8 @@ the records "@ <section> <row> <wall column> <ms>" and "@ <section> <row> <rss c
 with "@" pass through, so a measuring script can add its own figures; when it reports
 "@skip", its run adds no wall and memory figures. The peak is the kernel's count for the
 child and the children it waited for (os.wait4): a program's helpers count too. A command
-that fails prints "@skip <section> <row> exit <status>: <its last stderr line>" and stops.
+that fails prints "@skip <section> <row> exit <status>: <its last stderr line>" and stops;
+one that runs past 60 s is killed and reported the same way.
 Usage: proc_stats.py [--stdin TEXT] [--env NAME=VALUE]... [--wall COLUMN] [--rss COLUMN|""]
                      SECTION ROW REPS -- COMMAND...
 """
@@ -15,7 +16,10 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+
+TIMEOUT_S = 60  # a run that takes longer is killed and reported as a skip
 
 
 def run_once(cmd, env, stdin_text):
@@ -26,8 +30,11 @@ def run_once(cmd, env, stdin_text):
             inp.seek(0)
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdin=inp, stdout=out, stderr=err, env=env)
+        timer = threading.Timer(TIMEOUT_S, p.kill)  # the wait below stays exact
+        timer.start()
         _, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
+        timer.cancel()
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
@@ -64,7 +71,8 @@ def main(argv):
             print(f"@skip\t{section}\t{row}\t{e}", flush=True)
             return 0
         if rc != 0:
-            print(f"@skip\t{section}\t{row}\texit {rc}: {last_err}"[:240], flush=True)
+            why = f"killed after {TIMEOUT_S} s" if wall >= TIMEOUT_S else f"exit {rc}: {last_err}"
+            print(f"@skip\t{section}\t{row}\t{why}"[:240], flush=True)
             return 0
         if rep == 0:
             continue  # the untimed warm-up
