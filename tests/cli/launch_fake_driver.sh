@@ -11,7 +11,8 @@ set -u
 W="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; SRC="$2"
 LIB="$(dirname "$W")/fake_driver"
 [ -f "$LIB/libcuda.so.1" ] || { echo "skipped: no $LIB/libcuda.so.1 (target warplab_fake_driver)"; exit 77; }
-export LD_LIBRARY_PATH="$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" WARPLAB_CACHE_DIR="$(mktemp -d)" NO_COLOR=1
+WARPLAB_CACHE_DIR="$(mktemp -d)"
+export LD_LIBRARY_PATH="$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" WARPLAB_CACHE_DIR NO_COLOR=1
 T="$(mktemp -d)"; trap 'rm -rf "$T" "$WARPLAB_CACHE_DIR"' EXIT
 unset WARPLAB_NO_DRIVER
 cd "$SRC" || exit 1
