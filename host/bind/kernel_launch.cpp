@@ -149,10 +149,6 @@ WL_LUA_FN(kernel_bench) {
   return 1;
 }
 
-}  // namespace
-
-namespace {
-
 // k{grid=, block=, ...}
 int kernel_call(lua_State* L) {
   return guard(L, [L] {
