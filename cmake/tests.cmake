@@ -122,3 +122,10 @@ endforeach()
 # Benchmarks (scripts/bench): the raw cuLaunchKernel baseline for the launch path.
 add_executable(warplab_bench_launch bench/launch_raw.cpp)
 target_link_libraries(warplab_bench_launch PRIVATE warplab_cu warplab_rtc)
+
+# A stand-in libcuda.so.1 (bench/fake_driver.cpp): with LD_LIBRARY_PATH=build/fake_driver
+# warplab takes its live launch path without a GPU, for host-side measurements offline.
+add_library(warplab_fake_driver SHARED bench/fake_driver.cpp)
+target_include_directories(warplab_fake_driver SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+set_target_properties(warplab_fake_driver PROPERTIES OUTPUT_NAME cuda PREFIX lib SUFFIX .so.1
+  CXX_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fake_driver)

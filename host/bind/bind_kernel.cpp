@@ -11,12 +11,17 @@
 #include "bind/module.hpp"
 #include "bind/modules.hpp"
 #include "bind/runtime.hpp"
+#include "bind/udata.hpp"
 
 namespace warplab::bind {
 
-KernelRef& check_kernel(lua_State* L, int idx) {
+// By the metatable's address (udata.hpp); luaL_checkudata words the error otherwise.
+KernelRef& check_kernel(lua_State* L, int idx, Runtime& rt) {
+  if (void* p = fast_testudata(L, idx, rt.kernel_meta, kKernelMeta)) return *static_cast<KernelRef*>(p);
   return *static_cast<KernelRef*>(luaL_checkudata(L, idx, kKernelMeta));
 }
+
+KernelRef& check_kernel(lua_State* L, int idx) { return check_kernel(L, idx, runtime(L)); }
 
 const cu::DeviceLimits& device_limits(lua_State* L) {
   Runtime& rt = runtime(L);
@@ -26,12 +31,15 @@ const cu::DeviceLimits& device_limits(lua_State* L) {
 
 KernelRef make_kernel(lua_State* L, const ModuleRef& m, const std::string& mangled,
                       std::optional<rtc::Signature> sig) {
+  KernelRef k;
   try {
-    return lab::make_kernel(m, mangled, std::move(sig), m->live ? nullptr : &device_limits(L));
+    k = lab::make_kernel(m, mangled, std::move(sig), m->live ? nullptr : &device_limits(L));
   } catch (const lab::Error& e) {
     luaL_error(L, "%s", e.what());
     return nullptr;
   }
+  plan_args(*k);  // the per-parameter launch plan (kernel_args.cpp)
+  return k;
 }
 
 void push_kernel(lua_State* L, KernelRef k) {
@@ -59,11 +67,8 @@ void push_opt(lua_State* L, const std::optional<T>& v) {
   else lua_pushnil(L);
 }
 
-// Methods first (an upvalue: one raw lookup on the launch path), then the fields.
-WL_LUA_FN(kernel_index) {
-  lua_pushvalue(L, 2);                                                   // +1 key
-  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;          // -1 +1 method
-  lua_pop(L, 1);                                                         // -1
+// The fields (kernel_index found no method of that name).
+WL_LUA_FN(kernel_field) {
   const KernelObj& k = *check_kernel(L, 1);
   const std::string key = luaL_checkstring(L, 2);
   const auto* a = k.fn ? &k.fn->attributes() : nullptr;
@@ -97,6 +102,15 @@ WL_LUA_FN(kernel_index) {
     return luaL_error(L, "kernel has no field or method '%s'", key.c_str());
   }
   return 1;
+}
+
+// Methods first (an upvalue: one raw lookup on the launch path, nothing that can throw,
+// so no guard), then the fields.
+int kernel_index(lua_State* L) {
+  lua_pushvalue(L, 2);                                                   // +1 key
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;          // -1 +1 method
+  lua_pop(L, 1);                                                         // -1
+  return kernel_field(L);
 }
 
 WL_LUA_FN(kernel_tostring) {
@@ -190,7 +204,8 @@ WL_LUA_FN(kernel_occupancy) {
 }
 
 int kernel_gc(lua_State* L) {
-  check_kernel(L, 1).~KernelRef();
+  // By name: at lua_close the runtime (and its cached metatable address) may be gone.
+  static_cast<KernelRef*>(luaL_checkudata(L, 1, kKernelMeta))->~KernelRef();
   lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
   lua_setmetatable(L, 1);
   return 0;
@@ -212,9 +227,10 @@ void add_kernel(lua_State* L) {
   lua_setfield(L, -3, "methods");                                        // -1
   lua_pushcclosure(L, kernel_index, 1);                                  // -1 methods, +1 __index
   lua_setfield(L, -2, "__index");                                        // -1
-  const luaL_Reg meta[] = {{"__tostring", kernel_tostring}, {"__call", kernel_call},
-                           {"__gc", kernel_gc}, {nullptr, nullptr}};
+  const luaL_Reg meta[] = {{"__tostring", kernel_tostring}, {"__gc", kernel_gc}, {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);
+  push_kernel_call(L);                                                   // +1
+  lua_setfield(L, -2, "__call");                                         // -1
   lua_pop(L, 1);                                                         // -1 meta
 }
 

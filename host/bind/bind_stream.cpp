@@ -1,7 +1,9 @@
 // bind_stream.cpp: cuda.stream(), cuda.event(), cuda.synchronize() and cuda.bench(),
-// which times a Lua function's GPU work with device events (never host clocks).
+// which times a Lua function's GPU work with device events (never host clocks), and
+// cuda.clock(), the host's monotonic clock for timing host-side work (a launch call).
 // Depends on cu/stream.hpp and bind/fault.hpp (asynchronous errors name their launch).
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <vector>
@@ -115,6 +117,13 @@ WL_LUA_FN(cuda_synchronize) {
   return 0;
 }
 
+// cuda.clock() -> milliseconds on the host's steady clock (works offline).
+int cuda_clock(lua_State* L) {
+  const auto now = std::chrono::steady_clock::now().time_since_epoch();
+  lua_pushnumber(L, std::chrono::duration<double, std::milli>(now).count());  // +1
+  return 1;
+}
+
 int opt_field(lua_State* L, int t, const char* k, int dflt) {
   if (!lua_istable(L, t)) return dflt;
   lua_getfield(L, t, k);                                         // +1
@@ -205,7 +214,7 @@ void add_stream(lua_State* L) {
   lua_pop(L, 1);                                                 // -1
   const luaL_Reg fns[] = {{"stream", cuda_stream}, {"event", cuda_event},
                           {"synchronize", cuda_synchronize}, {"bench", cuda_bench},
-                          {nullptr, nullptr}};
+                          {"clock", cuda_clock}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);                                      // into cuda
 }
 

@@ -12,21 +12,42 @@
 
 namespace warplab::bind {
 
-void note_launch(lua_State* L, const char* kernel, const cu::LaunchConfig& c,
+namespace {
+
+// The registry slot that keeps the last launching function alive (FaultLog::source_fn).
+const char kSourceFnKey = 0;
+
+// The function on top of the stack (left there) launched: remember its chunk name.
+[[gnu::noinline]] void remember_source(lua_State* L, FaultLog& log) {
+  lua_Debug ar;
+  lua_pushvalue(L, -1);                                                  // +1 function
+  lua_getinfo(L, ">S", &ar);                                             // -1
+  std::memcpy(log.source, ar.short_src, sizeof log.source);  // both LUA_IDSIZE, NUL-terminated
+  lua_pushvalue(L, -1);                                                  // +1 function
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kSourceFnKey);                      // -1
+  log.source_fn = lua_topointer(L, -1);
+}
+
+}  // namespace
+
+void note_launch(lua_State* L, FaultLog& log, const std::string& kernel, const cu::LaunchConfig& c,
                  const cu::KernelLimits& k) {
-  FaultLog& log = runtime(L).faults;
   LaunchNote& n = log.ring[log.head];
   log.head = (log.head + 1) % log.ring.size();
   ++log.since_sync;
   // Plain copies, no formatting: this runs on every launch.
-  const std::size_t len = strnlen(kernel, sizeof n.kernel - 1);
-  std::memcpy(n.kernel, kernel, len);
+  const std::size_t len = kernel.size() < sizeof n.kernel ? kernel.size() : sizeof n.kernel - 1;
+  std::memcpy(n.kernel, kernel.data(), len);
   n.kernel[len] = '\0';
-  lua_Debug ar;
   n.line = 0;
-  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
-    std::memcpy(n.source, ar.short_src, sizeof n.source);  // both LUA_IDSIZE, NUL-terminated
-    n.line = ar.currentline;
+  lua_Debug ar;
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "fl", &ar)) {           // +1 function
+    if (ar.currentline > 0) {  // a Lua function (a C caller has no line)
+      if (lua_topointer(L, -1) != log.source_fn) remember_source(L, log);
+      std::memcpy(n.source, log.source, sizeof n.source);
+      n.line = ar.currentline;
+    }
+    lua_pop(L, 1);                                                       // -1
   }
   n.config = c;
   n.limits = k;

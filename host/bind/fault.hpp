@@ -27,10 +27,16 @@ struct FaultLog {
   std::array<LaunchNote, 8> ring{};
   unsigned head = 0;             // next slot
   unsigned since_sync = 0;       // launches since the last completed synchronization
+  // The chunk name of the function that launched last, by the function's address: the
+  // function is kept in the registry while it is remembered, so the address stays its.
+  const void* source_fn = nullptr;
+  char source[LUA_IDSIZE] = {};
 };
 
-// Records a launch of `kernel` at the calling script line (level 1).
-void note_launch(lua_State* L, const char* kernel, const cu::LaunchConfig& c,
+// Records a launch of `kernel` at the calling script line (level 1). Per launch: the
+// caller's current line (lua_getinfo "l"); its chunk name only when the calling function
+// differs from the last launch's.
+void note_launch(lua_State* L, FaultLog& log, const std::string& kernel, const cu::LaunchConfig& c,
                  const cu::KernelLimits& k);
 // Drops the last note (a launch the driver refused, so it cannot have faulted).
 void forget_launch(lua_State* L);

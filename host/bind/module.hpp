@@ -4,6 +4,7 @@
 #pragma once
 #include <lua.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@ inline constexpr const char* kModuleMeta = "warplab.module";
 inline constexpr const char* kKernelMeta = "warplab.kernel";
 
 // The objects themselves are lab's (lab/module.hpp): no Lua in them.
+using lab::ArgSlot;
 using lab::KernelObj;
 using lab::KernelRef;
 using lab::ModuleObj;
@@ -25,8 +27,12 @@ using lab::ModuleSpec;
 using lab::offline_max_threads;
 using lab::ptx_layout;
 
+struct Runtime;
+
 ModuleRef& check_module(lua_State* L, int idx);
 KernelRef& check_kernel(lua_State* L, int idx);
+// The same, with the state's runtime at hand (the launch path: one runtime() per launch).
+KernelRef& check_kernel(lua_State* L, int idx, Runtime& rt);
 // Builds the kernel `mangled` of module m (layout, limits, function handle when live).
 KernelRef make_kernel(lua_State* L, const ModuleRef& m, const std::string& mangled,
                       std::optional<rtc::Signature> sig);
@@ -36,11 +42,13 @@ void push_kernel(lua_State* L, KernelRef k);
 const cu::DeviceLimits& device_limits(lua_State* L);
 
 // kernel_args.cpp: the arguments at stack [first, first + n) into k's parameter buffer,
-// checked against the signature (types and ranges only when `check`).
-void marshal(lua_State* L, KernelObj& k, int first, int n, bool check);
+// checked against the signature (types and ranges only when rt.opts.check).
+void marshal(lua_State* L, Runtime& rt, KernelObj& k, int first, int n);
+// Fills k.slots from k.sig and the layout (k.offsets, k.sizes); make_kernel calls it.
+void plan_args(KernelObj& k);
 
 // kernel_launch.cpp: k:launch(...), k{...}, k:bench{...}, k:check{...}
 void add_kernel_launch(lua_State* L);  // adds methods to the table on top of the stack
-int kernel_call(lua_State* L);         // __call
+void push_kernel_call(lua_State* L);   // pushes __call (a closure over the launch table's keys)
 
 }  // namespace warplab::bind

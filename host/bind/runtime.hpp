@@ -48,6 +48,10 @@ struct Runtime {
   bool timed_out = false;                  // the watchdog fired: the context is stuck
   bool context_lost = false;               // a sticky fault was reported: the context is unusable
   std::string timeout_message;
+  // Metatables the launch path tells userdata by, at their registry addresses (udata.hpp).
+  const void* kernel_meta = nullptr;
+  const void* array_meta = nullptr;
+  const void* launch_keys[7] = {};  // the launch table's key strings (launch_table.cpp)
 };
 
 // The runtime of this state; created by open_state().

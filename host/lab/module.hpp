@@ -4,6 +4,7 @@
 // (live.hpp) and the watch side channel (deps.hpp). The Lua bindings (host/bind), the
 // REPL and watch use these; any other front end can too. Depends on cu/ and rtc/ only.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -40,6 +41,17 @@ struct ModuleObj {
 };
 using ModuleRef = std::shared_ptr<ModuleObj>;
 
+// One parameter as a launch fills it, derived once from the signature and the layout
+// (bind/kernel_args.cpp plan_args) so that a launch compares numbers, never spellings.
+struct ArgSlot {
+  rtc::ParamType::Kind kind = rtc::ParamType::Kind::Other;
+  std::size_t offset = 0, size = 0;  // in the parameter buffer
+  std::uint32_t dtypes = 0;          // pointer: the cuda.array element types it accepts (bit per DType)
+  long long lo = 0, hi = 0;          // integer: the range of its type (unsigned 64-bit: hi = -1, any >= 0)
+  int bits = 0;                      // integer: width in bits
+  bool size_mismatch = false;        // the signature's size differs from the layout's
+};
+
 struct KernelObj {
   ModuleRef module;
   std::string mangled;
@@ -53,6 +65,7 @@ struct KernelObj {
   // Preallocated argument storage, so a launch allocates nothing.
   std::vector<unsigned char> argbuf;
   std::vector<void*> argptrs;
+  std::vector<ArgSlot> slots;  // per parameter, when the signature is known
 };
 using KernelRef = std::shared_ptr<KernelObj>;
 

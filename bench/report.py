@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""report.py: scripts/bench's tables, from the records its measuring programs print:
+  "@ <section> <row> <column> <value>"  one figure of one run (tab-separated)
+  "@skip <section> <row> <why>"         a row that could not be measured
+Every cell is the median over the runs with the spread: "4.13 (4.09–4.21)". Rows and
+columns keep the order they first appear in. The launch tables add each cell's ratio to
+the raw C++ row; then the issue's targets are checked against the medians.
+Usage: report.py RECORDS SECTION...   (launch sustained compile startup host host-evict targets)
+"""
+import statistics
+import sys
+
+RAW = "raw C++ cuLaunchKernel"
+TITLES = {
+    "launch": "host µs per launch: batches of 64 launches then a synchronization, the launch calls only "
+              "(the queue never fills); per run the median over the batches",
+    "sustained": "µs per launch back to back (the queue fills: the slower of the host and the GPU's launch rate)",
+    "compile": "compile and first launch, bench/launch_kernels.cu (ms); cold runs use a fresh cache folder",
+    "startup": "process start: wall time and peak resident memory of one command",
+    "host": "the launch path's host cost through the stand-in driver (it runs nothing): ns per launch, "
+            "the launch section's host figure",
+}
+TITLES["host-evict"] = ("the same, each stand-in launch writing 256 KiB (HOST_EVICT) as a real driver's launch "
+                        "evicts the caller's code and data from the CPU caches: ns per launch, ×raw")
+SCALE = {"host": 1000.0, "host-evict": 1000.0}  # µs records shown in ns
+
+
+def read(path):
+    cells, skips, rows, cols = {}, {}, {}, {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if parts[0] == "@" and len(parts) == 5:
+                sec, row, col, val = parts[1:]
+                try:
+                    cells.setdefault((sec, row, col), []).append(float(val))
+                except ValueError:
+                    continue
+                rows.setdefault(sec, {}).setdefault(row, None)
+                cols.setdefault(sec, {}).setdefault(col, None)
+            elif parts[0] == "@skip" and len(parts) >= 4:
+                sec, row = parts[1], parts[2]
+                skips.setdefault((sec, row), "\t".join(parts[3:]))
+                rows.setdefault(sec, {}).setdefault(row, None)
+    return cells, skips, {s: list(r) for s, r in rows.items()}, {s: list(c) for s, c in cols.items()}
+
+
+def num(v):
+    return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
+
+
+def cell(values):
+    m = statistics.median(values)
+    if len(values) == 1:
+        return num(m)
+    return f"{num(m)} ({num(min(values))}–{num(max(values))})"
+
+
+def table(sec, cells, skips, rows, cols):
+    out = [f"| {sec} | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for row in rows:
+        texts = []
+        for col in cols:
+            v = cells.get((sec, row, col))
+            if not v:
+                texts.append("")
+                continue
+            scale = SCALE.get(sec, 1.0)
+            text = cell([x * scale for x in v])
+            raw = cells.get((sec, RAW, col))
+            if sec in ("launch", "sustained", "host-evict") and raw and row != RAW:
+                text += f" ×{statistics.median(v) / statistics.median(raw):.2f}"
+            texts.append(text)
+        if (sec, row) in skips and not any(texts):
+            texts = [f"skipped: {skips[(sec, row)]}"] + [""] * (len(cols) - 1)
+        out.append(f"| {row} | " + " | ".join(texts) + " |")
+    return out
+
+
+def median(cells, key):
+    v = cells.get(key)
+    return statistics.median(v) if v else None
+
+
+def targets(cells, rows):
+    """The issue's targets, against the medians: one line each."""
+    out = []
+    for row in rows.get("launch", []):
+        if not row.startswith("warplab"):
+            continue
+        for n in ("0 args", "2 args", "4 args"):
+            w, raw = median(cells, ("launch", row, n)), median(cells, ("launch", RAW, n))
+            if w is None or raw is None:
+                continue
+            verdict = "met" if w <= 1.05 * raw else "NOT met"
+            peers = []
+            for peer in ("CuPy RawKernel", "cuda.core launch"):
+                p = median(cells, ("launch", peer, n))
+                if p is not None:
+                    peers.append(f"{'faster' if w < p else 'NOT faster'} than {peer} ({num(p)})")
+            out.append(f"target {row}, {n}: {num(w)} µs = ×{w / raw:.3f} raw (≤ 1.05: {verdict})"
+                       + ("; " + ", ".join(peers) if peers else ""))
+    first = median(cells, ("compile", "warplab", "new process to 1st launch (ms)"))
+    ctx = median(cells, ("compile", "warplab", "new process, context only (ms)"))
+    if first is not None and ctx is not None:
+        out.append(f"target cache hit, new process to first launch: {num(first - ctx)} ms over the process's "
+                   f"start with its context (≤ 2: {'met' if first - ctx <= 2 else 'NOT met'})")
+    attrs = median(cells, ("startup", "warplab attrs (offline)", "wall (ms)"))
+    if attrs is not None:
+        out.append(f"target warplab attrs offline: {num(attrs)} ms wall (≤ 20: {'met' if attrs <= 20 else 'NOT met'})")
+    return out
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cells, skips, rows, cols = read(argv[1])
+    for sec in argv[2:]:
+        if sec == "targets":
+            print("\n".join(targets(cells, rows)))
+            continue
+        if sec not in rows:
+            continue
+        print(f"{TITLES.get(sec, sec)}\n")
+        print("\n".join(table(sec, cells, skips, rows[sec], cols.get(sec) or ["result"])))
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
