@@ -106,7 +106,7 @@ class CudaCore:
         np, launch, s, c = self.np, self.launch, self.stream, self.config
         obj, k0 = self.compile()
         k2, k4 = obj.get_kernel("empty2"), obj.get_kernel("empty4")
-        buf = self.dev.allocate(128)
+        buf = self.dev.allocate(128, stream=self.stream)  # cuda.core 1.x: the stream is keyword-only
         n32, a, b = np.int32(32), np.float32(2.0), np.int32(7)
 
         def r0(n):
