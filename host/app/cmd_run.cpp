@@ -1,6 +1,7 @@
 // cmd_run.cpp: `warplab run SCRIPT.lua [-p key=value ...] [args ...]`: runs a Lua
 // experiment script against the live GPU or, offline, a device profile.
-// Exit status: 0, 1 when the script raised an error or a warplab.check failed; with
+// Exit status: 0, 1 when the script raised an error or a warplab.check failed, 4 for a
+// -p value its warplab.params declaration refuses; with
 // --sanitize TOOL (app/sanitize.hpp) 8 without compute-sanitizer, 9 when it found errors.
 #include <filesystem>
 #include <iostream>
@@ -69,7 +70,7 @@ int run_script(const Globals& g, const RunArgs& a) {
       (void)state.release();
       return kTimeout;
     }
-    return kFailed;
+    return r.exit_code == kBadInput ? kBadInput : kFailed;
   }
   return checks_ok(state.get()) ? kOk : kFailed;
 }
@@ -86,7 +87,8 @@ void add_run_command(CLI::App& app, const Globals& g, Commands& out) {
   sub->add_option("--sanitize", a->sanitize,
                   "run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck")
       ->type_name("TOOL");
-  sub->footer("Exit status: 0 ok; 1 script error or failed check; 7 --timeout fired; "
+  sub->footer("Exit status: 0 ok; 1 script error or failed check; 4 bad input (a -p value "
+              "the script's params{} refuses); 7 --timeout fired; "
               "8 --sanitize without compute-sanitizer; 9 --sanitize found errors "
               "(all codes: docs/exit-codes.md).\n");
   sub->add_option("args", a->args, "arguments passed to the script as ...");

@@ -21,6 +21,11 @@ cu::DeviceSnapshot select_target(const Globals& g, bool fallback) {
   if (!fallback || dflt.empty())
     throw Failure(kNoDevice, why + " (use --profile " + (dflt.empty() ? "FILE" : dflt) +
                                  " to work from a captured device)");
+  // The fallback profile stands in for device 0 only: another index asked for offline is
+  // an error, not a silent run on the profile.
+  if (g.device != 0)
+    throw Failure(kNoDevice, "device " + std::to_string(g.device) + " does not exist: " + why +
+                                 " (offline, the profile '" + dflt + "' stands in for device 0 only)");
   if (!g.quiet)
     std::cerr << "warplab: " << why << "; continuing offline with profile '" << dflt << "'\n";
   return cu::load_profile(dflt);
@@ -37,6 +42,9 @@ int exit_code_for(const cu::Error& e) {
 }
 
 bind::StatePtr open_lua_state(const Globals& g, bool check, const Globals* notes) {
+  // CLI11's range check lets NaN through (every comparison with it is false).
+  if (!(g.timeout >= 0))
+    throw Failure(kUsage, "--timeout must be a number of seconds >= 0 (0: none), not nan");
   cu::DeviceSnapshot target = select_target(notes ? *notes : g, /*fallback=*/true);
   const bool offline = !target.live();
   std::string reason;

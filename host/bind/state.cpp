@@ -26,8 +26,28 @@ int runtime_gc(lua_State* L) {
   return 0;
 }
 
-// Message handler for lua_pcall: "file:line: msg" plus a traceback.
+// A bad-input error object {exit = 4, message = "..."} (warplab.params): its message, or
+// nullptr for any other error value.
+const char* bad_input_message(lua_State* L, int idx) {
+  if (!lua_istable(L, idx)) return nullptr;
+  idx = lua_absindex(L, idx);
+  const int top = lua_gettop(L);
+  const char* msg = nullptr;
+  lua_pushliteral(L, "exit");                                   // +1
+  lua_pushliteral(L, "message");                                // +1
+  lua_rawget(L, idx);                                           // -1 +1 message
+  lua_insert(L, -2);                                            // message, "exit"
+  lua_rawget(L, idx);                                           // -1 +1 exit
+  if (lua_isinteger(L, -1) && lua_tointeger(L, -1) == 4 && lua_type(L, -2) == LUA_TSTRING)
+    msg = lua_tostring(L, -2);  // the table keeps the string alive
+  lua_settop(L, top);                                           // -2
+  return msg;
+}
+
+// Message handler for lua_pcall: "file:line: msg" plus a traceback; a bad-input error
+// object passes through untouched (its sentence is the whole report).
 int traceback(lua_State* L) {
+  if (bad_input_message(L, 1)) return 1;
   const char* msg = lua_tostring(L, 1);
   if (!msg) msg = luaL_tolstring(L, 1, nullptr);  // non-string error object
   luaL_traceback(L, L, msg, 1);
@@ -171,7 +191,12 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   for (const auto& a : args) lua_pushstring(L, a.c_str());    // +n varargs
   if (lua_pcall(L, static_cast<int>(args.size()), 0, handler) != LUA_OK) {  // -(n+1), +1 msg
     out.ok = false;
-    out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
+    if (const char* bad = bad_input_message(L, -1)) {
+      out.error = bad;
+      out.exit_code = 4;
+    } else {
+      out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
+    }
     out.timed_out = runtime(L).timed_out;
     lua_pop(L, 1);                                            // -1
   }

@@ -32,6 +32,9 @@ struct RunResult {
   bool ok = true;
   std::string error;      // "script.lua:12: message" plus a short traceback
   bool timed_out = false; // the kernel watchdog fired: the GPU context is stuck
+  // 4 when the script raised a bad-input error (warplab.params on a wrong -p value): an
+  // error object {exit = 4, message = "..."}; `error` is then the message, no traceback.
+  int exit_code = 0;
 };
 // Runs a script file with `args` in the global `arg` table (arg[0] = path).
 RunResult run_file(lua_State* L, const std::string& path, const std::vector<std::string>& args);

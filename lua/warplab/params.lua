@@ -63,6 +63,17 @@ local TYPE_WORDS = {integer = "an integer", float = "a number", boolean =
                     "a boolean (true/false, 1/0, yes/no, on/off)", string = "a string"}
 local TYPE_NAMES = {integer = "integer", float = "number", boolean = "boolean", string = "string"}
 
+-- A wrong -p is malformed input, not a bug in the script: `warplab run` exits 4 with the
+-- one sentence (docs/exit-codes.md). The error is a table the host recognizes by its
+-- fields {exit = 4, message = "file:line: ..."}; tostring() gives the message, so pcall
+-- callers and plain lua5.4 see the text. `level` counts like error()'s, from the caller.
+local BAD_INPUT = {__tostring = function(e) return e.message end}
+local function bad_input(msg, level)
+  local at = debug.getinfo(level + 1, "Sl")
+  local where = (at and at.currentline > 0) and (at.short_src .. ":" .. at.currentline .. ": ") or ""
+  error(setmetatable({exit = 4, message = where .. msg}, BAD_INPUT), 0)
+end
+
 local meta = {}
 
 -- Reading an undeclared parameter is a typo, not a nil.
@@ -115,13 +126,13 @@ local function declare(decl, level)
         if distance(tostring(k), d) <= 2 then hint = " (did you mean '" .. d .. "'?)"; break end
       end
       local declared = next(defaults) and table.concat(sorted_keys(defaults), ", ") or "none"
-      error(string.format("params: unknown parameter '%s' given with -p%s; "
-                          .. "this script declares: %s", tostring(k), hint, declared), level)
+      bad_input(string.format("params: unknown parameter '%s' given with -p%s; "
+                              .. "this script declares: %s", tostring(k), hint, declared), level)
     end
     local v = coerce(raw, default)
     if v == nil then
-      error(string.format("params: -p %s=%s: expected %s, like the default %s", k, tostring(raw),
-                          TYPE_WORDS[kind(default)], tostring(default)), level)
+      bad_input(string.format("params: -p %s=%s: expected %s, like the default %s", k,
+                              tostring(raw), TYPE_WORDS[kind(default)], tostring(default)), level)
     end
     p[k], set[k] = v, true
   end

@@ -69,7 +69,8 @@ t.case("errors point at the line that declares the parameters", function()
   local ok, msg = pcall(function() local p = params{block = 1}; return p end)
   rawset(_G, "WARPLAB_PARAMS", saved)
   assert(not ok)
-  t.eq(msg:match("lib_params%.lua:(%d+):"), tostring(line))
+  t.eq(tostring(msg):match("lib_params%.lua:(%d+):"), tostring(line))
+  t.eq(type(msg) == "table" and msg.exit, 4)  -- `warplab run` exits 4 for a bad -p
 end)
 
 t.case("declarations are checked", function()
