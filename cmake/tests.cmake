@@ -4,6 +4,7 @@
 #   unit     GoogleTest, no Lua               lua   a Lua test file run by warplab
 #   lib      the pure-Lua library's tests     cli   a shell script driving the binary
 #   example  an example script (offline: its predictions; on a GPU: its checks)
+#   bad_inputs  the hostile-input suite (tests/bad_inputs): exit code, sentence, no crash
 # A Lua test file may carry directives, read here at configure time:
 #   -- run-with: ARGS    arguments after the file (offline runs only)
 #   -- profile: NAME     the profile of the offline run (default h200)
@@ -101,6 +102,9 @@ foreach(t ${WARPLAB_CLI_TESTS})
     set_tests_properties(cli.${name} PROPERTIES LABELS "gpu;cli" SKIP_RETURN_CODE 77 TIMEOUT 600)
   else()
     set_tests_properties(cli.${name} PROPERTIES LABELS "offline;cli" SKIP_RETURN_CODE 77)
+  endif()
+  if(name MATCHES "^bad_inputs")  # tests/bad_inputs: also run under the sanitizers (.ci/run)
+    set_property(TEST cli.${name} APPEND PROPERTY LABELS bad_inputs)
   endif()
 endforeach()
 

@@ -4,6 +4,7 @@
 // generated from that definition (help.cpp, completion.cpp).
 #pragma once
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdlib>
 #include <functional>
 #include <stdexcept>
@@ -127,6 +128,28 @@ inline CLI::Validator seconds() {
         return {};
       },
       "SECONDS");
+}
+
+// A profile name or path: never empty (an empty --profile would silently mean "none").
+inline CLI::Validator profile_name() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        return v.empty() ? std::string("a profile name (h100, h200) or a .json path, not an empty value") : std::string();
+      },
+      "PROFILE");
+}
+// A count from 0 to `max`, in one sentence.
+inline CLI::Validator count_upto(long max) {
+  return CLI::Validator(
+      [max](std::string& v) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || errno || n < 0 || n > max)
+          return "a whole number from 0 to " + std::to_string(max) + " (got '" + v + "')";
+        return {};
+      },
+      "N");
 }
 
 }  // namespace warplab::app

@@ -130,6 +130,7 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
       ->type_name("N|all");
   auto* profile = sub->add_option("--profile", o->profile,
                                   "read a captured profile (name or .json) instead of a GPU")
+                      ->check(profile_name())
                       ->type_name("PROFILE");
   auto* json = sub->add_flag("--json", o->json,
                              "print the profile JSON (--device all: an array); with --diff, the "

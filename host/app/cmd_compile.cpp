@@ -196,6 +196,7 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
   sub->add_option("--cubin", args->cubin, "write the cubin (ELF) to this file")->type_name("FILE");
   sub->add_flag("--lineinfo", args->lineinfo, "generate line information (-lineinfo)");
   sub->add_option("--max-errors", args->max_errors, "show at most N diagnostics (0: all)")
+      ->check(count_upto(1000000))
       ->capture_default_str()
       ->type_name("N");
   set_help(sub,

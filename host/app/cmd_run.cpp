@@ -99,7 +99,8 @@ void add_run_command(CLI::App& app, const Globals& g, Commands& out) {
   set_help(sub,
            {"warplab run examples/tour.lua", "warplab run examples/reductions/ladder.lua -p block=512 -q",
             "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
-           "Exit status: 0 ok; 1 script error or failed check; 7 --timeout fired; "
+           "Exit status: 0 ok; 1 script error or failed check; 4 bad input (a -p value "
+           "the script's params{} refuses); 7 --timeout fired; "
            "8 --sanitize without compute-sanitizer; 9 --sanitize found errors "
            "(all codes: docs/exit-codes.md).\n");
   out.push_back({sub, [&g, a] { return run_script(g, *a); }});

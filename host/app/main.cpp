@@ -36,6 +36,7 @@ void add_global_options(CLI::App& app, warplab::app::Globals& g) {
       ->type_name("N");
   app.add_option("--profile", g.profile,
                  "use a captured device profile (name or .json) instead of a GPU")
+      ->check(warplab::app::profile_name())
       ->type_name("PROFILE");
   app.add_option("--timeout", g.timeout, "kernel watchdog, seconds (0: none)")
       ->check(warplab::app::seconds())

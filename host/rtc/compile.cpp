@@ -155,6 +155,24 @@ bool bad_byte(const std::string& text, const std::string& file, int line_offset,
   return true;
 }
 
+// A header found but not readable (over 64 MiB, a permission): refused at its #include
+// line. Handing NVRTC its path instead would let NVRTC open the file itself, unbounded.
+bool unreadable_headers(const ResolvedIncludes& inc, const std::string& main_name, int main_offset,
+                        std::vector<Diagnostic>& out) {
+  bool any = false;
+  for (const MissingInclude& m : inc.missing) {
+    if (m.unreadable.empty()) continue;
+    Diagnostic d;
+    d.file = m.file == main_name ? main_name : display_path(m.file);
+    d.line = m.line + (m.file == main_name ? main_offset : 0);
+    d.col = 1;
+    d.message = "cannot read the header \"" + m.spelled + "\": " + m.unreadable;
+    out.push_back(std::move(d));
+    any = true;
+  }
+  return any;
+}
+
 // Should NVRTC ever fail with nothing in its log, the user still gets a sentence.
 Diagnostic silent_failure(nvrtcResult rc) {
   Diagnostic d;
@@ -264,7 +282,8 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
     hdr_names.push_back(inc.header_names[i].c_str());
   }
   r.options = build_options(opt);
-  bool cut = bad_byte(inc.main_text, name, named.line_offset, r.diagnostics);
+  bool cut = unreadable_headers(inc, name, named.line_offset, r.diagnostics);
+  cut = bad_byte(inc.main_text, name, named.line_offset, r.diagnostics) || cut;
   for (std::size_t i = 0; i < inc.header_names.size(); ++i)
     cut = bad_byte(inc.header_texts[i], inc.deps[i].display, 0, r.diagnostics) || cut;
   if (cut) {

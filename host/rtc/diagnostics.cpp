@@ -4,13 +4,43 @@
 // identifier the message quotes. Formatting lives in format.cpp.
 #include "rtc/diagnostics.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <climits>
+#include <optional>
 #include <regex>
 
 #include "rtc/signature.hpp"
 
 namespace warplab::rtc {
 namespace {
+
+// libstdc++'s std::regex recurses once per character it consumes, so a long line (a
+// caret under column 100000, a 200000-character identifier) overflowed the stack. The
+// patterns here only look at the first kRegexSpan bytes of a line; what a pattern would
+// take to the end of the line (the message) is cut from the whole line instead.
+constexpr std::size_t kRegexSpan = 2048;
+std::string head(const std::string& line) { return line.substr(0, kRegexSpan); }
+
+// A decimal number that fits an int, or nothing ("#line 99999999999" makes NVRTC print
+// such line numbers).
+std::optional<int> to_int(const std::string& digits) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return v;
+}
+int add_clamped(int a, int b) {
+  return static_cast<int>(std::clamp<long long>(static_cast<long long>(a) + b, INT_MIN, INT_MAX));
+}
+
+// "   ^  ": the caret line under an echoed source line.
+bool is_caret_line(const std::string& l) {
+  const std::size_t c = l.find_first_not_of(" \t");
+  return c != std::string::npos && l[c] == '^' &&
+         l.find_first_not_of(" \t\n\v\f\r", c + 1) == std::string::npos;
+}
 
 // Lines without their terminators; a CR before the LF is dropped too (CRLF sources).
 std::vector<std::string> split_lines(const std::string& text) {
@@ -71,22 +101,26 @@ std::string map_note(const std::string& note, const std::map<std::string, LogFil
                      int own_offset) {
   static const std::regex at_line(R"re(at line (\d+)(?: of "([^"]+)")?)re");
   std::smatch m;
-  if (!std::regex_search(note, m, at_line)) return note;
-  int line = std::stoi(m[1]);
+  const std::string h = head(note);
+  if (!std::regex_search(h, m, at_line)) return note;
+  std::optional<int> line = to_int(m[1]);
+  if (!line) return note;
   std::string where;
   if (m[2].matched) {
     const auto it = files.find(m[2]);
-    line += it == files.end() ? 0 : it->second.line_offset;
+    line = add_clamped(*line, it == files.end() ? 0 : it->second.line_offset);
     where = " of \"" + (it == files.end() ? m[2].str() : it->second.display) + "\"";
   } else {
-    line += own_offset;
+    line = add_clamped(*line, own_offset);
   }
-  return m.prefix().str() + "at line " + std::to_string(line) + where + m.suffix().str();
+  const std::size_t end = static_cast<std::size_t>(m.position(0) + m.length(0));
+  return m.prefix().str() + "at line " + std::to_string(*line) + where + note.substr(end);
 }
 
 // ptxas speaks in mangled names and hex: "Entry function '_Z3bigPf' uses too much shared
 // data (0x3a980 bytes, 0xc000 max)" -> "'big(float*)' ... (240000 bytes, 49152 max)".
 std::string readable(const std::string& msg) {
+  if (msg.size() > kRegexSpan) return msg;  // kept as NVRTC said it
   static const std::regex mangled(R"re('(_Z[\w$]+)')re");
   static const std::regex hex(R"re(\b0x([0-9a-fA-F]+)\b)re");
   std::string out;
@@ -101,7 +135,10 @@ std::string readable(const std::string& msg) {
   rest.swap(out);
   out.clear();
   while (std::regex_search(rest, m, hex)) {
-    out += m.prefix().str() + std::to_string(std::stoull(m[1].str(), nullptr, 16));
+    // More than 16 hex digits does not fit: keep the text.
+    const std::string digits = m[1].str();
+    out += m.prefix().str() +
+           (digits.size() <= 16 ? std::to_string(std::stoull(digits, nullptr, 16)) : "0x" + digits);
     rest = m.suffix();
   }
   return out + rest;
@@ -114,7 +151,7 @@ void place(Diagnostic& d, const std::string& name, int raw_line, int caret_col,
   const auto it = files.find(name);
   const bool known = it != files.end();
   d.file = known ? it->second.display : name;
-  d.line = raw_line + (known ? it->second.line_offset : 0);
+  d.line = raw_line > 0 ? add_clamped(raw_line, known ? it->second.line_offset : 0) : 0;
   d.source_line = known ? nth_line(it->second.text, raw_line) : echoed;
   // A caret past the end of the line (NVRTC puts "cannot open source file" there) says
   // less than the quoted name it complains about.
@@ -151,54 +188,57 @@ std::vector<Diagnostic> parse_log(const std::string& log,
                                   const std::map<std::string, LogFile>& files,
                                   const std::vector<std::string>& name_expressions) {
   // file(LINE[,COL]): severity[ #code]: message. The column form is not printed by
-  // NVRTC 13; accepting it costs nothing should a later version add it.
+  // NVRTC 13; accepting it costs nothing should a later version add it. The message is
+  // the rest of the line (kRegexSpan).
   static const std::regex header(
       R"re(^(.+?)\((\d+)(?:,\s*(\d+))?\): )re"
       R"re((catastrophic error|fatal error|internal error|error|warning|remark))re"
-      R"re((?: #([0-9A-Za-z_-]+))?: (.*)$)re");
+      R"re((?: #([0-9A-Za-z_-]+))?: )re");
   // "nvrtc: error: bad option", "ptxas error   : Entry function ...".
   static const std::regex tool(
       R"re(^(nvrtc|ptxas|nvlink)\s*(error|warning|fatal)?\s*:\s*)re"
-      R"re((?:(error|warning|fatal)\s*:\s*)?(.*)$)re");
+      R"re((?:(error|warning|fatal)\s*:\s*)?)re");
   // The resource report (parsed in resources.cpp) and NVRTC's closing summaries.
   static const std::regex skip(
       R"re(^(ptxas\s+(info\s*:|\.)|Remark: The warnings can be suppressed|)re"
       R"re(\d+ .*detected in the compilation of|Compilation terminated\.$))re");
-  static const std::regex caret(R"re(^[ \t]*\^\s*$)re");
 
   const std::vector<std::string> lines = split_lines(log);
   std::vector<Diagnostic> out;
   bool open = false;  // the last diagnostic may still take context lines
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
+    const std::string h = head(l);
     std::smatch m;
-    if (l.empty() || std::regex_search(l, skip)) {
+    if (l.empty() || std::regex_search(h, skip)) {
       open = false;
       continue;
     }
-    if (std::regex_match(l, m, header)) {
+    if (std::regex_search(h, m, header)) {
       Diagnostic d;
       d.severity = severity_of(m[4]);
       d.code = m[5];
-      d.message = m[6];
-      int caret_col = m[3].matched ? std::stoi(m[3]) : 0;
+      d.message = l.substr(static_cast<std::size_t>(m.length(0)));
+      // A number past INT_MAX (after "#line 2147483647") is no location: 0.
+      const int line = to_int(m[2]).value_or(0);
+      int caret_col = m[3].matched ? to_int(m[3]).value_or(0) : 0;
       // The echoed line is indented by two spaces; the caret line copies its whitespace.
       std::string echoed;
-      if (i + 2 < lines.size() && lines[i + 1].rfind("  ", 0) == 0 &&
-          std::regex_match(lines[i + 2], caret)) {
+      if (i + 2 < lines.size() && lines[i + 1].rfind("  ", 0) == 0 && is_caret_line(lines[i + 2])) {
         echoed = lines[i + 1].substr(2);
-        caret_col = static_cast<int>(lines[i + 2].find('^')) - 1;
+        caret_col = static_cast<int>(std::min<std::size_t>(lines[i + 2].find('^'), INT_MAX)) - 1;
         i += 2;
       }
       if (m[1] == "__nv_name_map") explain_name_expression(d, echoed, name_expressions);
-      else place(d, m[1], std::stoi(m[2]), caret_col, echoed, files);
+      else place(d, m[1], line, caret_col, echoed, files);
       out.push_back(std::move(d));
       open = true;
-    } else if (std::regex_match(l, m, tool)) {
+    } else if (std::regex_search(h, m, tool)) {
       Diagnostic d;
       const std::string word = m[2].matched ? m[2].str() : m[3].str();
+      const std::string rest = l.substr(static_cast<std::size_t>(m.length(0)));
       d.severity = word.empty() ? Severity::Remark : severity_of(word);
-      d.message = m[1] == "nvrtc" ? m[4].str() : m[1].str() + ": " + readable(m[4].str());
+      d.message = m[1] == "nvrtc" ? rest : m[1].str() + ": " + readable(rest);
       out.push_back(std::move(d));
       open = true;
     } else if (open && (l[0] == ' ' || l[0] == '\t')) {

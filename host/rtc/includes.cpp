@@ -88,15 +88,17 @@ class Resolver {
       const std::string spelled = text.substr(d.name_begin, d.name_end - d.name_begin);
       std::vector<std::string> searched;
       const fs::path found = locate(spelled, d.angle, dir, searched);
+      std::string why;
       if (found.empty()) {
-        out_.missing.push_back({nvrtc_name, d.line, spelled, d.angle, searched});
+        out_.missing.push_back({nvrtc_name, d.line, spelled, d.angle, searched, {}});
         continue;
       }
       // Copy up to the name, then the canonical path instead of the spelling.
       const std::string name = found.string();
       rewritten.append(text, copied, d.name_begin - copied).append(name);
       copied = d.name_end;
-      if (seen_.insert(name).second) add_header(found);  // each file read once (cycles)
+      if (seen_.insert(name).second && !add_header(found, why))  // each file read once (cycles)
+        out_.missing.push_back({nvrtc_name, d.line, spelled, d.angle, {}, why});
     }
     rewritten.append(text, copied, std::string::npos);
     return rewritten;
@@ -127,12 +129,10 @@ class Resolver {
     return {};
   }
 
-  void add_header(const fs::path& path) {
-    std::string bytes, why;
-    if (!read_file(path, bytes, &why)) {
-      out_.missing.push_back({path.string(), 0, path.string(), false, {why}});
-      return;
-    }
+  // False (and why) when the file cannot be read: a folder, too large, unreadable.
+  bool add_header(const fs::path& path, std::string& why) {
+    std::string bytes;
+    if (!read_file(path, bytes, &why)) return false;
     out_.deps.push_back({path, display_path(path), content_hash(bytes)});
     // Reserve the slot first: recursion appends the headers this one includes.
     const std::size_t slot = out_.header_names.size();
@@ -140,6 +140,7 @@ class Resolver {
     out_.header_texts.emplace_back();
     std::string text = process(bytes, path.parent_path(), path.string());
     out_.header_texts[slot] = std::move(text);
+    return true;
   }
 
   const std::vector<fs::path>& dirs_;

@@ -27,6 +27,9 @@ struct MissingInclude {
   std::string spelled;
   bool angle = false;
   std::vector<std::string> searched;  // directories tried, in order
+  // Found but not readable ("it is larger than 64 MiB"): compile() refuses the source
+  // with this reason instead of letting NVRTC open the file itself.
+  std::string unreadable;
 };
 
 struct ResolvedIncludes {

@@ -103,7 +103,8 @@ std::optional<Signature> demangle(const std::string& mangled) {
       // launch check reports it as an unknown type rather than failing to load the module.
       if (!t) {
         t = ParamType{};
-        t->spelling = detail::tidy_angles(p.substr(p.find_first_not_of(' ')));
+        const std::size_t first = p.find_first_not_of(' ');  // npos: a blank parameter
+        t->spelling = first == std::string::npos ? "" : detail::tidy_angles(p.substr(first));
       }
       sig.params.push_back(*t);
     }

@@ -1,0 +1,13 @@
+pcall(getmetatable(K).__gc, K)
+pcall(getmetatable(dev.attr).__index, nil, "warp_size")
+local mt = getmetatable(M)
+collectgarbage()
+M:free(); M:free()
+pcall(function() return M.k end)
+local nm = K.name
+setmetatable({}, {__gc = function() K:check{grid = 1, block = 1} end})
+local co = coroutine.wrap(function() coroutine.yield(K:occupancy(32)) end)
+co()
+load("return K:check{grid = 0/0, block = math.huge}")
+pcall(K.occupancy, K, 2^40)
+pcall(K.check, K, {grid = -1, block = 1.5, shared = math.mininteger})
