@@ -111,8 +111,7 @@ class Watch {
 
   // One poll over the signalfd and inotify; the timeout is the nearer of the pending
   // batch's deadline and the run's --timeout. Everything else happens between polls.
-  int loop() {
-    Signals sig;
+  int loop(Signals& sig) {
     if (a_.diff) code_ = std::make_unique<watch::CodeDiff>();
     start(nullptr);
     for (;;) {
@@ -238,11 +237,16 @@ class Watch {
 int run_watch(const Globals& g, const WatchArgs& a) {
   if (!fs::is_regular_file(a.script))
     throw Failure(kBadInput, "script '" + a.script + "' not found");
+  // The signals are blocked first, before anything can start the CUDA driver (asking
+  // whether a GPU is there does): its threads inherit the mask, so SIGCHLD always reaches
+  // the signalfd. Created after them, a driver thread with SIGCHLD unblocked could take
+  // it, and a finished run would go unnoticed (seen on the H100: "run 2" never ended).
+  Signals sig;
   // Said here once; each run gets --offline-noted (run_argv) and does not repeat it.
   if (const std::string why = offline_reason(g); !why.empty())
     note_offline(g, why, cu::default_profile_name());
   Watch w(g, a);
-  return w.loop();
+  return w.loop(sig);
 }
 
 }  // namespace
