@@ -60,8 +60,11 @@ AttrListing list_attrs(lua_State* L, const std::string& pattern) {
     lua_pop(L, 1);                                           // -1 value
   }
   lua_settop(L, top);
-  if (rows.empty())
+  if (rows.empty()) {
+    if (const std::string near = cu::suggest_attribute(pattern); !near.empty())
+      return {false, "no attribute matches '" + pattern + "': did you mean '" + near + "'?"};
     return {false, "no attribute matches '" + pattern + "' (a glob like max_*, or part of a name)"};
+  }
   size_t width = 0, vwidth = 0;
   for (const auto& [name, vm] : rows) {
     width = std::max(width, name.size());

@@ -64,6 +64,9 @@ rows | grep -qx future_attribute_from_newer_cuda || fail "unknown attribute not 
 run attrs --profile "$FIX" zzz
 [ "$rc" -eq 4 ] || fail "no match: exit $rc, want 4"
 grep -qF "warplab: no attribute matches 'zzz' (" "$T/err" || fail "no-match sentence"
+run attrs --profile "$FIX" warp_sise
+[ "$rc" -eq 4 ] || fail "a misspelled name: exit $rc, want 4"
+grep -qF "warplab: no attribute matches 'warp_sise': did you mean 'warp_size'?" "$T/err" || fail "no did-you-mean"
 run attrs --profile "$FIX" warp zzz
 [ "$rc" -eq 4 ] || fail "one of two patterns matches nothing: exit $rc, want 4"
 

@@ -214,6 +214,8 @@ TEST(ReplAttrs, ListsMatchingAttributesOrSaysWhy) {
   const EvalResult none = ev.attrs("zzz");
   EXPECT_EQ(none.status, EvalResult::kError);
   EXPECT_EQ(none.text, "no attribute matches 'zzz' (a glob like max_*, or part of a name)");
+  EXPECT_EQ(ev.attrs("max_thread_per_block").text,
+            "no attribute matches 'max_thread_per_block': did you mean 'max_threads_per_block'?");
   EXPECT_TRUE(attr_matches("WARP", "warp_size"));
   EXPECT_TRUE(attr_matches("*_dim_?", "max_block_dim_x"));
   EXPECT_FALSE(attr_matches("max_*", "warp_size"));
