@@ -112,7 +112,7 @@ class Watch {
   // One poll over the signalfd and inotify; the timeout is the nearer of the pending
   // batch's deadline and the run's --timeout. Everything else happens between polls.
   int loop(Signals& sig) {
-    if (a_.diff) code_ = std::make_unique<watch::CodeDiff>();
+    code_ = std::make_unique<watch::CodeDiff>(a_.diff);
     start(nullptr);
     for (;;) {
       int timeout = files_.timeout_ms();
@@ -227,7 +227,7 @@ class Watch {
   std::vector<std::string> deps_;
   watch::FileWatcher files_;
   std::unique_ptr<watch::ChildRun> run_;
-  std::unique_ptr<watch::CodeDiff> code_;  // with --diff only
+  std::unique_ptr<watch::CodeDiff> code_;  // resource lines; with --diff the PTX/SASS diffs too
   std::unique_ptr<watch::TempFile> deps_file_;
   std::string last_good_;
   int runs_ = 0;
@@ -259,7 +259,8 @@ void add_watch_command(CLI::App& app, const Globals& g, Commands& out) {
       ->allow_extra_args(false)  // -p takes one key=value; later words are script arguments
       ->type_name("KEY=VALUE");
   sub->add_flag("--clear", a->clear, "clear the screen before each run");
-  sub->add_flag("--diff", a->diff, "show what an edit changed in the PTX (and SASS with cuobjdump)");
+  sub->add_flag("--diff", a->diff,
+                "also show what an edit changed in the PTX (and SASS with cuobjdump or nvdisasm)");
   // Shadows the global --timeout after `watch` (docs/cli.md): that one, the kernel
   // watchdog, goes before the subcommand.
   sub->add_option("--timeout", a->timeout,

@@ -7,6 +7,7 @@
 #include "cu/error.hpp"
 #include "cu/profile.hpp"
 #include "bind/state.hpp"
+#include "lab/deps.hpp"
 
 namespace warplab::app {
 
@@ -78,6 +79,7 @@ int exit_code_for(const cu::Error& e) {
 
 bind::StatePtr open_lua_state(const Globals& g, bool check, const Globals* notes) {
   cu::DeviceSnapshot target = select_target(notes ? *notes : g, /*fallback=*/true);
+  lab::record_device(target);  // for `warplab watch`'s occupancy line (a no-op otherwise)
   const bool offline = !target.live();
   std::string reason;
   if (!g.profile.empty()) reason = "working from profile '" + g.profile + "'";

@@ -63,21 +63,12 @@ std::string pretty(const std::string& mangled) {
   return s ? s->demangled : mangled;
 }
 
-// "regs 20→32, stack 0→64 B": the CUBIN's numbers that moved ("" when none did).
-std::string resource_change(const rtc::ElfKernel& a, const rtc::ElfKernel& b) {
-  std::string out;
-  auto item = [&](const char* what, long x, long y, const char* unit) {
-    if (x == y) return;
-    out += (out.empty() ? "" : ", ") + std::string(what) + " " + std::to_string(x) + "\u2192" + std::to_string(y) + unit;
-  };
-  item("regs", a.registers.value_or(-1), b.registers.value_or(-1), "");
-  item("stack", a.stack_bytes, b.stack_bytes, " B");
-  item("shared", a.shared_bytes, b.shared_bytes, " B");
-  item("barriers", a.barriers, b.barriers, "");
-  return out;
-}
-
 }  // namespace
+
+bool same_code(const Lines& a, const Lines& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const std::string& x, const std::string& y) { return x == y || normalize(x) == normalize(y); });
+}
 
 std::string normalize(const std::string& line) {
   // PTX virtual registers (%r12, %rd3, %f7, %p1, %rs2, ...) and SASS registers (R12, UR4,
@@ -174,11 +165,15 @@ std::map<std::string, Lines> sass_kernels(const std::string& dump) {
   return out;
 }
 
-CodeDiff::CodeDiff() {
+CodeDiff::CodeDiff(bool code_diffs) : code_diffs_(code_diffs) {
   // SASS from cuobjdump, else nvdisasm (both in the toolkit); the first report says when
   // neither is there.
-  if (const std::string c = find_tool("cuobjdump"); !c.empty()) cuobjdump_ = c + " -sass";
-  else if (const std::string d = find_tool("nvdisasm"); !d.empty()) cuobjdump_ = d;
+  if (!code_diffs_) {
+  } else if (const std::string c = find_tool("cuobjdump"); !c.empty()) {
+    cuobjdump_ = c + " -sass";
+  } else if (const std::string d = find_tool("nvdisasm"); !d.empty()) {
+    cuobjdump_ = d;
+  }
   std::string tmpl = (fs::temp_directory_path() / "warplab-code-XXXXXX").string();
   if (::mkdtemp(tmpl.data())) dir_ = tmpl;
 }
@@ -190,43 +185,60 @@ CodeDiff::~CodeDiff() {
 
 std::string CodeDiff::collect() {
   std::map<std::string, Lines> ptx, sass;
-  std::map<std::string, rtc::ElfKernel> res;
+  std::map<std::string, KernelNumbers> res;
+  std::map<std::string, std::pair<long, long>> spills;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir_, ec)) {
     const std::string stem = e.path().stem().string();  // "<n>.<module>"
     const std::string module = stem.substr(stem.find('.') + 1);
-    if (e.path().extension() == ".ptx")
+    const std::string ext = e.path().extension().string();
+    if (ext == ".ptx")
       for (auto& [k, v] : ptx_kernels(read(e.path()))) ptx[module + "|" + k] = std::move(v);
-    if (e.path().extension() == ".cubin") {
+    if (ext == ".spills")
+      for (auto& [k, v] : parse_spills(read(e.path()))) spills[module + "|" + k] = v;
+    if (ext == ".cubin") {
       const std::string bytes = read(e.path());
       try {
-        for (auto& k : rtc::read_cubin(std::vector<char>(bytes.begin(), bytes.end()))) res[module + "|" + k.name] = k;
+        for (auto& k : rtc::read_cubin(std::vector<char>(bytes.begin(), bytes.end())))
+          res[module + "|" + k.name].elf = k;
       } catch (const rtc::Error&) {  // no resource line for a CUBIN that cannot be read
       }
     }
-    if (e.path().extension() == ".cubin" && !cuobjdump_.empty())
+    if (ext == ".cubin" && !cuobjdump_.empty())
       for (auto& [k, v] : sass_kernels(run_capture(cuobjdump_ + " '" + e.path().string() + "' 2>/dev/null")))
         sass[module + "|" + k] = std::move(v);
   }
+  for (auto& [key, sp] : spills)
+    if (auto r = res.find(key); r != res.end()) std::tie(r->second.spill_store, r->second.spill_load) = sp;
+  for (auto& [key, l] : parse_launches(read(fs::path(dir_) / "launches"))) launched_[key] = l;
+  if (auto d = parse_device(read(fs::path(dir_) / "device.json"))) dev_ = d;
   for (const auto& e : fs::directory_iterator(dir_, ec)) fs::remove(e.path(), ec);
+
   std::string report;
-  if (first_ && cuobjdump_.empty())
+  if (first_ && code_diffs_ && cuobjdump_.empty())
     report += "warplab: neither cuobjdump nor nvdisasm found (PATH, CUDA_HOME, /usr/local/cuda): PTX diffs only\n";
   if (!first_) {
     for (const auto& [key, code] : ptx) {
       const std::string kernel = pretty(key.substr(key.find('|') + 1));
       auto old = ptx_.find(key);
       if (old == ptx_.end()) { report += "new kernel " + kernel + "\n"; continue; }
-      std::string line;  // the CUBIN's numbers that moved: a cap or a flag changes them alone
-      if (auto r_new = res.find(key), r_old = res_.find(key); r_new != res.end() && r_old != res_.end())
-        line = resource_change(r_old->second, r_new->second);
+      // One line per changed kernel: its resources and occupancy, old -> new. A cap or a
+      // flag can move them with the same PTX; a changed PTX with the same numbers says so.
+      std::string line;
+      if (auto r_new = res.find(key), r_old = res_.find(key); r_new != res.end() && r_old != res_.end()) {
+        auto at = launched_.find(key);
+        line = resource_line(r_old->second, r_new->second, at == launched_.end() ? nullptr : &at->second,
+                             dev_ ? &*dev_ : nullptr);
+      }
+      const std::string d = code_diffs_ ? line_diff(old->second, code, 2, 40) : "";  // "": only renumbered
       if (!line.empty()) report += kernel + ": " + line + "\n";
-      if (const std::string d = line_diff(old->second, code, 2, 40); !d.empty())  // "" if only renumbered
-        report += "PTX of " + kernel + " changed:\n" + d;
+      else if (code_diffs_ ? !d.empty() : !same_code(old->second, code)) report += kernel + ": code changed, same resources\n";
+      if (!code_diffs_) continue;
+      if (!d.empty()) report += "PTX of " + kernel + " changed:\n" + d;
       auto s_new = sass.find(key), s_old = sass_.find(key);
       if (s_new != sass.end() && s_old != sass_.end())
-        if (const std::string d = line_diff(s_old->second, s_new->second, 1, 40); !d.empty())
-          report += "SASS of " + kernel + " changed:\n" + d;
+        if (const std::string sd = line_diff(s_old->second, s_new->second, 1, 40); !sd.empty())
+          report += "SASS of " + kernel + " changed:\n" + sd;
     }
     for (const auto& [key, code] : ptx_)
       if (!ptx.count(key)) report += "kernel " + pretty(key.substr(key.find('|') + 1)) + " is gone\n";

@@ -1,14 +1,15 @@
-// watch_diff.hpp: `warplab watch --diff`: what an edit changed in the code the GPU runs.
-// Runs write each module's PTX and CUBIN into a folder (lab/deps.hpp record_code); after
-// each good run the watcher compares them, kernel by kernel, with the previous run's and
-// prints, per changed kernel, its resources old -> new (from the CUBIN) and a unified diff
-// of the PTX and, when cuobjdump or nvdisasm is installed, of the SASS.
+// watch_diff.hpp: what an edit changed in the code the GPU runs (`warplab watch`). Runs
+// write each module's PTX, CUBIN and spills, their last launches and their device into a
+// folder (lab/deps.hpp); after each good run the watcher compares them, kernel by kernel,
+// with the previous run's and prints, per changed kernel, one line of its resources and
+// occupancy old -> new (watch_resources.hpp); with --diff also a unified diff of the PTX
+// and, when cuobjdump or nvdisasm is installed, of the SASS.
 #pragma once
 #include <map>
 #include <string>
 #include <vector>
 
-#include "rtc/elf.hpp"
+#include "app/watch_resources.hpp"
 
 namespace warplab::app::watch {
 
@@ -16,6 +17,8 @@ using Lines = std::vector<std::string>;
 
 // A line with register numbers replaced by '#' (%r12 -> %r#, R12 -> R#, UP1 -> UP#).
 std::string normalize(const std::string& line);
+// True when the two differ at most in register numbers (what line_diff shows as no change).
+bool same_code(const Lines& a, const Lines& b);
 // Unified diff of two line lists: hunks "@@ -a,n +b,m @@" of "- old", "+ new" and "  context"
 // lines, compared with normalize() so that renumbered registers are no change; at most
 // max_lines lines of output, then a count of the rest.
@@ -28,7 +31,8 @@ std::map<std::string, Lines> sass_kernels(const std::string& cuobjdump_output);
 
 class CodeDiff {
  public:
-  CodeDiff();   // makes the folder runs write into
+  // Makes the folder runs write into; `code_diffs`: also the PTX/SASS diffs (--diff).
+  explicit CodeDiff(bool code_diffs = true);
   ~CodeDiff();  // removes it
   CodeDiff(const CodeDiff&) = delete;
   CodeDiff& operator=(const CodeDiff&) = delete;
@@ -39,10 +43,13 @@ class CodeDiff {
 
  private:
   std::string dir_;
+  bool code_diffs_;
   std::string cuobjdump_;  // empty: SASS diffs unavailable
   bool first_ = true;
-  std::map<std::string, Lines> ptx_, sass_;  // "<module>|<kernel>" -> code
-  std::map<std::string, rtc::ElfKernel> res_;  // "<module>|<kernel>" -> its CUBIN numbers
+  std::map<std::string, Lines> ptx_, sass_;     // "<module>|<kernel>" -> code
+  std::map<std::string, KernelNumbers> res_;    // "<module>|<kernel>" -> its resources
+  std::map<std::string, lab::LastLaunch> launched_;  // the newest run that launched it
+  std::optional<cu::DeviceLimits> dev_;         // the newest run's device
 };
 
 }  // namespace warplab::app::watch

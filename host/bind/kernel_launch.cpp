@@ -51,6 +51,7 @@ void prepare(lua_State* L, Runtime& rt, KernelObj& k, const cu::LaunchConfig& c,
 // caller). A launch the driver refused never ran, so its note goes again: after an
 // earlier kernel faulted, the error then names that kernel, not this one.
 void launch_noted(lua_State* L, Runtime& rt, KernelObj& k, const cu::LaunchConfig& c) {
+  k.last_launch = {c.block.x * c.block.y * c.block.z, c.shared_bytes};  // for `warplab watch` (lab/deps.hpp)
   note_launch(L, rt.faults, k.display, c, k.limits);
   try {
     cu::launch(*k.fn, c, k.argptrs.data());

@@ -1,5 +1,6 @@
-// deps.cpp: appends dependency paths to $WARPLAB_DEPS_FILE (see deps.hpp). One
-// O_APPEND write per line, so the file stays line-complete even if the run crashes.
+// deps.cpp: appends dependency paths to $WARPLAB_DEPS_FILE, and writes the code, launch
+// and device records into $WARPLAB_CODE_DIR (see deps.hpp). One O_APPEND write per line,
+// so a file stays line-complete even if the run crashes.
 #include "lab/deps.hpp"
 
 #include <fcntl.h>
@@ -10,6 +11,9 @@
 #include <filesystem>
 #include <mutex>
 #include <set>
+
+#include "cu/profile.hpp"
+#include "rtc/compile.hpp"
 
 namespace warplab::lab {
 
@@ -36,24 +40,60 @@ void record_dependency(const std::string& path) {
 }  // namespace warplab::lab
 
 namespace warplab::lab {
+namespace {
 
-void record_code(const std::string& module_name, const std::string& ptx, const char* cubin,
-                 std::size_t cubin_bytes) {
+const char* code_dir() {
   const char* dir = std::getenv("WARPLAB_CODE_DIR");
-  if (!dir || !*dir) return;
-  static int n = 0;
+  return dir && *dir ? dir : nullptr;
+}
+
+void write_file(const std::string& path, const char* data, std::size_t size, int flags) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0600);
+  if (fd < 0) return;
+  [[maybe_unused]] const ssize_t w = ::write(fd, data, size);  // one write: lines stay whole
+  ::close(fd);
+}
+
+}  // namespace
+
+std::string code_stem(const std::string& module_name) {
   std::string stem = std::filesystem::path(module_name).filename().string();
   for (char& c : stem)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
-  const std::string base = std::string(dir) + "/" + std::to_string(++n) + "." + stem;
-  auto write = [](const std::string& path, const char* data, std::size_t size) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) return;
-    [[maybe_unused]] const ssize_t w = ::write(fd, data, size);
-    ::close(fd);
-  };
-  write(base + ".ptx", ptx.data(), ptx.size());
-  write(base + ".cubin", cubin, cubin_bytes);
+  return stem.empty() ? "_" : stem;
+}
+
+void record_code(const std::string& module_name, const rtc::CompileResult& r) {
+  const char* dir = code_dir();
+  if (!dir) return;
+  static int n = 0;
+  const std::string base = std::string(dir) + "/" + std::to_string(++n) + "." + code_stem(module_name);
+  write_file(base + ".ptx", r.ptx.data(), r.ptx.size(), O_TRUNC);
+  write_file(base + ".cubin", r.cubin.data(), r.cubin.size(), O_TRUNC);
+  std::string spills;
+  for (const rtc::KernelResources& k : r.kernels)
+    spills += k.mangled + " " + std::to_string(k.spill_store_bytes.value_or(-1)) + " " +
+              std::to_string(k.spill_load_bytes.value_or(-1)) + "\n";
+  write_file(base + ".spills", spills.data(), spills.size(), O_TRUNC);
+}
+
+void record_launch(const std::string& module_name, const std::string& mangled, unsigned threads,
+                   unsigned dynamic_shared) noexcept {
+  const char* dir = code_dir();
+  if (!dir) return;
+  try {  // called from a destructor: nothing may escape
+    const std::string line = code_stem(module_name) + " " + mangled + " " + std::to_string(threads) + " " +
+                             std::to_string(dynamic_shared) + "\n";
+    write_file(std::string(dir) + "/launches", line.data(), line.size(), O_APPEND);
+  } catch (...) {
+  }
+}
+
+void record_device(const cu::DeviceSnapshot& d) {
+  const char* dir = code_dir();
+  if (!dir) return;
+  const std::string text = cu::profile_text(d);
+  write_file(std::string(dir) + "/device.json", text.data(), text.size(), O_TRUNC);
 }
 
 }  // namespace warplab::lab

@@ -14,12 +14,28 @@ void record_dependency(const std::string& path);
 
 }  // namespace warplab::lab
 
+namespace warplab::cu {
+struct DeviceSnapshot;
+}
+namespace warplab::rtc {
+struct CompileResult;
+}
+
 namespace warplab::lab {
 
-// `warplab watch --diff` gives its runs WARPLAB_CODE_DIR; each compiled module's PTX
-// and CUBIN are written there (<dir>/<n>.<name>.ptx/.cubin, n counting modules in
-// compile order) so the watcher can show what an edit changed. No-op without it.
-void record_code(const std::string& module_name, const std::string& ptx, const char* cubin,
-                 std::size_t cubin_bytes);
+// `warplab watch` gives its runs WARPLAB_CODE_DIR, a folder where a run says what code it
+// made and how it launched it, so the watcher can show what an edit changed (no-op
+// without it). Per compiled module (n counts modules in compile order, <stem> is the
+// module's file name): <n>.<stem>.ptx, <n>.<stem>.cubin, and <n>.<stem>.spills, one
+// "MANGLED STORE_BYTES LOAD_BYTES" line per kernel (-1: unknown). Then `launches`, one
+// "STEM MANGLED THREADS DYNAMIC_SHARED" line per kernel launched in the run (its last
+// launch, written when the kernel is released), and `device.json`, the profile of the
+// device the run worked on (cu/profile.hpp).
+void record_code(const std::string& module_name, const rtc::CompileResult& r);
+void record_launch(const std::string& module_name, const std::string& mangled, unsigned threads,
+                   unsigned dynamic_shared) noexcept;
+void record_device(const cu::DeviceSnapshot& d);
+// The file-name stem a module's records carry ("k.cu" for ".../k.cu").
+std::string code_stem(const std::string& module_name);
 
 }  // namespace warplab::lab

@@ -20,11 +20,16 @@ ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx) {
   record_dependencies(m->spec, m->result);
   m->stamps = stamp_files(m->spec, m->result);
   if (m->result.ok)
-    record_code(m->spec.source.name, m->result.ptx, m->result.cubin.data(), m->result.cubin.size());
+    record_code(m->spec.source.name, m->result);
   if (m->result.ok && ctx)
     m->live = cu::Module::load_cubin(ctx, std::string_view(m->result.cubin.data(), m->result.cubin.size()),
                                      m->spec.source.name);
   return m;
+}
+
+KernelObj::~KernelObj() {
+  if (last_launch.threads && module)
+    record_launch(module->spec.source.name, mangled, last_launch.threads, last_launch.dynamic_shared);
 }
 
 KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optional<rtc::Signature> sig,

@@ -52,7 +52,18 @@ struct ArgSlot {
   bool size_mismatch = false;        // the signature's size differs from the layout's
 };
 
+// A kernel's last launch in this run: what `warplab watch` computes occupancy at.
+struct LastLaunch {
+  unsigned threads = 0;  // per block; 0: never launched
+  unsigned dynamic_shared = 0;
+};
+
 struct KernelObj {
+  KernelObj() = default;
+  KernelObj(const KernelObj&) = delete;
+  KernelObj& operator=(const KernelObj&) = delete;
+  ~KernelObj();  // tells a watching parent the last launch (deps.hpp record_launch)
+
   ModuleRef module;
   std::string mangled;
   std::string display;                  // "saxpy", "reduce<256>": for messages
@@ -66,6 +77,8 @@ struct KernelObj {
   std::vector<unsigned char> argbuf;
   std::vector<void*> argptrs;
   std::vector<ArgSlot> slots;  // per parameter, when the signature is known
+  // Set by the launch path (one store per launch), read only when the kernel is released.
+  LastLaunch last_launch;
 };
 using KernelRef = std::shared_ptr<KernelObj>;
 
