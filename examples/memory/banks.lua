@@ -13,6 +13,7 @@ local check = require "warplab.check"
 local params = require "warplab.params"
 local ex = require "warplab.experiment"
 local mem = require "warplab.memory"
+local progress = require "warplab.progress"
 local p = params{block = 512, iters = 256, reps = 5, save = false}
 
 local CHAINS, UNROLL = 4, 8 -- as compiled below (WL_CHAINS, WL_UNROLL in banks.cu)
@@ -47,9 +48,11 @@ for i, pt in ipairs(pats) do
   pt.ways = mem.bank_ways(pt.stride, ws)
   prow[i] = {pt.name, pt.stride, pt.ways}
 end
-if ex.offline(dev, "timing the accesses") then
+local pcols = {"pattern", "stride (words)", "ways"}
+if p.save then print("saved " .. report.save("results/banks_predicted.csv", prow, {columns = pcols})) end
+if ex.offline(dev, "timing the accesses", p.save and {"results/banks.svg", "results/banks.csv"}) then
   report.table(prow, {title = "predicted: words one bank serves per warp access (" .. mem.BANKS .. " banks of "
-                      .. mem.BANK_WIDTH .. " bytes)", columns = {"pattern", "stride (words)", "ways"}})
+                      .. mem.BANK_WIDTH .. " bytes)", columns = pcols})
   return c:summary()
 end
 
@@ -70,11 +73,13 @@ local function run(stride)
   return per[(#per + 1) // 2]
 end
 run(1) -- warm-up: module load, clocks up
-local rows = {}
+local rows, bar = {}, progress.new(#pats, "strides")
 for i, pt in ipairs(pats) do
   pt.cyc = run(pt.stride)
   rows[i] = {pt.name, pt.ways, pt.cyc, mem.BANKS * mem.BANK_WIDTH / pt.cyc}
+  bar:step()
 end
+bar:done()
 local base = pats[1].cyc
 for i, pt in ipairs(pats) do rows[i][5], rows[i][6] = pt.cyc / base, pt.ways end
 local cols = {"pattern", "ways", "cycles/access", "bytes/cycle", "x stride 1", "predicted x"}

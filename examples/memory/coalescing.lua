@@ -14,6 +14,7 @@ local params = require "warplab.params"
 local ex = require "warplab.experiment"
 local bw = require "warplab.bandwidth"
 local mem = require "warplab.memory"
+local progress = require "warplab.progress"
 local p = params{reads = 0, block = 256, reps = 10, seed = 7, save = false}
 
 local dev = cuda.device()
@@ -66,16 +67,19 @@ for i, pt in ipairs(pats) do
   prow[i] = {pt.name, pt.random and "-" or 4 * pt.stride, pt.sectors, string.format("%.1f %%", 100 * pt.useful),
              string.format("%.3g", pt.useful / pats[1].useful)}
 end
+local pcols = {"pattern", "bytes apart", "sectors per warp load", "bytes used", "GB/s vs stride 1"}
 report.table(prow, {title = string.format("the %d-byte sector model: %d lanes, %s read (%s) per pattern",
-                    mem.SECTOR, ws, mem.bytes_name(4 * reads), reads .. " floats"),
-                    columns = {"pattern", "bytes apart", "sectors per warp load", "bytes used", "GB/s vs stride 1"}})
-if ex.offline(dev, "measuring the patterns") then return c:summary() end
+                    mem.SECTOR, ws, mem.bytes_name(4 * reads), reads .. " floats"), columns = pcols})
+if p.save then print("saved " .. report.save("results/coalescing_predicted.csv", prow, {columns = pcols})) end
+if ex.offline(dev, "measuring the patterns", p.save and {"results/coalescing.svg", "results/coalescing.csv"}) then
+  return c:summary()
+end
 
 local grid = dev.attr.multiprocessor_count * ks:occupancy{block = p.block}.blocks_per_sm
 local x <close> = cuda.array("f32", reads * MAX_STRIDE):zero()
 local sink <close> = cuda.array("u32", 1):zero()
 local stream = bw.read(x:view(1, reads), {reps = p.reps})
-local rows, bars = {}, {}
+local rows, bars, bar = {}, {}, progress.new(#pats, "patterns")
 for i, pt in ipairs(pats) do
   local st
   if pt.random then
@@ -88,7 +92,9 @@ for i, pt in ipairs(pats) do
   rows[i] = {pt.name, pt.ms, pt.gbs, bw.pct(pt.gbs, stream.gbs), pt.gbs / pt.useful,
              string.format("%.2f x", pats[1].gbs / pt.gbs)}
   bars[i] = {label = pt.name, value = pt.gbs}
+  bar:step()
 end
+bar:done()
 local cols = {"pattern", "ms", "GB/s", "% of streaming read", "sector GB/s", "slower than stride 1"}
 report.table(rows, {title = string.format("%d floats (%s asked for) per pattern, grid %d x %d; streaming read %.0f GB/s",
                     reads, mem.bytes_name(4 * reads), grid, p.block, stream.gbs), columns = cols,

@@ -52,7 +52,8 @@ for _, b in ipairs(builds) do
 end
 c:that(#wrong == 0, "every cap below the uncapped " .. free.k.regs .. " registers spills",
        #wrong > 0 and ("no spill at " .. table.concat(wrong, ", ")) or "")
-if ex.offline(dev, "timing the builds") then
+if p.save then print("saved " .. report.save("results/spills_predicted.csv", rows_of(false), {columns = cols})) end
+if ex.offline(dev, "timing the builds", p.save and {"results/spills.svg", "results/spills.csv"}) then
   report.table(rows_of(false), {title = LIVE .. " live floats per thread under a register cap (" .. dev.name
                                 .. ", block " .. p.block .. ")", columns = cols})
   return c:summary()

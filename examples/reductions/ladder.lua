@@ -33,13 +33,15 @@ for i, v in ipairs(reduce.versions) do
              string.format("%.0f %%", 100 * occ.occupancy), L or "exact",
              L and (reduce.gamma(L) < 1 and string.format("%.1e", reduce.gamma(L)) or "none") or "-"}
 end
+local vcols = {"version", "idea", "regs", "shared B", "blocks/SM", "occupancy", "L", "gamma(L)"}
 report.table(rows, {title = "the versions on " .. dev.name .. " (block " .. p.block .. "); L and gamma(L) at n = "
-                    .. reduce.size_name(top),
-                    columns = {"version", "idea", "regs", "shared B", "blocks/SM", "occupancy", "L", "gamma(L)"}})
+                    .. reduce.size_name(top), columns = vcols})
 print(string.format("grid-stride versions: %d blocks (%d SMs x %d resident), %d float4 loads in flight per "
                     .. "thread; cooperative grid: %d blocks", r.grid, dev.attr.multiprocessor_count,
                     r.resident // dev.attr.multiprocessor_count, p.unroll, r.coop_grid))
-if ex.offline(dev, "summing and timing") then return end
+if p.save then print("saved " .. report.save("results/ladder_versions.csv", rows, {columns = vcols})) end
+if ex.offline(dev, "summing and timing", p.save and {"results/ladder.svg", "results/ladder.csv",
+              "results/ladder_check.json"}) then return end
 
 -- The cases: every size from x[1], and 2^20 + 7 from x[2] (off 16-byte alignment).
 local cases, lua_ok, lua_u_ok, lua_n = {}, true, true, 0
@@ -115,7 +117,7 @@ report.table(matrix, {title = "|error| / bound per n (<= 1 passes; ints: exact o
 
 -- Timing at n = p.n, against the bandwidth measured now.
 local m = bw.measure(x:view(1, p.n), {reps = p.reps})
-local trows, prev, first, best = {}, nil, nil, 0
+local trows, prev, first, best, tbar = {}, nil, nil, 0, progress.new(#reduce.versions, "timing")
 for i, v in ipairs(reduce.versions) do
   local xin = v.kind == "int" and xu:view(1, p.n) or x:view(1, p.n)
   local st = cuda.bench(function() r:launch(v, xin, p.n) end,
@@ -129,7 +131,9 @@ for i, v in ipairs(reduce.versions) do
               (not v.extra and prev) and string.format("%.2f x", prev / st.median) or "",
               v.extra and "" or string.format("%.1f x", first / st.median)}
   if not v.extra then prev = st.median end
+  tbar:step()
 end
+tbar:done()
 local tcols = {"step", "version", "ms", "GB/s", "% of read", "% of copy", "vs step before", "vs step 1"}
 report.table(trows, {title = string.format("n = %s floats (%d MiB): streaming read %.0f GB/s, device-to-device "
                      .. "copy %.0f GB/s (read + write)", reduce.size_name(p.n), 4 * p.n >> 20, m.read.gbs,

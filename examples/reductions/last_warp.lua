@@ -42,7 +42,7 @@ c:that(elided, "plain: the compiler dropped the tail's intermediate shared store
        string.format("%d shared stores against %d", ptx.reduce_unroll_plain.stores, ptx.reduce_unroll_volatile.stores))
 c:eq(ptx.reduce_unroll_syncwarp.stores, ptx.reduce_unroll_volatile.stores,
      "__syncwarp: every store stays, as with volatile, without volatile")
-if ex.offline(dev, "running the three tails") then return c:summary() end
+if ex.offline(dev, "running the three tails", p.save and {"results/last_warp.csv"}) then return c:summary() end
 
 -- Each block sums 2 x BLOCK consecutive elements; Lua's double sum of each is the reference.
 local per = 2 * BLOCK

@@ -48,9 +48,10 @@ for i, num in ipairs(nums) do
   rows[i] = {num, levels(num), string.format("%.2e", reduce.gamma(levels(num) + 6) * 3.2),
              string.format("%.2e", 1 / (12 * num * num))}
 end
-report.table(rows, {title = "predicted error bounds (M <= 3.2)", columns = {"num", "L", "rounding bound",
-                    "midpoint error"}})
-if ex.offline(dev, "computing pi") then return end
+local pcols = {"num", "L", "rounding bound", "midpoint error"}
+report.table(rows, {title = "predicted error bounds (M <= 3.2)", columns = pcols})
+if p.save then print("saved " .. report.save("results/pi_predicted.csv", rows, {columns = pcols})) end
+if ex.offline(dev, "computing pi", p.save and {"results/pi.svg", "results/pi.csv"}) then return end
 
 local d_sum <close> = cuda.array("f32", p.grid)
 local d_pi <close> = cuda.array("f32", 1)

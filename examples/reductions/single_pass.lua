@@ -44,7 +44,8 @@ local cap = r.coop_grid
 local ok, why = r.k.reduce_grid_sync:check{grid = sms * r.k.reduce_grid_sync:occupancy{block = p.block}.blocks_per_sm + 1,
                                            block = p.block, cooperative = true}
 c:that(not ok and why ~= nil, "a cooperative grid one block above the co-resident capacity is refused", why)
-if ex.offline(dev, "probing and timing") then return c:summary() end
+if ex.offline(dev, "probing and timing", p.save and {"results/single_pass.svg", "results/single_pass.csv",
+              "results/single_pass_probe.json"}) then return c:summary() end
 
 -- The probe: runs launches of each kind, tags 1..runs.
 local pgrid = sms * fenced:occupancy{block = p.block}.blocks_per_sm

@@ -7,11 +7,13 @@
 --         over all configurations, and the top quarter by occupancy at least 1.5 x the
 --         throughput of the bottom quarter (when its occupancy is at least 2 x).
 -- Run:    warplab run examples/scheduling/occupancy.lua [-p step=32] [-p reps=3] [-p save=true]
+--         (save: the predicted heatmap and table offline too; the measured sweep on a GPU)
 local report = require "warplab.report"
 local check = require "warplab.check"
 local params = require "warplab.params"
 local stats = require "warplab.stats"
 local ex = require "warplab.experiment"
+local progress = require "warplab.progress"
 local p = params{step = 32, steps = 336, waves = 8, reps = 3, save = false}
 
 local dev = cuda.device()
@@ -37,8 +39,10 @@ for vi, v in ipairs(variants) do
 end
 local size_labels = {}
 for i, b in ipairs(sizes) do size_labels[i] = b end
+local heat_svg = p.save and "results/occupancy_predicted.svg" or nil -- predictions: saved offline too
 report.heatmap(occ_grid, {title = "predicted occupancy %, block size left to right (" .. sizes[1] .. ".."
-                          .. sizes[#sizes] .. ")", labels = {rows = names, cols = size_labels}, min = 0, max = 100})
+                          .. sizes[#sizes] .. ")", labels = {rows = names, cols = size_labels}, min = 0, max = 100,
+                          svg = heat_svg})
 local function table_rows(with_time)
   local rows = {}
   for si, b in ipairs(sizes) do
@@ -53,7 +57,15 @@ local function table_rows(with_time)
 end
 local cols = {"block"}
 for _, v in ipairs(variants) do cols[#cols + 1] = v.name end
-if ex.offline(dev, "timing the latency-bound kernel") then
+if p.save then
+  print("saved " .. heat_svg)
+  local prows = {} -- occupancy 0..1 per block size (rows) and variant (columns)
+  for si, b in ipairs(sizes) do prows[si] = {b, occ_grid[1][si] / 100, occ_grid[2][si] / 100, occ_grid[3][si] / 100,
+                                             occ_grid[4][si] / 100} end
+  print("saved " .. report.save("results/occupancy_predicted.csv", prows, {columns = cols}))
+end
+if ex.offline(dev, "timing the latency-bound kernel", p.save and {"results/occupancy_sweep.svg",
+              "results/occupancy_sweep.csv"}) then
   report.table(table_rows(false), {title = "predicted occupancy", columns = cols})
   return
 end
@@ -67,6 +79,7 @@ variants[1].init:launch(4 * sms, 256, next_tab, entries, 0x9E3779B5, 12345)
 local nominal = p.waves * sms * (a.max_threads_per_multiprocessor // ws) -- warps per run
 local out <close> = cuda.array("u32", nominal * ws + 1024)
 local occs, thr, hi, lo = {}, {}, {}, {}
+local bar <close> = progress.new(#variants * #sizes, "timing")
 for _, v in ipairs(variants) do
   v.ms, v.thr = {}, {}
   local rounds = p.steps // v.nacc
@@ -81,8 +94,10 @@ for _, v in ipairs(variants) do
       v.thr[si] = warps * rounds * v.nacc / (t * 1e6) -- warp-loads per ns
       occs[#occs + 1], thr[#thr + 1] = v.occ[si].occupancy, v.thr[si]
     end
+    bar:step()
   end
 end
+bar:done()
 local ccols = {"block"}
 for _, v in ipairs(variants) do ccols[#ccols + 1] = v.k.regs .. " regs"; ccols[#ccols + 1] = "ms" end
 report.table(table_rows(true), {title = string.format("occupancy and time for %d warps x %d dependent loads",

@@ -11,6 +11,7 @@ local report = require "warplab.report"
 local check = require "warplab.check"
 local params = require "warplab.params"
 local ex = require "warplab.experiment"
+local progress = require "warplab.progress"
 local p = params{block = 256, spin_us = 1000, iters = 1000, reps = 5, save = false}
 
 local dev = cuda.device()
@@ -58,13 +59,19 @@ local function spill_rows(with_time)
   return out
 end
 local scols = {"max_registers", "regs", "spill B", "local B", "blocks/SM", "ms", "slowdown"}
-if ex.offline(dev, "measuring residency and timing the spills") then
+if p.save then -- the predictions: the same offline and on a GPU
+  print("saved " .. report.save("results/residency_predicted.csv", rows, {columns = cols}))
+  print("saved " .. report.save("results/residency_spills_predicted.csv", spill_rows(false), {columns = scols}))
+end
+if ex.offline(dev, "measuring residency and timing the spills", p.save and {"results/residency.csv",
+              "results/residency_spills.csv"}) then
   report.table(spill_rows(false), {title = "120 live floats under a register cap", columns = scols})
   return
 end
 
 local c = check.new("residency")
 local limiters, wanted = {}, {}
+local bar = progress.new(#variants, "residency")
 for i, v in ipairs(variants) do
   local blocks = math.ceil(1.5 * sms * v.occ.blocks_per_sm) -- enough to fill every SM
   if blocks == 0 then
@@ -81,7 +88,9 @@ for i, v in ipairs(variants) do
                                                     v[1], s.min, s.max))
   end
   if v.want then limiters[#limiters + 1], wanted[#wanted + 1] = v[1] .. ": " .. v.occ.limiter, v[1] .. ": " .. v.want end
+  bar:step()
 end
+bar:done()
 -- The expected limits hold for blocks of up to 256 threads (bigger ones run out of warps first).
 if p.block <= 256 then c:eq(limiters, wanted, "each changed resource is what limits its variant") end
 if variants[4].measured and variants[1].measured then
@@ -99,10 +108,13 @@ if spill[1].occ.blocks_per_sm == 0 then
   print("blocks of " .. p.block .. " threads with 120 live floats do not fit an SM: no timing")
   return c:summary()
 end
+bar = progress.new(#spill, "timing the caps")
 for _, s in ipairs(spill) do
   s.ms = s.k:bench{grid = 4 * sms, block = p.block, args = {rec, counter, sink, 0, p.iters},
                    warmup = 1, reps = p.reps}.median
+  bar:step()
 end
+bar:done()
 local srows = spill_rows(true)
 report.table(srows, {title = "120 live floats under a register cap: " .. p.iters .. " rounds, "
                      .. 4 * sms .. " blocks", columns = scols, format = {ms = "%.3f", slowdown = "%.2f x"}})
@@ -113,6 +125,6 @@ c:that(spill[#spill].ms > spill[1].ms, "the spilling kernel is slower",
        string.format("%.3f ms vs %.3f ms: %.2f x", spill[#spill].ms, spill[1].ms, spill[#spill].ms / spill[1].ms))
 if p.save then
   print("saved " .. report.save("results/residency.csv", rows, {columns = cols}))
-  print("saved " .. report.save("results/spills.csv", srows, {columns = scols}))
+  print("saved " .. report.save("results/residency_spills.csv", srows, {columns = scols}))
 end
 c:summary()

@@ -27,7 +27,11 @@ print(string.format("blocks of %d threads: %d per SM (limited by %s) x %d SMs = 
                     p.block, occ.blocks_per_sm, occ.limiter, sms, capacity))
 print(string.format("grid of %d blocks (%.2f x that), each resident for %d us: expect %d waves",
                     blocks, blocks / capacity, p.spin_us, want_waves))
-if ex.offline(dev, "timing where blocks run") then return end
+if p.save then
+  print("saved " .. report.save("results/waves_predicted.csv", {{p.block, occ.blocks_per_sm, occ.limiter, sms, capacity,
+        blocks, want_waves}}, {columns = {"block", "blocks/SM", "limited by", "SMs", "capacity", "grid", "waves"}}))
+end
+if ex.offline(dev, "timing where blocks run", p.save and {"results/waves.csv"}) then return end
 
 local c = check.new("waves")
 local recs = ex.residency(k, {blocks = blocks, block = p.block, spin_us = p.spin_us})

@@ -44,7 +44,7 @@ for i, r in ipairs(rows) do
   if r[5] ~= "ok" and (clusters or not plan[i][3].cluster) then refused[#refused + 1] = r[1] .. ": " .. r[5] end
 end
 c:that(#refused == 0, "every planned launch passes validation (cluster rows need sm_90)", table.concat(refused, "; "))
-if ex.offline(dev, "timing the barriers") then return c:summary() end
+if ex.offline(dev, "timing the barriers", p.save and {"results/sync_cost.csv"}) then return c:summary() end
 
 local out <close> = cuda.array("u64", 2 * sms)
 local res = {}

@@ -47,7 +47,7 @@ local bars = sync.ptx_count(m, k, table.unpack(sync.BAR))
 report.table({{k.name, k.regs, bars, k.barriers}}, {title = "the compiler's view (" .. m.arch .. ")",
              columns = {"kernel", "regs", "barriers in the PTX", "named barriers (ptxas)"}})
 c:that(bars >= 2, "two __syncthreads() call sites in the PTX, one barrier (0) in hardware", bars .. " bar.sync")
-if ex.offline(dev, "measuring the barriers") then return c:summary() end
+if ex.offline(dev, "measuring the barriers", p.save and {"results/divergent_barrier.csv"}) then return c:summary() end
 
 local cc = tonumber(dev.cc:match("^(%d+)"))
 local timeout = p.timeout_ms * 1000000

@@ -52,7 +52,9 @@ c:that(type(answers[3]) == "string" and answers[3]:find("is not a multiple of cl
        "a grid that is not a multiple of the cluster is refused", answers[3])
 c:that(type(answers[4]) == "string" and answers[4]:find("with cooperative = true is refused") ~= nil,
        "cooperative with a cluster is refused", answers[4])
-if ex.offline(dev, "reading a neighbour's shared memory") then return c:summary() end
+if ex.offline(dev, "reading a neighbour's shared memory", p.save and {"results/dsmem_where.csv"}) then
+  return c:summary()
+end
 
 local fit = k:clusters{grid = grid, block = p.block, cluster = p.cluster}
 print(string.format("cuOccupancyMaxActiveClusters: %d clusters of %d blocks of %d threads fit at once (%d blocks)",

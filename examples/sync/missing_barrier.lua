@@ -37,7 +37,7 @@ c:that(rows[1][3] >= 2 and rows[2][3] == 0, "the synced tree has its barriers in
        rows[1][3] .. " against " .. rows[2][3])
 print(string.format("plan: %d runs of each over %d blocks (%d waves of %d co-resident), %d values each",
                     p.runs, grid, p.waves, cap.capacity, p.block))
-if ex.offline(dev, "counting wrong sums") then return c:summary() end
+if ex.offline(dev, "counting wrong sums", p.save and {"results/missing_barrier.csv"}) then return c:summary() end
 
 -- Integers 0..7: every partial sum is exact in float, so "wrong" means wrong.
 math.randomseed(p.seed)

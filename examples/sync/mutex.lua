@@ -24,7 +24,9 @@ report.table({{k.name, k.regs, p.block, cap.blocks_per_sm, cap.capacity, grid, g
              {title = "plan (" .. dev.name .. "): one lock holder per block",
               columns = {"kernel", "regs", "block", "blocks/SM", "co-resident", "blocks", "acquisitions"}})
 c:that(sync.ptx_count(m, k, "atom%.global%.cas") >= 1, "the lock is an atom.cas in the PTX")
-if ex.offline(dev, "taking the lock") then return c:summary() end
+if ex.offline(dev, "taking the lock", p.save and {"results/mutex_order.svg", "results/mutex_order.csv"}) then
+  return c:summary()
+end
 
 local total = grid * p.iters
 local lock <close> = cuda.array("u32", 1):zero()

@@ -38,14 +38,16 @@ for i, g in ipairs(grids) do
   plan[i] = {g, cap.capacity, NAMES[g],
              g <= cap.capacity and "completes" or "deadlocks: " .. g - cap.capacity .. " block(s) cannot start"}
 end
-report.table(plan, {title = "capacity against grid", columns = {"grid", "co-resident", "grid is", "prediction"}})
+local pcols = {"grid", "co-resident", "grid is", "prediction"}
+report.table(plan, {title = "capacity against grid", columns = pcols})
+if p.save then print("saved " .. report.save("results/syncblocks_predicted.csv", plan, {columns = pcols})) end
 local over = cap.capacity + 1
 local ok, why = k:check{grid = over, block = p.block, cooperative = true}
 local refusal = string.format("cooperative grid of %d blocks exceeds the %d co-resident blocks (%d per SM × %d SMs)",
                               over, cap.capacity, cap.blocks_per_sm, cap.sms)
 c:eq({ok, why}, {false, refusal}, "k:check refuses a cooperative grid one block above capacity")
 c:eq(k:check{grid = cap.capacity, block = p.block, cooperative = true}, true, "and accepts it at capacity")
-if ex.offline(dev, "running the barriers") then return c:summary() end
+if ex.offline(dev, "running the barriers", p.save and {"results/syncblocks.csv"}) then return c:summary() end
 
 local timeout = p.timeout_ms * 1000000
 local count <close> = cuda.array("u32", 1)

@@ -38,7 +38,8 @@ for _, s in ipairs(shapes) do
 end
 local cols = {"block", "threads", "warps", "lanes", "idle lanes", "idle"}
 report.table(pred, {title = "expected (warpSize = " .. ws .. "), " .. nblocks .. " blocks", columns = cols})
-if ex.offline(dev, "reading the cycle counters") then return end
+if p.save then print("saved " .. report.save("results/clocks_predicted.csv", pred, {columns = cols})) end
+if ex.offline(dev, "reading the cycle counters", p.save and {"results/clocks_<shape>.csv (one per shape)"}) then return end
 
 -- One shape: launch, then per-thread records {blk, tid, sm, slot, lane, clock (per SM)}.
 local function run(shape)

@@ -49,6 +49,7 @@ print(string.format("plan: one block of 4 warps (one per scheduler); %d iteratio
                     p.iters, p.reps))
 if not dev.live then
   print("no GPU here (" .. dev.source .. "): the kernels compiled; timing and tracing need one")
+  require("warplab.experiment").skipped(p.save and {"results/divergence.csv", "results/divergence_trace.svg"})
   return c:summary()
 end
 

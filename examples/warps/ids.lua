@@ -38,9 +38,10 @@ for _, s in ipairs(shapes) do
   local lanes = ex.warp_lanes(n, ws)
   pred[#pred + 1] = {s, n, k:occupancy{block = n}.warps_per_block, table.concat(lanes, ","), #lanes * ws - n}
 end
-report.table(pred, {title = string.format("warps per block (warpSize = %d), grid %s", ws, key(grid)),
-                    columns = {"block", "threads", "warps", "active lanes per warp", "idle lanes"}})
-if ex.offline(dev, "reading the IDs each thread gets") then return end
+local pcols = {"block", "threads", "warps", "active lanes per warp", "idle lanes"}
+report.table(pred, {title = string.format("warps per block (warpSize = %d), grid %s", ws, key(grid)), columns = pcols})
+if p.save then print("saved " .. report.save("results/ids_predicted.csv", pred, {columns = pcols})) end
+if ex.offline(dev, "reading the IDs each thread gets", p.save and {"results/ids.csv"}) then return end
 
 -- One shape over the grid: per-thread records (0-based fields), linear ids from threadIdx
 -- (row-major and the y-fastest alternative), warps as the hardware formed them (%warpid).

@@ -27,6 +27,7 @@ local RUNS = {
 print("plan: one warp, three runs: " .. RUNS[1].name .. "; " .. RUNS[2].name .. "; " .. RUNS[3].name)
 if not dev.live then
   print("no GPU here (" .. dev.source .. "): the kernel compiled; the runs need one")
+  require("warplab.experiment").skipped(p.save and {"results/its_interleave.csv", "results/its_interleave.svg"})
   return
 end
 local c = check.new("its_interleave")

@@ -22,6 +22,7 @@ print(string.format("plan: an initial list of %d nodes (0 = head, %d = tail); %d
                     .. " one new node after one of nodes 0..%d", K, K - 1, N, K - 2))
 if not dev.live then
   print("no GPU here (" .. dev.source .. "): the kernel compiled; the inserts need one")
+  require("warplab.experiment").skipped(p.save and {"results/its_list.csv"})
   return
 end
 local c = check.new("its_list")

@@ -23,6 +23,7 @@ print(string.format("plan: one warp; each lane acquires the lock %d times; deadl
                     p.timeout_ms))
 if not dev.live then
   print("no GPU here (" .. dev.source .. "): the kernel compiled; the lock needs one")
+  require("warplab.experiment").skipped(p.save and {"results/its_spinlock_order.svg", "results/its_spinlock_trace.svg", "results/its_spinlock.csv"})
   return
 end
 local c = check.new("its_spinlock")

@@ -23,6 +23,7 @@ local PER_WARP = 136 -- S 32 + a 16 + loop 24 + b 16 + e/o 16 + J 32
 print(string.format("plan: %d warps of divergence_nested, %d trace events each", p.warps, PER_WARP))
 if not dev.live then
   print("no GPU here (" .. dev.source .. "): the kernel compiled; tracing needs one")
+  require("warplab.experiment").skipped(p.save and {"results/trace.svg"})
   return
 end
 local c = check.new("trace")

@@ -36,6 +36,7 @@ print(string.format("plan: %d launches of %d warps x %d ops; data: warp 0 all od
                     .. " multiples of 8, warps 2-3 random (seed %d)", #CASES, WARPS, #OPS, p.seed))
 if not dev.live then
   print("no GPU here (" .. dev.source .. "): the kernel compiled; the launches and checks need one")
+  require("warplab.experiment").skipped(p.save and {"results/vote_sources.svg", "results/vote.csv"})
   return
 end
 

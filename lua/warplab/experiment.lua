@@ -5,13 +5,24 @@
 -- Depends on: the `cuda` global (compiles offline; residency runs need a GPU).
 local experiment = {}
 
--- experiment.offline(dev, what) -> true (after saying so) when `dev` is a profile, not
--- a GPU: the script prints its predictions first, then returns.
-function experiment.offline(dev, what)
+-- experiment.offline(dev, what [, skipped]) -> true (after saying so) when `dev` is a
+-- profile, not a GPU: the script prints (and with -p save=true saves) its predictions
+-- first, then returns. `skipped`: with -p save=true, the files only measurements make (a
+-- list; nil or false without save), named so that a user sees what was not written.
+function experiment.offline(dev, what, skipped)
   if dev.live then return false end
   print(string.format("\nno GPU here (%s): %s needs one. Everything above came from the "
                       .. "compiler and the occupancy calculator.", dev.source, what))
+  experiment.skipped(skipped)
   return true
+end
+
+-- experiment.skipped(paths): the note for `skipped` above, for scripts that test dev.live
+-- themselves. Nothing when paths is nil, false or empty.
+function experiment.skipped(paths)
+  if type(paths) == "table" and #paths > 0 then
+    print("-p save=true: not written without a GPU (they hold measurements): " .. table.concat(paths, ", "))
+  end
 end
 
 -- experiment.warp_lanes(n, ws) -> active lanes of each warp of an n-thread block: full

@@ -73,4 +73,16 @@ t.case("offline says so only for a profile", function()
   assert(said[1]:find("no GPU here (profile h200): timing blocks needs one", 1, true), said[1])
 end)
 
+t.case("offline with -p save=true names the files it did not write", function()
+  local said = {}
+  local saved = print
+  print = function(s) said[#said + 1] = s end -- luacheck: ignore
+  ex.offline({live = false, source = "profile h100"}, "timing", {"results/a.csv", "results/a.svg"})
+  ex.offline({live = false, source = "profile h100"}, "timing", false) -- without -p save=true
+  ex.offline({live = true, source = "device 0"}, "timing", {"results/a.csv"})
+  print = saved -- luacheck: ignore
+  t.eq(#said, 3)
+  t.eq(said[2], "-p save=true: not written without a GPU (they hold measurements): results/a.csv, results/a.svg")
+end)
+
 t.run{exit = true}
