@@ -1,7 +1,7 @@
 # install.cmake: `cmake --install BUILD --prefix P` and `cpack -G DEB` (run in BUILD).
 # Layout: P/bin/warplab, P/share/warplab/{lua,examples,kernels_src,profiles},
 # P/share/doc/warplab. NVRTC (libnvrtc.so) comes from the CUDA toolkit, which Debian does
-# not package under that name: the package says so instead of depending on it.
+# not package: the .deb recommends NVIDIA's packages of it instead of depending on them.
 install(TARGETS warplab RUNTIME DESTINATION bin)
 foreach(dir lua examples kernels_src profiles)
   install(DIRECTORY ${CMAKE_SOURCE_DIR}/${dir}/ DESTINATION share/warplab/${dir})
@@ -19,8 +19,19 @@ set(CPACK_PACKAGE_INSTALL_DIRECTORY warplab)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-# Lua is linked in; libedit and the C++ runtime come from Debian. libnvrtc.so.12 or .13
-# must come from a CUDA toolkit (or NVIDIA's cuda-nvrtc package).
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libedit2, libstdc++6 (>= 12)")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "Needs NVRTC from a CUDA toolkit (libnvrtc.so) and, for GPU runs, the NVIDIA driver (libcuda.so.1).")
+# Lua is linked in; the rest comes from Debian. cpack_project.cmake asks dpkg-shlibdeps
+# for the binary being packed; where it is missing, this list (its answer on Debian 12).
+set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_SOURCE_DIR}/cmake/cpack_project.cmake)
+set(CPACK_WARPLAB_BINARY ${CMAKE_BINARY_DIR}/warplab)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "libc6 (>= 2.34), libedit2 (>= 2.11-20080614-0), libgcc-s1 (>= 3.0), libstdc++6 (>= 11)")
+# libnvrtc.so.N is not in Debian: NVIDIA's CUDA repository has it (cuda-nvrtc-N-M), and the
+# headers kernels include (cooperative_groups.h, CCCL) in cuda-cudart-dev-N-M and
+# cuda-cccl-N-M. Recommended, not required, so a toolkit installed another way (the
+# runfile, a tarball) is enough; scripts/deb-check installs the package on a clean Debian.
+set(_cuda "${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "cuda-nvrtc-${_cuda}, cuda-cudart-dev-${_cuda}, cuda-cccl-${_cuda}")
+# The RelWithDebInfo binary is ~80 MB with its debug information, ~2.5 MB without.
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "Needs NVRTC ${CUDAToolkit_VERSION_MAJOR} from a CUDA toolkit (libnvrtc.so.${CUDAToolkit_VERSION_MAJOR}, e.g. NVIDIA's cuda-nvrtc-${_cuda}) and, for GPU runs, the NVIDIA driver (libcuda.so.1).")
 include(CPack)

@@ -3,7 +3,8 @@
 # source checkout hidden (a private mount namespace lays an empty tmpfs over it, so no
 # path from the build machine can be used): the tour runs, `warplab list` and the Lua
 # library come from the installed share/warplab. Then `cpack -G DEB`, unpacked the same
-# way. Skipped (77) where BIN's folder is not a CMake build (a carried build-gpu/).
+# way, with its control fields. Skipped (77) where BIN's folder is not a CMake build (a
+# carried build-gpu/). scripts/deb-check installs the .deb on a clean Debian 12 (not in CI).
 # Usage: bash install.sh <warplab binary> <source root>
 set -u
 BIN=$1 ROOT=$(cd "$2" && pwd)
@@ -48,8 +49,13 @@ if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
   (cd "$T" && cpack -G DEB --config "$B/CPackConfig.cmake" -B "$T/deb") >"$T/out" 2>&1 || fail "cpack -G DEB"
   deb=$(ls "$T"/deb/*.deb 2>/dev/null | head -n 1)
   [ -n "$deb" ] || fail "cpack made no .deb"
-  dpkg-deb -f "$deb" Package Depends >"$T/out" && grep -q "^Package: warplab" "$T/out" || fail "the package's control fields"
+  dpkg-deb -f "$deb" Package Depends Recommends >"$T/out" && grep -q "^Package: warplab" "$T/out" || fail "the package's control fields"
+  # Depends: what the binary links (dpkg-shlibdeps at pack time); NVRTC recommended from
+  # NVIDIA's repository; the binary stripped (scripts/deb-check installs it on Debian 12).
+  grep -q '^Depends: libc6 (>= [0-9.]*), libedit2.*libstdc++6 (>= [0-9]*)' "$T/out" || fail "Depends lacks libc6/libedit2/libstdc++6"
+  grep -q '^Recommends: cuda-nvrtc-[0-9]*-[0-9]*' "$T/out" || fail "no Recommends of NVIDIA's cuda-nvrtc"
   dpkg-deb -x "$deb" "$T/root" || fail "dpkg-deb -x"
+  readelf -S "$T/root/usr/bin/warplab" | grep -q '\.debug_info' && fail "the packed binary keeps its debug information"
   (cd "$T" && hidden "$T/root/usr/bin/warplab" --profile h100 run "$T/root/usr/share/warplab/examples/tour.lua") \
     >"$T/out" 2>&1 || fail "the tour from the unpacked package"
 fi
