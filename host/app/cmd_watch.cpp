@@ -8,6 +8,10 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -18,6 +22,7 @@
 #include "app/watch_child.hpp"
 #include "app/watch_diff.hpp"
 #include "app/watch_files.hpp"
+#include "bind/sandbox.hpp"
 
 namespace fs = std::filesystem;
 
@@ -116,8 +121,10 @@ class Watch {
     for (;;) {
       int timeout = files_.timeout_ms();
       if (run_ && a_.timeout > 0) {
-        const long long left = static_cast<long long>(a_.timeout * 1000) - ms_since(run_->started());
-        timeout = timeout < 0 ? static_cast<int>(std::max(0LL, left)) : std::min<int>(timeout, std::max(0LL, left));
+        // In double, clamped to poll's int: a --timeout of weeks must not wrap around.
+        const double left = a_.timeout * 1000 - static_cast<double>(ms_since(run_->started()));
+        const int left_ms = static_cast<int>(std::clamp(left, 0.0, static_cast<double>(INT_MAX)));
+        timeout = timeout < 0 ? left_ms : std::min(timeout, left_ms);
       }
       pollfd fds[2] = {{sig.fd(), POLLIN, 0}, {files_.fd(), POLLIN, 0}};
       ::poll(fds, 2, timeout);
@@ -234,8 +241,11 @@ class Watch {
 
 // The script must exist at start (exit 4, as `run`); later it may come and go.
 int run_watch(const Globals& g, const WatchArgs& a) {
-  if (!fs::is_regular_file(a.script))
-    throw Failure(kBadInput, "script '" + a.script + "' not found");
+  if (const std::string why = bind::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+  // CLI11's range check of the global --timeout lets NaN through (every comparison with
+  // it is false).
+  if (!(g.timeout >= 0))
+    throw Failure(kUsage, "--timeout must be a number of seconds >= 0 (0: none), not nan");
   Watch w(g, a);
   return w.loop();
 }
@@ -251,7 +261,13 @@ void add_watch_command(CLI::App& app, const Globals& g, Commands& out) {
   sub->add_flag("--clear", a->clear, "clear the screen before each run");
   sub->add_flag("--diff", a->diff, "show what an edit changed in the PTX (and SASS with cuobjdump)");
   sub->add_option("--timeout", a->timeout, "end a run that takes longer than this, seconds (0: never)")
-      ->check(CLI::NonNegativeNumber);
+      ->check([](const std::string& s) {  // one sentence (CLI11's range names DBL_MAX in full)
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        return !s.empty() && *end == '\0' && v >= 0 && v <= DBL_MAX
+                   ? std::string()
+                   : "must be a number of seconds >= 0 (0: never), not '" + s + "'";
+      });
   sub->add_flag("--no-check", a->no_check, "skip launch validation (latency measurements)");
   sub->add_option("args", a->args, "arguments passed to the script as ...");
   out.push_back({sub, [&g, a] { return run_watch(g, *a); }});

@@ -144,6 +144,12 @@ std::vector<std::string> Worker::complete(const std::string& line) {
 // its reply while forwarding Ctrl-C: the first as SIGINT, the next as SIGKILL.
 Reply Worker::request(char type, const std::string& payload) {
   if (!alive()) return {Reply::kDied, death_};
+  // Refused here, before the socket: a message past the frame limit cannot be sent, and
+  // a healthy worker must not look dead for it (issue 12, defect 11).
+  if (payload.size() > kMaxPayload)
+    return {Reply::kError, "an input of " + std::to_string(payload.size() >> 20) +
+                               " MiB is more than the REPL takes at once (64 MiB): put it in a "
+                               "file and dofile() it"};
   if (type != 0 && !write_message(fd_, type, payload)) {
     reap(/*kill_first=*/false);
     return {Reply::kDied, death_};
@@ -231,6 +237,9 @@ void Worker::reap(bool kill_first) {
       type = kError;
       reply = "unknown request to the REPL worker";
     }
+    // A value whose text passes the frame limit is cut, not a reason to end the worker.
+    const std::string cut = "\n... (cut: the text passed the REPL's 64 MiB limit)";
+    if (reply.size() > kMaxPayload) reply.replace(kMaxPayload - cut.size(), std::string::npos, cut);
     flush_output();
     if (!write_message(fd, type, reply)) break;
   }

@@ -75,12 +75,36 @@ std::vector<std::string> FileWatcher::set_files(const std::vector<std::string>& 
     }
   }
   std::vector<std::string> failed;
+  missing_.clear();
   for (const auto& dir : want) {
     const int wd = ::inotify_add_watch(fd_, dir.c_str(), kMask);
-    if (wd < 0) failed.push_back(dir);
-    else dirs_[wd] = dir;
+    if (wd < 0) {
+      failed.push_back(dir);
+      missing_.insert(dir);  // looked for again by take_due()
+    } else {
+      dirs_[wd] = dir;
+    }
   }
   return failed;
+}
+
+// A watched directory that was deleted (or never existed) may be created again: watch it
+// once it is there, and treat the files of the set that it holds as saved (issue 12,
+// defect 8: a deleted and recreated script folder was never noticed).
+void FileWatcher::rewatch_missing() {
+  for (auto it = missing_.begin(); it != missing_.end();) {
+    const int wd = ::inotify_add_watch(fd_, it->c_str(), kMask);
+    if (wd < 0) {
+      ++it;
+      continue;
+    }
+    dirs_[wd] = *it;
+    for (const auto& f : files_) {
+      std::error_code ec;
+      if (fs::path(f).parent_path() == *it && fs::exists(f, ec)) note(f, true);
+    }
+    it = missing_.erase(it);
+  }
 }
 
 // Moves the deadline of the pending batch: every event restarts the quiet window, but
@@ -108,7 +132,10 @@ void FileWatcher::read_events() {
         continue;
       }
       if (ev->mask & IN_IGNORED) {  // the directory went away; its watch is gone
-        dirs_.erase(ev->wd);
+        if (const auto gone = dirs_.find(ev->wd); gone != dirs_.end()) {
+          missing_.insert(gone->second);
+          dirs_.erase(gone);
+        }
         continue;
       }
       const auto dir = dirs_.find(ev->wd);
@@ -123,12 +150,15 @@ void FileWatcher::read_events() {
 }
 
 int FileWatcher::timeout_ms() const {
-  if (pending_.empty()) return -1;
+  const int retry = missing_.empty() ? -1 : static_cast<int>(kRetry.count());
+  if (pending_.empty()) return retry;
   const auto left = std::chrono::ceil<milliseconds>(due_ - Clock::now()).count();
-  return static_cast<int>(std::max<long long>(0, left));
+  const int due = static_cast<int>(std::max<long long>(0, left));
+  return retry < 0 ? due : std::min(due, retry);
 }
 
 std::optional<Batch> FileWatcher::take_due() {
+  if (!missing_.empty()) rewatch_missing();
   if (pending_.empty() || Clock::now() < due_) return std::nullopt;
   Batch b{{pending_.begin(), pending_.end()}, last_};
   pending_.clear();

@@ -48,10 +48,14 @@ class FileWatcher {
   // The inotify descriptor, for poll(); read_events() when it is readable.
   int fd() const { return fd_; }
   void read_events();
-  // Milliseconds until the pending batch is due; -1 when nothing is pending.
+  // Milliseconds until the pending batch is due; -1 when nothing is pending. While a
+  // watched directory is missing (deleted, not yet created), at most kRetry: inotify
+  // cannot watch what does not exist, so take_due() looks for it again each time.
   int timeout_ms() const;
-  // The pending batch once it has settled.
+  // The pending batch once it has settled. Re-watches directories that came back first;
+  // their watched files that exist again count as saved.
   std::optional<Batch> take_due();
+  static constexpr milliseconds kRetry{200};
   // poll + read_events + take_due until a batch is due or `limit` passes (for tests and
   // simple callers).
   std::optional<Batch> wait(milliseconds limit);
@@ -61,11 +65,13 @@ class FileWatcher {
 
  private:
   void note(const std::string& path, bool ends_save);
+  void rewatch_missing();
 
   int fd_ = -1;
   Debounce d_;
   std::set<std::string> files_;
   std::unordered_map<int, std::string> dirs_;  // watch descriptor -> directory
+  std::set<std::string> missing_;              // directories of the set not watched now
   std::set<std::string> pending_;
   Clock::time_point first_{}, last_{}, due_{};
 };

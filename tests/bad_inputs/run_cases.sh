@@ -7,8 +7,8 @@
 # kernel that compiles (kernels_src/warps/thread_ids.cu), $C a compile cache shared by
 # the cases of one run. A case passes when COMMAND exits EXIT, its output (stdout and
 # stderr together) contains SUBSTRING (plain text), and nothing says the process died:
-# no exit status >= 124 (124: our time limit, a hang), no "Segmentation fault", "Aborted",
-# sanitizer report or "internal error", and no message line ("warplab: ...", or CLI11's
+# no exit status >= 124 (124: our time limit, a hang), no report by bash of a command
+# killed by a signal, no sanitizer report or "internal error", and no message line ("warplab: ...", or CLI11's
 # "--option: ...") longer than 320 characters (one sentence, not a dump; compiler
 # diagnostics echo source lines of any length). `# ...` lines and blank lines are comments.
 # A line starting `xfail ` is a known open defect (fixed elsewhere): its failure is
@@ -25,8 +25,32 @@ base=$(mktemp -d) && trap 'chmod -R u+rwX "$base" 2>/dev/null; rm -rf "$base"' E
 export C=$base/cache WARPLAB_CACHE_DIR=$base/cache XDG_STATE_HOME=$base/state
 # Sanitizer reports end the process and name themselves (build-asan, .ci/run).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-DIED='Segmentation fault|Aborted|core dumped|Sanitizer|runtime error:|warplab: internal error|terminate called|Killed'
+# bash reports a command of a pipeline killed by a signal as "bash: line 1: PID Segmentation
+# fault ..." (a watch reporting its run's signal is not such a line).
+DIED='^bash: line [0-9]+: +[0-9]+ |Sanitizer|runtime error:|warplab: internal error|terminate called'
 
+# mutate FIELD VALUE [OUT]: the synthetic profile with FIELD's value (JSON text) replaced,
+# written to OUT (default p.json); drop FIELD [OUT]: without FIELD's line. For profiles.cases.
+mutate() {
+  sed -E "s/(\"$1\": )(\"[^\"]*\"|[^,}]*)/\1$2/" "$P" >"${3:-p.json}"
+  grep -qF "\"$1\": $2" "${3:-p.json}" || { echo "mutate: the fixture has no field '$1'" >&2; return 1; }
+}
+drop() {
+  grep -q "\"$1\":" "$P" || { echo "drop: the fixture has no field '$1'" >&2; return 1; }
+  sed "/\"$1\":/d" "$P" >"${2:-p.json}"
+}
+# watch_for SECONDS ARGS...: `$W ARGS...` (a watch) for SECONDS, then Ctrl-C (SIGINT);
+# its exit status. For watch.cases.
+watch_for() {
+  local secs=$1
+  shift
+  "$W" "$@" &
+  local pid=$!
+  sleep "$secs"
+  kill -INT $pid 2>/dev/null
+  wait $pid
+}
+export -f mutate drop watch_for
 trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
 passed=0 failed=0 xfailed=0 n=0
 for file in "$@"; do
