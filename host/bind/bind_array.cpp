@@ -41,8 +41,8 @@ cu::DType check_dtype(lua_State* L, int idx) {
 
 void check_same_shape(lua_State* L, cu::DType dt, std::size_t dn, cu::DType st, std::size_t sn) {
   if (st != dt || sn != dn)
-    luaL_error(L, "copy needs the same type and length: %s[%d] <- %s[%d]", cu::dtype_info(dt).name.data(),
-               static_cast<int>(dn), cu::dtype_info(st).name.data(), static_cast<int>(sn));
+    luaL_error(L, "copy needs the same type and length: %s[%I] <- %s[%I]", cu::dtype_info(dt).name.data(),
+               static_cast<lua_Integer>(dn), cu::dtype_info(st).name.data(), static_cast<lua_Integer>(sn));
 }
 
 std::size_t check_count(lua_State* L, int idx, cu::DType t, const char* who) {
