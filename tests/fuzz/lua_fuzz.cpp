@@ -112,8 +112,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (luaL_loadbufferx(L, reinterpret_cast<const char*>(data), size, "=fuzz", "t") == LUA_OK)
     (void)lua_pcall(L, 0, 0, 0);
   lua_settop(L, 0);
-  lua_sethook(L, nullptr, 0, 0);
-  // lua_close frees blocks counted above through the same allocator: keep it installed.
+  // The hook and the allocator stay for lua_close: a finalizer the input left behind
+  // (setmetatable({}, {__gc = function() while true do end end})) runs there, and must
+  // stop at the same budget; the blocks counted above are freed through the allocator.
   state.reset();
   return 0;
 }
