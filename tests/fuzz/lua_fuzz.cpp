@@ -5,8 +5,9 @@
 // instruction so pcall cannot swallow it) with a wall-clock deadline, and a lua_Alloc
 // that refuses past kMaxLuaBytes. What would reach outside the process or block (io,
 // os.exit/execute/remove/rename/setlocale, loadfile, dofile, package.loadlib,
-// debug.sethook) is removed; print is silent; __gc is dropped (finalizers run hookless). A Lua error is a normal outcome; a crash,
-// a sanitizer report or an input that outlives libFuzzer's -timeout is a finding.
+// debug.sethook) is removed; print is silent; __gc is dropped (finalizers run without
+// hooks). A Lua error is a normal outcome; a crash, a sanitizer report or an input that
+// outlives libFuzzer's -timeout is a finding.
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
