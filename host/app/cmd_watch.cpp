@@ -8,6 +8,10 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -19,6 +23,7 @@
 #include "app/watch_diff.hpp"
 #include "app/watch_files.hpp"
 #include "cu/profile.hpp"
+#include "bind/sandbox.hpp"
 
 namespace fs = std::filesystem;
 
@@ -117,8 +122,10 @@ class Watch {
     for (;;) {
       int timeout = files_.timeout_ms();
       if (run_ && a_.timeout > 0) {
-        const long long left = static_cast<long long>(a_.timeout * 1000) - ms_since(run_->started());
-        timeout = timeout < 0 ? static_cast<int>(std::max(0LL, left)) : std::min<int>(timeout, std::max(0LL, left));
+        // In double, clamped to poll's int: a --timeout of weeks must not wrap around.
+        const double left = a_.timeout * 1000 - static_cast<double>(ms_since(run_->started()));
+        const int left_ms = static_cast<int>(std::clamp(left, 0.0, static_cast<double>(INT_MAX)));
+        timeout = timeout < 0 ? left_ms : std::min(timeout, left_ms);
       }
       pollfd fds[2] = {{sig.fd(), POLLIN, 0}, {files_.fd(), POLLIN, 0}};
       ::poll(fds, 2, timeout);
@@ -235,8 +242,7 @@ class Watch {
 
 // The script must exist at start (exit 4, as `run`); later it may come and go.
 int run_watch(const Globals& g, const WatchArgs& a) {
-  if (!fs::is_regular_file(a.script))
-    throw Failure(kBadInput, "script '" + a.script + "' not found");
+  if (const std::string why = bind::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
   // The signals are blocked first, before anything can start the CUDA driver (asking
   // whether a GPU is there does): its threads inherit the mask, so SIGCHLD always reaches
   // the signalfd. Created after them, a driver thread with SIGCHLD unblocked could take
