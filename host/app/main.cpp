@@ -3,9 +3,13 @@
 #include <nvrtc.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+
+#include <unistd.h>
 
 #include "app/cli.hpp"
 #include "cu/driver.hpp"
@@ -49,6 +53,27 @@ void add_global_options(CLI::App& app, warplab::app::Globals& g) {
 }
 
 // CLI11's sentence for a word nobody takes, with the way to hand it to a script.
+
+// A command's output that could not be written (a full disk, an I/O error) must not look
+// like success: flushed here, and a failure is exit 1 with the reason.
+int output_written(int rc) {
+  errno = 0;
+  std::cout.flush();
+  int err = errno;
+  bool bad = !std::cout;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    bad = true;
+    if (err == 0) err = errno;
+  }
+  if (!bad) return rc;
+  // The stream's first failure may be long past and its errno gone: one more byte, on an
+  // output that is failing anyway, asks the system for the reason again.
+  if (err == 0 && ::write(STDOUT_FILENO, "\n", 1) < 0) err = errno;
+  if (err == 0) err = EIO;
+  std::cerr << "warplab: cannot write the output: " << std::strerror(err) << "\n";
+  return rc == warplab::app::kOk ? warplab::app::kFailed : rc;
+}
+
 int usage_error(CLI::App& app, const CLI::ParseError& e) {
   const int rc = app.exit(e);
   if (rc == 0) return warplab::app::kOk;
@@ -104,7 +129,7 @@ int main(int argc, char** argv) {
   }
   try {
     for (const Command& c : commands)
-      if (c.sub->parsed()) return c.run();
+      if (c.sub->parsed()) return output_written(c.run());
     return kUsage;
   } catch (const Failure& e) {
     std::cerr << "warplab: " << e.what() << "\n";
