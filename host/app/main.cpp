@@ -33,22 +33,23 @@ std::string version_text() {
 // The global options. They are the app's, and every subcommand falls through to the app
 // for an option it does not know, so each works before or after the subcommand. An
 // option a subcommand defines itself wins after it (attrs --device/--profile, watch
-// --timeout: docs/cli.md).
+// --timeout: docs/cli.md). They set the one options struct, g.opts, as the runtime reads it.
 void add_global_options(CLI::App& app, warplab::app::Globals& g) {
-  app.add_option("--device", g.device, "CUDA device index")
+  warplab::lab::Options& o = g.opts;
+  app.add_option("--device", o.device, "CUDA device index")
       ->check(warplab::app::device_index())
       ->type_name("N");
-  app.add_option("--profile", g.profile,
+  app.add_option("--profile", o.profile,
                  "use a captured device profile (name or .json) instead of a GPU")
       ->check(warplab::app::profile_name())
       ->type_name("PROFILE");
-  app.add_option("--timeout", g.timeout, "kernel watchdog, seconds (0: none)")
+  app.add_option("--timeout", o.timeout, "kernel watchdog, seconds (0: none)")
       ->check(warplab::app::seconds())
       ->type_name("SECONDS");
-  app.add_flag("--sync", g.sync, "synchronize after every launch (debugging)");
-  app.add_flag("--no-color", g.no_color, "no ANSI colours");
-  app.add_flag("-q,--quiet", g.quiet, "print less");
-  app.add_flag("--no-cache", g.no_cache, "neither read nor write the compile cache");
+  app.add_flag("--sync", o.sync, "synchronize after every launch (debugging)");
+  app.add_flag_callback("--no-color", [&o] { o.color = false; }, "no ANSI colours");
+  app.add_flag("-q,--quiet", o.quiet, "print less");
+  app.add_flag_callback("--no-cache", [&o] { o.cache = false; }, "neither read nor write the compile cache");
   app.add_flag("--offline-noted", g.offline_noted)->group("");  // set by `watch` for its runs
 }
 
@@ -104,9 +105,9 @@ int main(int argc, char** argv) {
     words.erase(dd, words.end());
   }
   std::reverse(words.begin(), words.end());  // CLI11 takes them last first
-  if (const char* p = std::getenv("WARPLAB_PROFILE")) g.profile = p;
+  if (const char* p = std::getenv("WARPLAB_PROFILE")) g.opts.profile = p;
   add_global_options(app, g);
-  if (std::getenv("NO_COLOR")) g.no_color = true;
+  if (std::getenv("NO_COLOR")) g.opts.color = false;
 
   Commands commands;
   add_attrs_command(app, g, commands);

@@ -3,8 +3,8 @@
 # line: `EXIT | SUBSTRING | COMMAND`. COMMAND is bash, run in a fresh scratch folder $T
 # with stdin from /dev/null (a case may pipe its own) and no driver (WARPLAB_NO_DRIVER=1;
 # WARPLAB_LIVE=1 keeps it, for gpu.cases), with these names: $W the warplab binary, $R
-# the source root, $F tests/bad_inputs (the fixture files), $P the synthetic profile
-# (tests/fixtures/synthetic_profile.json), $K a kernel that compiles
+# the source root, $F tests/bad_inputs (the case files), $D tests/data (the fixture files),
+# $P the synthetic profile ($D/profiles/synthetic_profile.json), $K a kernel that compiles
 # (kernels_src/warps/thread_ids.cu), $C a compile cache shared by the cases of one run,
 # and the helpers mutate, drop and watch_for (below).
 # A case passes when COMMAND exits EXIT, its output (stdout and stderr together) contains
@@ -19,7 +19,7 @@
 set -u
 BIN=$1 ROOT=$2
 shift 2
-export W=$BIN R=$ROOT F=$ROOT/tests/bad_inputs P=$ROOT/tests/fixtures/synthetic_profile.json
+export W=$BIN R=$ROOT F=$ROOT/tests/bad_inputs D=$ROOT/tests/data P=$ROOT/tests/data/profiles/synthetic_profile.json
 export K=$ROOT/kernels_src/warps/thread_ids.cu
 export NO_COLOR=1
 # gpu.cases (tests/cli/bad_inputs_gpu.sh) sets WARPLAB_LIVE=1: the real driver and GPU.

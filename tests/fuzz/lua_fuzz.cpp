@@ -105,7 +105,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const cu::DeviceSnapshot h100 = cu::load_profile("h100");
-  bind::RuntimeOptions opts;
+  lab::Options opts;
   opts.profile = "h100";
   opts.quiet = true;
   opts.color = false;
