@@ -1,7 +1,7 @@
 # fuzz.cmake: one libFuzzer executable per tests/fuzz/*_fuzz.cpp (with -DWARPLAB_FUZZ=ON,
 # Clang; the instrumentation flags come from cmake/sanitize.cmake) and the target
 # `fuzzers` that builds them all. scripts/fuzz builds and runs them with the seed corpora
-# in tests/fuzz/corpus/<name>/ and the dictionaries tests/fuzz/<name>.dict.
+# in tests/data/corpus/<name>/ and the dictionaries tests/data/corpus/<name>.dict.
 if(NOT WARPLAB_FUZZ)
   return()
 endif()

@@ -93,6 +93,16 @@ foreach(t ${WARPLAB_LUA_GPU_TESTS})
   set_tests_properties(lua.gpu.${name} PROPERTIES LABELS "gpu;lua" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
 
+# The bad-input suite's Lua files (tests/bad_inputs/lua; its *.cases run as cli tests
+# below): the cuda API offline on the h100 profile, every misuse one sentence.
+file(GLOB WARPLAB_BAD_LUA CONFIGURE_DEPENDS tests/bad_inputs/lua/*.lua)
+foreach(t ${WARPLAB_BAD_LUA})
+  get_filename_component(name ${t} NAME_WE)
+  add_test(NAME bad_inputs.lua.${name} COMMAND bash ${WARPLAB_LUA_RUNNER} offline $<TARGET_FILE:warplab>
+           ${CMAKE_SOURCE_DIR} ${t} h100)
+  set_tests_properties(bad_inputs.lua.${name} PROPERTIES LABELS "offline;lua;bad_inputs")
+endforeach()
+
 # ---- CLI tests: bash scripts; *_gpu.sh need a GPU -----------------------------------
 file(GLOB WARPLAB_CLI_TESTS CONFIGURE_DEPENDS tests/cli/*.sh)
 foreach(t ${WARPLAB_CLI_TESTS})

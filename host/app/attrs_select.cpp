@@ -8,7 +8,7 @@
 #include <set>
 
 #include "app/attrs_render.hpp"
-#include "app/cli.hpp"
+#include "app/exit_codes.hpp"
 #include "cu/attributes.hpp"
 
 namespace warplab::app {

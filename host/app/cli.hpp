@@ -1,51 +1,29 @@
 // cli.hpp: what every subcommand shares: the global options (valid before or after the
-// subcommand: docs/cli.md), the documented exit codes (docs/exit-codes.md), the hook each
-// cmd_*.cpp uses to add itself to the CLI, and the help footers and completion scripts
-// generated from that definition (help.cpp, completion.cpp).
+// subcommand: docs/cli.md) in the one options struct (lab/options.hpp), the exit codes
+// (exit_codes.hpp), the hook each cmd_*.cpp uses to add itself to the CLI, and the help
+// footers and completion scripts generated from that definition (help.cpp,
+// completion.cpp). No Lua here: the commands that run Lua include app/lua_state.hpp.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "bind/state.hpp"
+#include "app/exit_codes.hpp"
 #include "cu/device.hpp"
 #include "cu/error.hpp"
+#include "lab/options.hpp"
 
 namespace warplab::app {
 
-// Keep in sync with docs/exit-codes.md.
-enum Exit : int {
-  kOk = 0,
-  kFailed = 1,        // a script error, or an experiment's check failed
-  kUsage = 2,         // bad command line
-  kNoDevice = 3,      // no driver / no GPU / bad device index, and no profile to fall back to
-  kBadInput = 4,      // unreadable or malformed input: file, profile, pattern, parameter
-  kCompileError = 5,  // NVRTC rejected the source
-  kCudaError = 6,     // a driver call failed at run time
-  kTimeout = 7,       // the kernel watchdog fired
-  kNoSanitizer = 8,   // run --sanitize: compute-sanitizer not found
-  kSanitizerFindings = 9,  // run --sanitize: compute-sanitizer reported errors
-  kInternal = 70,     // a bug in warplab
-};
-
-// An error that decides the exit code; the message is one sentence.
-struct Failure : std::runtime_error {
-  Failure(int code, const std::string& msg) : std::runtime_error(msg), code(code) {}
-  int code;
-};
-
+// The command line as parsed: the options a run works with, set here once and read as
+// they are by the runtime (open_lua_state), and what only the command line needs.
 struct Globals {
-  int device = 0;
-  std::string profile;   // --profile or WARPLAB_PROFILE
-  double timeout = 0;    // seconds, 0 = none
-  bool sync = false;
-  bool no_color = false;
-  bool quiet = false;
-  bool no_cache = false;  // --no-cache: never read or write the compile cache
+  lab::Options opts;  // the global options (main.cpp), --no-check (run, watch)
   // Hidden --offline-noted: the offline note was already printed (by `watch`, which passes
   // it to each run, or by the REPL before a worker restart), so it is not said again.
   bool offline_noted = false;
@@ -75,24 +53,23 @@ std::string offline_reason(const Globals& g);
 // --quiet or already noted; --profile and WARPLAB_PROFILE make it unnecessary.
 void note_offline(const Globals& g, const std::string& reason, const std::string& profile);
 
-// The exit code for a driver-layer error (docs/exit-codes.md).
-int exit_code_for(const cu::Error& e);
-
-// A Lua state for `run`, `watch`'s runs and the REPL's worker, on the device or profile
-// select_target picks (falling back offline). `notes`, when given, decides whether the
-// offline note is printed (the REPL says it once, not on every worker restart).
-bind::StatePtr open_lua_state(const Globals& g, bool check, const Globals* notes = nullptr);
-
 // Each cmd_*.cpp defines one of these.
 void add_attrs_command(CLI::App& app, const Globals& g, Commands& out);
 void add_compile_command(CLI::App& app, const Globals& g, Commands& out);
-void add_run_command(CLI::App& app, const Globals& g, Commands& out);
+void add_run_command(CLI::App& app, Globals& g, Commands& out);  // sets g.opts.check
 void add_cache_command(CLI::App& app, const Globals& g, Commands& out);
 void add_repl_command(CLI::App& app, const Globals& g, Commands& out);
-void add_watch_command(CLI::App& app, const Globals& g, Commands& out);
+void add_watch_command(CLI::App& app, Globals& g, Commands& out);  // sets g.opts.check
 void add_list_command(CLI::App& app, const Globals& g, Commands& out);
 // The hidden `completion bash|zsh` (completion.cpp): scripts generated from `app`.
 void add_completion_command(CLI::App& app, Commands& out);
+
+// What `run` and `watch` both take, defined once (script_options.cpp): `-p,--param
+// KEY=VALUE` into `params` (one value each: later words are script arguments) and
+// `--no-check`, which clears g.opts.check.
+void add_script_options(CLI::App* sub, std::vector<std::string>& params, Globals& g);
+// The -p values as a map, or Failure(kBadInput) naming the one that is not key=value.
+std::map<std::string, std::string> parse_params(const std::vector<std::string>& kv);
 
 // A subcommand's --help footer (help.cpp): `examples` (command lines), then the global
 // options as the app defines them when help is printed, then `more` (exit codes, notes).

@@ -66,17 +66,17 @@ std::vector<cu::DeviceSnapshot> targets(const AttrsOptions& o, const Globals& g)
   // WARPLAB_PROFILE): an explicit `attrs --device 1` means the live GPU.
   Globals local = g;
   if (!o.device.empty()) {
-    local.device = std::stoi(o.device);
-    local.profile.clear();
+    local.opts.device = std::stoi(o.device);
+    local.opts.profile.clear();
   }
-  if (!o.profile.empty()) local.profile = o.profile;
+  if (!o.profile.empty()) local.opts.profile = o.profile;
   return {select_target(local, /*fallback=*/o.device.empty())};
 }
 
 int run_attrs(const AttrsOptions& o, const Globals& g) {
   // Colour is for people at a terminal: never into a pipe or file, and never when the
   // user or NO_COLOR (read in main) said no.
-  const bool color = !o.no_color && !g.no_color && isatty(STDOUT_FILENO) &&
+  const bool color = !o.no_color && g.opts.color && isatty(STDOUT_FILENO) &&
                      std::string_view(std::getenv("TERM") ? std::getenv("TERM") : "") != "dumb";
   if (!o.diff.empty()) {
     // Patterns restrict the diff too: `attrs --diff 0 h100 shared` compares shared memory.
@@ -102,7 +102,7 @@ int run_attrs(const AttrsOptions& o, const Globals& g) {
   } else {
     for (size_t i = 0; i < snaps.size(); ++i) {
       if (i) std::cout << "\n";
-      print_text(std::cout, snaps[i], names, color, g.quiet);
+      print_text(std::cout, snaps[i], names, color, g.opts.quiet);
     }
   }
   return kOk;

@@ -47,11 +47,11 @@ std::string join_archs() {
 // profile), else sm_90, saying so. A profile that was asked for and fails is an error.
 std::string choose_arch(const CompileArgs& a, const Globals& g) {
   if (!a.arch.empty()) return a.arch;
-  if (!g.profile.empty()) return select_target(g, true).arch();
+  if (!g.opts.profile.empty()) return select_target(g, true).arch();
   try {
     return select_target(g, true).arch();
   } catch (const std::exception& e) {
-    if (!g.quiet)
+    if (!g.opts.quiet)
       std::cerr << "warplab: " << e.what() << "; compiling for sm_90 (choose with --arch)\n";
     return "sm_90";
   }
@@ -110,7 +110,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   // An rtc::Error without an NVRTC code is bad input (the arch); with one, NVRTC broke.
   rtc::CompileResult r;
   std::optional<rtc::Cache> cache;
-  if (!g.no_cache) cache.emplace(rtc::Cache::default_dir());
+  if (g.opts.cache) cache.emplace(rtc::Cache::default_dir());
   if (cache && !cache->warning().empty()) std::cerr << "warplab: " << cache->warning() << "\n";
   try {
     r = rtc::compile(src, opt, cache ? &*cache : nullptr);
@@ -118,7 +118,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     throw Failure(e.code() == NVRTC_SUCCESS ? kBadInput : kInternal, e.what());
   }
   // Colour only for a terminal: diagnostics piped into a file or an editor stay plain.
-  const bool color = !g.no_color && isatty(STDERR_FILENO);
+  const bool color = g.opts.color && isatty(STDERR_FILENO);
   std::cerr << rtc::format_diagnostics(r, a.max_errors, color);
   if (a.json) std::cout << result_json(a.file, r).dump(2) << "\n";
   if (!r.ok) {
@@ -132,7 +132,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   // to stderr.
   std::ostream& table = a.ptx ? std::cerr : std::cout;
   const bool ptx_only = rtc::is_virtual_arch(r.arch);
-  if (!g.quiet || r.kernels.empty()) {
+  if (!g.opts.quiet || r.kernels.empty()) {
     std::ostringstream ms;
     ms << std::fixed << std::setprecision(0) << r.compile_ms;
     table << a.file << ": " << r.kernels.size() << (r.kernels.size() == 1 ? " kernel" : " kernels")
@@ -151,7 +151,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     print_table(table, r);
   }
   if (a.ptx) std::cout << r.ptx;
-  if (!a.cubin.empty() && !g.quiet)
+  if (!a.cubin.empty() && !g.opts.quiet)
     table << "cubin: " << a.cubin << " (" << r.cubin.size() << " bytes)\n";
   return kOk;
 }

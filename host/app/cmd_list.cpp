@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "app/cli.hpp"
@@ -49,7 +50,15 @@ fs::path find_examples(const std::string& given) {
 // joined with the lines that continue it (up to the next "Field:" line such as
 // "-- Shows:"), so a summary wrapped over two lines prints whole; empty when none.
 std::string summary_of(const fs::path& file) {
-  std::ifstream in(file);
+  // Only the opening comment block matters: read at most its first 64 KiB (a huge file
+  // with no line break must not be read whole).
+  std::string head(64 * 1024, '\0');
+  {
+    std::ifstream f(file, std::ios::binary);
+    f.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, f.gcount())));
+  }
+  std::istringstream in(head);
   const std::string prefix = "-- " + file.filename().string() + ":";
   std::string line;
   while (std::getline(in, line)) {
@@ -97,8 +106,16 @@ int list_examples(const std::string& folder, bool json) {
   const fs::path root = find_examples(folder);
   // Folder (relative, "" for the top) -> file names, both sorted.
   std::map<std::string, std::vector<fs::path>> groups;
-  for (const auto& e : fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied)) {
-    if (!e.is_regular_file() || e.path().extension() != ".lua") continue;
+  // Error codes, not exceptions: a symlink loop, a dangling link or an unreadable folder
+  // inside is skipped, not the end of the listing. Links to folders are not followed.
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) throw Failure(kBadInput, "cannot read examples folder '" + root.string() + "': " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    const fs::directory_entry& e = *it;
+    std::error_code fec;
+    if (!e.is_regular_file(fec) || e.path().extension() != ".lua") continue;
     const std::string rel = e.path().parent_path().lexically_relative(root).generic_string();
     groups[rel == "." ? "" : rel].push_back(e.path());
   }

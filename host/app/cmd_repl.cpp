@@ -12,12 +12,10 @@
 #include <iostream>
 
 #include "app/cli.hpp"
+#include "app/lua_state.hpp"
 #include "app/repl_help.hpp"
 #include "app/repl_prompt.hpp"
 #include "app/repl_worker.hpp"
-#include "bind/runtime.hpp"
-#include "bind/state.hpp"
-#include "cu/driver.hpp"
 #include "cu/error.hpp"
 
 namespace warplab::app {
@@ -43,9 +41,7 @@ constexpr const char* kHelp =
 // after the first start it has offline_noted set, so the offline note is said once.
 bind::StatePtr open_worker_state(const Globals& g, const Globals& notes) {
   try {
-    bind::StatePtr st = open_lua_state(g, /*check=*/true, &notes);
-    bind::runtime(st.get()).opts.echo_compile_errors = true;  // `m = cuda.compile{...}` keeps only nil
-    return st;
+    return open_lua_state(g, &notes);
   } catch (const Failure& e) {
     throw repl::StartError(e.code, e.what());
   } catch (const cu::Error& e) {
@@ -215,7 +211,7 @@ int interactive(repl::Worker& w, Session& s, const Globals& g) {
     }
     return c;
   });
-  if (!g.quiet) {
+  if (!g.opts.quiet) {
     const repl::Reply who = w.eval("tostring(dev)", false);
     std::printf("warplab %s on %s; :help for commands, Ctrl-D to leave\n", WARPLAB_VERSION,
                 who.status == repl::Reply::kOk ? who.text.c_str() : "no device");
@@ -251,8 +247,10 @@ int interactive(repl::Worker& w, Session& s, const Globals& g) {
 // The state is opened in the worker, never here: CUDA must not be initialized in a
 // process that forks afterwards (the child could not use it).
 int run_repl(const Globals& g) {
+  Globals worker = g;
+  worker.opts.echo_compile_errors = true;  // `m = cuda.compile{...}` keeps only the nil
   Globals notes = g;  // the worker reads it at fork time: see open_worker_state
-  repl::Worker w([&g, &notes] { return open_worker_state(g, notes); });
+  repl::Worker w([&worker, &notes] { return open_worker_state(worker, notes); });
   try {
     w.start();
   } catch (const repl::StartError& e) {

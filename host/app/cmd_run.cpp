@@ -7,11 +7,11 @@
 #include <map>
 
 #include "app/cli.hpp"
+#include "app/lua_state.hpp"
 #include "app/sanitize.hpp"
 #include "bind/sandbox.hpp"
-#include "lab/deps.hpp"
 #include "bind/state.hpp"
-#include "cu/driver.hpp"
+#include "lab/deps.hpp"
 
 namespace warplab::app {
 namespace {
@@ -20,20 +20,8 @@ struct RunArgs {
   std::string script;
   std::vector<std::string> params;  // key=value
   std::vector<std::string> args;
-  bool no_check = false;
   std::string sanitize;  // --sanitize TOOL: run again under compute-sanitizer
 };
-
-std::map<std::string, std::string> parse_params(const std::vector<std::string>& kv) {
-  std::map<std::string, std::string> out;
-  for (const auto& p : kv) {
-    const auto eq = p.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Failure(kBadInput, "parameter '" + p + "' must look like key=value");
-    out[p.substr(0, eq)] = p.substr(eq + 1);
-  }
-  return out;
-}
 
 // True unless the script loaded warplab.check and some check failed.
 bool checks_ok(lua_State* L) {
@@ -58,7 +46,7 @@ int run_script(const Globals& g, const RunArgs& a) {
   if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
   const auto params = parse_params(a.params);
   lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
-  bind::StatePtr state = open_lua_state(g, !a.no_check);
+  bind::StatePtr state = open_lua_state(g);
   bind::set_params(state.get(), params);
   std::vector<std::string> args = a.args;  // before `--`, then after it
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
@@ -82,14 +70,11 @@ int run_script(const Globals& g, const RunArgs& a) {
 
 }  // namespace
 
-void add_run_command(CLI::App& app, const Globals& g, Commands& out) {
+void add_run_command(CLI::App& app, Globals& g, Commands& out) {
   auto a = std::make_shared<RunArgs>();
   auto* sub = app.add_subcommand("run", "run a Lua experiment script");
   sub->add_option("script", a->script, "the .lua script")->required()->type_name("SCRIPT.lua");
-  sub->add_option("-p,--param", a->params, "override a declared parameter: key=value")
-      ->allow_extra_args(false)  // -p takes one key=value; later words are script arguments
-      ->type_name("KEY=VALUE");
-  sub->add_flag("--no-check", a->no_check, "skip launch validation (latency measurements)");
+  add_script_options(sub, a->params, g);
   sub->add_option("--sanitize", a->sanitize,
                   "run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck")
       ->type_name("TOOL");

@@ -8,6 +8,10 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -19,6 +23,7 @@
 #include "app/watch_diff.hpp"
 #include "app/watch_files.hpp"
 #include "cu/profile.hpp"
+#include "bind/sandbox.hpp"
 
 namespace fs = std::filesystem;
 
@@ -33,7 +38,6 @@ struct WatchArgs {
   std::vector<std::string> args;
   bool clear = false;
   bool diff = false;
-  bool no_check = false;
   double timeout = 0;  // seconds per run, 0 = none
 };
 
@@ -52,15 +56,17 @@ long long ms_since(Clock::time_point t) {
 
 // The command line of one run: the same global options, then `run`.
 std::vector<std::string> run_argv(const Globals& g, const WatchArgs& a) {
-  std::vector<std::string> v = {"warplab", "--device", std::to_string(g.device), "--offline-noted"};
-  if (!g.profile.empty()) v.insert(v.end(), {"--profile", g.profile});
-  if (g.timeout > 0) v.insert(v.end(), {"--timeout", std::to_string(g.timeout)});
-  if (g.sync) v.push_back("--sync");
-  if (g.no_color) v.push_back("--no-color");
-  if (g.quiet) v.push_back("--quiet");
+  const lab::Options& o = g.opts;
+  std::vector<std::string> v = {"warplab", "--device", std::to_string(o.device), "--offline-noted"};
+  if (!o.profile.empty()) v.insert(v.end(), {"--profile", o.profile});
+  if (o.timeout > 0) v.insert(v.end(), {"--timeout", std::to_string(o.timeout)});
+  if (o.sync) v.push_back("--sync");
+  if (!o.color) v.push_back("--no-color");
+  if (o.quiet) v.push_back("--quiet");
+  if (!o.cache) v.push_back("--no-cache");
   v.insert(v.end(), {"run", a.script});
   for (const auto& p : a.params) v.insert(v.end(), {"-p", p});
-  if (a.no_check) v.push_back("--no-check");
+  if (!o.check) v.push_back("--no-check");
   if (!a.args.empty() || !g.script_args.empty()) {
     v.push_back("--");
     v.insert(v.end(), a.args.begin(), a.args.end());
@@ -117,8 +123,10 @@ class Watch {
     for (;;) {
       int timeout = files_.timeout_ms();
       if (run_ && a_.timeout > 0) {
-        const long long left = static_cast<long long>(a_.timeout * 1000) - ms_since(run_->started());
-        timeout = timeout < 0 ? static_cast<int>(std::max(0LL, left)) : std::min<int>(timeout, std::max(0LL, left));
+        // In double, clamped to poll's int: a --timeout of weeks must not wrap around.
+        const double left = a_.timeout * 1000 - static_cast<double>(ms_since(run_->started()));
+        const int left_ms = static_cast<int>(std::clamp(left, 0.0, static_cast<double>(INT_MAX)));
+        timeout = timeout < 0 ? left_ms : std::min(timeout, left_ms);
       }
       pollfd fds[2] = {{sig.fd(), POLLIN, 0}, {files_.fd(), POLLIN, 0}};
       ::poll(fds, 2, timeout);
@@ -132,7 +140,7 @@ class Watch {
       if (const auto batch = files_.take_due()) changed(*batch);
     }
     if (run_) run_->kill();  // no child left behind
-    if (!g_.quiet) note("stopped");
+    if (!g_.opts.quiet) note("stopped");
     return kOk;
   }
 
@@ -169,7 +177,7 @@ class Watch {
   void start(const watch::Batch* b) {
     ++runs_;
     if (a_.clear) std::fputs("\x1b[H\x1b[2J\x1b[3J", stdout);
-    if (!g_.quiet) {
+    if (!g_.opts.quiet) {
       std::string line = "[" + wall_clock() + "] run " + std::to_string(runs_);
       if (b) {
         line += ": re-run " + std::to_string(ms_since(b->last_event)) + " ms after save (";
@@ -206,7 +214,7 @@ class Watch {
     std::fflush(stdout);
     if (ok) {
       last_good_ = wall_clock();
-      if (!g_.quiet) std::fprintf(stderr, "[%s] run %d ok (%.2f s)\n", last_good_.c_str(), runs_, secs);
+      if (!g_.opts.quiet) std::fprintf(stderr, "[%s] run %d ok (%.2f s)\n", last_good_.c_str(), runs_, secs);
       if (code_) std::fputs(code_->collect().c_str(), stderr);
     } else {
       std::fprintf(stderr, "run failed (%s) at %s; %s\n",
@@ -214,7 +222,7 @@ class Watch {
                    wall_clock().c_str(),
                    last_good_.empty() ? "no good run yet" : ("last good run " + last_good_).c_str());
     }
-    if (!g_.quiet && files_.files().size() != before)
+    if (!g_.opts.quiet && files_.files().size() != before)
       std::fprintf(stderr, "watching %zu file%s in %zu director%s; Ctrl-C to stop\n",
                    files_.files().size(), files_.files().size() == 1 ? "" : "s",
                    files_.directory_count(), files_.directory_count() == 1 ? "y" : "ies");
@@ -233,10 +241,11 @@ class Watch {
   int runs_ = 0;
 };
 
-// The script must exist at start (exit 4, as `run`); later it may come and go.
+// The script must exist at start and each -p be key=value (exit 4, as `run`); later the
+// script may come and go.
 int run_watch(const Globals& g, const WatchArgs& a) {
-  if (!fs::is_regular_file(a.script))
-    throw Failure(kBadInput, "script '" + a.script + "' not found");
+  if (const std::string why = bind::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+  parse_params(a.params);
   // The signals are blocked first, before anything can start the CUDA driver (asking
   // whether a GPU is there does): its threads inherit the mask, so SIGCHLD always reaches
   // the signalfd. Created after them, a driver thread with SIGCHLD unblocked could take
@@ -251,13 +260,11 @@ int run_watch(const Globals& g, const WatchArgs& a) {
 
 }  // namespace
 
-void add_watch_command(CLI::App& app, const Globals& g, Commands& out) {
+void add_watch_command(CLI::App& app, Globals& g, Commands& out) {
   auto a = std::make_shared<WatchArgs>();
   auto* sub = app.add_subcommand("watch", "run a script, then again on every save of it or its kernels");
   sub->add_option("script", a->script, "the .lua script")->required()->type_name("SCRIPT.lua");
-  sub->add_option("-p,--param", a->params, "override a declared parameter: key=value")
-      ->allow_extra_args(false)  // -p takes one key=value; later words are script arguments
-      ->type_name("KEY=VALUE");
+  add_script_options(sub, a->params, g);
   sub->add_flag("--clear", a->clear, "clear the screen before each run");
   sub->add_flag("--diff", a->diff,
                 "also show what an edit changed in the PTX (and SASS with cuobjdump or nvdisasm)");
@@ -268,7 +275,6 @@ void add_watch_command(CLI::App& app, const Globals& g, Commands& out) {
                   "watchdog is the global --timeout, before `watch`")
       ->check(seconds())
       ->type_name("SECONDS");
-  sub->add_flag("--no-check", a->no_check, "skip launch validation (latency measurements)");
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too")
       ->type_name("ARGS");
   set_help(sub, {"warplab watch examples/tour.lua", "warplab watch my.lua --diff --clear",

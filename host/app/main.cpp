@@ -3,9 +3,13 @@
 #include <nvrtc.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+
+#include <unistd.h>
 
 #include "app/cli.hpp"
 #include "cu/driver.hpp"
@@ -29,26 +33,48 @@ std::string version_text() {
 // The global options. They are the app's, and every subcommand falls through to the app
 // for an option it does not know, so each works before or after the subcommand. An
 // option a subcommand defines itself wins after it (attrs --device/--profile, watch
-// --timeout: docs/cli.md).
+// --timeout: docs/cli.md). They set the one options struct, g.opts, as the runtime reads it.
 void add_global_options(CLI::App& app, warplab::app::Globals& g) {
-  app.add_option("--device", g.device, "CUDA device index")
+  warplab::lab::Options& o = g.opts;
+  app.add_option("--device", o.device, "CUDA device index")
       ->check(warplab::app::device_index())
       ->type_name("N");
-  app.add_option("--profile", g.profile,
+  app.add_option("--profile", o.profile,
                  "use a captured device profile (name or .json) instead of a GPU")
       ->check(warplab::app::profile_name())
       ->type_name("PROFILE");
-  app.add_option("--timeout", g.timeout, "kernel watchdog, seconds (0: none)")
+  app.add_option("--timeout", o.timeout, "kernel watchdog, seconds (0: none)")
       ->check(warplab::app::seconds())
       ->type_name("SECONDS");
-  app.add_flag("--sync", g.sync, "synchronize after every launch (debugging)");
-  app.add_flag("--no-color", g.no_color, "no ANSI colours");
-  app.add_flag("-q,--quiet", g.quiet, "print less");
-  app.add_flag("--no-cache", g.no_cache, "neither read nor write the compile cache");
+  app.add_flag("--sync", o.sync, "synchronize after every launch (debugging)");
+  app.add_flag_callback("--no-color", [&o] { o.color = false; }, "no ANSI colours");
+  app.add_flag("-q,--quiet", o.quiet, "print less");
+  app.add_flag_callback("--no-cache", [&o] { o.cache = false; }, "neither read nor write the compile cache");
   app.add_flag("--offline-noted", g.offline_noted)->group("");  // set by `watch` for its runs
 }
 
 // CLI11's sentence for a word nobody takes, with the way to hand it to a script.
+
+// A command's output that could not be written (a full disk, an I/O error) must not look
+// like success: flushed here, and a failure is exit 1 with the reason.
+int output_written(int rc) {
+  errno = 0;
+  std::cout.flush();
+  int err = errno;
+  bool bad = !std::cout;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    bad = true;
+    if (err == 0) err = errno;
+  }
+  if (!bad) return rc;
+  // The stream's first failure may be long past and its errno gone: one more byte, on an
+  // output that is failing anyway, asks the system for the reason again.
+  if (err == 0 && ::write(STDOUT_FILENO, "\n", 1) < 0) err = errno;
+  if (err == 0) err = EIO;
+  std::cerr << "warplab: cannot write the output: " << std::strerror(err) << "\n";
+  return rc == warplab::app::kOk ? warplab::app::kFailed : rc;
+}
+
 int usage_error(CLI::App& app, const CLI::ParseError& e) {
   const int rc = app.exit(e);
   if (rc == 0) return warplab::app::kOk;
@@ -79,9 +105,9 @@ int main(int argc, char** argv) {
     words.erase(dd, words.end());
   }
   std::reverse(words.begin(), words.end());  // CLI11 takes them last first
-  if (const char* p = std::getenv("WARPLAB_PROFILE")) g.profile = p;
+  if (const char* p = std::getenv("WARPLAB_PROFILE")) g.opts.profile = p;
   add_global_options(app, g);
-  if (std::getenv("NO_COLOR")) g.no_color = true;
+  if (std::getenv("NO_COLOR")) g.opts.color = false;
 
   Commands commands;
   add_attrs_command(app, g, commands);
@@ -104,7 +130,7 @@ int main(int argc, char** argv) {
   }
   try {
     for (const Command& c : commands)
-      if (c.sub->parsed()) return c.run();
+      if (c.sub->parsed()) return output_written(c.run());
     return kUsage;
   } catch (const Failure& e) {
     std::cerr << "warplab: " << e.what() << "\n";

@@ -232,6 +232,9 @@ void Worker::reap(bool kill_first) {
       type = kError;
       reply = "unknown request to the REPL worker";
     }
+    // A value whose text passes the frame limit is cut, not a reason to end the worker.
+    const std::string cut = "\n... (cut: the text passed the REPL's 64 MiB limit)";
+    if (reply.size() > kMaxPayload) reply.replace(kMaxPayload - cut.size(), std::string::npos, cut);
     flush_output();
     if (!write_message(fd, type, reply)) break;
   }

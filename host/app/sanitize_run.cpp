@@ -17,7 +17,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "app/cli.hpp"
+#include "app/exit_codes.hpp"
 #include "app/sanitize.hpp"
 #include "rtc/toolkit.hpp"
 

@@ -6,8 +6,6 @@
 #include "cu/driver.hpp"
 #include "cu/error.hpp"
 #include "cu/profile.hpp"
-#include "bind/state.hpp"
-#include "lab/deps.hpp"
 
 namespace warplab::app {
 
@@ -40,24 +38,24 @@ std::string no_gpu_why() {
 }  // namespace
 
 std::string offline_reason(const Globals& g) {
-  if (!g.profile.empty()) return {};
+  if (!g.opts.profile.empty()) return {};
   const std::string why = no_gpu_why();
   return why.empty() ? why : short_reason(why);
 }
 
 void note_offline(const Globals& g, const std::string& reason, const std::string& profile) {
-  if (g.quiet || g.offline_noted) return;
+  if (g.opts.quiet || g.offline_noted) return;
   std::cerr << "warplab: no GPU (" << reason << "): using profile " << profile << "\n";
 }
 
 cu::DeviceSnapshot select_target(const Globals& g, bool fallback) {
-  if (!g.profile.empty()) return cu::load_profile(g.profile);
+  if (!g.opts.profile.empty()) return cu::load_profile(g.opts.profile);
   const std::string why = no_gpu_why();
-  if (why.empty()) return cu::snapshot_device(g.device);
+  if (why.empty()) return cu::snapshot_device(g.opts.device);
   const std::string dflt = cu::default_profile_name();
   // A device asked for by number cannot be stood in for by a profile: say so, not run on.
-  if (g.device != 0)
-    throw Failure(kNoDevice, "device " + std::to_string(g.device) + " does not exist: " + why +
+  if (g.opts.device != 0)
+    throw Failure(kNoDevice, "device " + std::to_string(g.opts.device) + " does not exist: " + why +
                                  " (use --profile " + (dflt.empty() ? "FILE" : dflt) +
                                  " to work from a captured device)");
   if (!fallback || dflt.empty())
@@ -65,36 +63,6 @@ cu::DeviceSnapshot select_target(const Globals& g, bool fallback) {
                                  " to work from a captured device)");
   note_offline(g, short_reason(why), dflt);
   return cu::load_profile(dflt);
-}
-
-int exit_code_for(const cu::Error& e) {
-  switch (e.code()) {
-    case CUDA_SUCCESS: return kBadInput;  // a profile or input problem, not the driver
-    case CUDA_ERROR_NO_DEVICE:
-    case CUDA_ERROR_INVALID_DEVICE:
-    case CUDA_ERROR_NOT_INITIALIZED: return kNoDevice;
-    default: return kCudaError;
-  }
-}
-
-bind::StatePtr open_lua_state(const Globals& g, bool check, const Globals* notes) {
-  cu::DeviceSnapshot target = select_target(notes ? *notes : g, /*fallback=*/true);
-  lab::record_device(target);  // for `warplab watch`'s occupancy line (a no-op otherwise)
-  const bool offline = !target.live();
-  std::string reason;
-  if (!g.profile.empty()) reason = "working from profile '" + g.profile + "'";
-  else if (!cu::driver_available(&reason)) {}
-  else if (offline) reason = "no CUDA device: the driver found no GPU";
-  bind::RuntimeOptions opts;
-  opts.device = g.device;
-  opts.profile = g.profile;
-  opts.check = check;
-  opts.sync = g.sync;
-  opts.quiet = g.quiet;
-  opts.color = !g.no_color;
-  opts.timeout = g.timeout;
-  opts.cache = !g.no_cache;
-  return bind::open_state(opts, std::move(target), offline, reason);
 }
 
 }  // namespace warplab::app

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bind/guard.hpp"
@@ -106,8 +107,8 @@ WL_LUA_FN(array_set) {
   const lua_Integer at = luaL_optinteger(L, 3, 1);
   const std::size_t n = lua_rawlen(L, 2);
   if (at < 1 || static_cast<std::size_t>(at - 1) + n > count)
-    return luaL_error(L, "set: %d values at index %d do not fit in %d elements", static_cast<int>(n),
-                      static_cast<int>(at), static_cast<int>(count));
+    return luaL_error(L, "set: %I values at index %I do not fit in %I elements", static_cast<lua_Integer>(n), at,
+                      static_cast<lua_Integer>(count));
   if (host) {  // converted first, so a bad value leaves the array as it was
     HostArray& h = check_host_array(L, 1);
     const std::vector<unsigned char> img = table_image(L, 2, h.type);
@@ -169,10 +170,15 @@ WL_LUA_FN(array_random) {
   const bool fl = cu::dtype_info(a.type).is_float;
   lua_Integer seed = 1;
   lua_Number lo = 0, hi = fl ? 1 : 100;
+  if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   if (lua_istable(L, 2)) {
-    if (lua_getfield(L, 2, "seed") != LUA_TNIL) seed = luaL_checkinteger(L, -1);
-    if (lua_getfield(L, 2, "lo") != LUA_TNIL) lo = luaL_checknumber(L, -1);
-    if (lua_getfield(L, 2, "hi") != LUA_TNIL) hi = luaL_checknumber(L, -1);
+    // Named in the sentence: luaL_check* on a field would say "bad argument #-1".
+    int ok = 1;
+    if (lua_getfield(L, 2, "seed") != LUA_TNIL && (seed = lua_tointegerx(L, -1, &ok), !ok))
+      return luaL_error(L, "random: seed must be an integer, got %s", luaL_tolstring(L, -1, nullptr));
+    for (auto [field, v] : {std::pair{"lo", &lo}, std::pair{"hi", &hi}})
+      if (lua_getfield(L, 2, field) != LUA_TNIL && (*v = lua_tonumberx(L, -1, &ok), !ok))
+        return luaL_error(L, "random: %s must be a number, got %s", field, luaL_tolstring(L, -1, nullptr));
     lua_pop(L, 3);
   }
   if (!(lo <= hi))

@@ -34,8 +34,9 @@ Array& check_array(lua_State* L, int idx) {
 }
 
 cu::DType check_dtype(lua_State* L, int idx) {
-  const char* name = luaL_checkstring(L, idx);
-  if (auto t = cu::parse_dtype(name)) return *t;
+  std::size_t len = 0;
+  const char* name = luaL_checklstring(L, idx, &len);
+  if (auto t = cu::parse_dtype(std::string_view(name, len))) return *t;  // "f32\0x" is not f32
   luaL_argerror(L, idx, lua_pushfstring(L, "unknown element type '%s' (one of %s)", name,
                                         cu::dtype_names().c_str()));
   return cu::DType::F32;
@@ -43,8 +44,8 @@ cu::DType check_dtype(lua_State* L, int idx) {
 
 void check_same_shape(lua_State* L, cu::DType dt, std::size_t dn, cu::DType st, std::size_t sn) {
   if (st != dt || sn != dn)
-    luaL_error(L, "copy needs the same type and length: %s[%d] <- %s[%d]", cu::dtype_info(dt).name.data(),
-               static_cast<int>(dn), cu::dtype_info(st).name.data(), static_cast<int>(sn));
+    luaL_error(L, "copy needs the same type and length: %s[%I] <- %s[%I]", cu::dtype_info(dt).name.data(),
+               static_cast<lua_Integer>(dn), cu::dtype_info(st).name.data(), static_cast<lua_Integer>(sn));
 }
 
 std::size_t check_count(lua_State* L, int idx, cu::DType t, const char* who) {
@@ -69,8 +70,8 @@ Array& push_array(lua_State* L) {
 std::size_t check_index(lua_State* L, const Array& a, int idx) {
   const lua_Integer i = luaL_checkinteger(L, idx);
   if (i < 1 || static_cast<std::size_t>(i) > a.count)
-    luaL_error(L, "index %d out of range: the array has %d elements (valid: 1..%d)",
-               static_cast<int>(i), static_cast<int>(a.count), static_cast<int>(a.count));
+    luaL_error(L, "index %I out of range: the array has %I elements (valid: 1..%I)", i,
+               static_cast<lua_Integer>(a.count), static_cast<lua_Integer>(a.count));
   return static_cast<std::size_t>(i - 1);
 }
 
@@ -180,9 +181,10 @@ int array_gc(lua_State* L) {
 WL_LUA_FN(array_view) {
   Array& a = check_array(L, 1);
   const lua_Integer first = luaL_checkinteger(L, 2);
-  const lua_Integer n = luaL_optinteger(L, 3, static_cast<lua_Integer>(a.count) - first + 1);
   const auto count = static_cast<lua_Integer>(a.count);
-  if (first < 1 || first > count || n < 1 || n > count - (first - 1))
+  const bool first_ok = first >= 1 && first <= count;  // else count - first + 1 may overflow
+  const lua_Integer n = luaL_optinteger(L, 3, first_ok ? count - first + 1 : 0);
+  if (!first_ok || n < 1 || n > count - (first - 1))
     return luaL_error(L, "view(%I, %I) does not fit in an array of %I elements", first, n, count);
   Array& v = push_array(L);                                    // +1 view
   v = Array{a.buf, a.type, a.first + static_cast<std::size_t>(first - 1),

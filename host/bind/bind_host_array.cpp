@@ -39,8 +39,8 @@ HostArray& push_host_array(lua_State* L) {
 std::size_t check_index(lua_State* L, const HostArray& h, int idx) {
   const lua_Integer i = luaL_checkinteger(L, idx);
   if (i < 1 || static_cast<std::size_t>(i) > h.count)
-    luaL_error(L, "index %d out of range: the host array has %d elements (valid: 1..%d)",
-               static_cast<int>(i), static_cast<int>(h.count), static_cast<int>(h.count));
+    luaL_error(L, "index %I out of range: the host array has %I elements (valid: 1..%I)", i,
+               static_cast<lua_Integer>(h.count), static_cast<lua_Integer>(h.count));
   return static_cast<std::size_t>(i - 1);
 }
 
@@ -152,8 +152,9 @@ WL_LUA_FN(host_view) {
   const HostArray& h = check_host_array(L, 1);
   const auto count = static_cast<lua_Integer>(h.count);
   const lua_Integer first = luaL_checkinteger(L, 2);
-  const lua_Integer n = luaL_optinteger(L, 3, count - first + 1);
-  if (first < 1 || first > count || n < 1 || n > count - (first - 1))
+  const bool first_ok = first >= 1 && first <= count;  // else count - first + 1 may overflow
+  const lua_Integer n = luaL_optinteger(L, 3, first_ok ? count - first + 1 : 0);
+  if (!first_ok || n < 1 || n > count - (first - 1))
     return luaL_error(L, "view(%I, %I) does not fit in a host array of %I elements", first, n, count);
   HostArray& v = push_host_array(L);                           // +1 view
   v = HostArray{h.buf, h.type, h.first + static_cast<std::size_t>(first - 1), static_cast<std::size_t>(n), true};

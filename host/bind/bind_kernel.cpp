@@ -131,12 +131,20 @@ void set_int(lua_State* L, const char* k, long long v) {
   lua_setfield(L, -2, k);
 }
 
+// The number at `idx` as an integer: an integer, or a float with an integral value (2^8),
+// as launch dimensions take them; anything else raises naming `what`.
+long long int_value(lua_State* L, int idx, const char* what) {
+  int ok = 0;
+  const lua_Integer v = lua_tointegerx(L, idx, &ok);
+  if (!ok || lua_type(L, idx) != LUA_TNUMBER)
+    luaL_error(L, "occupancy: %s must be an integer, got %s", what, luaL_tolstring(L, idx, nullptr));
+  return v;
+}
+
 // An optional integer field of the options table at index 2 (or dflt).
 long long opt_int(lua_State* L, const char* field, long long dflt) {
   if (lua_getfield(L, 2, field) == LUA_TNIL) { lua_pop(L, 1); return dflt; }  // +1 -1
-  if (!lua_isinteger(L, -1))
-    luaL_error(L, "occupancy: %s must be an integer, got %s", field, luaL_tolstring(L, -1, nullptr));
-  const long long v = lua_tointeger(L, -1);
+  const long long v = int_value(L, -1, field);
   lua_pop(L, 1);                                                         // -1
   return v;
 }
@@ -151,7 +159,7 @@ WL_LUA_FN(kernel_occupancy) {
     if (!exact)
       return luaL_error(L, "occupancy: block must be a whole number of threads, got %s", luaL_tolstring(L, 2, nullptr));
   } else {
-    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_argexpected(L, lua_istable(L, 2), 2, "table {block = ...} or a block size");
     block = opt_int(L, "block", 0);
     shared = opt_int(L, "shared", 0);
     carveout = opt_int(L, "carveout", -1);

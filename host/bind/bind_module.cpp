@@ -135,7 +135,9 @@ void refresh(lua_State* L, int idx) {
 WL_LUA_FN(module_kernel) {
   refresh(L, 1);
   ModuleRef& m = check_module(L, 1);
-  const std::string name = luaL_checkstring(L, 2);
+  std::size_t len = 0;
+  const char* s = luaL_checklstring(L, 2, &len);
+  const std::string name(s, len);  // all of it: "k\0x" must not find k
   const std::string mangled = find_entry(L, *m, name);
   std::optional<rtc::Signature> sig = rtc::demangle(mangled);
   if (!lua_isnoneornil(L, 3)) sig = rtc::parse_signature(name, luaL_checkstring(L, 3));
@@ -149,7 +151,9 @@ WL_LUA_FN(module_index) {
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;           // -1 +1 method
   lua_pop(L, 1);                                                          // -1
   ModuleRef& m = check_module(L, 1);
-  const std::string key = luaL_checkstring(L, 2);
+  std::size_t len = 0;
+  const char* s = luaL_checklstring(L, 2, &len);
+  const std::string key(s, len);
   const rtc::CompileResult& r = m->result;
   if (key == "ptx") lua_pushlstring(L, r.ptx.data(), r.ptx.size());
   else if (key == "log") lua_pushstring(L, r.log.c_str());
@@ -172,13 +176,16 @@ WL_LUA_FN(module_index) {
   } else {
     // A kernel by name, cached in the module's user value (after a live refresh).
     refresh(L, 1);
+    // Keyed by the whole string (luaL_checklstring left it at index 2): "k\0x" is not "k".
     lua_getiuservalue(L, 1, 1);                                           // +1 cache
-    if (lua_getfield(L, -1, key.c_str()) != LUA_TNIL) return 1;           // +1
-    lua_pop(L, 1);
+    lua_pushvalue(L, 2);                                                  // +1 key
+    if (lua_rawget(L, -2) != LUA_TNIL) return 1;                          // -1 +1
+    lua_pop(L, 1);                                                        // -1
     const std::string mangled = find_entry(L, *m, key);
     push_kernel(L, make_kernel(L, m, mangled, rtc::demangle(mangled)));  // +1
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, key.c_str());                                     // cache it
+    lua_pushvalue(L, 2);                                                  // +1 key
+    lua_pushvalue(L, -2);                                                 // +1 kernel
+    lua_rawset(L, -4);                                                    // -2 cache it
   }
   return 1;
 }

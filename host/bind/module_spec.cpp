@@ -40,6 +40,9 @@ std::optional<fs::path> locate(const std::string& file, const Caller& c) {
   }
   for (const auto& p : tries)
     if (fs::is_regular_file(p, ec)) return p;
+  // Something is there but it is not a file (a folder, a device): the reader says which.
+  for (const auto& p : tries)
+    if (fs::exists(p, ec)) return p;
   return std::nullopt;
 }
 
@@ -165,12 +168,18 @@ std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why
     const bool has_source = !lua_isnil(L, -1);
     lua_pop(L, 1);                                                      // -1
     if (has_source && inline_text.empty()) luaL_error(L, "cuda.compile: source= is empty: no kernel to compile");
+    // Given but empty is a mistake (as `compile --arch ""`), not "the default".
+    for (const char* f : {"arch", "std"})
+      if (lua_getfield(L, idx, f) == LUA_TSTRING && lua_rawlen(L, -1) == 0)  // +1
+        luaL_error(L, "cuda.compile: %s = \"\" names nothing: leave it out for the default", f);
+    lua_settop(L, idx);
     if (auto a = opt_string(L, idx, "arch"); !a.empty()) spec.options.arch = a;
     if (auto v = opt_string(L, idx, "std"); !v.empty()) spec.options.std = v;
     spec.source.name = opt_string(L, idx, "name");
     if (lua_getfield(L, idx, "max_registers") != LUA_TNIL) {            // +1
-      if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0)
-        luaL_error(L, "cuda.compile: max_registers must be an integer >= 0 (0: no limit)");
+      if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0 || lua_tointeger(L, -1) > 255)
+        luaL_error(L, "cuda.compile: max_registers must be an integer >= 0 (0: no limit) and at most 255, got %s",
+                   luaL_tolstring(L, -1, nullptr));
       spec.options.max_registers = static_cast<int>(lua_tointeger(L, -1));
     }
     lua_getfield(L, idx, "lineinfo");                                   // +1

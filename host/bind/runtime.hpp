@@ -1,6 +1,7 @@
 // runtime.hpp: per-Lua-state runtime data kept in the Lua registry (as redis keeps its
-// per-run state under a named key): the options the program was started with and the
-// device (live or profile) the script works on. Depends on cu/device.hpp.
+// per-run state under a named key): the options the program was started with (the one
+// options struct, lab/options.hpp) and the device (live or profile) the script works on.
+// Depends on cu/device.hpp.
 #pragma once
 #include <lua.hpp>
 
@@ -14,28 +15,15 @@
 #include "cu/memory.hpp"
 #include "cu/stream.hpp"
 #include "cu/occupancy.hpp"
+#include "lab/options.hpp"
 #include "rtc/cache.hpp"
 
 #include <optional>
 
 namespace warplab::bind {
 
-struct RuntimeOptions {
-  int device = 0;
-  std::string profile;  // non-empty: work from this profile, never touch a GPU
-  bool check = true;    // validate launches (--no-check turns this off)
-  bool sync = false;    // synchronize after every launch
-  bool quiet = false;
-  bool color = true;    // false: --no-color / NO_COLOR
-  double timeout = 0;   // kernel watchdog, seconds
-  bool cache = true;    // use the on-disk compile cache (--no-cache turns this off)
-  // The REPL: a failed cuda.compile also prints its diagnostics (stderr), since
-  // `m = cuda.compile{...}` keeps only the nil and would lose them.
-  bool echo_compile_errors = false;
-};
-
 struct Runtime {
-  RuntimeOptions opts;
+  lab::Options opts;          // as the command line set them; color also needs a terminal
   cu::DeviceSnapshot target;  // the selected device or profile
   bool offline = true;        // true when `target` is a profile
   std::string offline_reason; // why (no driver, no GPU, --profile ...)

@@ -91,7 +91,7 @@ std::vector<std::string> lua_library_dirs() {
   return found;
 }
 
-StatePtr open_state(const RuntimeOptions& opts, cu::DeviceSnapshot target, bool offline,
+StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
                     std::string offline_reason) {
   StatePtr state(luaL_newstate());
   if (!state) throw std::bad_alloc();

@@ -19,7 +19,7 @@ struct StateDeleter {
 using StatePtr = std::unique_ptr<lua_State, StateDeleter>;
 
 // Opens a state; `target` is the device or profile to expose as cuda.device().
-StatePtr open_state(const RuntimeOptions& opts, cu::DeviceSnapshot target, bool offline,
+StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
                     std::string offline_reason);
 
 // Script parameters from `-p key=value` (read by require "warplab.params").

@@ -26,11 +26,25 @@ std::string compose(CUresult code, const std::string& call, const std::string& o
 Error::Error(CUresult code, std::string call, std::string object)
     : std::runtime_error(compose(code, call, object)),
       code_(code),
+      kind_(kind_of(code)),
       call_(call_name(call)),
       object_(std::move(object)) {}
 
 Error::Error(const std::string& message, CUresult code)
-    : std::runtime_error(message), code_(code) {}
+    : std::runtime_error(message), code_(code), kind_(kind_of(code)) {}
+
+ErrorKind kind_of(CUresult code) noexcept {
+  switch (code) {
+    case CUDA_SUCCESS:
+      return ErrorKind::bad_input;
+    case CUDA_ERROR_NO_DEVICE:
+    case CUDA_ERROR_INVALID_DEVICE:
+    case CUDA_ERROR_NOT_INITIALIZED:
+      return ErrorKind::no_device;
+    default:
+      return ErrorKind::driver;
+  }
+}
 
 std::string error_text(CUresult code) {
   std::string why;

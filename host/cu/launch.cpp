@@ -1,10 +1,11 @@
-// launch.cpp: launch validation (integer comparisons against cached limits; a message is
-// built only when a check fails) and the launch through cuLaunchKernel,
+// launch.cpp: launch checks (integer comparisons against cached limits; a Violation is
+// built only when a check fails, and validate() throws it) and the launch through cuLaunchKernel,
 // cuLaunchCooperativeKernel or, for thread-block clusters, cuLaunchKernelEx.
 // Depends on cu/function.hpp, cu/driver.hpp, cu/error.hpp.
 #include "cu/launch.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cu/driver.hpp"
@@ -22,9 +23,10 @@ std::string dims(const Dim3& d) {
 
 std::string num(long long v) { return std::to_string(v); }
 
-// Out of line and cold: the happy path of validate() stays a run of compares.
-[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void fail(const std::string& sentence) {
-  throw Error(sentence);
+// Out of line and cold: the happy path of check() stays a run of compares, and each
+// sentence is built only in its (unlikely) branch.
+[[gnu::cold]] [[gnu::noinline]] std::optional<Violation> broken(Limit limit, std::string sentence) {
+  return Violation{limit, std::move(sentence)};
 }
 
 const char kAxis[3] = {'x', 'y', 'z'};
@@ -34,52 +36,64 @@ const char kAxis[3] = {'x', 'y', 'z'};
 // cooperative grid needs would then have to count whole clusters on GPCs, which our
 // calculator cannot do offline; a grid-wide barrier over clusters is not an experiment
 // here, so warplab keeps the two kinds of launch apart.
-void validate_cluster(const LaunchConfig& c, const DeviceLimits& d) {
+std::optional<Violation> check_cluster(const LaunchConfig& c, const DeviceLimits& d) {
   const Dim3& k = c.cluster;
-  if (!k.x || !k.y || !k.z)
-    fail("cluster " + dims(k) + " has a zero dimension: each of x, y, z must be at least 1");
-  if (d.cc_major < 9)
-    fail("a cluster launch needs compute capability 9.0 or higher (cluster_launch = 1), and "
-         "this device is " + num(d.cc_major) + "." + num(d.cc_minor));
+  if (!k.x || !k.y || !k.z) [[unlikely]]
+    return broken(Limit::cluster_zero,
+                  "cluster " + dims(k) + " has a zero dimension: each of x, y, z must be at least 1");
+  if (d.cc_major < 9) [[unlikely]]
+    return broken(Limit::cluster_support,
+                  "a cluster launch needs compute capability 9.0 or higher (cluster_launch = 1), and "
+                  "this device is " +
+                      num(d.cc_major) + "." + num(d.cc_minor));
   const u64 blocks = u64{k.x} * k.y * k.z;
-  if (blocks > kMaxClusterBlocks)
-    fail("cluster " + dims(k) + " = " + num(static_cast<long long>(blocks)) +
-         " blocks exceeds the portable cluster size of " + num(kMaxClusterBlocks) +
-         " blocks (larger clusters need a non-portable opt-in that warplab does not make)");
+  if (blocks > kMaxClusterBlocks) [[unlikely]]
+    return broken(Limit::cluster_size,
+                  "cluster " + dims(k) + " = " + num(static_cast<long long>(blocks)) +
+                      " blocks exceeds the portable cluster size of " + num(kMaxClusterBlocks) +
+                      " blocks (larger clusters need a non-portable opt-in that warplab does not make)");
   const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
   const unsigned cl[3] = {k.x, k.y, k.z};
   for (int i = 0; i < 3; ++i)
-    if (grid[i] % cl[i] != 0)
-      fail(std::string("grid dimension ") + kAxis[i] + " = " + num(grid[i]) +
-           " is not a multiple of cluster dimension " + kAxis[i] + " = " + num(cl[i]));
-  if (c.cooperative)
-    fail("cluster " + dims(k) + " with cooperative = true is refused: warplab launches a "
-         "grid either in clusters or cooperatively, not both");
+    if (grid[i] % cl[i] != 0) [[unlikely]]
+      return broken(Limit::cluster_grid, std::string("grid dimension ") + kAxis[i] + " = " + num(grid[i]) +
+                                             " is not a multiple of cluster dimension " + kAxis[i] + " = " +
+                                             num(cl[i]));
+  if (c.cooperative) [[unlikely]]
+    return broken(Limit::cluster_cooperative, "cluster " + dims(k) +
+                                                  " with cooperative = true is refused: warplab launches a "
+                                                  "grid either in clusters or cooperatively, not both");
+  return std::nullopt;
 }
 
 }  // namespace
 
-void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d) {
+std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d) {
   const unsigned block[3] = {c.block.x, c.block.y, c.block.z};
   const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
-  if (!c.block.x || !c.block.y || !c.block.z)
-    fail("block " + dims(c.block) + " has a zero dimension: each of x, y, z must be at least 1");
-  if (!c.grid.x || !c.grid.y || !c.grid.z)
-    fail("grid " + dims(c.grid) + " has a zero dimension: each of x, y, z must be at least 1");
+  if (!c.block.x || !c.block.y || !c.block.z) [[unlikely]]
+    return broken(Limit::block_zero,
+                  "block " + dims(c.block) + " has a zero dimension: each of x, y, z must be at least 1");
+  if (!c.grid.x || !c.grid.y || !c.grid.z) [[unlikely]]
+    return broken(Limit::grid_zero,
+                  "grid " + dims(c.grid) + " has a zero dimension: each of x, y, z must be at least 1");
 
   for (int i = 0; i < 3; ++i)
-    if (block[i] > static_cast<unsigned>(d.max_block_dim[i]))
-      fail(std::string("block dimension ") + kAxis[i] + " = " + num(block[i]) +
-           " exceeds max_block_dim_" + kAxis[i] + " = " + num(d.max_block_dim[i]));
+    if (block[i] > static_cast<unsigned>(d.max_block_dim[i])) [[unlikely]]
+      return broken(Limit::block_dim, std::string("block dimension ") + kAxis[i] + " = " + num(block[i]) +
+                                          " exceeds max_block_dim_" + kAxis[i] + " = " +
+                                          num(d.max_block_dim[i]));
 
   const u64 threads = u64{c.block.x} * c.block.y * c.block.z;
-  if (threads > static_cast<u64>(d.max_threads_per_block))
-    fail("block " + dims(c.block) + " = " + num(static_cast<long long>(threads)) +
-         " threads exceeds max_threads_per_block = " + num(d.max_threads_per_block));
-  if (k.max_threads_per_block > 0 && threads > static_cast<u64>(k.max_threads_per_block))
-    fail("block " + dims(c.block) + " = " + num(static_cast<long long>(threads)) +
-         " threads exceeds the kernel's max_threads_per_block = " + num(k.max_threads_per_block) +
-         " (set by its launch bounds or its register use)");
+  if (threads > static_cast<u64>(d.max_threads_per_block)) [[unlikely]]
+    return broken(Limit::threads_per_block,
+                  "block " + dims(c.block) + " = " + num(static_cast<long long>(threads)) +
+                      " threads exceeds max_threads_per_block = " + num(d.max_threads_per_block));
+  if (k.max_threads_per_block > 0 && threads > static_cast<u64>(k.max_threads_per_block)) [[unlikely]]
+    return broken(Limit::kernel_threads_per_block,
+                  "block " + dims(c.block) + " = " + num(static_cast<long long>(threads)) +
+                      " threads exceeds the kernel's max_threads_per_block = " +
+                      num(k.max_threads_per_block) + " (set by its launch bounds or its register use)");
 
   // Registers as the hardware allocates them: per warp in units of 256, and the block's
   // warps rounded up to the SM's 4 sub-partitions (occupancy.cpp explains both).
@@ -87,46 +101,64 @@ void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& 
   const u64 warps = (threads + warp - 1) / warp;
   const u64 regs_per_warp = (u64(k.regs > 0 ? k.regs : 0) * warp + 255) / 256 * 256;
   const u64 warps_allocated = (warps + 3) / 4 * 4;
-  if (regs_per_warp * warps_allocated > static_cast<u64>(d.max_regs_per_block))
-    fail("block " + dims(c.block) + " = " + num(static_cast<long long>(threads)) + " threads × " +
-         num(k.regs) + " registers needs " +
-         num(static_cast<long long>(regs_per_warp * warps_allocated)) + " registers (" +
-         num(static_cast<long long>(regs_per_warp)) + " per warp × " +
-         num(static_cast<long long>(warps_allocated)) +
-         " warps), more than max_registers_per_block = " + num(d.max_regs_per_block));
+  if (regs_per_warp * warps_allocated > static_cast<u64>(d.max_regs_per_block)) [[unlikely]]
+    return broken(Limit::registers_per_block,
+                  "block " + dims(c.block) + " = " + num(static_cast<long long>(threads)) + " threads × " +
+                      num(k.regs) + " registers needs " +
+                      num(static_cast<long long>(regs_per_warp * warps_allocated)) + " registers (" +
+                      num(static_cast<long long>(regs_per_warp)) + " per warp × " +
+                      num(static_cast<long long>(warps_allocated)) +
+                      " warps), more than max_registers_per_block = " + num(d.max_regs_per_block));
 
   for (int i = 0; i < 3; ++i)
-    if (grid[i] > static_cast<u64>(d.max_grid_dim[i]))
-      fail(std::string("grid dimension ") + kAxis[i] + " = " + num(grid[i]) +
-           " exceeds max_grid_dim_" + kAxis[i] + " = " + num(d.max_grid_dim[i]));
+    if (grid[i] > static_cast<u64>(d.max_grid_dim[i])) [[unlikely]]
+      return broken(Limit::grid_dim, std::string("grid dimension ") + kAxis[i] + " = " + num(grid[i]) +
+                                         " exceeds max_grid_dim_" + kAxis[i] + " = " +
+                                         num(d.max_grid_dim[i]));
 
   // Dynamic shared memory above 48 KiB is opted in by launch(), up to the opt-in limit
   // minus the kernel's static shared memory.
   const long long shared = static_cast<long long>(k.static_shared) + c.shared_bytes;
   const bool has_optin = d.max_shared_per_block_optin > d.max_shared_per_block;
   const long long shared_cap = has_optin ? d.max_shared_per_block_optin : d.max_shared_per_block;
-  if (shared > shared_cap)
-    fail("static " + num(k.static_shared) + " + dynamic " + num(c.shared_bytes) +
-         " bytes exceeds " +
-         (has_optin ? "max_shared_memory_per_block_optin = " : "max_shared_memory_per_block = ") +
-         num(shared_cap));
+  if (shared > shared_cap) [[unlikely]]
+    return broken(
+        Limit::shared_memory,
+        "static " + num(k.static_shared) + " + dynamic " + num(c.shared_bytes) + " bytes exceeds " +
+            (has_optin ? "max_shared_memory_per_block_optin = " : "max_shared_memory_per_block = ") +
+            num(shared_cap));
 
-  if (c.clustered()) validate_cluster(c, d);
+  if (c.clustered()) {
+    if (auto v = check_cluster(c, d)) [[unlikely]]
+      return v;
+  }
 
   if (c.cooperative) {
-    if (!d.cooperative_launch)
-      fail("a cooperative launch needs cooperative_launch = 1, and this device has "
-           "cooperative_launch = 0");
+    if (!d.cooperative_launch) [[unlikely]]
+      return broken(Limit::cooperative_support,
+                    "a cooperative launch needs cooperative_launch = 1, and this device has "
+                    "cooperative_launch = 0");
     // Every block of a cooperative grid must be resident at once.
     const OccupancyResult occ =
         occupancy(k, static_cast<int>(threads), static_cast<long long>(c.shared_bytes), d);
     const u64 resident = u64(occ.blocks_per_sm) * u64(d.multiprocessor_count > 0 ? d.multiprocessor_count : 0);
     const u64 blocks = u64{c.grid.x} * c.grid.y * c.grid.z;
-    if (blocks > resident)
-      fail("cooperative grid of " + num(static_cast<long long>(blocks)) + " blocks exceeds the " +
-           num(static_cast<long long>(resident)) + " co-resident blocks (" +
-           num(occ.blocks_per_sm) + " per SM × " + num(d.multiprocessor_count) + " SMs)");
+    if (blocks > resident) [[unlikely]]
+      return broken(Limit::cooperative_residency,
+                    "cooperative grid of " + num(static_cast<long long>(blocks)) + " blocks exceeds the " +
+                        num(static_cast<long long>(resident)) + " co-resident blocks (" +
+                        num(occ.blocks_per_sm) + " per SM × " + num(d.multiprocessor_count) + " SMs)");
   }
+  return std::nullopt;
+}
+
+std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, const DeviceSnapshot& d) {
+  return check(c, k, device_limits(d));
+}
+
+void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d) {
+  if (auto v = check(c, k, d)) [[unlikely]]
+    throw Error(v->sentence);
 }
 
 void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceSnapshot& d) {
@@ -173,13 +205,18 @@ int max_active_clusters(const Function& f, const LaunchConfig& c) {
   return n;
 }
 
+std::optional<Violation> check_clusters(const Function& f, const LaunchConfig& c) {
+  if (!c.clustered() || max_active_clusters(f, c) > 0) return std::nullopt;
+  return broken(Limit::cluster_schedule,
+                "cluster " + dims(c.cluster) + " of blocks of " + dims(c.block) + " threads and " +
+                    num(c.shared_bytes) +
+                    " bytes dynamic shared cannot be scheduled: "
+                    "cuOccupancyMaxActiveClusters = 0 (all blocks of a cluster must be resident at once "
+                    "on the SMs of one GPC)");
+}
+
 void validate_clusters(const Function& f, const LaunchConfig& c) {
-  if (!c.clustered()) return;
-  if (max_active_clusters(f, c) > 0) return;
-  fail("cluster " + dims(c.cluster) + " of blocks of " + dims(c.block) + " threads and " +
-       num(c.shared_bytes) + " bytes dynamic shared cannot be scheduled: "
-       "cuOccupancyMaxActiveClusters = 0 (all blocks of a cluster must be resident at once "
-       "on the SMs of one GPC)");
+  if (auto v = check_clusters(f, c)) throw Error(v->sentence);
 }
 
 void launch(const Function& f, const LaunchConfig& c, void** args) {

@@ -1,10 +1,13 @@
-// launch.hpp: launch configurations, their validation against the device's and the
-// kernel's limits (one sentence naming the limit, its attribute and its value), and the
-// launch itself. The launch path allocates nothing and queries nothing: limits come
+// launch.hpp: launch configurations, their checks against the device's and the kernel's
+// limits (a Violation: which limit, and one sentence naming its attribute and value), and
+// the launch itself. The launch path allocates nothing and queries nothing: limits come
 // cached (DeviceLimits, Function::limits()); only a cluster launch asks the driver once
-// more (cuOccupancyMaxActiveClusters, in validate_clusters). Depends on cu/occupancy.hpp.
+// more (cuOccupancyMaxActiveClusters, in check_clusters). Depends on cu/occupancy.hpp.
 #pragma once
 #include <cuda.h>
+
+#include <optional>
+#include <string>
 
 #include "cu/occupancy.hpp"
 
@@ -29,8 +32,33 @@ struct LaunchConfig {
 // non-portable opt-in (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED), not made.
 inline constexpr unsigned kMaxClusterBlocks = 8;
 
-// Throws cu::Error (code CUDA_SUCCESS) with one sentence when `c` breaks a limit, e.g.
-// "block 1024x2x1 = 2048 threads exceeds max_threads_per_block = 1024". Checks, in order:
+// The limits check() and check_clusters() apply, in the order they are checked.
+enum class Limit {
+  block_zero,                // a block dimension is 0
+  grid_zero,                 // a grid dimension is 0
+  block_dim,                 // max_block_dim_{x,y,z}
+  threads_per_block,         // the device's max_threads_per_block
+  kernel_threads_per_block,  // the kernel's max_threads_per_block (launch bounds, registers)
+  registers_per_block,       // max_registers_per_block
+  grid_dim,                  // max_grid_dim_{x,y,z}
+  shared_memory,             // max_shared_memory_per_block(_optin)
+  cluster_zero,              // a cluster dimension is 0
+  cluster_support,           // compute capability 9.0+
+  cluster_size,              // the portable cluster size (kMaxClusterBlocks)
+  cluster_grid,              // the grid a multiple of the cluster
+  cluster_cooperative,       // a cluster with cooperative = true
+  cooperative_support,       // cooperative_launch
+  cooperative_residency,     // every block of a cooperative grid resident at once
+  cluster_schedule,          // cuOccupancyMaxActiveClusters = 0 (check_clusters, on a GPU)
+};
+
+// A broken limit: which one, and the sentence that says so.
+struct Violation {
+  Limit limit;
+  std::string sentence;  // "block 1024x2x1 = 2048 threads exceeds max_threads_per_block = 1024"
+};
+
+// The first limit `c` breaks, or nullopt; never throws for a broken limit. Checks, in order:
 // zero dimensions, each block dimension, threads per block (device, then the kernel's
 // own max_threads_per_block), registers per block, each grid dimension, static + dynamic
 // shared memory (opt-in limit); for cluster launches a zero dimension, the device's
@@ -38,16 +66,22 @@ inline constexpr unsigned kMaxClusterBlocks = 8;
 // the cluster in each dimension, and no cooperative flag with it; for cooperative
 // launches the device's support and the co-resident block count from our occupancy
 // calculator. Works offline: nothing here asks the driver.
-void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d);
+std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d);
 // Convenience: reads the limits from a snapshot first (slower: use DeviceLimits in loops).
+std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, const DeviceSnapshot& d);
+// check(), for callers that want an exception: throws cu::Error (kind bad_input, code
+// CUDA_SUCCESS) with the violation's sentence.
+void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d);
 void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceSnapshot& d);
 
 // The driver's answer for a cluster launch (`c.clustered()`): how many clusters of c's
 // shape can be resident at once (cuOccupancyMaxActiveClusters). 0 means the cluster
 // cannot be scheduled at all. Opts in dynamic shared memory first, as launch() would.
 int max_active_clusters(const Function& f, const LaunchConfig& c);
-// Throws cu::Error (CUDA_SUCCESS) with one sentence when max_active_clusters is 0; a
-// no-op for a launch without a cluster. Needs a GPU; call after validate().
+// Limit::cluster_schedule when max_active_clusters is 0; nullopt for a launch without a
+// cluster. Needs a GPU (a failing driver call still throws); call after check().
+std::optional<Violation> check_clusters(const Function& f, const LaunchConfig& c);
+// check_clusters(), throwing its sentence as validate() does.
 void validate_clusters(const Function& f, const LaunchConfig& c);
 
 // Launches `f` with `args` (one pointer per parameter, as cuLaunchKernel takes them).

@@ -143,7 +143,9 @@ OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_sh
 
   // Shared memory: static + dynamic + the driver's reserve, rounded to the granularity,
   // against the per-block cap (opt-in above 48 KiB) and the SM's carveout.
-  const long long used = k.static_shared + dynamic_shared;
+  // Past 2^40 bytes no device fits it (profiles cap shared memory at 1 GiB): capped, so
+  // the sums below cannot overflow (a Lua script may ask for math.maxinteger).
+  const long long used = k.static_shared + std::min(dynamic_shared, 1ll << 40);
   r.shared_per_block = round_up(used + d.reserved_shared_per_block, f.smem_granularity);
   const bool optin = used > d.max_shared_per_block;
   const long long cap = (optin ? d.max_shared_per_block_optin : d.max_shared_per_block) +

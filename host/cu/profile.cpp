@@ -192,8 +192,11 @@ DeviceSnapshot from_json(const nlohmann::json& j, const std::string& where) {
   if (j.contains("uuid")) d.uuid = get_string(j, "uuid", where);
   if (j.contains("warplab_version")) d.warplab_version = get_string(j, "warplab_version", where);
   if (j.contains("captured")) d.captured = get_string(j, "captured", where);
-  if (j.contains("driver_version"))
-    d.driver_version = static_cast<int>(get_integer(j["driver_version"], "driver_version", where));
+  if (j.contains("driver_version")) {
+    const long long v = get_integer(j["driver_version"], "driver_version", where);
+    if (v < 0 || v > INT_MAX) bad(where, "field 'driver_version' = " + std::to_string(v) + " is outside 0..2147483647");
+    d.driver_version = static_cast<int>(v);
+  }
 
   const auto& attrs = field(j, "attributes", where);
   if (!attrs.is_object()) bad(where, "field 'attributes' must be an object of name: integer");
@@ -216,9 +219,17 @@ DeviceSnapshot from_json(const nlohmann::json& j, const std::string& where) {
 
 DeviceSnapshot parse_profile(const std::string& text, const std::string& where) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) bad(where, "the file is empty");
+  // The JSON reader takes a NUL byte for the end of the text: what follows would be ignored.
+  if (const auto nul = text.find('\0'); nul != std::string::npos)
+    bad(where, "a NUL byte at byte offset " + std::to_string(nul) + ": a profile is JSON text");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number too large for a double ("1e999") fails while parsing, with its own type.
+    std::string msg = e.what();
+    const auto at = msg.find("] ");
+    bad(where, "invalid JSON: " + (at == std::string::npos ? msg : msg.substr(at + 2)));
   } catch (const nlohmann::json::parse_error& e) {
     // e.what(): "[json.exception.parse_error.101] parse error at line 3, column 5: syntax
     // error while parsing ..." -> keep from "line" on.

@@ -1,6 +1,10 @@
 // cache_json.cpp: see cache_json.hpp. Field names follow the C++ members.
 #include "rtc/cache_json.hpp"
 
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
 #include "rtc/compile.hpp"
 
 namespace warplab::rtc {
@@ -11,10 +15,24 @@ template <class T>
 nlohmann::json opt(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
+// An integer field, strictly: nlohmann's get<int>() of a float (1e42) casts it, which is
+// undefined behaviour past the type's range (a fuzz finding). Anything else throws: the
+// caller treats the entry as corrupt.
+template <class T>
+T get_int(const nlohmann::json& j) {
+  if (!j.is_number_integer()) throw std::runtime_error("cache entry: an integer field holds something else");
+  if (j.is_number_unsigned() ? j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                             : j.get<std::int64_t>() < std::numeric_limits<T>::min() ||
+                                   j.get<std::int64_t>() > std::numeric_limits<T>::max())
+    throw std::runtime_error("cache entry: an integer field is out of range");
+  return static_cast<T>(j.is_number_unsigned() ? static_cast<std::int64_t>(j.get<std::uint64_t>())
+                                               : j.get<std::int64_t>());
+}
+
 template <class T>
 void get_opt(const nlohmann::json& j, std::optional<T>& v) {
   if (j.is_null()) v.reset();
-  else v = j.get<T>();
+  else v = get_int<T>(j);
 }
 
 }  // namespace
@@ -76,9 +94,9 @@ void from_cache_json(const nlohmann::json& j, CompileResult& r) {
   for (const auto& d : j.at("diagnostics")) {
     Diagnostic x;
     x.file = d.at("file").get<std::string>();
-    x.line = d.at("line").get<int>();
-    x.col = d.at("col").get<int>();
-    x.severity = static_cast<Severity>(d.at("severity").get<int>());
+    x.line = get_int<int>(d.at("line"));
+    x.col = get_int<int>(d.at("col"));
+    x.severity = static_cast<Severity>(get_int<int>(d.at("severity")));
     x.code = d.at("code").get<std::string>();
     x.message = d.at("message").get<std::string>();
     x.source_line = d.at("source_line").get<std::string>();

@@ -155,18 +155,18 @@ bool bad_byte(const std::string& text, const std::string& file, int line_offset,
   return true;
 }
 
-// A header found but not readable (over 64 MiB, a permission): refused at its #include
-// line. Handing NVRTC its path instead would let NVRTC open the file itself, unbounded.
+// A header found but refused (over 64 MiB, unreadable, nested too deep): reported at its
+// #include line. Handing NVRTC its path instead would let NVRTC open the file itself.
 bool unreadable_headers(const ResolvedIncludes& inc, const std::string& main_name, int main_offset,
                         std::vector<Diagnostic>& out) {
   bool any = false;
   for (const MissingInclude& m : inc.missing) {
-    if (m.unreadable.empty()) continue;
+    if (m.refused.empty()) continue;
     Diagnostic d;
     d.file = m.file == main_name ? main_name : display_path(m.file);
     d.line = m.line + (m.file == main_name ? main_offset : 0);
     d.col = 1;
-    d.message = "cannot read the header \"" + m.spelled + "\": " + m.unreadable;
+    d.message = m.refused;
     out.push_back(std::move(d));
     any = true;
   }

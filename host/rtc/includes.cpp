@@ -97,8 +97,15 @@ class Resolver {
       const std::string name = found.string();
       rewritten.append(text, copied, d.name_begin - copied).append(name);
       copied = d.name_end;
+      if (depth_ >= kMaxIncludeDepth) {
+        out_.missing.push_back({nvrtc_name, d.line, spelled, d.angle, {},
+                                "#include nested more than " + std::to_string(kMaxIncludeDepth) +
+                                    " deep: \"" + spelled + "\" is not read"});
+        continue;
+      }
       if (seen_.insert(name).second && !add_header(found, why))  // each file read once (cycles)
-        out_.missing.push_back({nvrtc_name, d.line, spelled, d.angle, {}, why});
+        out_.missing.push_back({nvrtc_name, d.line, spelled, d.angle, {},
+                                "cannot read the header \"" + spelled + "\": " + why});
     }
     rewritten.append(text, copied, std::string::npos);
     return rewritten;
@@ -138,7 +145,9 @@ class Resolver {
     const std::size_t slot = out_.header_names.size();
     out_.header_names.push_back(path.string());
     out_.header_texts.emplace_back();
+    ++depth_;
     std::string text = process(bytes, path.parent_path(), path.string());
+    --depth_;
     out_.header_texts[slot] = std::move(text);
     return true;
   }
@@ -146,6 +155,7 @@ class Resolver {
   const std::vector<fs::path>& dirs_;
   ResolvedIncludes& out_;
   std::set<std::string> seen_;
+  int depth_ = 0;  // headers being processed, nested
 };
 
 }  // namespace

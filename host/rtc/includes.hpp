@@ -27,9 +27,10 @@ struct MissingInclude {
   std::string spelled;
   bool angle = false;
   std::vector<std::string> searched;  // directories tried, in order
-  // Found but not readable ("it is larger than 64 MiB"): compile() refuses the source
-  // with this reason instead of letting NVRTC open the file itself.
-  std::string unreadable;
+  // Found but refused, as the sentence compile() reports at the #include line ("cannot
+  // read the header ...: it is larger than 64 MiB", includes nested too deep) instead of
+  // letting NVRTC open the file itself.
+  std::string refused;
 };
 
 struct ResolvedIncludes {
@@ -42,6 +43,10 @@ struct ResolvedIncludes {
   std::vector<std::string> header_texts;   // their bytes (rewritten the same way)
   std::vector<MissingInclude> missing;
 };
+
+// How deep includes may nest (GCC's and Clang's default): deeper chains are refused, so
+// the resolver's recursion stays bounded.
+inline constexpr int kMaxIncludeDepth = 200;
 
 // `search_dirs`: the user's include dirs, then warplab's include dir.
 ResolvedIncludes resolve_includes(const Source& src,

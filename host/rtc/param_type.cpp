@@ -94,6 +94,8 @@ bool read_decl(std::string_view t, bool allow_name, Decl& d, std::string& why) {
     std::string w;
     if (!read_name(t, i, w, why)) return false;
     const bool in_specifiers = d.levels.empty() && !d.ref;
+    if ((w == "const" || w == "volatile") && !in_specifiers && d.levels.empty())
+      return fail(why, "has '" + w + "' after a reference");  // "int& const" (fuzz finding)
     if (w == "const" || w == "volatile") {
       // Before any '*' it qualifies the base type (either side of it); after, the pointer.
       bool& slot = in_specifiers ? (w == "const" ? d.base_const : d.base_volatile)

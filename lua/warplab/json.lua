@@ -58,6 +58,7 @@ local function encode_table(t, path, seen, indent, depth)
   -- `seen` holds the tables on the current path only (cleared on the way out), so a
   -- table shared by two rows is fine and only true cycles are refused.
   if seen[t] then fail(path, "cycle (a table contains itself)") end
+  if depth > 200 then fail(path, "nested deeper than 200 levels") end
   seen[t] = true
   local nl, pad, pad_in, sep = "", "", "", ":"
   if indent then

@@ -55,12 +55,12 @@ expect_err "warplab: unknown profile 'no-such-gpu': "
 expect_err "a path to a .json file"
 run attrs --diff "$FIX" nope/x.json
 expect_rc 4 "--diff with a missing file"
-run attrs --profile "$ROOT/tests/fixtures"
+run attrs --profile "$ROOT/tests/data/profiles"
 expect_rc 4 "a directory as profile"
 expect_err "is a directory, not a .json file"
 
 # Every malformed profile: exit 4, one line naming the file.
-for f in "$ROOT"/tests/bad_inputs/profiles/*; do
+for f in "$ROOT"/tests/data/profiles/bad/*; do
   run attrs --profile "$f"
   expect_rc 4 "$(basename "$f")"
   expect_err "warplab: profile '$f': "

@@ -6,7 +6,7 @@
 set -u
 WL="$1"
 ROOT="$2"
-BAD="$ROOT/tests/bad_inputs/kernels"
+BAD="$ROOT/tests/data/kernels/bad"
 GOOD="$ROOT/kernels_src/warps/thread_ids.cu"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT

@@ -56,7 +56,7 @@ for p in h100 h200; do
   offers "$p" warplab run x.lua --profile ""
   offers "$p" warplab attrs --diff ""
 done
-offers tests/fixtures/synthetic_profile.json warplab --profile tests/fixtures/s
+offers tests/data/profiles/synthetic_profile.json warplab --profile tests/data/profiles/s
 offers max_threads_per_block warplab attrs max_thr
 offers warp_size warplab attrs --profile h100 warp_s
 offers all warplab attrs --device a

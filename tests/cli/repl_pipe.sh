@@ -2,10 +2,10 @@
 # repl_pipe.sh: `warplab repl` with piped stdin: no prompts, values printed in order with
 # print() output, multi-line chunks, errors that do not stop the session, :attrs, a
 # worker crash survived, and the exit status (1 when any chunk failed).
-# Needs the synthetic profile tests/fixtures/synthetic_profile.json (skips without it).
+# Needs the synthetic profile tests/data/profiles/synthetic_profile.json (skips without it).
 set -u
 W="$1"; SRC="$2"
-FIX="$SRC/tests/fixtures/synthetic_profile.json"
+FIX="$SRC/tests/data/profiles/synthetic_profile.json"
 [ -f "$FIX" ] || { echo "skip: $FIX missing"; exit 77; }
 export WARPLAB_NO_DRIVER=1 XDG_STATE_HOME="$(mktemp -d)"
 T="$(mktemp -d)"; trap 'rm -rf "$T" "$XDG_STATE_HOME"' EXIT

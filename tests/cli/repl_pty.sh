@@ -4,10 +4,10 @@
 # stopping a loop without leaving, Ctrl-C clearing a typed line, a syntax error offered
 # again for editing, a multi-line chunk as one history entry, history written to
 # $XDG_STATE_HOME/warplab/history, UTF-8 input, Ctrl-D leaving with status 0.
-# Needs python3 and the synthetic profile tests/fixtures/synthetic_profile.json (skips without).
+# Needs python3 and the synthetic profile tests/data/profiles/synthetic_profile.json (skips without).
 set -u
 W="$1"; SRC="$2"
-FIX="$SRC/tests/fixtures/synthetic_profile.json"
+FIX="$SRC/tests/data/profiles/synthetic_profile.json"
 [ -f "$FIX" ] || { echo "skip: $FIX missing"; exit 77; }
 command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
 STATE="$(mktemp -d)"; trap 'rm -rf "$STATE"' EXIT

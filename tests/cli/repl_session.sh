@@ -5,7 +5,7 @@
 # REPL restart's :replay; the GPU half is repl_restart_gpu.sh)
 set -u
 W="$1"; SRC="$2"
-FIX="$SRC/tests/fixtures/synthetic_profile.json"
+FIX="$SRC/tests/data/profiles/synthetic_profile.json"
 export WARPLAB_NO_DRIVER=1 XDG_STATE_HOME="$(mktemp -d)"
 T="$(mktemp -d)"; trap 'rm -rf "$T" "$XDG_STATE_HOME"' EXIT
 fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"; exit 1; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sanitize.sh: `warplab run --sanitize TOOL` with a stand-in compute-sanitizer first on PATH:
-# it records its arguments, writes a canned log (tests/fixtures/sanitize/) to --log-file and
+# it records its arguments, writes a canned log (tests/data/sanitize/) to --log-file and
 # runs the command it was given, as the real one does. Checks the closing table and its
 # exit code (9 on errors, the script's own when clean), that the child gets -lineinfo and
 # the arguments minus --sanitize in any position, the missing-tool sentence (exit 8), and
@@ -33,7 +33,7 @@ print(string.format("script ran: sanitize=%s lineinfo=%s n=%s args=%s", os.geten
                     tostring(li), WARPLAB_PARAMS.n, table.concat({...}, ",")))
 if WARPLAB_PARAMS.fail then error("asked to fail") end
 LUA
-export FAKE_ARGS=$T/args FAKE_DIR=$ROOT/tests/fixtures/sanitize FAKE_ROOT=$T
+export FAKE_ARGS=$T/args FAKE_DIR=$ROOT/tests/data/sanitize FAKE_ROOT=$T
 cd "$T" || exit 1
 san() { rm -f "$FAKE_ARGS"; PATH="$T/bin:$PATH" "$BIN" --profile h100 "$@" >"$T/out" 2>"$T/err"; rc=$?; }
 

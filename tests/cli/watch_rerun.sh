@@ -3,10 +3,10 @@
 # atomic rename (how editors save), reports a failing run with the last good one and
 # keeps watching, re-runs when a file the run listed in $WARPLAB_DEPS_FILE changes,
 # clears the screen with --clear, and prints the save-to-rerun latency.
-# Needs the synthetic profile tests/fixtures/synthetic_profile.json (skips without it).
+# Needs the synthetic profile tests/data/profiles/synthetic_profile.json (skips without it).
 set -u
 W="$1"; SRC="$2"
-FIX="$SRC/tests/fixtures/synthetic_profile.json"
+FIX="$SRC/tests/data/profiles/synthetic_profile.json"
 [ -f "$FIX" ] || { echo "skip: $FIX missing"; exit 77; }
 export WARPLAB_NO_DRIVER=1
 T="$(mktemp -d)"

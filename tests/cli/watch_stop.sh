@@ -2,10 +2,10 @@
 # watch_stop.sh: `warplab watch` ends a run that hangs past --timeout and keeps
 # watching; a save during a run cancels it; Ctrl-C (SIGINT) leaves with status 0 and
 # no process of a run left behind, even one the run started itself (--diff on too).
-# Needs tests/fixtures/synthetic_profile.json (skips without it).
+# Needs tests/data/profiles/synthetic_profile.json (skips without it).
 set -u
 W="$1"; SRC="$2"
-FIX="$SRC/tests/fixtures/synthetic_profile.json"
+FIX="$SRC/tests/data/profiles/synthetic_profile.json"
 [ -f "$FIX" ] || { echo "skip: $FIX missing"; exit 77; }
 export WARPLAB_NO_DRIVER=1
 T="$(mktemp -d)"

@@ -24,8 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)rtc::format_diagnostics(diags, 3, false);
     (void)rtc::count(diags, rtc::Severity::Warning);
   });
-  fuzz::expect_only<fuzz::Never>("rtc::parse_ptxas_report", [&] {
-    (void)rtc::parse_ptxas_report(log);
-  });
+  fuzz::expect_only<fuzz::Never>("rtc::parse_ptxas_report", [&] { (void)rtc::parse_ptxas_report(log); });
   return 0;
 }

@@ -5,8 +5,9 @@
 // instruction so pcall cannot swallow it) with a wall-clock deadline, and a lua_Alloc
 // that refuses past kMaxLuaBytes. What would reach outside the process or block (io,
 // os.exit/execute/remove/rename/setlocale, loadfile, dofile, package.loadlib,
-// debug.sethook) is removed; print is silent. A Lua error is a normal outcome; a crash,
-// a sanitizer report or an input that outlives libFuzzer's -timeout is a finding.
+// debug.sethook) is removed; print is silent; __gc is dropped (finalizers run without
+// hooks). A Lua error is a normal outcome; a crash, a sanitizer report or an input that
+// outlives libFuzzer's -timeout is a finding.
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -63,6 +64,13 @@ const char* kPrelude = R"lua(
   io, loadfile, dofile, package.loadlib, debug.sethook = nil, nil, nil, nil, nil
   package.loaded.io = nil
   print = function() end
+  -- Lua runs finalizers with hooks off, so a __gc that loops could not be stopped: the
+  -- fuzzer would report Lua's semantics as a hang. __gc is dropped from new metatables.
+  local set_metatable = setmetatable
+  setmetatable = function(t, mt)
+    if type(mt) == "table" then rawset(mt, "__gc", nil) end
+    return set_metatable(t, mt)
+  end
   dev = cuda.device()
   M = assert(cuda.compile{source = [[
     #include <cuda_fp16.h>
@@ -97,7 +105,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const cu::DeviceSnapshot h100 = cu::load_profile("h100");
-  bind::RuntimeOptions opts;
+  lab::Options opts;
   opts.profile = "h100";
   opts.quiet = true;
   opts.color = false;
@@ -112,8 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (luaL_loadbufferx(L, reinterpret_cast<const char*>(data), size, "=fuzz", "t") == LUA_OK)
     (void)lua_pcall(L, 0, 0, 0);
   lua_settop(L, 0);
-  lua_sethook(L, nullptr, 0, 0);
-  // lua_close frees blocks counted above through the same allocator: keep it installed.
+  // The allocator stays for lua_close: the blocks counted above are freed through it.
   state.reset();
   return 0;
 }

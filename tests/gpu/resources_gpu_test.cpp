@@ -1,5 +1,5 @@
 // resources_gpu_test.cpp (GPU): for every kernel in kernels_src/ and the test kernels
-// (tests/kernels/resources.cu, with and without a register cap), the resources warplab
+// (tests/data/kernels/resources.cu, with and without a register cap), the resources warplab
 // reads from the CUBIN equal what the driver reports through cuFuncGetAttribute:
 // NUM_REGS, SHARED_SIZE_BYTES, LOCAL_SIZE_BYTES, CONST_SIZE_BYTES, and
 // MAX_THREADS_PER_BLOCK (the register rule capped by __launch_bounds__). Each compile runs
@@ -34,7 +34,7 @@ std::vector<fs::path> sources() {
   for (const auto& e : fs::recursive_directory_iterator(k))
     if (e.is_regular_file() && e.path().extension() == ".cu") out.push_back(e.path());
   std::sort(out.begin(), out.end());
-  out.push_back(k.parent_path() / "tests/kernels/resources.cu");
+  out.push_back(k.parent_path() / "tests/data/kernels/resources.cu");
   return out;
 }
 

@@ -1,7 +1,8 @@
 // validate_gpu_test.cpp (GPU): every launch validation rule against the live device's
 // limits. A configuration over a limit is rejected by warplab (cu::Error with code
-// CUDA_SUCCESS: the driver never saw it) naming the attribute and its value; the
-// configuration at the limit launches and the kernel's effect is checked.
+// CUDA_SUCCESS, kind bad_input: the driver never saw it) naming the attribute and its
+// value, the same sentence cu::check returns as a value; the configuration at the limit
+// passes check, launches, and the kernel's effect is checked.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -32,10 +33,13 @@ class Rules : public ::testing::Test {
     CUdeviceptr p = out_.get();
     int n = 2;
     void* args[] = {&p, &n};
+    const auto v = cu::check(c, f->limits(), d_);
     try {
       cu::launch_checked(*f, c, d_, args);
     } catch (const cu::Error& e) {
       EXPECT_EQ(e.code(), CUDA_SUCCESS) << "rejected by the driver, not by validation: " << e.what();
+      EXPECT_EQ(e.kind(), cu::ErrorKind::bad_input) << e.what();
+      EXPECT_EQ(v ? v->sentence : "", e.what()) << "cu::check and validation disagree";
       return e.what();
     }
     ADD_FAILURE() << kernel << " launched although a limit is exceeded";
@@ -51,6 +55,8 @@ class Rules : public ::testing::Test {
     CUdeviceptr p = out_.get();
     int n = 2;
     void* args[] = {&p, &n};
+    const auto broken = cu::check(c, f->limits(), d_);
+    EXPECT_FALSE(broken.has_value()) << broken->sentence;
     cu::launch_checked(*f, c, d_, args);
     ctx_->synchronize();
     long long v = 0;

@@ -37,7 +37,7 @@ __global__ void barrier(unsigned* arrived, unsigned* seen, unsigned* timeouts, u
   }
   seen[blockIdx.x] = n;
 }
-#include "../kernels/pressure.cuh"
+#include "../data/kernels/pressure.cuh"
 ]], kernels = {"heavy<200>"}, max_registers = 128})
 
 local c = cuda.array("u64", 1)

@@ -24,7 +24,7 @@ __global__ void big_shared(float* a) {
   a[threadIdx.x] = s[4095 - threadIdx.x];
 }
 __global__ void __launch_bounds__(256) bounded(float* a) { a[threadIdx.x] = 1; }
-#include "../kernels/pressure.cuh"
+#include "../data/kernels/pressure.cuh"
 ]]
 
 local kernels, regs_seen, statics = {}, {}, {}

@@ -10,7 +10,7 @@ local THIS = debug.getinfo(1, "S").source:sub(2)
 require "support.h200_only"  -- the numbers below are the H200's
 
 local m = assert(cuda.compile{source = [[
-#include "../kernels/probes.cuh"
+#include "../data/kernels/probes.cuh"
 ]], kernels = {"heavy<200>"}, max_registers = 128})
 local small, bounded, with_shared, heavy = m.small, m.bounded, m.with_shared, m["heavy<200>"]
 

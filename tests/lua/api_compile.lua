@@ -93,7 +93,7 @@ t.case("include dirs, and the headers a module depends on", function()
 end)
 
 local heavy = [[
-#include "../kernels/pressure.cuh"
+#include "../data/kernels/pressure.cuh"
 ]]
 
 t.case("options, max_registers, lineinfo and std reach NVRTC", function()

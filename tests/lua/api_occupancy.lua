@@ -7,7 +7,7 @@ local t = require "warplab.test"
 require "support.h200_only"  -- the numbers below are the H200's
 
 local m = assert(cuda.compile{source = [[
-#include "../kernels/probes.cuh"
+#include "../data/kernels/probes.cuh"
 ]], kernels = {"heavy<200>"}, max_registers = 64})
 local small, bounded, with_shared, heavy = m.small, m.bounded, m.with_shared, m["heavy<200>"]
 

@@ -1,7 +1,7 @@
 -- api_profile_file.lua: `--profile FILE` backs cuda.device() with a captured (here
--- synthetic: tests/fixtures/synthetic_profile.json, 100 SMs) profile: its fields, an
+-- synthetic: tests/data/profiles/synthetic_profile.json, 100 SMs) profile: its fields, an
 -- attribute it lacks (nil), a name a newer cuda.h added (kept), and limits taken from it.
--- profile: tests/fixtures/synthetic_profile.json
+-- profile: tests/data/profiles/synthetic_profile.json
 local t = require "warplab.test"
 
 local dev = cuda.device()
@@ -10,8 +10,8 @@ if dev.name ~= "synthetic test device" then
 else
   t.case("the device is the profile", function()
     t.eq({dev.live, dev.source, dev.sm_count, dev.cc, dev.arch, dev.ordinal},
-         {false, "profile tests/fixtures/synthetic_profile.json", 100, "9.0", "sm_90", -1})
-    t.eq(tostring(dev), "synthetic test device (sm_90, 100 SMs, 64 GiB) [profile tests/fixtures/synthetic_profile.json]")
+         {false, "profile tests/data/profiles/synthetic_profile.json", 100, "9.0", "sm_90", -1})
+    t.eq(tostring(dev), "synthetic test device (sm_90, 100 SMs, 64 GiB) [profile tests/data/profiles/synthetic_profile.json]")
   end)
 
   t.case("attributes: one left out is nil, an unknown newer one is kept", function()

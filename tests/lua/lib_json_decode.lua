@@ -31,6 +31,15 @@ t.case("bad text is one sentence", function()
   t.checkerror("json.decode: invalid JSON", json.decode, "")
   t.checkerror("string expected", json.decode, nil)
   t.checkerror("nested deeper than 200 levels", json.decode, string.rep("[", 300) .. string.rep("]", 300))
+  t.checkerror("json.decode: number overflow parsing '1e999'", json.decode, "[1e999]")
+end)
+
+t.case("200 levels decode; encoding deeper tables is one sentence, not a stack overflow", function()
+  t.eq(type(json.decode(string.rep("[", 200) .. string.rep("]", 200))), "table")
+  local deep = {}
+  local c = deep
+  for _ = 1, 100000 do c[1] = {}; c = c[1] end
+  t.checkerror("json.encode: nested deeper than 200 levels", json.encode, deep)
 end)
 
 t.run()

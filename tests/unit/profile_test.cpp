@@ -1,5 +1,5 @@
 // profile_test.cpp: device profiles without a GPU: JSON round trips, the synthetic
-// fixture (tests/fixtures), every malformed profile in tests/bad_inputs/profiles with the
+// fixture (tests/data/profiles), every malformed profile in tests/data/profiles/bad with the
 // sentence a user sees, lookup by name or path, and DeviceSnapshot::summary.
 #include "cu/profile.hpp"
 
@@ -21,7 +21,7 @@ namespace {
 
 namespace cu = warplab::cu;
 const std::string kRoot = WARPLAB_SOURCE_DIR;
-const std::string kFixture = kRoot + "/tests/fixtures/synthetic_profile.json";
+const std::string kFixture = kRoot + "/tests/data/profiles/synthetic_profile.json";
 
 // The message of the cu::Error that `f` throws ("" when it throws none).
 template <class F>
@@ -30,6 +30,7 @@ std::string error_of(F&& f) {
     f();
   } catch (const cu::Error& e) {
     EXPECT_EQ(e.code(), CUDA_SUCCESS) << "bad input must carry CUDA_SUCCESS: " << e.what();
+    EXPECT_EQ(e.kind(), cu::ErrorKind::bad_input) << e.what();
     return e.what();
   }
   return "";
@@ -157,12 +158,12 @@ const std::map<std::string, std::string> kBad = {
 };
 
 TEST(Profile, MalformedFilesSayWhatAndWhere) {
-  const std::string dir = kRoot + "/tests/bad_inputs/profiles";
+  const std::string dir = kRoot + "/tests/data/profiles/bad";
   size_t seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string file = entry.path().filename().string();
     auto it = kBad.find(file);
-    ASSERT_NE(it, kBad.end()) << "tests/bad_inputs/profiles/" << file
+    ASSERT_NE(it, kBad.end()) << "tests/data/profiles/bad/" << file
                               << " has no expected message here";
     const std::string path = entry.path().string();
     const std::string msg = error_of([&] { cu::load_profile(path); });
@@ -213,7 +214,7 @@ TEST(Profile, FindingProfiles) {
   EXPECT_NE(unknown.find("a path to a .json file"), std::string::npos);
   EXPECT_EQ(error_of([] { cu::load_profile("nowhere/x.json"); }),
             "profile 'nowhere/x.json': no such file");
-  const std::string dir = kRoot + "/tests/fixtures";
+  const std::string dir = kRoot + "/tests/data/profiles";
   EXPECT_EQ(error_of([&] { cu::load_profile(dir); }),
             "profile '" + dir + "': is a directory, not a .json file");
 }

@@ -37,7 +37,7 @@ bind::StatePtr test_state() {
   d.attributes = {{"warp_size", 32}, {"max_threads_per_block", 1024},
                   {"max_shared_memory_per_block", 49152}, {"max_block_dim_x", 1024},
                   {"multiprocessor_count", 132}};
-  return bind::open_state(bind::RuntimeOptions{}, d, true, "unit test");
+  return bind::open_state(lab::Options{}, d, true, "unit test");
 }
 
 std::string show(lua_State* L, const char* expr, PrettyOptions o = {}) {
@@ -111,7 +111,7 @@ TEST(ReplComplete, FindsTheWordBeforeTheCursor) {
 // warplab's own objects answer through __index functions: their fields come from
 // __fields (a module adds its kernels' names), their methods from the `methods` table.
 TEST(ReplComplete, WarplabObjects) {
-  auto st = bind::open_state(bind::RuntimeOptions{}, cu::load_profile("h200"), true, "unit test");
+  auto st = bind::open_state(lab::Options{}, cu::load_profile("h200"), true, "unit test");
   lua_State* L = st.get();
   ASSERT_EQ(luaL_dostring(L, "km = cuda.compile{source = '__global__ void scale_all(float* x) {}'}"), LUA_OK);
   EXPECT_EQ(complete(L, "km.sc"), (std::vector<std::string>{"scale_all"})) << "kernel names";

@@ -167,3 +167,26 @@ TEST(DiagnosticsParser, ColumnInLocationAndQuotedIdentifierFallback) {
   EXPECT_NE(rtc::format_diagnostics({d[1]}, 0, true).find("\033[1;31merror:\033[0m"),
             std::string::npos);
 }
+
+// Logs the regexes must survive (issue 12 bad-input suite): a caret under column 300000
+// and a 200000-character message overflowed the stack of libstdc++'s recursive regex;
+// a line number past INT_MAX (after "#line 2147483647") made std::stoi throw.
+TEST(DiagnosticsParser, LongLinesAndHugeLineNumbers) {
+  std::map<std::string, rtc::LogFile> files;
+  const std::string wide(300000, ' ');
+  const std::string ident(200000, 'q');
+  const auto d = rtc::parse_log("a.cu(1): error: identifier \"" + ident + "\" is undefined\n" +
+                                    "  " + std::string(400000, 'x') + "\n" + wide + "^\n\n" +
+                                    "a.cu(2147483648): error: past INT_MAX\n" +
+                                    "a.cu(3, 99999999999): warning: a column past INT_MAX\n" +
+                                    "ptxas error   : '_Z1kv' at 0x" + std::string(40, 'f') + "\n",
+                                files);
+  ASSERT_EQ(d.size(), 4u);
+  EXPECT_EQ(d[0].message.size(), ident.size() + 26);
+  EXPECT_EQ(d[0].col, 300000 - 1);
+  EXPECT_EQ(d[1].line, 0);  // no location rather than a wrong one
+  EXPECT_EQ(d[1].message, "past INT_MAX");
+  EXPECT_EQ(d[2].line, 3);
+  EXPECT_EQ(d[2].severity, rtc::Severity::Warning);
+  EXPECT_NE(d[3].message.find("'k()' at 0x" + std::string(40, 'f')), std::string::npos) << d[3].message;
+}

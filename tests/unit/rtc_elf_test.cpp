@@ -19,7 +19,7 @@ rtc::CompileResult build(const std::string& arch, int max_registers = 0) {
   rtc::Options o;
   o.arch = arch;
   o.max_registers = max_registers;
-  return rtc::compile(rtc::load_source(test::source_root() / "tests/kernels/resources.cu"), o);
+  return rtc::compile(rtc::load_source(test::source_root() / "tests/data/kernels/resources.cu"), o);
 }
 
 // Every kernel's CUBIN numbers against the ptxas report of the same compile.

@@ -10,7 +10,7 @@
 namespace warplab::test {
 
 inline std::filesystem::path source_root() { return WARPLAB_SOURCE_DIR; }
-inline std::filesystem::path bad_kernels() { return source_root() / "tests/bad_inputs/kernels"; }
+inline std::filesystem::path bad_kernels() { return source_root() / "tests/data/kernels/bad"; }
 
 // A fresh directory under the system temp dir, removed with everything in it.
 class ScratchDir {

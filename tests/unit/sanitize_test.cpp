@@ -1,5 +1,5 @@
 // sanitize_test.cpp: reading compute-sanitizer's logs for `run --sanitize` (app/sanitize.hpp):
-// the four tools in today's format (tests/fixtures/sanitize/*.log) and CUDA 11's, racecheck's
+// the four tools in today's format (tests/data/sanitize/*.log) and CUDA 11's, racecheck's
 // hazard report, unknown lines and kinds, summary cross-checks, the closing table, where the
 // tool is looked for and the child's command line.
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@ const std::string kFile = kRoot + "/kernels_src/sanitize/planted.cu";
 
 // A fixture with @ROOT@ replaced by kRoot.
 std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(WARPLAB_SOURCE_DIR) + "/tests/fixtures/sanitize/" + name);
+  std::ifstream in(std::string(WARPLAB_SOURCE_DIR) + "/tests/data/sanitize/" + name);
   std::stringstream ss;
   ss << in.rdbuf();
   std::string s = ss.str();

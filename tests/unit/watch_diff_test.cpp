@@ -125,7 +125,7 @@ TEST(WatchDiff, AChangedKernelGetsItsResourcesOldToNew) {
 TEST(WatchDiff, ResourceLineGivesOccupancyOldToNewAtTheLaunchedBlock) {
   using namespace warplab;
   const cu::DeviceLimits dev =
-      cu::device_limits(cu::load_profile(std::string(WARPLAB_SOURCE_DIR) + "/tests/fixtures/synthetic_profile.json"));
+      cu::device_limits(cu::load_profile(std::string(WARPLAB_SOURCE_DIR) + "/tests/data/profiles/synthetic_profile.json"));
   KernelNumbers a, b;
   a.elf.registers = 32;
   b.elf.registers = 72;

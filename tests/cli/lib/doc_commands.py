@@ -146,7 +146,7 @@ def sandbox(root, binary):
         open(os.path.join(d, name), "w").write(script)
     os.symlink(os.path.join(root, "examples", "tour.lua"), os.path.join(d, "tour.lua"))
     open(os.path.join(d, "k.cu"), "w").write("__global__ void k(int* p) { p[threadIdx.x] = 1; }\n")
-    fix = os.path.join(root, "tests", "fixtures", "synthetic_profile.json")
+    fix = os.path.join(root, "tests", "data", "profiles", "synthetic_profile.json")
     shutil.copy(fix, os.path.join(d, "synthetic_profile.json"))
     text = open(fix).read().replace('"clock_rate": 1500000', '"clock_rate": 1800000')
     open(os.path.join(d, "faster.json"), "w").write(text)

@@ -4,7 +4,7 @@
 # environment, a scratch folder T removed on exit, and a failure counter.
 set -u
 BIN=$1 ROOT=$2
-FIX=$ROOT/tests/fixtures/synthetic_profile.json
+FIX=$ROOT/tests/data/profiles/synthetic_profile.json
 export WARPLAB_NO_DRIVER=1
 unset WARPLAB_PROFILE
 T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT

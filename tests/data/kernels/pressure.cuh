@@ -1,7 +1,7 @@
 // pressure.cuh: register pressure on demand for the Lua tests: heavy<N> keeps N floats
 // live across a loop the compiler cannot shorten, so N (and max_registers) set the
 // register count, and past the cap the spills. Included by inline sources in
-// tests/lua and tests/gpu_lua as "../kernels/pressure.cuh".
+// tests/lua and tests/gpu_lua as "../data/kernels/pressure.cuh".
 #pragma once
 template <int N>
 __global__ void heavy(const float* in, float* out, int reps) {
