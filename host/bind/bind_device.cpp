@@ -47,8 +47,8 @@ int attr_index(lua_State* L) {
     return 1;
   }
   if (const std::string near = cu::suggest_attribute(name); !near.empty())
-    return luaL_error(L, "unknown attribute '%s': did you mean '%s'? (see `warplab attrs %s`)", name, near.c_str(), name);
-  return luaL_error(L, "unknown attribute '%s' (see `warplab attrs %s`)", name, name);
+    return luaL_error(L, "unknown attribute '%s': did you mean '%s'? (see `warplab attrs %s`)", name, near.c_str(), near.c_str());
+  return luaL_error(L, "unknown attribute '%s' (`warplab attrs` lists them)", name);
 }
 
 void push_attr_table(lua_State* L, const cu::DeviceSnapshot& d) {

@@ -65,7 +65,7 @@ t.case("dev.attr answers aliases and other spellings", function()
 end)
 
 t.case("dev.attr: an unknown name raises with a hint", function()
-  local msg = t.checkerror("unknown attribute 'max_thread_per_block': did you mean 'max_threads_per_block'? (see `warplab attrs max_thread_per_block`)",
+  local msg = t.checkerror("unknown attribute 'max_thread_per_block': did you mean 'max_threads_per_block'? (see `warplab attrs max_threads_per_block`)",
                            function() return dev.attr.max_thread_per_block end)
   assert(msg:find("api_device.lua:%d+:"), "the error carries the script line: " .. msg)
 end)

@@ -17,7 +17,7 @@ cases.errors{
   {"cuda.device(true)", "number expected, got boolean", function() return cuda.device(true) end},
   {"cuda.device('x')", "number expected, got string", function() return cuda.device("x") end},
   {"cuda.device(print)", "number expected, got function", function() return cuda.device(print) end},
-  {"dev.attr.nope", "unknown attribute 'nope' (see `warplab attrs nope`)", function() return dev.attr.nope end},
+  {"dev.attr.nope", "unknown attribute 'nope' (`warplab attrs` lists them)", function() return dev.attr.nope end},
   {"dev.attr['']", "unknown attribute ''", function() return dev.attr[""] end},
   {"dev.attr[1]", "unknown attribute '1'", function() return dev.attr[1] end},
   {"dev.attr[1.5]", "unknown attribute '1.5'", function() return dev.attr[1.5] end},
