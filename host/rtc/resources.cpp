@@ -6,9 +6,28 @@
 #include "rtc/resources.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <climits>
 #include <regex>
 
 namespace warplab::rtc {
+namespace {
+
+// A number of the report, or nothing when it does not fit (a log is input: a 30-digit
+// count must not throw out of a parser documented never to throw).
+std::optional<long> number(const std::string& digits, long max = LONG_MAX) {
+  long v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || end != digits.data() + digits.size() || v > max) return std::nullopt;
+  return v;
+}
+
+std::optional<int> small(const std::string& digits) {
+  const auto v = number(digits, INT_MAX);
+  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+}  // namespace
 
 std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
   static const std::regex entry(R"re(^ptxas info\s*: Compiling entry function '([^']+)')re");
@@ -40,19 +59,25 @@ std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
       props_for = m[1];
     } else if (cur && std::regex_search(line, m, frame)) {
       if (props_for == cur->mangled) {
-        cur->stack_bytes = std::max(cur->stack_bytes.value_or(0), std::stol(m[1]));
-        cur->spill_store_bytes = std::stol(m[2]);
-        cur->spill_load_bytes = std::stol(m[3]);
+        if (const auto frame_bytes = number(m[1]))
+          cur->stack_bytes = std::max(cur->stack_bytes.value_or(0), *frame_bytes);
+        cur->spill_store_bytes = number(m[2]);
+        cur->spill_load_bytes = number(m[3]);
       }
     } else if (cur && std::regex_search(line, used)) {
       // The line names only what is used: what it leaves out is none.
       cur->shared_bytes = 0;
       for (auto it = std::sregex_iterator(line.begin(), line.end(), item);
            it != std::sregex_iterator(); ++it) {
-        const long n = std::stol((*it)[1]);
         const std::string what = (*it)[2];
-        if (what == "registers") cur->registers = static_cast<int>(n);
-        else if (what == "barriers") cur->barriers = static_cast<int>(n);
+        const auto parsed = number((*it)[1]);
+        if (!parsed) {  // too large to be true: unknown
+          if (what == "bytes smem") cur->shared_bytes.reset();
+          continue;
+        }
+        const long n = *parsed;
+        if (what == "registers") cur->registers = small((*it)[1]);
+        else if (what == "barriers") cur->barriers = small((*it)[1]);
         else if (what == "bytes smem") cur->shared_bytes = n;
         // Cumulative stack includes callees' frames: what a launch must provide.
         else if (what == "bytes cumulative stack size")

@@ -65,3 +65,21 @@ __global__ void pressure(const float* in, float* out) {
   EXPECT_GT(capped.kernels.at(0).spill_store_bytes, 0);
   EXPECT_GT(capped.kernels.at(0).spill_load_bytes, 0);
 }
+
+// A number too large for a long (found by diagnostics_fuzz: std::stol threw out of the
+// parser) leaves that field unknown; the rest of the report is still read.
+TEST(PtxasReport, NumbersTooLargeAreUnknownNotThrown) {
+  const std::string log =
+      "ptxas info    : Compiling entry function '_Z1kPf' for 'sm_90'\n"
+      "ptxas info    : Function properties for _Z1kPf\n"
+      "ptxas         .     99999999999999999999999 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas info    : Used 99999999999 registers, used 1 barriers, 99999999999999999999999 bytes smem\n";
+  std::vector<rtc::KernelResources> r;
+  ASSERT_NO_THROW(r = rtc::parse_ptxas_report(log));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_FALSE(r[0].registers.has_value());
+  EXPECT_EQ(r[0].barriers, 1);
+  EXPECT_EQ(r[0].spill_store_bytes, 8);
+  EXPECT_EQ(r[0].spill_load_bytes, 4);
+  EXPECT_FALSE(r[0].shared_bytes.has_value());  // named, but with no usable number
+}
