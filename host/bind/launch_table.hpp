@@ -1,10 +1,11 @@
 // launch_table.hpp: reading a launch's configuration from Lua: a dimension (a number or
 // a list of 1 to 3), the launch table {grid=, block=, shared=, stream=, cooperative=,
 // cluster=, args={...}} and its argument list. The functions that read a launch table
-// are C closures whose upvalues are the table's keys (push_launch_keys): each field is one
-// raw lookup of an interned key string, so no key is looked up by a C string, hashed or
-// compared by text, and the table is not traversed. A table with a metatable is asked
-// through it (its __index may supply fields).
+// are C closures whose upvalues are the table's keys (push_launch_keys), so no key is
+// looked up by a C string: the usual table is read in one pass over its entries, keys
+// told apart by their interned address; any other field by field, one lookup of an
+// interned key each (through the metatable of a table that has one: its __index may
+// supply fields).
 #pragma once
 #include <lua.hpp>
 
