@@ -30,7 +30,7 @@ int field(lua_State* L, int idx, LaunchKey key) {
 // A list with nil holes (a null pointer) counts to its `n` field when it has one.
 int push_list(lua_State* L, int idx, int top) {
   lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L, idx));
-  lua_pushvalue(L, lua_upvalueindex(kCount));                                                // +1 "n"
+  lua_pushvalue(L, lua_upvalueindex(kCount));                                               // +1 "n"
   if (lua_rawget(L, idx) == LUA_TNUMBER && lua_isinteger(L, -1)) n = lua_tointeger(L, -1);  // -1 +1 n
   lua_pop(L, 1);                                                                            // -1
   if (n < 0 || n > 4096) luaL_error(L, "args.n = %I is not an argument count", n);
@@ -96,8 +96,8 @@ TableLaunch read_fields(lua_State* L, int idx, bool with_args) {
       luaL_error(L, "shared must be a byte count >= 0, got %s", luaL_tolstring(L, -1, nullptr));
     c.shared_bytes = static_cast<unsigned>(s);
   }
-  if (field(L, idx, kStream) != LUA_TNIL) c.stream = opt_stream(L, lua_gettop(L));  // +1
-  c.cooperative = field(L, idx, kCooperative) != LUA_TNIL && lua_toboolean(L, -1);  // +1
+  if (field(L, idx, kStream) != LUA_TNIL) c.stream = opt_stream(L, lua_gettop(L));   // +1
+  c.cooperative = field(L, idx, kCooperative) != LUA_TNIL && lua_toboolean(L, -1);   // +1
   if (field(L, idx, kCluster) != LUA_TNIL) c.cluster = check_dim(L, -1, "cluster");  // +1; a zero: validate()
   if (!with_args) return t;
   const int args = lua_gettop(L) + 1;
@@ -143,7 +143,7 @@ TableLaunch read_launch_table(lua_State* L, int idx, bool with_args) {
 cu::LaunchConfig config_from_table(lua_State* L, int idx) {
   const int top = lua_gettop(L);
   const cu::LaunchConfig c = read_launch_table(L, idx, false).config;  // +fields
-  lua_settop(L, top);                                                   // -fields
+  lua_settop(L, top);                                                  // -fields
   return c;
 }
 
