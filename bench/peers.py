@@ -4,10 +4,13 @@ on the same bench/launch_kernels.cu, for scripts/bench. Prints tab-separated rec
 bench/report.py: "@ <section> <row> <column> <value>", or "@skip <section> <row> <why>"
 when the library is missing or cannot reach a GPU; never fails the bench (exit 0).
 
-  peers.py launch  cupy|cuda.core SRC [batches batch sustained]
+  peers.py launch  cupy|cuda.core SRC [batches batch sustained rounds]
       host: batches of `batch` launches of empty0/2/4 then a device synchronization, the
       host time of the launch calls per launch (µs), the median over the batches;
       sustained: back-to-back launches and one synchronization, wall µs per launch.
+      `rounds` times over (one record per figure and round): one process, so the import,
+      the context and the compile are paid once, and each round measures what one
+      process of warplab or raw C++ measures.
   peers.py compile cupy|cuda.core SRC LABEL
       in this process: the compile of SRC (RawModule / Program.compile, ms, reported
       under LABEL: "cold" or "cache hit", which the caller knows from the cache folder);
@@ -143,13 +146,15 @@ def sustained_us(peer, run, n):
     return (time.perf_counter_ns() - t0) / 1000 / n
 
 
-def cmd_launch(name, src, batches=200, batch=64, sustained=20000):
+def cmd_launch(name, src, batches=200, batch=64, sustained=20000, rounds=1):
     peer = PEERS[name](src)
-    for i, run in enumerate(peer.runs()):
-        run(1000)  # loads the code, warms the path
-        peer.sync()
-        record("launch", ROWS[name], f"{2 * i} args", host_us(peer, run, batches, batch))
-        record("sustained", ROWS[name], f"{2 * i} args", sustained_us(peer, run, sustained))
+    runs = peer.runs()
+    for _ in range(rounds):
+        for i, run in enumerate(runs):
+            run(1000)  # loads the code, warms the path
+            peer.sync()
+            record("launch", ROWS[name], f"{2 * i} args", host_us(peer, run, batches, batch))
+            record("sustained", ROWS[name], f"{2 * i} args", sustained_us(peer, run, sustained))
 
 
 def cmd_compile(name, src, label):
@@ -183,7 +188,7 @@ def main(argv):
             with open(argv[3], encoding="utf-8") as f:
                 src = f.read()
         if cmd == "launch":
-            cmd_launch(name, src, *(int(v) for v in argv[4:7]))
+            cmd_launch(name, src, *(int(v) for v in argv[4:8]))
         elif cmd == "compile":
             cmd_compile(name, src, argv[4] if len(argv) > 4 else "cold")
         else:

@@ -2,8 +2,9 @@
 // cooperative=, cluster=, args={...}}, k:check{...}, k:bench{...} and k:clusters{...}.
 // Before the driver sees a launch, the configuration is checked against the device's
 // limits (a cluster also against cuOccupancyMaxActiveClusters on a GPU) and every
-// argument against the kernel's parameter types (kernel_args.cpp). Nothing on the launch
-// path allocates: the argument buffer is the kernel's own, the limits are cached.
+// argument against the kernel's parameter types (kernel_args.cpp); the rules are lab's
+// (lab/launch.hpp). Nothing on the launch path allocates: the argument buffer is the
+// kernel's own, the limits are cached.
 #include <climits>
 #include <string>
 #include <vector>
@@ -24,23 +25,11 @@ const cu::DeviceLimits& limits_of(Runtime& rt) {
   return *rt.limits;
 }
 
-// The configuration's first broken rule, or "": the limits (works offline), then for a
-// cluster on a GPU whether the driver can schedule it at all.
-std::string why_not(Runtime& rt, const KernelObj& k, const cu::LaunchConfig& c) {
-  try {
-    cu::validate(c, k.limits, limits_of(rt));
-    if (k.fn && c.clustered()) cu::validate_clusters(*k.fn, c);
-  } catch (const cu::Error& e) {
-    return e.what();  // raised by the caller, once the exception is gone (guard.hpp)
-  }
-  return {};
-}
-
 // Everything a launch checks, before the driver sees it: the configuration against the
 // limits (the message names the kernel), the arguments into the kernel's buffer, a GPU.
 void prepare(lua_State* L, Runtime& rt, KernelObj& k, const cu::LaunchConfig& c, int first, int n) {
   if (rt.opts.check) {
-    const std::string why = why_not(rt, k, c);  // empty: no allocation
+    const std::string why = lab::why_not(k, c, limits_of(rt));  // empty: no allocation
     if (!why.empty()) luaL_error(L, "%s: %s", k.display.c_str(), why.c_str());
   }
   marshal(L, rt, k, first, n);
@@ -77,16 +66,25 @@ WL_LUA_FN(kernel_launch) {
   return 0;
 }
 
+// k{grid=, block=, ...}
+WL_LUA_FN(kernel_call) {
+  Runtime& rt = runtime(L);
+  KernelObj& k = *check_kernel(L, 1, rt);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
+  do_launch(L, rt, k, t.config, t.first, t.n);
+  return 0;
+}
+
 // k:check{grid=, block=, shared=, cooperative=, cluster=} -> true | false, why (works
 // offline; on a GPU a cluster is also asked of the driver).
 WL_LUA_FN(kernel_check) {
   KernelObj& k = *check_kernel(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
-  const cu::LaunchConfig c = config_from_table(L, 2);
-  const std::string why = why_not(runtime(L), k, c);
-  lua_pushboolean(L, why.empty());                                       // +1
+  const std::string why = lab::why_not(k, config_from_table(L, 2), device_limits(L));
+  lua_pushboolean(L, why.empty());  // +1
   if (why.empty()) return 1;
-  lua_pushstring(L, why.c_str());                                        // +1
+  lua_pushstring(L, why.c_str());  // +1
   return 2;
 }
 
@@ -97,71 +95,40 @@ WL_LUA_FN(kernel_clusters) {
   luaL_checktype(L, 2, LUA_TTABLE);
   const cu::LaunchConfig c = config_from_table(L, 2);
   if (!c.clustered()) luaL_error(L, "clusters: the launch table needs cluster =");
-  std::string why;
-  try {
-    cu::validate(c, k.limits, device_limits(L));
-  } catch (const cu::Error& e) {
-    why = e.what();
-  }
+  std::string why = lab::limit_error(c, k.limits, device_limits(L));
   if (why.empty() && !k.fn) why = "cuOccupancyMaxActiveClusters needs a GPU (" + runtime(L).offline_reason + ")";
   if (!why.empty()) {
-    luaL_pushfail(L);                                                    // +1
-    lua_pushstring(L, why.c_str());                                      // +1
+    luaL_pushfail(L);                // +1
+    lua_pushstring(L, why.c_str());  // +1
     return 2;
   }
-  lua_pushinteger(L, cu::max_active_clusters(*k.fn, c));                 // +1
+  lua_pushinteger(L, cu::max_active_clusters(*k.fn, c));  // +1
   return 1;
 }
 
 // A count option of k:bench: an integer >= 0, or `dflt` when absent.
 int count_option(lua_State* L, const char* name, int dflt) {
-  int exact = lua_getfield(L, 2, name) == LUA_TNIL;                      // +1
+  int exact = lua_getfield(L, 2, name) == LUA_TNIL;  // +1
   const lua_Integer v = exact ? dflt : lua_tointegerx(L, -1, &exact);
   if (!exact || v < 0 || v > INT_MAX) luaL_error(L, "bench: %s must be an integer >= 0", name);
-  lua_pop(L, 1);                                                         // -1
+  lua_pop(L, 1);  // -1
   return static_cast<int>(v);
 }
 
-// k:bench{grid=, block=, shared=, stream=, args={}, warmup=5, reps=100}
+// k:bench{grid=, block=, shared=, stream=, args={}, warmup=5, reps=100}: checks everything
+// once, then launches reusing the marshaled arguments (lab::time_launches).
 WL_LUA_FN(kernel_bench) {
-  KernelObj& k = *check_kernel(L, 1);
+  Runtime& rt = runtime(L);
+  KernelObj& k = *check_kernel(L, 1, rt);
   luaL_checktype(L, 2, LUA_TTABLE);
-  const int f = push_fields(L, 2, runtime(L));                           // +fields
-  const cu::LaunchConfig c = read_config(L, f);
+  const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
   const int warmup = count_option(L, "warmup", 5), reps = count_option(L, "reps", 100);
   luaL_argcheck(L, reps >= 1, 2, "warmup must be >= 0 and reps >= 1");
-  const int n = push_args(L, f + kArgs - kGrid);                         // +n
-  Runtime& rt = runtime(L);
-  prepare(L, rt, k, c, lua_gettop(L) - n + 1, n);  // checks everything once; the launches reuse the arguments
-  launch_noted(L, rt, k, c);  // one untimed launch even with warmup = 0: it loads the code
-  for (int i = 1; i < warmup; ++i) cu::launch(*k.fn, c, k.argptrs.data());
-  std::vector<cu::Event> ev;
-  ev.reserve(2 * static_cast<std::size_t>(reps));
-  for (int i = 0; i < 2 * reps; ++i) ev.emplace_back(rt.context);
-  for (int i = 0; i < reps; ++i) {
-    ev[2 * i].record(c.stream);
-    cu::launch(*k.fn, c, k.argptrs.data());
-    ev[2 * i + 1].record(c.stream);
-  }
-  checked_sync(L, [&] { ev.back().synchronize(); });
-  std::vector<double> ms(static_cast<std::size_t>(reps));
-  for (int i = 0; i < reps; ++i) ms[i] = cu::elapsed_ms(ev[2 * i], ev[2 * i + 1]);
-  push_timing(L, std::move(ms));
+  prepare(L, rt, k, t.config, t.first, t.n);
+  launch_noted(L, rt, k, t.config);  // one untimed launch even with warmup = 0: it loads the code
+  auto wait = [L](cu::Event& last) { checked_sync(L, [&] { last.synchronize(); }); };
+  push_timing(L, lab::time_launches(k, t.config, rt.context, warmup, reps, wait));  // +1
   return 1;
-}
-
-// k{grid=, block=, ...}
-int kernel_call(lua_State* L) {
-  return guard(L, [L] {
-    Runtime& rt = runtime(L);
-    KernelObj& k = *check_kernel(L, 1, rt);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    const int f = push_fields(L, 2, rt);                                 // +fields
-    const cu::LaunchConfig c = read_config(L, f);
-    const int n = push_args(L, f + kArgs - kGrid);                       // +n
-    do_launch(L, rt, k, c, lua_gettop(L) - n + 1, n);
-    return 0;
-  });
 }
 
 }  // namespace
@@ -170,13 +137,13 @@ void add_kernel_launch(lua_State* L) {
   const luaL_Reg methods[] = {{"launch", kernel_launch}, {"check", kernel_check},
                               {"bench", kernel_bench}, {"clusters", kernel_clusters},
                               {nullptr, nullptr}};
-  push_launch_keys(L);                                                   // +keys
-  luaL_setfuncs(L, methods, kLaunchKeys);                                // -keys
+  push_launch_keys(L);                     // +keys
+  luaL_setfuncs(L, methods, kLaunchKeys);  // -keys
 }
 
 void push_kernel_call(lua_State* L) {
-  push_launch_keys(L);                                                   // +keys
-  lua_pushcclosure(L, kernel_call, kLaunchKeys);                         // -keys +1
+  push_launch_keys(L);                           // +keys
+  lua_pushcclosure(L, kernel_call, kLaunchKeys);  // -keys +1
 }
 
 }  // namespace warplab::bind

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/launch.hpp"
 #include "lab/module.hpp"
 
 namespace warplab::bind {
@@ -44,8 +45,8 @@ const cu::DeviceLimits& device_limits(lua_State* L);
 // kernel_args.cpp: the arguments at stack [first, first + n) into k's parameter buffer,
 // checked against the signature (types and ranges only when rt.opts.check).
 void marshal(lua_State* L, Runtime& rt, KernelObj& k, int first, int n);
-// Fills k.slots from k.sig and the layout (k.offsets, k.sizes); make_kernel calls it.
-void plan_args(KernelObj& k);
+// Fills k.slots from k.sig and the layout (lab/launch.hpp); make_kernel calls it.
+using lab::plan_args;
 
 // kernel_launch.cpp: k:launch(...), k{...}, k:bench{...}, k:check{...}
 void add_kernel_launch(lua_State* L);  // adds methods to the table on top of the stack

@@ -42,7 +42,7 @@ struct ModuleObj {
 using ModuleRef = std::shared_ptr<ModuleObj>;
 
 // One parameter as a launch fills it, derived once from the signature and the layout
-// (bind/kernel_args.cpp plan_args) so that a launch compares numbers, never spellings.
+// (lab/launch.hpp plan_args) so that a launch compares numbers, never spellings.
 struct ArgSlot {
   rtc::ParamType::Kind kind = rtc::ParamType::Kind::Other;
   std::size_t offset = 0, size = 0;  // in the parameter buffer

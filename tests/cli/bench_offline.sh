@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # bench_offline.sh: scripts/bench with no GPU: every section it is asked for prints its
-# table or a "skipped: no GPU" row and the run exits 0; the host section measures the
-# launch path through the stand-in driver (both call forms, 0/2/4 arguments); without
-# python3 the peers are skipped rows, not failures; an unknown section is exit 2; the
-# python helpers compile. Small counts (R=1, few batches) keep it to seconds.
+# table or a "skipped: no GPU" row, its time ("(launch took N s)") and the run its total,
+# and exits 0; the host section measures the launch path through the stand-in driver (both
+# call forms, 0/2/4 arguments); through the stand-in driver the GPU side of every section
+# runs too (launch, compile, watch, reduction: the bench's own logic, the figures
+# meaningless); with BENCH_BUDGET spent every section is a "skipped: time budget" row;
+# without python3 the peers are skipped rows, not failures; an unknown section is exit 2;
+# the python helpers compile. Small counts (R=1 or 2, few batches) keep it to seconds.
 # Usage: bash bench_offline.sh <warplab binary> <source root>
 set -u
 W="$1"; SRC="$2"
@@ -27,12 +30,43 @@ grep -qE "^\| warplab \| [0-9.]+ \([0-9.]+–[0-9.]+\)|^\| warplab \| [0-9.]+ \|
 grep -q "^| warplab attrs (offline) | " "$T/out" || fail "startup: no attrs row"
 grep -q "^| warplab attrs (GPU) | skipped: no GPU |" "$T/out" || fail "startup: attrs on the GPU not skipped"
 grep -q "^target warplab attrs offline: " "$T/out" || fail "no target line for attrs"
+for sec in launch compile startup host; do
+  grep -qE "^\($sec took [0-9]+ s\)$" "$T/out" || fail "no '($sec took N s)' line"
+done
+grep -qE "^\(bench took [0-9]+ s; BENCH_BUDGET=540 s\)$" "$T/out" || fail "no total line"
 if [ -f "$BUILD/fake_driver/libcuda.so.1" ]; then
   for row in "raw C++ cuLaunchKernel" "warplab k:launch(...)" "warplab k{...}"; do
     grep -qF "| $row | " "$T/out" || fail "host: no row '$row'"
   done
   grep -A4 "^| host | 0 args | 2 args | 4 args |" "$T/out" | grep -qE '^\| warplab k\{\.\.\.\} \| [0-9.]+ .*\| [0-9.]+ .*\| [0-9.]+ ' ||
     fail "host: the table form has no figures"
+fi
+
+# The time budget spent before the first section: every section a skip row, still exit 0.
+BENCH_BUDGET=0 "$SRC/scripts/bench" "$BUILD" launch compile startup watch reduction >"$T/out" 2>&1; rc=$?
+[ $rc -eq 0 ] || fail "BENCH_BUDGET=0: exit $rc"
+[ "$(grep -c "^skipped: time budget (0 s spent of BENCH_BUDGET=0 s)$" "$T/out")" -eq 5 ] ||
+  fail "BENCH_BUDGET=0: not five 'skipped: time budget' rows"
+grep -q "^# warplab bench: .*\[profile " "$T/out" || fail "BENCH_BUDGET=0: no device stamp"
+
+# The GPU side of the sections through the stand-in driver: two runs a figure, the Python
+# peers skipped (or run, where CuPy is installed), a watch with 5 re-runs, the reduction.
+if [ -f "$BUILD/fake_driver/libcuda.so.1" ]; then
+  env -u WARPLAB_NO_DRIVER LD_LIBRARY_PATH="$BUILD/fake_driver" R=2 RN=4096 \
+    "$SRC/scripts/bench" "$BUILD" launch compile watch reduction >"$T/out" 2>&1; rc=$?
+  [ $rc -eq 0 ] || fail "stand-in driver: exit $rc"
+  grep -q "^# warplab bench: warplab fake driver" "$T/out" || fail "stand-in driver: not live"
+  grep -qE '^\| warplab k\{\.\.\.\} \| [0-9.]+ \([0-9.]+–[0-9.]+\) ×' "$T/out" ||
+    fail "stand-in driver: no launch figures for k{...} over 2 runs"
+  grep -qE '^\| CuPy RawKernel \| (skipped: |[0-9.]+ )' "$T/out" || fail "stand-in driver: no CuPy row"
+  grep -qE '^\| warplab \| [0-9.]+ .*\| [0-9.]+ .*\| [0-9.]+ .*\| [0-9.]+ .*\| [0-9.]+ ' "$T/out" ||
+    fail "stand-in driver: compile row lacks the first-launch and context figures"
+  grep -qE "^save -> re-run started: median [0-9]+ ms \([0-9]+\.\.[0-9]+\) over 5 edits" "$T/out" ||
+    fail "stand-in driver: the watch section saw no 5 re-runs"
+  grep -qE "^warplab +[0-9.]+ +[0-9.]+ " "$T/out" || fail "stand-in driver: no reduction row"
+  for sec in launch compile watch reduction; do
+    grep -qE "^\($sec took [0-9]+ s\)$" "$T/out" || fail "stand-in driver: no '($sec took N s)' line"
+  done
 fi
 
 # No python: the peers and the tables degrade to skip rows and raw records, exit 0.

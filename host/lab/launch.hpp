@@ -1,0 +1,69 @@
+// launch.hpp: a kernel launch's rules, without Lua: the per-parameter plan a launch fills
+// the argument buffer by (plan_args, derived once per kernel so a launch compares numbers,
+// never spellings), the checks of one value against its slot, the configuration's first
+// broken rule, the sentences for a wrong argument count, and k:bench's timed loop. The
+// Lua adapters (bind/kernel_launch.cpp, kernel_args.cpp, launch_table.cpp) read values and
+// raise; the rules live here. The helpers on the launch path are inline and allocate nothing.
+// Depends on lab/module.hpp, cu/launch.hpp, cu/stream.hpp.
+#pragma once
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cu/dtype.hpp"
+#include "cu/launch.hpp"
+#include "cu/stream.hpp"
+#include "lab/module.hpp"
+
+namespace warplab::lab {
+
+// Fills k.slots from k.sig and the layout (k.offsets, k.sizes): kind, offset, size, the
+// accepted array types as a bit set, integer ranges. No signature: no slots.
+void plan_args(KernelObj& k);
+
+// An array of element type t may be passed for slot s.
+inline bool accepts(const ArgSlot& s, cu::DType t) { return (s.dtypes >> static_cast<unsigned>(t)) & 1u; }
+// An integer value fits slot s's type.
+inline bool fits(const ArgSlot& s, long long v) { return v >= s.lo && v <= s.hi; }
+
+// The value's bytes into the slot at buf + s.offset (integers: the low bytes, little-endian;
+// floats: as double, float or half by the slot's size).
+inline void put_integer(const ArgSlot& s, unsigned char* buf, long long v) {
+  std::memcpy(buf + s.offset, &v, s.size < sizeof v ? s.size : sizeof v);
+}
+inline void put_float(const ArgSlot& s, unsigned char* buf, double x) {
+  unsigned char* dst = buf + s.offset;
+  if (s.size == 8) {
+    std::memcpy(dst, &x, 8);
+  } else if (s.size == 4) {
+    const float f = static_cast<float>(x);
+    std::memcpy(dst, &f, 4);
+  } else {
+    const auto h = cu::float_to_half(static_cast<float>(x));
+    std::memcpy(dst, &h, 2);
+  }
+}
+
+// "(8-bit signed: -128..127)": an integer slot's type and range, for an out-of-range message.
+std::string range_text(const ArgSlot& s);
+// k cannot be launched with n arguments: it has no signature (an undeclared extern "C"
+// kernel) or its signature wants another count. The sentence that says so.
+inline bool wrong_arity(const KernelObj& k, int n) {
+  return !k.sig || static_cast<std::size_t>(n) != k.slots.size();
+}
+std::string arity_error(const KernelObj& k, int n);
+
+// The configuration's first broken rule, or "": c against the kernel's and the device's
+// limits (cu::validate; works offline).
+std::string limit_error(const cu::LaunchConfig& c, const cu::KernelLimits& k, const cu::DeviceLimits& d);
+// The same for kernel k, then for a cluster on a GPU whether the driver can schedule it.
+std::string why_not(const KernelObj& k, const cu::LaunchConfig& c, const cu::DeviceLimits& d);
+
+// k:bench's loop, after one launch that loaded the code: warmup - 1 more untimed launches,
+// then reps launches each between two events on c.stream; `wait(last)` waits for the last
+// event (the caller's synchronization, with its watchdog); returns each launch's ms.
+std::vector<double> time_launches(KernelObj& k, const cu::LaunchConfig& c, const cu::ContextPtr& ctx,
+                                  int warmup, int reps, const std::function<void(cu::Event&)>& wait);
+
+}  // namespace warplab::lab
