@@ -76,12 +76,34 @@ WL_LUA_FN(kernel_call) {
   return 0;
 }
 
-// k:check{grid=, block=, shared=, cooperative=, cluster=} -> true | false, why (works
-// offline; on a GPU a cluster is also asked of the driver).
+// The arguments' checks of a launch, alone: (kernel, args...) -> nothing, or an error.
+WL_LUA_FN(check_args) {
+  marshal(L, runtime(L), *check_kernel(L, 1), 2, lua_gettop(L) - 1);
+  return 0;
+}
+
+// k:check{grid=, block=, shared=, cooperative=, cluster=, args=} -> true | false, why
+// (works offline; on a GPU a cluster is also asked of the driver). With args, they get
+// the launch's checks too: count, types, integer ranges.
 WL_LUA_FN(kernel_check) {
   KernelObj& k = *check_kernel(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
-  const std::string why = lab::why_not(k, config_from_table(L, 2), device_limits(L));
+  lua_settop(L, 2);
+  const bool has_args = lua_getfield(L, 2, "args") != LUA_TNIL;  // +1
+  lua_pop(L, 1);                                                 // -1
+  const TableLaunch t = read_launch_table(L, 2, has_args);       // +fields +n
+  std::string why = lab::why_not(k, t.config, device_limits(L));
+  if (why.empty() && has_args) {
+    lua_pushcfunction(L, check_args);  // +1
+    lua_pushvalue(L, 1);               // +1
+    luaL_checkstack(L, t.n, "k:check");
+    for (int i = 0; i < t.n; ++i) lua_pushvalue(L, t.first + i);  // +n
+    if (lua_pcall(L, t.n + 1, 0, 0) != LUA_OK) {                    // -(n+2) +1
+      why = luaL_tolstring(L, -1, nullptr);
+      const std::string prefix = k.display + ": ";
+      if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+    }
+  }
   lua_pushboolean(L, why.empty());  // +1
   if (why.empty()) return 1;
   lua_pushstring(L, why.c_str());  // +1

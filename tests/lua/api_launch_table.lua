@@ -90,4 +90,25 @@ t.case("a table changed between launches is read again", function()
   contains(outcome(k2, tbl), "is out of range")
 end)
 
+t.case("k:check with args checks them as a launch would: count, types, ranges", function()
+  t.eq(k2:check{grid = 1, block = 32, args = {y, 4}}, true)
+  local ok, why = k2:check{grid = 1, block = 32, args = {nil, nil, 2^40}}
+  t.eq(ok, false)
+  contains(why, "expects 2 arguments")
+  ok, why = k2:check{grid = 1, block = 32, args = {y, 2^40}}
+  t.eq(ok, false)
+  contains(why, "1099511627776 is out of range")
+  ok, why = k2:check{grid = 1, block = 32, args = {y, "four"}}
+  t.eq(ok, false)
+  contains(why, "argument 2")
+  ok, why = k2:check{grid = 1, block = 32, args = table.pack(nil, 3)}
+  t.eq(ok, true, why)  -- a nil pointer is a null pointer
+  -- without args only the configuration is checked (as before)
+  t.eq(k2:check{grid = 1, block = 32}, true)
+  -- a broken configuration is named first
+  ok, why = k2:check{grid = 1, block = 4096, args = {nil, nil, nil}}
+  t.eq(ok, false)
+  contains(why, "4096")
+end)
+
 t.run()
