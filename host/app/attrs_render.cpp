@@ -59,8 +59,8 @@ std::string describe(const cu::DeviceSnapshot& s) {
   return out + "]";
 }
 
-void print_text(std::ostream& out, const cu::DeviceSnapshot& s,
-                const std::vector<std::string>& names, bool color, bool quiet) {
+void print_text(std::ostream& out, const cu::DeviceSnapshot& s, const std::vector<std::string>& names,
+                bool color, bool quiet) {
   out << paint(describe(s), kBold, color) << "\n";
   // Column widths over what is actually shown, so `attrs warp` is not padded for the
   // longest name in the whole table.
@@ -86,8 +86,8 @@ void print_text(std::ostream& out, const cu::DeviceSnapshot& s,
     const cu::AttributeInfo* info = cu::find_attribute(n);
     const std::string meaning =
         info ? std::string(info->meaning) : "not in this warplab's table (newer CUDA?)";
-    out << "  " << pad(n, name_w) << "  " << pad(shown(s, n), value_w) << "  "
-        << paint(meaning, kDim, color) << "\n";
+    out << "  " << pad(n, name_w) << "  " << pad(shown(s, n), value_w) << "  " << paint(meaning, kDim, color)
+        << "\n";
     ++count;
   }
   if (quiet) return;
@@ -162,8 +162,7 @@ nlohmann::ordered_json raw_field(const cu::DeviceSnapshot& s, const std::string&
 
 bool print_diff(std::ostream& out, const cu::DeviceSnapshot& a, const cu::DeviceSnapshot& b,
                 const std::vector<std::string>& names, bool color) {
-  out << paint("A: " + describe(a), kBold, color) << "\n"
-      << paint("B: " + describe(b), kBold, color) << "\n";
+  out << paint("A: " + describe(a), kBold, color) << "\n" << paint("B: " + describe(b), kBold, color) << "\n";
   const Diff d = compare(a, b, names);
   size_t name_w = 1, a_w = 1;
   for (const std::string& r : d.rows) {
@@ -178,8 +177,7 @@ bool print_diff(std::ostream& out, const cu::DeviceSnapshot& a, const cu::Device
           << paint(shown_field(b, r), kYellow, color) << "\n";
   }
   out << "\n"
-      << d.differ << (d.differ == 1 ? " attribute differs, " : " attributes differ, ") << d.equal
-      << " equal";
+      << d.differ << (d.differ == 1 ? " attribute differs, " : " attributes differ, ") << d.equal << " equal";
   if (d.only_a) out << ", " << d.only_a << " only in A";
   if (d.only_b) out << ", " << d.only_b << " only in B";
   out << "\n";
@@ -199,7 +197,9 @@ bool print_diff_json(std::ostream& out, const cu::DeviceSnapshot& a, const cu::D
     j["rows"].push_back({{"name", r},
                          {"a", raw_field(a, r)},
                          {"b", raw_field(b, r)},
-                         {"unit", r == "total_memory" ? "bytes" : info ? std::string(info->unit) : ""}});
+                         {"unit", r == "total_memory" ? "bytes"
+                                  : info              ? std::string(info->unit)
+                                                      : ""}});
   }
   j["counts"] = {{"differ", d.differ}, {"equal", d.equal}, {"only_a", d.only_a}, {"only_b", d.only_b}};
   out << j.dump(2) << "\n";

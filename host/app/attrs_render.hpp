@@ -27,8 +27,8 @@ std::vector<std::string> select_attributes(const std::vector<cu::DeviceSnapshot>
 std::string describe(const cu::DeviceSnapshot& s);
 
 // Grouped table: name, value with its unit, meaning; a footer unless `quiet`.
-void print_text(std::ostream& out, const cu::DeviceSnapshot& s,
-                const std::vector<std::string>& names, bool color, bool quiet);
+void print_text(std::ostream& out, const cu::DeviceSnapshot& s, const std::vector<std::string>& names,
+                bool color, bool quiet);
 // name,value,unit,group,meaning (RFC 4180 quoting); with `device_column`, a leading
 // "device" column holding the ordinal (for --device all).
 void print_csv(std::ostream& out, const std::vector<cu::DeviceSnapshot>& snaps,

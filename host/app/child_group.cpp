@@ -35,7 +35,8 @@ pid_t fork_in_group(const ForkOptions& o) {
 
 int reap_group(pid_t pid) {
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   ::kill(-pid, SIGKILL);  // a background process the child left in its group
   return status;
 }

@@ -111,7 +111,8 @@ inline CLI::Validator seconds() {
 inline CLI::Validator profile_name() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
-        return v.empty() ? std::string("a profile name (h100, h200) or a .json path, not an empty value") : std::string();
+        return v.empty() ? std::string("a profile name (h100, h200) or a .json path, not an empty value")
+                         : std::string();
       },
       "PROFILE");
 }

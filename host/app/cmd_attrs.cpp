@@ -80,8 +80,7 @@ int run_attrs(const AttrsOptions& o, const Globals& g) {
                      std::string_view(std::getenv("TERM") ? std::getenv("TERM") : "") != "dumb";
   if (!o.diff.empty()) {
     // Patterns restrict the diff too: `attrs --diff 0 h100 shared` compares shared memory.
-    const std::vector<cu::DeviceSnapshot> two = {resolve_operand(o.diff[0]),
-                                                 resolve_operand(o.diff[1])};
+    const std::vector<cu::DeviceSnapshot> two = {resolve_operand(o.diff[0]), resolve_operand(o.diff[1])};
     const std::vector<std::string> names = select_attributes(two, o.patterns);
     const bool differ = o.json ? print_diff_json(std::cout, two[0], two[1], names)
                                : print_diff(std::cout, two[0], two[1], names, color);
@@ -123,27 +122,25 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
   sub->add_option("--device", o->device, "a device index, or 'all' (overrides the global --device)")
       // Validated here so a bad value is a usage error (exit 2) with CLI11's message.
       ->check([](const std::string& s) {
-        return s == "all" || is_index(s)
-                   ? std::string()
-                   : "must be a device index (0, 1, ...) or 'all', not '" + s + "'";
+        return s == "all" || is_index(s) ? std::string()
+                                         : "must be a device index (0, 1, ...) or 'all', not '" + s + "'";
       })
       ->type_name("N|all");
-  auto* profile = sub->add_option("--profile", o->profile,
-                                  "read a captured profile (name or .json) instead of a GPU")
-                      ->check(profile_name())
-                      ->type_name("PROFILE");
+  auto* profile =
+      sub->add_option("--profile", o->profile, "read a captured profile (name or .json) instead of a GPU")
+          ->check(profile_name())
+          ->type_name("PROFILE");
   auto* json = sub->add_flag("--json", o->json,
                              "print the profile JSON (--device all: an array); with --diff, the "
                              "differences as JSON");
   auto* csv = sub->add_flag("--csv", o->csv, "print name,value,unit,group,meaning");
   json->excludes(csv);
   sub->add_flag("--no-color", o->no_color, "no ANSI colours");
-  auto* diff =
-      sub->add_option("--diff", o->diff,
-                      "compare two devices or profiles: each a device index or a profile name/file")
-          ->expected(2)
-          ->allow_extra_args(false)  // a third word is a PATTERN, not a third operand
-          ->type_name("PROFILE");
+  auto* diff = sub->add_option("--diff", o->diff,
+                               "compare two devices or profiles: each a device index or a profile name/file")
+                   ->expected(2)
+                   ->allow_extra_args(false)  // a third word is a PATTERN, not a third operand
+                   ->type_name("PROFILE");
   // Combinations with no sensible meaning are refused before anything runs.
   diff->excludes(csv)->excludes(profile);
   sub->get_option("--device")->excludes(diff);

@@ -30,7 +30,7 @@ int run_cache(const std::string& action, bool json) {
                 << "\n";
     else
       std::cout << "removed " << c.removed << (c.removed == 1 ? " entry" : " entries") << " from "
-              << cache.dir().string() << "\n";
+                << cache.dir().string() << "\n";
     if (c.foreign && !json) std::cout << "left " << c.foreign << " file(s) warplab did not write\n";
     if (c.failed)
       throw Failure(kBadInput, "could not remove " + std::to_string(c.failed) + " of " +

@@ -32,7 +32,7 @@ struct CompileArgs {
   std::string cubin;
   bool lineinfo = false;
   std::size_t max_errors = 10;
-  bool arch_given = false;  // --arch "" is an error, not "no --arch"
+  bool arch_given = false;           // --arch "" is an error, not "no --arch"
   std::vector<std::string> kernels;  // --kernel 'NAME<...>': name expressions to instantiate
   bool json = false;
 };
@@ -51,8 +51,7 @@ std::string choose_arch(const CompileArgs& a, const Globals& g) {
   try {
     return select_target(g, true).arch();
   } catch (const std::exception& e) {
-    if (!g.opts.quiet)
-      std::cerr << "warplab: " << e.what() << "; compiling for sm_90 (choose with --arch)\n";
+    if (!g.opts.quiet) std::cerr << "warplab: " << e.what() << "; compiling for sm_90 (choose with --arch)\n";
     return "sm_90";
   }
 }
@@ -64,10 +63,8 @@ std::string no_kernels_hint(const rtc::Source& src, const CompileArgs& a) {
   if (names.empty()) return {};
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-  return ": instantiate with --kernel, e.g. --kernel '" + names.front() + "<...>' (templates: " +
-         list + ")";
+  return ": instantiate with --kernel, e.g. --kernel '" + names.front() + "<...>' (templates: " + list + ")";
 }
-
 
 void write_cubin(const CompileArgs& a, const rtc::CompileResult& r) {
   if (a.cubin.empty()) return;
@@ -122,8 +119,8 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   std::cerr << rtc::format_diagnostics(r, a.max_errors, color);
   if (a.json) std::cout << result_json(a.file, r).dump(2) << "\n";
   if (!r.ok) {
-    std::cerr << "warplab: " << a.file << " did not compile for " << r.arch << " ("
-              << r.errors() << (r.errors() == 1 ? " error" : " errors") << ")\n";
+    std::cerr << "warplab: " << a.file << " did not compile for " << r.arch << " (" << r.errors()
+              << (r.errors() == 1 ? " error" : " errors") << ")\n";
     return kCompileError;
   }
   write_cubin(a, r);
@@ -135,8 +132,8 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   if (!g.opts.quiet || r.kernels.empty()) {
     std::ostringstream ms;
     ms << std::fixed << std::setprecision(0) << r.compile_ms;
-    table << a.file << ": " << r.kernels.size() << (r.kernels.size() == 1 ? " kernel" : " kernels")
-          << " for " << r.arch << " (NVRTC " << r.nvrtc_version << ", " << ms.str() << " ms"
+    table << a.file << ": " << r.kernels.size() << (r.kernels.size() == 1 ? " kernel" : " kernels") << " for "
+          << r.arch << " (NVRTC " << r.nvrtc_version << ", " << ms.str() << " ms"
           << (r.from_cache ? ", from the cache" : "") << (ptx_only ? ", PTX only" : "") << ")\n";
   }
   if (const std::string hint = r.kernels.empty() ? no_kernels_hint(src, a) : ""; !hint.empty())
@@ -167,8 +164,8 @@ std::vector<std::string> arch_choices() {
 
 void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
   auto args = std::make_shared<CompileArgs>();
-  auto* sub = app.add_subcommand(
-      "compile", "compile a .cu file with NVRTC: diagnostics, resources per kernel, PTX");
+  auto* sub =
+      app.add_subcommand("compile", "compile a .cu file with NVRTC: diagnostics, resources per kernel, PTX");
   sub->add_option("file", args->file, "CUDA source file")->required()->type_name("FILE.cu");
   sub->add_option_function<std::string>(
          "--arch",
@@ -190,8 +187,8 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
       ->allow_extra_args(false)
       ->type_name("NAME<...>");
   auto* ptx = sub->add_flag("--ptx", args->ptx, "print the PTX on stdout (the table goes to stderr)");
-  auto* json = sub->add_flag("--json", args->json,
-                             "print the kernels and their resources as JSON (unknown: null)");
+  auto* json =
+      sub->add_flag("--json", args->json, "print the kernels and their resources as JSON (unknown: null)");
   json->excludes(ptx);
   sub->add_option("--cubin", args->cubin, "write the cubin (ELF) to this file")->type_name("FILE");
   sub->add_flag("--lineinfo", args->lineinfo, "generate line information (-lineinfo)");

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "app/cli.hpp"
 
@@ -132,7 +132,8 @@ int list_examples(const std::string& folder, bool json) {
     for (const fs::path& f : files) {
       const std::string name = f.filename().string();
       std::string summary = summary_of(f);
-      if (summary.empty()) summary = "(no summary: its first line should read \"-- " + name + ": what it shows\")";
+      if (summary.empty())
+        summary = "(no summary: its first line should read \"-- " + name + ": what it shows\")";
       std::cout << "  " << name << std::string(width - name.size() + 2, ' ') << summary << "\n";
     }
   }

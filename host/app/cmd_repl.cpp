@@ -4,12 +4,12 @@
 // line with no prompts; the exit status is 1 when any chunk failed.
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <vector>
 #include <cstring>
-#include <cerrno>
 #include <iostream>
+#include <vector>
 
 #include "app/cli.hpp"
 #include "app/lua_state.hpp"
@@ -35,7 +35,6 @@ constexpr const char* kHelp =
     "Tab completes globals, fields (dev.attr.max_<Tab>) and methods (obj:<Tab>).\n"
     "Ctrl-C stops running code (a second Ctrl-C kills the worker); at the prompt it\n"
     "clears the line.\n";
-
 
 // Runs in each new worker. `notes` is the parent's copy of the globals at fork time;
 // after the first start it has offline_noted set, so the offline note is said once.
@@ -103,9 +102,11 @@ class Session {
         // The error, then a new process: the only way to a usable GPU context.
         std::fflush(stdout);
         std::fprintf(stderr, "%s\n", r.text.c_str());
-        restart("the GPU context is unusable after that error: new worker started. Lost: every global, "
-                "array, module and kernel of the session (" + std::to_string(inputs_.size()) +
-                " successful input" + (inputs_.size() == 1 ? "" : "s") + "); :replay runs them again");
+        restart(
+            "the GPU context is unusable after that error: new worker started. Lost: every global, "
+            "array, module and kernel of the session (" +
+            std::to_string(inputs_.size()) + " successful input" + (inputs_.size() == 1 ? "" : "s") +
+            "); :replay runs them again");
         failed_ = true;
         break;
       default:
@@ -133,14 +134,22 @@ class Session {
     std::string arg = arg_at == std::string::npos ? "" : text.substr(arg_at);
     while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\t')) arg.pop_back();
     if (cmd == ":quit" || cmd == ":q") return false;
-    if ((cmd == ":help" || cmd == ":h") && arg.empty()) std::fputs(kHelp, stdout);
-    else if (cmd == ":help" || cmd == ":h") std::printf("%s\n", repl::api_help(arg).c_str());
-    else if (cmd == ":time") time_chunk(arg);
-    else if (cmd == ":attrs") show(w_.attrs(arg));
-    else if (cmd == ":reload") restart("new worker started; state cleared");
-    else if (cmd == ":replay") replay();
-    else if (cmd == ":save") save(arg);
-    else show({repl::Reply::kError, "unknown command '" + cmd + "' (:help lists them)"});
+    if ((cmd == ":help" || cmd == ":h") && arg.empty())
+      std::fputs(kHelp, stdout);
+    else if (cmd == ":help" || cmd == ":h")
+      std::printf("%s\n", repl::api_help(arg).c_str());
+    else if (cmd == ":time")
+      time_chunk(arg);
+    else if (cmd == ":attrs")
+      show(w_.attrs(arg));
+    else if (cmd == ":reload")
+      restart("new worker started; state cleared");
+    else if (cmd == ":replay")
+      replay();
+    else if (cmd == ":save")
+      save(arg);
+    else
+      show({repl::Reply::kError, "unknown command '" + cmd + "' (:help lists them)"});
     std::fflush(stdout);
     return true;
   }
@@ -171,7 +180,8 @@ class Session {
     if (chunk.empty()) return show({repl::Reply::kError, ":time needs a chunk: :time k:launch(1, 32, a)"});
     const auto t0 = std::chrono::steady_clock::now();
     const repl::Reply r = w_.eval(chunk, true);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (r.status == repl::Reply::kOk) inputs_.push_back(chunk);
     show(r);
     std::printf("(%.3f ms)\n", ms);
@@ -239,7 +249,8 @@ int interactive(repl::Worker& w, Session& s, const Globals& g) {
     // A chunk ended: one history entry for all its lines; one that did not parse comes
     // back at the prompt for editing (Up recalls a multi-line one whole).
     ed.remember(s.last_chunk());
-    if (s.last_was_syntax_error() && s.last_chunk().find('\n') == std::string::npos) ed.prefill(s.last_chunk());
+    if (s.last_was_syntax_error() && s.last_chunk().find('\n') == std::string::npos)
+      ed.prefill(s.last_chunk());
   }
   return kOk;  // errors at an interactive prompt are part of the conversation
 }
@@ -249,7 +260,7 @@ int interactive(repl::Worker& w, Session& s, const Globals& g) {
 int run_repl(const Globals& g) {
   Globals worker = g;
   worker.opts.echo_compile_errors = true;  // `m = cuda.compile{...}` keeps only the nil
-  Globals notes = g;  // the worker reads it at fork time: see open_worker_state
+  Globals notes = g;                       // the worker reads it at fork time: see open_worker_state
   repl::Worker w([&worker, &notes] { return open_worker_state(worker, notes); });
   try {
     w.start();

@@ -26,10 +26,10 @@ struct RunArgs {
 // True unless the script loaded warplab.check and some check failed.
 bool checks_ok(lua_State* L) {
   bool ok = true;
-  lua_getglobal(L, "package");                               // +1
-  lua_getfield(L, -1, "loaded");                             // +1
-  if (lua_getfield(L, -1, "warplab.check") == LUA_TTABLE &&  // +1
-      lua_getfield(L, -1, "all_ok") == LUA_TFUNCTION) {      // +1
+  lua_getglobal(L, "package");                                       // +1
+  lua_getfield(L, -1, "loaded");                                     // +1
+  if (lua_getfield(L, -1, "warplab.check") == LUA_TTABLE &&          // +1
+      lua_getfield(L, -1, "all_ok") == LUA_TFUNCTION) {              // +1
     if (lua_pcall(L, 0, 1, 0) == LUA_OK) ok = lua_toboolean(L, -1);  // -1 +1
   }
   lua_settop(L, 0);
@@ -78,8 +78,7 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
   sub->add_option("--sanitize", a->sanitize,
                   "run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck")
       ->type_name("TOOL");
-  sub->add_option("args", a->args,
-                  "arguments passed to the script as ...; after --, options too (--flag)")
+  sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too (--flag)")
       ->type_name("ARGS");
   set_help(sub,
            {"warplab run examples/tour.lua", "warplab run examples/reductions/ladder.lua -p block=512 -q",

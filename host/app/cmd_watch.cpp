@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <cfloat>
 #include <climits>
-#include <cstdlib>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <memory>
@@ -22,8 +22,8 @@
 #include "app/watch_child.hpp"
 #include "app/watch_diff.hpp"
 #include "app/watch_files.hpp"
-#include "cu/profile.hpp"
 #include "bind/sandbox.hpp"
+#include "cu/profile.hpp"
 
 namespace fs = std::filesystem;
 
@@ -74,7 +74,6 @@ std::vector<std::string> run_argv(const Globals& g, const WatchArgs& a) {
   }
   return v;
 }
-
 
 // SIGINT, SIGTERM, SIGHUP (leave) and SIGCHLD (a run ended), read through a signalfd;
 // blocked while this lives, restored after.
@@ -132,7 +131,8 @@ class Watch {
       ::poll(fds, 2, timeout);
       if ((fds[0].revents & POLLIN) && sig.leave()) break;
       if (run_) {
-        if (const auto st = run_->finished()) finish(*st, {});
+        if (const auto st = run_->finished())
+          finish(*st, {});
         else if (a_.timeout > 0 && ms_since(run_->started()) >= a_.timeout * 1000)
           finish(run_->kill(), "timed out after " + fmt_seconds(a_.timeout) + " s");
       }
@@ -218,14 +218,13 @@ class Watch {
       if (code_) std::fputs(code_->collect().c_str(), stderr);
     } else {
       std::fprintf(stderr, "run failed (%s) at %s; %s\n",
-                   why.empty() ? watch::describe_status(status).c_str() : why.c_str(),
-                   wall_clock().c_str(),
+                   why.empty() ? watch::describe_status(status).c_str() : why.c_str(), wall_clock().c_str(),
                    last_good_.empty() ? "no good run yet" : ("last good run " + last_good_).c_str());
     }
     if (!g_.opts.quiet && files_.files().size() != before)
-      std::fprintf(stderr, "watching %zu file%s in %zu director%s; Ctrl-C to stop\n",
-                   files_.files().size(), files_.files().size() == 1 ? "" : "s",
-                   files_.directory_count(), files_.directory_count() == 1 ? "y" : "ies");
+      std::fprintf(stderr, "watching %zu file%s in %zu director%s; Ctrl-C to stop\n", files_.files().size(),
+                   files_.files().size() == 1 ? "" : "s", files_.directory_count(),
+                   files_.directory_count() == 1 ? "y" : "ies");
   }
 
   const Globals& g_;
@@ -277,8 +276,9 @@ void add_watch_command(CLI::App& app, Globals& g, Commands& out) {
       ->type_name("SECONDS");
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too")
       ->type_name("ARGS");
-  set_help(sub, {"warplab watch examples/tour.lua", "warplab watch my.lua --diff --clear",
-                 "warplab --timeout 2 watch my.lua --timeout 30 -p n=4096"},
+  set_help(sub,
+           {"warplab watch examples/tour.lua", "warplab watch my.lua --diff --clear",
+            "warplab --timeout 2 watch my.lua --timeout 30 -p n=4096"},
            "Ctrl-C stops watching. A failing, crashing or hanging run ends that run only.\n");
   out.push_back({sub, [&g, a] { return run_watch(g, *a); }});
 }

@@ -11,16 +11,16 @@ namespace warplab::app {
 
 enum Exit : int {
   kOk = 0,
-  kFailed = 1,        // a script error, or an experiment's check failed
-  kUsage = 2,         // bad command line
-  kNoDevice = 3,      // no driver / no GPU / bad device index, and no profile to fall back to
-  kBadInput = 4,      // unreadable or malformed input: file, profile, pattern, parameter
-  kCompileError = 5,  // NVRTC rejected the source
-  kCudaError = 6,     // a driver call failed at run time
-  kTimeout = 7,       // the kernel watchdog fired
-  kNoSanitizer = 8,   // run --sanitize: compute-sanitizer not found
+  kFailed = 1,             // a script error, or an experiment's check failed
+  kUsage = 2,              // bad command line
+  kNoDevice = 3,           // no driver / no GPU / bad device index, and no profile to fall back to
+  kBadInput = 4,           // unreadable or malformed input: file, profile, pattern, parameter
+  kCompileError = 5,       // NVRTC rejected the source
+  kCudaError = 6,          // a driver call failed at run time
+  kTimeout = 7,            // the kernel watchdog fired
+  kNoSanitizer = 8,        // run --sanitize: compute-sanitizer not found
   kSanitizerFindings = 9,  // run --sanitize: compute-sanitizer reported errors
-  kInternal = 70,     // a bug in warplab
+  kInternal = 70,          // a bug in warplab
 };
 
 // An error that decides the exit code; the message is one sentence.

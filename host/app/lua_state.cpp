@@ -12,9 +12,11 @@ bind::StatePtr open_lua_state(const Globals& g, const Globals* notes) {
   lab::record_device(target);  // for `warplab watch`'s occupancy line (a no-op otherwise)
   const bool offline = !target.live();
   std::string reason;
-  if (!g.opts.profile.empty()) reason = "working from profile '" + g.opts.profile + "'";
-  else if (!cu::driver_available(&reason)) {}
-  else if (offline) reason = "no CUDA device: the driver found no GPU";
+  if (!g.opts.profile.empty())
+    reason = "working from profile '" + g.opts.profile + "'";
+  else if (!cu::driver_available(&reason)) {
+  } else if (offline)
+    reason = "no CUDA device: the driver found no GPU";
   return bind::open_state(g.opts, std::move(target), offline, reason);
 }
 

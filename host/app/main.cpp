@@ -20,8 +20,8 @@ namespace {
 std::string version_text() {
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
-  std::string out = std::string("warplab ") + WARPLAB_VERSION + "\nNVRTC " +
-                    std::to_string(major) + "." + std::to_string(minor);
+  std::string out = std::string("warplab ") + WARPLAB_VERSION + "\nNVRTC " + std::to_string(major) + "." +
+                    std::to_string(minor);
   std::string why;
   if (warplab::cu::driver_available(&why))
     out += "\nCUDA driver " + warplab::cu::version_string(warplab::cu::driver_version());
@@ -39,17 +39,18 @@ void add_global_options(CLI::App& app, warplab::app::Globals& g) {
   app.add_option("--device", o.device, "CUDA device index")
       ->check(warplab::app::device_index())
       ->type_name("N");
-  app.add_option("--profile", o.profile,
-                 "use a captured device profile (name or .json) instead of a GPU")
+  app.add_option("--profile", o.profile, "use a captured device profile (name or .json) instead of a GPU")
       ->check(warplab::app::profile_name())
       ->type_name("PROFILE");
   app.add_option("--timeout", o.timeout, "kernel watchdog, seconds (0: none)")
       ->check(warplab::app::seconds())
       ->type_name("SECONDS");
   app.add_flag("--sync", o.sync, "synchronize after every launch (debugging)");
-  app.add_flag_callback("--no-color", [&o] { o.color = false; }, "no ANSI colours");
+  app.add_flag_callback(
+      "--no-color", [&o] { o.color = false; }, "no ANSI colours");
   app.add_flag("-q,--quiet", o.quiet, "print less");
-  app.add_flag_callback("--no-cache", [&o] { o.cache = false; }, "neither read nor write the compile cache");
+  app.add_flag_callback(
+      "--no-cache", [&o] { o.cache = false; }, "neither read nor write the compile cache");
   app.add_flag("--offline-noted", g.offline_noted)->group("");  // set by `watch` for its runs
 }
 
@@ -118,8 +119,9 @@ int main(int argc, char** argv) {
   add_watch_command(app, g, commands);
   add_list_command(app, g, commands);
   add_completion_command(app, commands);
-  app.footer("Global options work before or after the subcommand; `warplab SUBCOMMAND --help`\n"
-             "shows its own. Exit codes: docs/exit-codes.md. Completion: warplab completion bash|zsh.\n");
+  app.footer(
+      "Global options work before or after the subcommand; `warplab SUBCOMMAND --help`\n"
+      "shows its own. Exit codes: docs/exit-codes.md. Completion: warplab completion bash|zsh.\n");
 
   try {
     app.parse(words);

@@ -21,8 +21,8 @@ std::string lower(std::string s) {
 
 // Pushes dev.attr; false (nothing pushed) when `dev` is not a device with attributes.
 int get_attr_table(lua_State* L) {
-  lua_getglobal(L, "dev");                                   // +1
-  lua_getfield(L, -1, "attr");                               // +1 (runs the device __index)
+  lua_getglobal(L, "dev");      // +1
+  lua_getfield(L, -1, "attr");  // +1 (runs the device __index)
   return 1;
 }
 
@@ -37,18 +37,18 @@ bool attr_matches(const std::string& pattern, const std::string& name) {
 
 AttrListing list_attrs(lua_State* L, const std::string& pattern) {
   const int top = lua_gettop(L);
-  lua_pushcfunction(L, get_attr_table);                      // +1
+  lua_pushcfunction(L, get_attr_table);  // +1
   if (lua_pcall(L, 0, 1, 0) != LUA_OK || lua_type(L, -1) != LUA_TTABLE) {
     lua_settop(L, top);
     return {false, "`dev` is not a device (it is bound to cuda.device() at start; :reload restores it)"};
   }
   std::map<std::string, std::pair<std::string, std::string>> rows;  // name -> value, meaning
-  lua_pushnil(L);                                            // +1 first key
-  while (lua_next(L, -2) != 0) {                             // +1 value
+  lua_pushnil(L);                                                   // +1 first key
+  while (lua_next(L, -2) != 0) {                                    // +1 value
     if (lua_type(L, -2) == LUA_TSTRING && attr_matches(pattern, lua_tostring(L, -2))) {
       const std::string name = lua_tostring(L, -2);
-      std::string value = luaL_tolstring(L, -1, nullptr);    // +1
-      lua_pop(L, 1);                                         // -1
+      std::string value = luaL_tolstring(L, -1, nullptr);  // +1
+      lua_pop(L, 1);                                       // -1
       std::string meaning;
       if (const cu::AttributeInfo* info = cu::find_attribute(name)) {
         // As `warplab attrs` writes it: the value with its unit, then what it means.
@@ -57,7 +57,7 @@ AttrListing list_attrs(lua_State* L, const std::string& pattern) {
       }
       rows[name] = {value, meaning};
     }
-    lua_pop(L, 1);                                           // -1 value
+    lua_pop(L, 1);  // -1 value
   }
   lua_settop(L, top);
   if (rows.empty()) {

@@ -29,7 +29,7 @@ int message_handler(lua_State* L) {
   lua_sethook(L, nullptr, 0, 0);  // this error already unwinds to the top
   const char* msg = lua_tostring(L, 1);
   if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));  // +1
-  luaL_traceback(L, L, msg, 1);                                    // +1
+  luaL_traceback(L, L, msg, 1);                                                             // +1
   std::string full = lua_tostring(L, -1);
   std::istringstream in(full);
   std::string line, out, frames;
@@ -48,7 +48,7 @@ int message_handler(lua_State* L) {
     }
   }
   if (informative && !frames.empty()) out += "\n" + frames.substr(0, frames.size() - 1);
-  lua_pushlstring(L, out.data(), out.size());                      // +1
+  lua_pushlstring(L, out.data(), out.size());  // +1
   return 1;
 }
 
@@ -57,7 +57,7 @@ int format_values(lua_State* L) {
   const int n = lua_gettop(L);
   std::string out;
   for (int i = 1; i <= n; ++i) out += (i > 1 ? "\t" : "") + pretty(L, i);
-  lua_pushlstring(L, out.data(), out.size());                      // +1
+  lua_pushlstring(L, out.data(), out.size());  // +1
   return 1;
 }
 
@@ -95,12 +95,12 @@ void Evaluator::install_sigint() {
 EvalResult Evaluator::eval(const std::string& chunk, bool final) {
   lua_State* L = L_;
   lua_settop(L, 0);
-  lua_pushcfunction(L, message_handler);                           // +1 handler (index 1)
+  lua_pushcfunction(L, message_handler);  // +1 handler (index 1)
   // `return <chunk>` first, so `1 + 1` and `dev.attr` print their values.
   const std::string ret = "return " + chunk + ";";
   int status = luaL_loadbufferx(L, ret.data(), ret.size(), kChunkName, "t");  // +1
   if (status != LUA_OK) {
-    lua_pop(L, 1);                                                 // -1 its message
+    lua_pop(L, 1);                                                              // -1 its message
     status = luaL_loadbufferx(L, chunk.data(), chunk.size(), kChunkName, "t");  // +1
   }
   if (status != LUA_OK) {
@@ -108,9 +108,9 @@ EvalResult Evaluator::eval(const std::string& chunk, bool final) {
     if (!incomplete) {  // "1 +" is an unfinished expression, not a bad statement
       const std::string open_ret = "return " + chunk;
       incomplete = is_incomplete(L, luaL_loadbufferx(L, open_ret.data(), open_ret.size(), kChunkName, "t"));
-      lua_pop(L, 1);                                               // -1 its chunk or message
+      lua_pop(L, 1);  // -1 its chunk or message
     }
-    EvalResult r{incomplete && !final                ? EvalResult::kIncomplete
+    EvalResult r{incomplete && !final      ? EvalResult::kIncomplete
                  : status == LUA_ERRSYNTAX ? EvalResult::kSyntax
                                            : EvalResult::kError,
                  lua_tostring(L, -1)};
@@ -120,14 +120,14 @@ EvalResult Evaluator::eval(const std::string& chunk, bool final) {
 
   EvalResult r;
   g_evaluating = 1;
-  status = lua_pcall(L, 0, LUA_MULTRET, 1);                        // -1 +n results
+  status = lua_pcall(L, 0, LUA_MULTRET, 1);  // -1 +n results
   if (status == LUA_OK && lua_gettop(L) > 1) {
-    lua_pushcfunction(L, format_values);                           // +1
-    lua_insert(L, 2);                                              // below the results
-    status = lua_pcall(L, lua_gettop(L) - 2, 1, 1);                // -(n+1) +1 text
+    lua_pushcfunction(L, format_values);             // +1
+    lua_insert(L, 2);                                // below the results
+    status = lua_pcall(L, lua_gettop(L) - 2, 1, 1);  // -(n+1) +1 text
   }
   g_evaluating = 0;
-  lua_sethook(L, nullptr, 0, 0);                                   // a Ctrl-C that came late
+  lua_sethook(L, nullptr, 0, 0);  // a Ctrl-C that came late
   if (status != LUA_OK) {
     r.status = bind::context_lost(L) ? EvalResult::kLost : EvalResult::kError;
     r.text = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";

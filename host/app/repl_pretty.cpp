@@ -14,8 +14,8 @@ namespace warplab::app::repl {
 namespace {
 
 constexpr std::array<std::string_view, 22> kReserved = {
-    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if",
-    "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while"};
+    "and", "break", "do",  "else", "elseif", "end",    "false",  "for",  "function", "goto",  "if",
+    "in",  "local", "nil", "not",  "or",     "repeat", "return", "then", "true",     "until", "while"};
 
 // Above this many entries keys are shown in iteration order, unsorted (sorting a
 // million keys to show 24 of them is not worth the wait).
@@ -28,12 +28,14 @@ class Printer {
   std::string value(int idx, int depth) {
     idx = lua_absindex(L_, idx);
     switch (lua_type(L_, idx)) {
-      case LUA_TSTRING: return depth == 0 ? std::string(lua_tostring(L_, idx)) : cut(quote(lua_tostring(L_, idx)));
+      case LUA_TSTRING:
+        return depth == 0 ? std::string(lua_tostring(L_, idx)) : cut(quote(lua_tostring(L_, idx)));
       case LUA_TTABLE:
         if (luaL_getmetafield(L_, idx, "__tostring") == LUA_TNIL) return table(idx, depth);
         lua_pop(L_, 1);  // -1 the metafield: an object that prints itself
         return tostring(idx);
-      default: return tostring(idx);
+      default:
+        return tostring(idx);
     }
   }
 
@@ -42,7 +44,7 @@ class Printer {
     size_t n = 0;
     const char* s = luaL_tolstring(L_, idx, &n);  // +1
     std::string out(s, n);
-    lua_pop(L_, 1);                               // -1
+    lua_pop(L_, 1);  // -1
     return out;
   }
 
@@ -90,42 +92,41 @@ class Printer {
     // The sequence part 1..n first, in order.
     std::vector<std::string> items;
     lua_Integer n = 0;
-    while (lua_rawgeti(L_, t, n + 1) != LUA_TNIL) {            // +1
+    while (lua_rawgeti(L_, t, n + 1) != LUA_TNIL) {  // +1
       if (static_cast<int>(items.size()) < o_.max_items) items.push_back(value(-1, depth + 1));
-      lua_pop(L_, 1);                                          // -1
+      lua_pop(L_, 1);  // -1
       ++n;
     }
-    lua_pop(L_, 1);                                            // -1 the nil
+    lua_pop(L_, 1);  // -1 the nil
 
     // Then every other key, collected into a scratch table to sort them.
-    lua_newtable(L_);                                          // +1 scratch
+    lua_newtable(L_);  // +1 scratch
     const int scratch = lua_gettop(L_);
     std::vector<SortKey> order;
     int total = 0;
-    lua_pushnil(L_);                                           // +1 first key
-    while (lua_next(L_, t) != 0) {                             // +1 value
-      lua_pop(L_, 1);                                          // -1
-      if (lua_isinteger(L_, -1) && lua_tointeger(L_, -1) >= 1 && lua_tointeger(L_, -1) <= n)
-        continue;
+    lua_pushnil(L_);                // +1 first key
+    while (lua_next(L_, t) != 0) {  // +1 value
+      lua_pop(L_, 1);               // -1
+      if (lua_isinteger(L_, -1) && lua_tointeger(L_, -1) >= 1 && lua_tointeger(L_, -1) <= n) continue;
       ++total;
       if (total <= kSortLimit || static_cast<int>(order.size()) < o_.max_items) {
         const auto slot = static_cast<lua_Integer>(order.size()) + 1;
         order.push_back(sort_key(-1, slot, total <= kSortLimit));
-        lua_pushvalue(L_, -1);                                 // +1 key copy
-        lua_rawseti(L_, scratch, slot);                        // -1
+        lua_pushvalue(L_, -1);           // +1 key copy
+        lua_rawseti(L_, scratch, slot);  // -1
       }
     }
     if (total <= kSortLimit) std::sort(order.begin(), order.end());
     const int shown = std::min<int>(static_cast<int>(order.size()),
                                     std::max(0, o_.max_items - static_cast<int>(items.size())));
     for (int i = 0; i < shown; ++i) {
-      lua_rawgeti(L_, scratch, order[i].slot);                 // +1 key
-      lua_pushvalue(L_, -1);                                   // +1
-      lua_rawget(L_, t);                                       // -1 +1 value
+      lua_rawgeti(L_, scratch, order[i].slot);  // +1 key
+      lua_pushvalue(L_, -1);                    // +1
+      lua_rawget(L_, t);                        // -1 +1 value
       items.push_back(key(-2) + " = " + value(-1, depth + 1));
-      lua_pop(L_, 2);                                          // -2
+      lua_pop(L_, 2);  // -2
     }
-    lua_pop(L_, 1);                                            // -1 scratch
+    lua_pop(L_, 1);  // -1 scratch
     seen_.erase(id);
 
     const long long hidden = n + total - static_cast<long long>(items.size());
@@ -176,14 +177,26 @@ std::string quote(const std::string& s) {
   std::string out = "\"";
   for (const unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
-        if (c < 32 || c == 127) out += "\\" + std::to_string(c);
-        else out += static_cast<char>(c);
+        if (c < 32 || c == 127)
+          out += "\\" + std::to_string(c);
+        else
+          out += static_cast<char>(c);
     }
   }
   return out + "\"";

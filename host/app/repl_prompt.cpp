@@ -42,8 +42,10 @@ void list_columns(const std::vector<std::string>& words) {
   std::string out = "\n";
   for (size_t i = 0; i < shown; ++i) {
     out += words[i];
-    if ((i + 1) % per_line == 0 || i + 1 == shown) out += "\n";
-    else out += std::string(col - words[i].size(), ' ');
+    if ((i + 1) % per_line == 0 || i + 1 == shown)
+      out += "\n";
+    else
+      out += std::string(col - words[i].size(), ' ');
   }
   if (shown < words.size()) out += "... (" + std::to_string(words.size() - shown) + " more)\n";
   std::fputs(out.c_str(), stdout);
@@ -69,7 +71,11 @@ int read_char(editline*, wchar_t* out) {
     const ssize_t n = ::read(STDIN_FILENO, b, 1);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return static_cast<int>(n);  // 0: end of file
-    const int len = b[0] < 0x80 ? 1 : b[0] >= 0xf0 && b[0] < 0xf8 ? 4 : b[0] >= 0xe0 ? 3 : b[0] >= 0xc0 ? 2 : 1;
+    const int len = b[0] < 0x80                   ? 1
+                    : b[0] >= 0xf0 && b[0] < 0xf8 ? 4
+                    : b[0] >= 0xe0                ? 3
+                    : b[0] >= 0xc0                ? 2
+                                                  : 1;
     char32_t c = len == 1 ? b[0] : len == 2 ? b[0] & 0x1f : len == 3 ? b[0] & 0x0f : b[0] & 0x07;
     for (int i = 1; i < len; ++i) {
       if (::read(STDIN_FILENO, b + i, 1) != 1 || (b[i] & 0xc0) != 0x80) return -1;
@@ -86,9 +92,12 @@ std::string history_path() {
   namespace fs = std::filesystem;
   fs::path dir;
   const char* state = std::getenv("XDG_STATE_HOME");
-  if (state && *state == '/') dir = state;  // the XDG spec ignores relative paths
-  else if (const char* home = std::getenv("HOME"); home && *home) dir = fs::path(home) / ".local/state";
-  else return {};
+  if (state && *state == '/')
+    dir = state;  // the XDG spec ignores relative paths
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    dir = fs::path(home) / ".local/state";
+  else
+    return {};
   return (dir / "warplab" / "history").string();
 }
 

@@ -49,8 +49,8 @@ bool write_message(int fd, char type, const std::string& payload) {
 std::optional<Message> read_message(int fd) {
   unsigned char header[5];
   if (!read_all(fd, reinterpret_cast<char*>(header), sizeof header)) return std::nullopt;
-  const std::uint32_t n = header[1] | (header[2] << 8) | (header[3] << 16) |
-                          (static_cast<std::uint32_t>(header[4]) << 24);
+  const std::uint32_t n =
+      header[1] | (header[2] << 8) | (header[3] << 16) | (static_cast<std::uint32_t>(header[4]) << 24);
   if (n > kMaxPayload) return std::nullopt;
   Message m;
   m.type = static_cast<char>(header[0]);

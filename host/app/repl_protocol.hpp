@@ -14,14 +14,14 @@ inline constexpr char kEvalFinal = 'F';  // a chunk with no more input to come (
 inline constexpr char kComplete = 'C';   // the line up to the cursor -> candidates
 inline constexpr char kAttrs = 'A';      // a pattern -> matching dev.attr lines
 // Reply types (worker -> prompt).
-inline constexpr char kReady = 'R';      // the worker's state is open
+inline constexpr char kReady = 'R';        // the worker's state is open
 inline constexpr char kStartFailed = 'X';  // payload "<exit code>\n<message>"
-inline constexpr char kOk = 'O';         // payload: the values to print (may be empty)
-inline constexpr char kError = 'e';      // payload: the error message
-inline constexpr char kIncomplete = 'I';  // the chunk needs more lines
-inline constexpr char kSyntax = 'S';      // payload: the syntax error
-inline constexpr char kLost = 'D';        // payload: the error; the GPU context is now unusable
-inline constexpr char kCandidates = 'L';  // payload: candidates, one a line
+inline constexpr char kOk = 'O';           // payload: the values to print (may be empty)
+inline constexpr char kError = 'e';        // payload: the error message
+inline constexpr char kIncomplete = 'I';   // the chunk needs more lines
+inline constexpr char kSyntax = 'S';       // payload: the syntax error
+inline constexpr char kLost = 'D';         // payload: the error; the GPU context is now unusable
+inline constexpr char kCandidates = 'L';   // payload: candidates, one a line
 
 struct Message {
   char type = 0;

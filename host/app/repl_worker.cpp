@@ -152,8 +152,7 @@ Reply Worker::request(char type, const std::string& payload) {
     pollfd fds[2] = {{fd_, POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
     if (::poll(fds, interrupt_fd() >= 0 ? 2 : 1, -1) < 0) continue;  // EINTR: the pipe says why
     if (fds[1].revents & POLLIN)
-      for (int n = take_interrupts(); n > 0; --n)
-        ::kill(pid_, sent++ == 0 ? SIGINT : SIGKILL);
+      for (int n = take_interrupts(); n > 0; --n) ::kill(pid_, sent++ == 0 ? SIGINT : SIGKILL);
     if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     // End of file before a reply: the worker died (crash, os.exit, our SIGKILL).
     const std::optional<Message> m = read_message(fd_);
@@ -162,11 +161,18 @@ Reply Worker::request(char type, const std::string& payload) {
       return {Reply::kDied, death_};
     }
     switch (m->type) {
-      case kOk: case kReady: case kCandidates: return {Reply::kOk, m->payload};
-      case kIncomplete: return {Reply::kIncomplete, m->payload};
-      case kLost: return {Reply::kLost, m->payload};
-      case kSyntax: return {Reply::kSyntax, m->payload};
-      default: return {Reply::kError, m->payload};  // kError, kStartFailed
+      case kOk:
+      case kReady:
+      case kCandidates:
+        return {Reply::kOk, m->payload};
+      case kIncomplete:
+        return {Reply::kIncomplete, m->payload};
+      case kLost:
+        return {Reply::kLost, m->payload};
+      case kSyntax:
+        return {Reply::kSyntax, m->payload};
+      default:
+        return {Reply::kError, m->payload};  // kError, kStartFailed
     }
   }
 }
@@ -211,11 +217,11 @@ void Worker::reap(bool kill_first) {
     char type = kOk;
     if (m->type == kEval || m->type == kEvalFinal) {
       const EvalResult r = ev.eval(m->payload, m->type == kEvalFinal);
-      type = r.status == EvalResult::kOk      ? kOk
-             : r.status == EvalResult::kError ? kError
-             : r.status == EvalResult::kLost  ? kLost
+      type = r.status == EvalResult::kOk       ? kOk
+             : r.status == EvalResult::kError  ? kError
+             : r.status == EvalResult::kLost   ? kLost
              : r.status == EvalResult::kSyntax ? kSyntax
-                                              : kIncomplete;
+                                               : kIncomplete;
       reply = r.text;
       // A reply larger than the protocol carries is cut, never a dead worker.
       if (reply.size() > kMaxPayload - 128)

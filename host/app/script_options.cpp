@@ -8,8 +8,8 @@ void add_script_options(CLI::App* sub, std::vector<std::string>& params, Globals
   sub->add_option("-p,--param", params, "override a declared parameter: key=value")
       ->allow_extra_args(false)  // -p takes one key=value; later words are script arguments
       ->type_name("KEY=VALUE");
-  sub->add_flag_callback("--no-check", [&g] { g.opts.check = false; },
-                         "skip launch validation (latency measurements)");
+  sub->add_flag_callback(
+      "--no-check", [&g] { g.opts.check = false; }, "skip launch validation (latency measurements)");
 }
 
 std::map<std::string, std::string> parse_params(const std::vector<std::string>& kv) {

@@ -71,8 +71,7 @@ int ChildRun::kill() {
 }
 
 std::string describe_status(int st) {
-  if (WIFSIGNALED(st))
-    return "signal " + std::to_string(WTERMSIG(st)) + " (" + strsignal(WTERMSIG(st)) + ")";
+  if (WIFSIGNALED(st)) return "signal " + std::to_string(WTERMSIG(st)) + " (" + strsignal(WTERMSIG(st)) + ")";
   return "exit " + std::to_string(WEXITSTATUS(st));
 }
 

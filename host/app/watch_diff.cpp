@@ -66,8 +66,9 @@ std::string pretty(const std::string& mangled) {
 }  // namespace
 
 bool same_code(const Lines& a, const Lines& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                    [](const std::string& x, const std::string& y) { return x == y || normalize(x) == normalize(y); });
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const std::string& x, const std::string& y) {
+    return x == y || normalize(x) == normalize(y);
+  });
 }
 
 std::string normalize(const std::string& line) {
@@ -98,9 +99,12 @@ std::string line_diff(const Lines& a, const Lines& b, int context, int max_lines
   std::vector<Op> ops;
   std::size_t i = 0, j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && na[i] == nb[j]) ops.push_back({' ', &b[j], i, j}), ++i, ++j;
-    else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) ops.push_back({'-', &a[i], i, j}), ++i;
-    else ops.push_back({'+', &b[j], i, j}), ++j;  // deletions print before insertions
+    if (i < n && j < m && na[i] == nb[j])
+      ops.push_back({' ', &b[j], i, j}), ++i, ++j;
+    else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]))
+      ops.push_back({'-', &a[i], i, j}), ++i;
+    else
+      ops.push_back({'+', &b[j], i, j}), ++j;  // deletions print before insertions
   }
   // Hunks: changed lines with `context` lines around them, each under "@@ -a,n +b,m @@".
   std::vector<bool> keep(ops.size(), false);
@@ -113,7 +117,10 @@ std::string line_diff(const Lines& a, const Lines& b, int context, int max_lines
   std::string out;
   int shown = 0, hidden = 0;
   for (std::size_t k = 0; k < ops.size();) {
-    if (!keep[k]) { ++k; continue; }
+    if (!keep[k]) {
+      ++k;
+      continue;
+    }
     std::size_t end = k;
     while (end < ops.size() && keep[end]) ++end;
     std::size_t na_lines = 0, nb_lines = 0;
@@ -125,7 +132,10 @@ std::string line_diff(const Lines& a, const Lines& b, int context, int max_lines
       out += "@@ -" + std::to_string(ops[k].ai + 1) + "," + std::to_string(na_lines) + " +" +
              std::to_string(ops[k].bi + 1) + "," + std::to_string(nb_lines) + " @@\n";
     for (; k < end; ++k) {
-      if (shown >= max_lines) { hidden += ops[k].tag != ' '; continue; }
+      if (shown >= max_lines) {
+        hidden += ops[k].tag != ' ';
+        continue;
+      }
       out += std::string(1, ops[k].tag) + " " + *ops[k].line + "\n";
       ++shown;
     }
@@ -157,7 +167,10 @@ std::map<std::string, Lines> sass_kernels(const std::string& dump) {
   std::string cur;
   for (std::string line; std::getline(ss, line);) {
     std::smatch mt;
-    if (std::regex_search(line, mt, fn)) { cur = mt[1]; continue; }
+    if (std::regex_search(line, mt, fn)) {
+      cur = mt[1];
+      continue;
+    }
     if (cur.empty()) continue;
     const std::string t = trim(std::regex_replace(line, noise, ""));
     if (!t.empty() && t[0] != '.' && t.find("..........") == std::string::npos) out[cur].push_back(t);
@@ -216,12 +229,16 @@ std::string CodeDiff::collect() {
 
   std::string report;
   if (first_ && code_diffs_ && cuobjdump_.empty())
-    report += "warplab: neither cuobjdump nor nvdisasm found (PATH, CUDA_HOME, /usr/local/cuda): PTX diffs only\n";
+    report +=
+        "warplab: neither cuobjdump nor nvdisasm found (PATH, CUDA_HOME, /usr/local/cuda): PTX diffs only\n";
   if (!first_) {
     for (const auto& [key, code] : ptx) {
       const std::string kernel = pretty(key.substr(key.find('|') + 1));
       auto old = ptx_.find(key);
-      if (old == ptx_.end()) { report += "new kernel " + kernel + "\n"; continue; }
+      if (old == ptx_.end()) {
+        report += "new kernel " + kernel + "\n";
+        continue;
+      }
       // One line per changed kernel: its resources and occupancy, old -> new. A cap or a
       // flag can move them with the same PTX; a changed PTX with the same numbers says so.
       std::string line;
@@ -231,8 +248,10 @@ std::string CodeDiff::collect() {
                              dev_ ? &*dev_ : nullptr);
       }
       const std::string d = code_diffs_ ? line_diff(old->second, code, 2, 40) : "";  // "": only renumbered
-      if (!line.empty()) report += kernel + ": " + line + "\n";
-      else if (code_diffs_ ? !d.empty() : !same_code(old->second, code)) report += kernel + ": code changed, same resources\n";
+      if (!line.empty())
+        report += kernel + ": " + line + "\n";
+      else if (code_diffs_ ? !d.empty() : !same_code(old->second, code))
+        report += kernel + ": code changed, same resources\n";
       if (!code_diffs_) continue;
       if (!d.empty()) report += "PTX of " + kernel + " changed:\n" + d;
       auto s_new = sass.find(key), s_old = sass_.find(key);

@@ -46,10 +46,10 @@ class CodeDiff {
   bool code_diffs_;
   std::string cuobjdump_;  // empty: SASS diffs unavailable
   bool first_ = true;
-  std::map<std::string, Lines> ptx_, sass_;     // "<module>|<kernel>" -> code
-  std::map<std::string, KernelNumbers> res_;    // "<module>|<kernel>" -> its resources
+  std::map<std::string, Lines> ptx_, sass_;          // "<module>|<kernel>" -> code
+  std::map<std::string, KernelNumbers> res_;         // "<module>|<kernel>" -> its resources
   std::map<std::string, lab::LastLaunch> launched_;  // the newest run that launched it
-  std::optional<cu::DeviceLimits> dev_;         // the newest run's device
+  std::optional<cu::DeviceLimits> dev_;              // the newest run's device
 };
 
 }  // namespace warplab::app::watch

@@ -36,8 +36,7 @@ std::string absolute(const std::string& p) {
 
 FileWatcher::FileWatcher(Debounce d) : d_(d) {
   fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (fd_ < 0)
-    throw std::system_error(errno, std::generic_category(), "cannot start inotify");
+  if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "cannot start inotify");
 }
 
 FileWatcher::~FileWatcher() { ::close(fd_); }

@@ -37,7 +37,8 @@ cu::KernelLimits kernel_limits(const rtc::ElfKernel& k) {
   cu::KernelLimits l;
   l.regs = k.registers.value_or(0);
   l.static_shared = static_cast<int>(k.shared_bytes);
-  const unsigned declared = k.max_threads[0] * std::max(1u, k.max_threads[1]) * std::max(1u, k.max_threads[2]);
+  const unsigned declared =
+      k.max_threads[0] * std::max(1u, k.max_threads[1]) * std::max(1u, k.max_threads[2]);
   l.max_threads_per_block = static_cast<int>(declared);  // 0: none declared
   l.barriers = std::max(1, k.barriers);
   return l;
@@ -67,7 +68,8 @@ std::string resource_line(const KernelNumbers& a, const KernelNumbers& b, const 
   if (ra.active_warps_per_sm == rb.active_warps_per_sm && ra.blocks_per_sm == rb.blocks_per_sm)
     out += ", occupancy " + occupancy_text(rb) + where;
   else
-    out += ", occupancy " + occupancy_text(ra) + kArrow + occupancy_text(rb) + where + " (" + limiter_text(rb) + ")";
+    out += ", occupancy " + occupancy_text(ra) + kArrow + occupancy_text(rb) + where + " (" +
+           limiter_text(rb) + ")";
   return out;
 }
 

@@ -23,8 +23,8 @@ struct KernelNumbers {
 // "reduce(float const*, float*): regs 20→32, occupancy 100 %→75 % at block 256 (registers)":
 // what moved, then the occupancy at `at` on `dev` when both are known (with "the same" as
 // its only change, just "occupancy 100 % at block 256"). "" when nothing moved.
-std::string resource_line(const KernelNumbers& before, const KernelNumbers& after,
-                          const lab::LastLaunch* at, const cu::DeviceLimits* dev);
+std::string resource_line(const KernelNumbers& before, const KernelNumbers& after, const lab::LastLaunch* at,
+                          const cu::DeviceLimits* dev);
 
 // The occupancy calculator's view of a kernel's CUBIN numbers.
 cu::KernelLimits kernel_limits(const rtc::ElfKernel& k);

@@ -16,7 +16,7 @@ inline constexpr const char* kArrayMeta = "warplab.array";
 struct Array {
   std::shared_ptr<cu::DeviceBuffer> buf;  // shared by views; null once this handle is freed
   cu::DType type = cu::DType::F32;
-  std::size_t first = 0;                  // element offset into buf (views)
+  std::size_t first = 0;  // element offset into buf (views)
   std::size_t count = 0;
   bool view = false;
 
@@ -38,6 +38,7 @@ cu::DType check_dtype(lua_State* L, int idx);
 // the list there; raises unless it is positive and its bytes fit 2^56. `who` names the call.
 std::size_t check_count(lua_State* L, int idx, cu::DType t, const char* who);
 // Raises "copy needs the same type and length: f32[4] <- i32[4]" unless they match.
-void check_same_shape(lua_State* L, cu::DType dst_type, std::size_t dst_n, cu::DType src_type, std::size_t src_n);
+void check_same_shape(lua_State* L, cu::DType dst_type, std::size_t dst_n, cu::DType src_type,
+                      std::size_t src_n);
 
 }  // namespace warplab::bind

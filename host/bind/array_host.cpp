@@ -6,9 +6,9 @@
 #include "bind/array_host.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,7 +55,12 @@ struct Rng {
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::uint64_t next() {
     const std::uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t; s[3] = rotl(s[3], 45);
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
     return r;
   }
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
@@ -71,8 +76,12 @@ struct Elements {
   std::vector<unsigned char> own;
 
   std::size_t bytes() const { return count * elem; }
-  void load() const { if (dev) dev->buf->copy_to_host(data, bytes(), dev->byte_offset()); }
-  void commit() const { if (dev) dev->buf->copy_from_host(data, bytes(), dev->byte_offset()); }
+  void load() const {
+    if (dev) dev->buf->copy_to_host(data, bytes(), dev->byte_offset());
+  }
+  void commit() const {
+    if (dev) dev->buf->copy_from_host(data, bytes(), dev->byte_offset());
+  }
 };
 
 // The elements of the device or host array at idx (raising when freed or neither).
@@ -92,10 +101,10 @@ Elements elements(lua_State* L, int idx) {
 WL_LUA_FN(array_get) {
   const Elements e = elements(L, 1);
   e.load();
-  lua_createtable(L, static_cast<int>(e.count), 0);           // +1 table
+  lua_createtable(L, static_cast<int>(e.count), 0);  // +1 table
   for (std::size_t i = 0; i < e.count; ++i) {
-    push_element(L, e.type, e.data + i * e.elem);              // +1
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));       // -1
+    push_element(L, e.type, e.data + i * e.elem);         // +1
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));  // -1
   }
   return 1;
 }
@@ -107,12 +116,13 @@ WL_LUA_FN(array_set) {
   const lua_Integer at = luaL_optinteger(L, 3, 1);
   const std::size_t n = lua_rawlen(L, 2);
   if (at < 1 || static_cast<std::size_t>(at - 1) + n > count)
-    return luaL_error(L, "set: %I values at index %I do not fit in %I elements", static_cast<lua_Integer>(n), at,
-                      static_cast<lua_Integer>(count));
+    return luaL_error(L, "set: %I values at index %I do not fit in %I elements", static_cast<lua_Integer>(n),
+                      at, static_cast<lua_Integer>(count));
   if (host) {  // converted first, so a bad value leaves the array as it was
     HostArray& h = check_host_array(L, 1);
     const std::vector<unsigned char> img = table_image(L, 2, h.type);
-    if (!img.empty()) std::memcpy(h.data() + static_cast<std::size_t>(at - 1) * h.elem(), img.data(), img.size());
+    if (!img.empty())
+      std::memcpy(h.data() + static_cast<std::size_t>(at - 1) * h.elem(), img.data(), img.size());
   } else {
     upload_table(L, 2, check_array(L, 1), static_cast<std::size_t>(at - 1));
   }
@@ -149,11 +159,11 @@ WL_LUA_FN(array_iota) {
     if (start != std::floor(start) || step != std::floor(step))
       return luaL_error(L, "iota: start and step must be integers for %s %s array",
                         cu::dtype_article(a.type).data(), info.name.data());
-    if (!lua_numbertointeger(start, &lo) || !lua_numbertointeger(last, &hi) ||
-        !cu::int_fits(a.type, lo) || !cu::int_fits(a.type, hi))
+    if (!lua_numbertointeger(start, &lo) || !lua_numbertointeger(last, &hi) || !cu::int_fits(a.type, lo) ||
+        !cu::int_fits(a.type, hi))
       return luaL_error(L, "iota: %d elements from %s by %s end at %s, which does not fit %s",
-                        static_cast<int>(a.count), num(start).c_str(), num(step).c_str(),
-                        num(last).c_str(), info.name.data());
+                        static_cast<int>(a.count), num(start).c_str(), num(step).c_str(), num(last).c_str(),
+                        info.name.data());
   }
   fill_with(a, [&](std::size_t i, unsigned char* p) {
     const double x = start + step * static_cast<double>(i);
@@ -196,7 +206,8 @@ WL_LUA_FN(array_random) {
   }
   Rng rng(static_cast<std::uint64_t>(seed));
   fill_with(a, [&](std::size_t, unsigned char* p) {
-    if (fl) cu::store_float(a.type, p, lo + (hi - lo) * rng.uniform());
+    if (fl)
+      cu::store_float(a.type, p, lo + (hi - lo) * rng.uniform());
     else {
       const std::uint64_t r = span ? rng.next() % span : rng.next();
       cu::store_int(a.type, p, static_cast<std::int64_t>(static_cast<std::uint64_t>(ilo) + r));
@@ -210,23 +221,27 @@ WL_LUA_FN(array_random) {
 
 void push_element(lua_State* L, cu::DType t, const void* src) {
   const auto& info = cu::dtype_info(t);
-  if (info.is_float) lua_pushnumber(L, cu::load_float(t, src));
-  else if (t == cu::DType::U64) lua_pushinteger(L, static_cast<lua_Integer>(cu::load_uint(t, src)));
-  else lua_pushinteger(L, cu::load_int(t, src));
+  if (info.is_float)
+    lua_pushnumber(L, cu::load_float(t, src));
+  else if (t == cu::DType::U64)
+    lua_pushinteger(L, static_cast<lua_Integer>(cu::load_uint(t, src)));
+  else
+    lua_pushinteger(L, cu::load_int(t, src));
 }
 
 void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what) {
   const auto& info = cu::dtype_info(t);
   if (!lua_isnumber(L, idx))
-    luaL_error(L, "%s must be a number for %s %s array, got %s", what, cu::dtype_article(t).data(), info.name.data(),
-               luaL_typename(L, idx));
+    luaL_error(L, "%s must be a number for %s %s array, got %s", what, cu::dtype_article(t).data(),
+               info.name.data(), luaL_typename(L, idx));
   if (info.is_float) return cu::store_float(t, dst, lua_tonumber(L, idx));
   lua_Integer v = 0;
   if (!lua_isinteger(L, idx)) {
     const lua_Number x = lua_tonumber(L, idx);
     if (x != std::floor(x))
       luaL_error(L, "%s %s is not an integer (array type %s)", what, num(x).c_str(), info.name.data());
-    if (!lua_numbertointeger(x, &v)) luaL_error(L, "%s %s does not fit %s", what, num(x).c_str(), info.name.data());
+    if (!lua_numbertointeger(x, &v))
+      luaL_error(L, "%s %s does not fit %s", what, num(x).c_str(), info.name.data());
   } else {
     v = lua_tointeger(L, idx);
   }
@@ -238,9 +253,9 @@ std::vector<unsigned char> table_image(lua_State* L, int tidx, cu::DType t) {
   const std::size_t n = lua_rawlen(L, tidx), elem = static_cast<std::size_t>(cu::dtype_info(t).size);
   std::vector<unsigned char> host(n * elem);
   for (std::size_t i = 0; i < n; ++i) {
-    lua_rawgeti(L, tidx, static_cast<lua_Integer>(i + 1));    // +1
+    lua_rawgeti(L, tidx, static_cast<lua_Integer>(i + 1));  // +1
     to_element(L, -1, t, host.data() + i * elem, "element");
-    lua_pop(L, 1);                                             // -1
+    lua_pop(L, 1);  // -1
   }
   return host;
 }
@@ -251,9 +266,8 @@ void upload_table(lua_State* L, int tidx, Array& a, std::size_t at) {
 }
 
 void add_array_host_methods(lua_State* L) {
-  const luaL_Reg methods[] = {{"get", array_get},   {"set", array_set},
-                              {"fill", array_fill}, {"iota", array_iota},
-                              {"random", array_random}, {nullptr, nullptr}};
+  const luaL_Reg methods[] = {{"get", array_get},   {"set", array_set},       {"fill", array_fill},
+                              {"iota", array_iota}, {"random", array_random}, {nullptr, nullptr}};
   luaL_setfuncs(L, methods, 0);
 }
 

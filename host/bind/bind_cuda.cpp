@@ -5,7 +5,7 @@
 namespace warplab::bind {
 
 void open_cuda(lua_State* L) {
-  lua_newtable(L);                                 // +1 cuda
+  lua_newtable(L);  // +1 cuda
   add_device(L);
   add_array(L);
   add_host_array(L);
@@ -14,9 +14,9 @@ void open_cuda(lua_State* L) {
   add_kernel(L);
   add_json(L);
   add_host_hooks(L);
-  lua_pushstring(L, WARPLAB_VERSION);              // +1
-  lua_setfield(L, -2, "version");                  // -1
-  lua_setglobal(L, "cuda");                        // -1
+  lua_pushstring(L, WARPLAB_VERSION);  // +1
+  lua_setfield(L, -2, "version");      // -1
+  lua_setglobal(L, "cuda");            // -1
 }
 
 }  // namespace warplab::bind

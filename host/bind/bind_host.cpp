@@ -36,7 +36,7 @@ WL_LUA_FN(host_now) {
 
 void add_host_hooks(lua_State* L) {
   const luaL_Reg fns[] = {{"mkdir", host_mkdir}, {"now", host_now}, {nullptr, nullptr}};
-  luaL_newlib(L, fns);         // +1
+  luaL_newlib(L, fns);          // +1
   lua_setglobal(L, "warplab");  // -1
 }
 

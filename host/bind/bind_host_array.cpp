@@ -10,10 +10,10 @@
 #include "bind/array.hpp"
 #include "bind/array_host.hpp"
 #include "bind/guard.hpp"
-#include "bind/sandbox.hpp"
 #include "bind/host_array.hpp"
 #include "bind/modules.hpp"
 #include "bind/runtime.hpp"
+#include "bind/sandbox.hpp"
 
 namespace warplab::bind {
 
@@ -30,7 +30,7 @@ HostArray& check_host_array(lua_State* L, int idx) {
 namespace {
 
 HostArray& push_host_array(lua_State* L) {
-  void* mem = lua_newuserdatauv(L, sizeof(HostArray), 0);      // +1 host array
+  void* mem = lua_newuserdatauv(L, sizeof(HostArray), 0);  // +1 host array
   auto* h = new (mem) HostArray();
   luaL_setmetatable(L, kHostArrayMeta);
   return *h;
@@ -49,14 +49,14 @@ bool check_pinned_option(lua_State* L, int idx) {
   if (lua_isnoneornil(L, idx)) return true;
   luaL_checktype(L, idx, LUA_TTABLE);
   bool pinned = true;
-  lua_pushnil(L);                                              // +1 key
-  while (lua_next(L, idx)) {                                   // +1 value
+  lua_pushnil(L);             // +1 key
+  while (lua_next(L, idx)) {  // +1 value
     if (lua_type(L, -2) != LUA_TSTRING || std::strcmp(lua_tostring(L, -2), "pinned") != 0)
       luaL_error(L, "cuda.host_array: unknown option '%s' (options: pinned)", luaL_tolstring(L, -2, nullptr));
     if (!lua_isboolean(L, -1))
       luaL_error(L, "cuda.host_array: pinned must be true or false, got %s", luaL_typename(L, -1));
     pinned = lua_toboolean(L, -1);
-    lua_pop(L, 1);                                             // -1 value
+    lua_pop(L, 1);  // -1 value
   }
   return pinned;
 }
@@ -70,7 +70,7 @@ WL_LUA_FN(cuda_host_array) {
   auto buf = std::make_shared<cu::HostBuffer>(
       pinned ? cu::HostBuffer::pinned(gpu_context(L, "a pinned cuda.host_array"), bytes)
              : cu::HostBuffer::pageable(bytes));
-  HostArray& h = push_host_array(L);                           // +1 host array
+  HostArray& h = push_host_array(L);  // +1 host array
   h.type = t;
   h.count = n;
   h.buf = std::move(buf);
@@ -89,14 +89,18 @@ WL_LUA_FN(host_index) {
   }
   auto* h = static_cast<HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta));
   const std::string key = luaL_checkstring(L, 2);
-  if (key == "type") lua_pushstring(L, cu::dtype_info(h->type).name.data());
-  else if (key == "bytes") lua_pushinteger(L, static_cast<lua_Integer>(h->bytes()));
-  else if (key == "freed") lua_pushboolean(L, !h->buf || !h->buf->valid());
-  else if (key == "pinned") lua_pushboolean(L, check_host_array(L, 1).buf->is_pinned());
+  if (key == "type")
+    lua_pushstring(L, cu::dtype_info(h->type).name.data());
+  else if (key == "bytes")
+    lua_pushinteger(L, static_cast<lua_Integer>(h->bytes()));
+  else if (key == "freed")
+    lua_pushboolean(L, !h->buf || !h->buf->valid());
+  else if (key == "pinned")
+    lua_pushboolean(L, check_host_array(L, 1).buf->is_pinned());
   else {
-    luaL_getmetatable(L, kHostArrayMeta);                      // +1 meta
-    lua_getfield(L, -1, "methods");                            // +1 methods
-    if (lua_getfield(L, -1, key.c_str()) == LUA_TNIL)          // +1 method or nil
+    luaL_getmetatable(L, kHostArrayMeta);              // +1 meta
+    lua_getfield(L, -1, "methods");                    // +1 methods
+    if (lua_getfield(L, -1, key.c_str()) == LUA_TNIL)  // +1 method or nil
       return luaL_error(L, "host array has no field or method '%s'", key.c_str());
   }
   return 1;
@@ -119,7 +123,8 @@ WL_LUA_FN(host_len) {
 
 WL_LUA_FN(host_tostring) {
   auto* h = static_cast<HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta));
-  if (!h->buf || !h->buf->valid()) lua_pushstring(L, "cuda.host_array (freed)");
+  if (!h->buf || !h->buf->valid())
+    lua_pushstring(L, "cuda.host_array (freed)");
   else
     lua_pushfstring(L, "cuda.host_array(%s, %d, %s)%s", cu::dtype_info(h->type).name.data(),
                     static_cast<int>(h->count), h->buf->is_pinned() ? "pinned" : "pageable",
@@ -131,7 +136,7 @@ WL_LUA_FN(host_tostring) {
 // (its views then raise on use); freeing a view only detaches it.
 int host_release(lua_State* L) {
   auto* h = static_cast<HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta));
-  if (runtime(L).timed_out && h->buf) {  // cuMemFreeHost could wait for a spinning kernel
+  if (runtime(L).timed_out && h->buf) {                      // cuMemFreeHost could wait for a spinning kernel
     new std::shared_ptr<cu::HostBuffer>(std::move(h->buf));  // deliberately leaked
     return 0;
   }
@@ -156,8 +161,9 @@ WL_LUA_FN(host_view) {
   const lua_Integer n = luaL_optinteger(L, 3, first_ok ? count - first + 1 : 0);
   if (!first_ok || n < 1 || n > count - (first - 1))
     return luaL_error(L, "view(%I, %I) does not fit in a host array of %I elements", first, n, count);
-  HostArray& v = push_host_array(L);                           // +1 view
-  v = HostArray{h.buf, h.type, h.first + static_cast<std::size_t>(first - 1), static_cast<std::size_t>(n), true};
+  HostArray& v = push_host_array(L);  // +1 view
+  v = HostArray{h.buf, h.type, h.first + static_cast<std::size_t>(first - 1), static_cast<std::size_t>(n),
+                true};
   return 1;
 }
 
@@ -188,24 +194,26 @@ WL_LUA_FN(host_zero) {
 }  // namespace
 
 void add_host_array(lua_State* L) {
-  luaL_newmetatable(L, kHostArrayMeta);                        // +1 meta
-  lock_metatable(L, kHostArrayMeta);  // getmetatable() gives the name, never the table
+  luaL_newmetatable(L, kHostArrayMeta);  // +1 meta
+  lock_metatable(L, kHostArrayMeta);     // getmetatable() gives the name, never the table
   set_fields(L, {"type", "bytes", "pinned", "freed"});
-  const luaL_Reg meta[] = {{"__index", host_index},   {"__newindex", host_newindex},
-                           {"__len", host_len},       {"__tostring", host_tostring},
-                           {"__gc", host_gc},         {"__close", host_release},
+  const luaL_Reg meta[] = {{"__index", host_index}, {"__newindex", host_newindex},
+                           {"__len", host_len},     {"__tostring", host_tostring},
+                           {"__gc", host_gc},       {"__close", host_release},
                            {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);
-  lua_newtable(L);                                             // +1 methods
-  const luaL_Reg methods[] = {{"free", host_release}, {"view", host_view},
-                              {"copy", host_copy},    {"zero", host_zero},
+  lua_newtable(L);  // +1 methods
+  const luaL_Reg methods[] = {{"free", host_release},
+                              {"view", host_view},
+                              {"copy", host_copy},
+                              {"zero", host_zero},
                               {nullptr, nullptr}};
   luaL_setfuncs(L, methods, 0);
-  add_array_host_methods(L);                                   // get/set/fill/iota/random
-  lua_setfield(L, -2, "methods");                              // -1
-  lua_pop(L, 1);                                               // -1 meta
-  lua_pushcfunction(L, cuda_host_array);                       // +1
-  lua_setfield(L, -2, "host_array");                           // -1 into cuda
+  add_array_host_methods(L);              // get/set/fill/iota/random
+  lua_setfield(L, -2, "methods");         // -1
+  lua_pop(L, 1);                          // -1 meta
+  lua_pushcfunction(L, cuda_host_array);  // +1
+  lua_setfield(L, -2, "host_array");      // -1 into cuda
 }
 
 }  // namespace warplab::bind

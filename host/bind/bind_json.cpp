@@ -32,16 +32,26 @@ int json_depth(const nlohmann::json& j, int depth = 0) {
 void push_json(lua_State* L, const nlohmann::json& j, int depth) {
   luaL_checkstack(L, 4, "json.decode");
   switch (j.type()) {
-    case nlohmann::json::value_t::null: lua_pushlightuserdata(L, &null_sentinel); break;
-    case nlohmann::json::value_t::boolean: lua_pushboolean(L, j.get<bool>()); break;
-    case nlohmann::json::value_t::number_integer: lua_pushinteger(L, j.get<long long>()); break;
+    case nlohmann::json::value_t::null:
+      lua_pushlightuserdata(L, &null_sentinel);
+      break;
+    case nlohmann::json::value_t::boolean:
+      lua_pushboolean(L, j.get<bool>());
+      break;
+    case nlohmann::json::value_t::number_integer:
+      lua_pushinteger(L, j.get<long long>());
+      break;
     case nlohmann::json::value_t::number_unsigned: {
       const auto u = j.get<unsigned long long>();
-      if (u > static_cast<unsigned long long>(LUA_MAXINTEGER)) lua_pushnumber(L, static_cast<double>(u));
-      else lua_pushinteger(L, static_cast<lua_Integer>(u));
+      if (u > static_cast<unsigned long long>(LUA_MAXINTEGER))
+        lua_pushnumber(L, static_cast<double>(u));
+      else
+        lua_pushinteger(L, static_cast<lua_Integer>(u));
       break;
     }
-    case nlohmann::json::value_t::number_float: lua_pushnumber(L, j.get<double>()); break;
+    case nlohmann::json::value_t::number_float:
+      lua_pushnumber(L, j.get<double>());
+      break;
     case nlohmann::json::value_t::string: {
       const auto& s = j.get_ref<const std::string&>();
       lua_pushlstring(L, s.data(), s.size());
@@ -65,7 +75,8 @@ void push_json(lua_State* L, const nlohmann::json& j, int depth) {
       }
       break;
     }
-    default: lua_pushnil(L);  // binary / discarded: not produced by parse()
+    default:
+      lua_pushnil(L);  // binary / discarded: not produced by parse()
   }
 }
 
@@ -78,7 +89,8 @@ WL_LUA_FN(json_decode) {
     try {
       j = nlohmann::json::parse(text, text + n);
     } catch (const nlohmann::json::parse_error& e) {
-      const std::string msg = e.what();  // "[json.exception.parse_error.101] parse error at line 1, column 3: ..."
+      const std::string msg =
+          e.what();  // "[json.exception.parse_error.101] parse error at line 1, column 3: ..."
       const auto at = msg.find("at line ");
       why = "invalid JSON " + (at == std::string::npos ? msg : msg.substr(at));
     } catch (const nlohmann::json::exception& e) {  // out_of_range.406: a number overflows a double
@@ -87,7 +99,8 @@ WL_LUA_FN(json_decode) {
       why = at == std::string::npos ? msg : msg.substr(at + 2);
     }
     if (why.empty()) {
-      if (json_depth(j) > kMaxDepth) why = "nested deeper than " + std::to_string(kMaxDepth) + " levels";
+      if (json_depth(j) > kMaxDepth)
+        why = "nested deeper than " + std::to_string(kMaxDepth) + " levels";
       else {
         push_json(L, j, 0);
         return 1;

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "bind/fault.hpp"
-#include "bind/sandbox.hpp"
 #include "bind/guard.hpp"
 #include "bind/modules.hpp"
 #include "bind/runtime.hpp"
+#include "bind/sandbox.hpp"
 #include "bind/stream.hpp"
 
 namespace warplab::bind {
@@ -60,9 +60,9 @@ int event_gc(lua_State* L) {
 WL_LUA_FN(cuda_stream) {
   bool non_blocking = false;
   if (lua_istable(L, 1)) {
-    lua_getfield(L, 1, "non_blocking");                          // +1
+    lua_getfield(L, 1, "non_blocking");  // +1
     non_blocking = lua_toboolean(L, -1);
-    lua_pop(L, 1);                                               // -1
+    lua_pop(L, 1);  // -1
   } else if (!lua_isnoneornil(L, 1)) {
     return luaL_error(L, "cuda.stream takes nothing or {non_blocking = true}, got %s", luaL_typename(L, 1));
   }
@@ -85,7 +85,7 @@ WL_LUA_FN(stream_query) {
 
 WL_LUA_FN(cuda_event) {
   const cu::ContextPtr& ctx = gpu_context(L, "cuda.event");
-  new (lua_newuserdatauv(L, sizeof(cu::Event), 0)) cu::Event(ctx);    // +1
+  new (lua_newuserdatauv(L, sizeof(cu::Event), 0)) cu::Event(ctx);  // +1
   luaL_setmetatable(L, kEventMeta);
   return 1;
 }
@@ -126,11 +126,11 @@ int cuda_clock(lua_State* L) {
 
 int opt_field(lua_State* L, int t, const char* k, int dflt) {
   if (!lua_istable(L, t)) return dflt;
-  lua_getfield(L, t, k);                                         // +1
+  lua_getfield(L, t, k);  // +1
   int exact = lua_isnil(L, -1);
   const lua_Integer v = exact ? dflt : lua_tointegerx(L, -1, &exact);
   if (!exact || v < 0 || v > INT_MAX) luaL_error(L, "cuda.bench: %s must be an integer >= 0", k);
-  lua_pop(L, 1);                                                 // -1
+  lua_pop(L, 1);  // -1
   return static_cast<int>(v);
 }
 
@@ -144,22 +144,22 @@ WL_LUA_FN(cuda_bench) {
   if (lua_istable(L, 2) && lua_getfield(L, 2, "stream") != LUA_TNIL) stream = opt_stream(L, -1);
   const cu::ContextPtr& ctx = gpu_context(L, "cuda.bench");
   for (int i = 0; i < warmup; ++i) {
-    lua_pushvalue(L, 1);                                         // +1
-    lua_call(L, 0, 0);                                           // -1
+    lua_pushvalue(L, 1);  // +1
+    lua_call(L, 0, 0);    // -1
   }
   std::vector<cu::Event> ev;
   ev.reserve(2 * static_cast<std::size_t>(reps));
   for (int i = 0; i < 2 * reps; ++i) ev.emplace_back(ctx);
   for (int i = 0; i < reps; ++i) {
     ev[2 * i].record(stream);
-    lua_pushvalue(L, 1);                                         // +1
-    lua_call(L, 0, 0);                                           // -1
+    lua_pushvalue(L, 1);  // +1
+    lua_call(L, 0, 0);    // -1
     ev[2 * i + 1].record(stream);
   }
   checked_sync(L, [&] { ev.back().synchronize(); });
   std::vector<double> ms(static_cast<std::size_t>(reps));
   for (int i = 0; i < reps; ++i) ms[i] = cu::elapsed_ms(ev[2 * i], ev[2 * i + 1]);
-  push_timing(L, ms);                                            // +1
+  push_timing(L, ms);  // +1
   return 1;
 }
 
@@ -171,51 +171,61 @@ void push_timing(lua_State* L, std::vector<double> ms) {
   const double mean = sum / static_cast<double>(ms.size());
   double var = 0;
   for (double x : ms) var += (x - mean) * (x - mean);
-  lua_createtable(L, 0, 7);                                      // +1 result
-  lua_createtable(L, static_cast<int>(ms.size()), 0);            // +1 samples
+  lua_createtable(L, 0, 7);                            // +1 result
+  lua_createtable(L, static_cast<int>(ms.size()), 0);  // +1 samples
   for (std::size_t i = 0; i < ms.size(); ++i) {
-    lua_pushnumber(L, ms[i]);                                    // +1
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));         // -1
+    lua_pushnumber(L, ms[i]);                             // +1
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));  // -1
   }
-  lua_setfield(L, -2, "samples");                                // -1
+  lua_setfield(L, -2, "samples");  // -1
   std::sort(ms.begin(), ms.end());
   const std::size_t n = ms.size();
   const double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
   const std::pair<const char*, double> fields[] = {
-      {"median", median}, {"min", ms.front()}, {"max", ms.back()}, {"mean", mean},
+      {"median", median},
+      {"min", ms.front()},
+      {"max", ms.back()},
+      {"mean", mean},
       {"stdev", n > 1 ? std::sqrt(var / static_cast<double>(n - 1)) : 0.0}};
   for (const auto& [k, v] : fields) {
-    lua_pushnumber(L, v);                                        // +1
-    lua_setfield(L, -2, k);                                      // -1
+    lua_pushnumber(L, v);    // +1
+    lua_setfield(L, -2, k);  // -1
   }
-  lua_pushinteger(L, static_cast<lua_Integer>(n));               // +1
-  lua_setfield(L, -2, "n");                                      // -1
+  lua_pushinteger(L, static_cast<lua_Integer>(n));  // +1
+  lua_setfield(L, -2, "n");                         // -1
 }
 
 void add_stream(lua_State* L) {
-  const luaL_Reg stream_methods[] = {{"synchronize", stream_synchronize}, {"query", stream_query},
-                                     {"free", stream_release}, {nullptr, nullptr}};
-  const luaL_Reg event_methods[] = {{"record", event_record}, {"synchronize", event_synchronize},
-                                    {"elapsed", event_elapsed}, {"free", event_release},
+  const luaL_Reg stream_methods[] = {{"synchronize", stream_synchronize},
+                                     {"query", stream_query},
+                                     {"free", stream_release},
+                                     {nullptr, nullptr}};
+  const luaL_Reg event_methods[] = {{"record", event_record},
+                                    {"synchronize", event_synchronize},
+                                    {"elapsed", event_elapsed},
+                                    {"free", event_release},
                                     {nullptr, nullptr}};
-  luaL_newmetatable(L, kStreamMeta);                             // +1
-  lock_metatable(L, kStreamMeta);  // getmetatable() gives the name, never the table
-  luaL_newlib(L, stream_methods);                                // +1
-  lua_setfield(L, -2, "__index");                                // -1
-  lua_pushcfunction(L, stream_gc); lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, stream_release); lua_setfield(L, -2, "__close");
-  lua_pop(L, 1);                                                 // -1
-  luaL_newmetatable(L, kEventMeta);                              // +1
-  lock_metatable(L, kEventMeta);  // getmetatable() gives the name, never the table
-  luaL_newlib(L, event_methods);                                 // +1
-  lua_setfield(L, -2, "__index");                                // -1
-  lua_pushcfunction(L, event_gc); lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, event_release); lua_setfield(L, -2, "__close");
-  lua_pop(L, 1);                                                 // -1
-  const luaL_Reg fns[] = {{"stream", cuda_stream}, {"event", cuda_event},
-                          {"synchronize", cuda_synchronize}, {"bench", cuda_bench},
-                          {"clock", cuda_clock}, {nullptr, nullptr}};
-  luaL_setfuncs(L, fns, 0);                                      // into cuda
+  luaL_newmetatable(L, kStreamMeta);  // +1
+  lock_metatable(L, kStreamMeta);     // getmetatable() gives the name, never the table
+  luaL_newlib(L, stream_methods);     // +1
+  lua_setfield(L, -2, "__index");     // -1
+  lua_pushcfunction(L, stream_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, stream_release);
+  lua_setfield(L, -2, "__close");
+  lua_pop(L, 1);                     // -1
+  luaL_newmetatable(L, kEventMeta);  // +1
+  lock_metatable(L, kEventMeta);     // getmetatable() gives the name, never the table
+  luaL_newlib(L, event_methods);     // +1
+  lua_setfield(L, -2, "__index");    // -1
+  lua_pushcfunction(L, event_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, event_release);
+  lua_setfield(L, -2, "__close");
+  lua_pop(L, 1);  // -1
+  const luaL_Reg fns[] = {{"stream", cuda_stream}, {"event", cuda_event}, {"synchronize", cuda_synchronize},
+                          {"bench", cuda_bench},   {"clock", cuda_clock}, {nullptr, nullptr}};
+  luaL_setfuncs(L, fns, 0);  // into cuda
 }
 
 }  // namespace warplab::bind

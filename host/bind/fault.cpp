@@ -20,11 +20,11 @@ const char kSourceFnKey = 0;
 // The function on top of the stack (left there) launched: remember its chunk name.
 [[gnu::noinline]] void remember_source(lua_State* L, FaultLog& log) {
   lua_Debug ar;
-  lua_pushvalue(L, -1);                                                  // +1 function
-  lua_getinfo(L, ">S", &ar);                                             // -1
+  lua_pushvalue(L, -1);                                      // +1 function
+  lua_getinfo(L, ">S", &ar);                                 // -1
   std::memcpy(log.source, ar.short_src, sizeof log.source);  // both LUA_IDSIZE, NUL-terminated
-  lua_pushvalue(L, -1);                                                  // +1 function
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &kSourceFnKey);                      // -1
+  lua_pushvalue(L, -1);                                      // +1 function
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kSourceFnKey);          // -1
   log.source_fn = lua_topointer(L, -1);
 }
 
@@ -41,13 +41,13 @@ void note_launch(lua_State* L, FaultLog& log, const std::string& kernel, const c
   n.kernel[len] = '\0';
   n.line = 0;
   lua_Debug ar;
-  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "fl", &ar)) {           // +1 function
-    if (ar.currentline > 0) {  // a Lua function (a C caller has no line)
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "fl", &ar)) {  // +1 function
+    if (ar.currentline > 0) {                                  // a Lua function (a C caller has no line)
       if (lua_topointer(L, -1) != log.source_fn) remember_source(L, log);
       std::memcpy(n.source, log.source, sizeof n.source);
       n.line = ar.currentline;
     }
-    lua_pop(L, 1);                                                       // -1
+    lua_pop(L, 1);  // -1
   }
   n.config = c;
   n.limits = k;
@@ -61,9 +61,7 @@ namespace {
 
 // Raises the watchdog's message on every instruction count tick, so an enclosing pcall
 // cannot swallow it for long: as redis re-arms its script-kill hook.
-void timeout_hook(lua_State* L, lua_Debug*) {
-  luaL_error(L, "%s", runtime(L).timeout_message.c_str());
-}
+void timeout_hook(lua_State* L, lua_Debug*) { luaL_error(L, "%s", runtime(L).timeout_message.c_str()); }
 
 std::string deadlock_verdict(const Runtime& rt, const LaunchNote& n) {
   const cu::DeviceLimits& d = *rt.limits;
@@ -73,8 +71,8 @@ std::string deadlock_verdict(const Runtime& rt, const LaunchNote& n) {
   const unsigned long long resident = 1ull * o.blocks_per_sm * static_cast<unsigned>(d.multiprocessor_count);
   if (grid > resident)
     return "probable inter-block deadlock: grid " + std::to_string(grid) + " blocks > " +
-           std::to_string(resident) + " co-resident (" + std::to_string(o.blocks_per_sm) +
-           " per SM x " + std::to_string(d.multiprocessor_count) +
+           std::to_string(resident) + " co-resident (" + std::to_string(o.blocks_per_sm) + " per SM x " +
+           std::to_string(d.multiprocessor_count) +
            " SMs), so blocks waiting for unstarted blocks can never be released";
   return "probable deadlock or a very long kernel (grid " + std::to_string(grid) +
          " blocks, all co-resident: " + std::to_string(resident) + " fit)";
@@ -92,7 +90,8 @@ void await_gpu(lua_State* L) {
   auto pause = std::chrono::microseconds(20);
   while (!rt.watch_event->query()) {
     if (std::chrono::steady_clock::now() > deadline) {
-      const LaunchNote& last = rt.faults.ring[(rt.faults.head + rt.faults.ring.size() - 1) % rt.faults.ring.size()];
+      const LaunchNote& last =
+          rt.faults.ring[(rt.faults.head + rt.faults.ring.size() - 1) % rt.faults.ring.size()];
       char secs[32];
       std::snprintf(secs, sizeof secs, "%g", rt.opts.timeout);
       if (!rt.limits) rt.limits = cu::device_limits(rt.target);
@@ -127,8 +126,10 @@ bool is_async_fault(CUresult c) {
     case CUDA_ERROR_INVALID_PC:
     case CUDA_ERROR_HARDWARE_STACK_ERROR:
     case CUDA_ERROR_ASSERT:
-    case CUDA_ERROR_LAUNCH_TIMEOUT: return true;
-    default: return false;
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -143,8 +144,8 @@ std::string describe_error(lua_State* L, const cu::Error& e) {
   std::string out = "kernel '" + std::string(last.kernel) + "' launched at " + last.where() +
                     " faulted: " + cu::error_text(e.code());
   if (log.since_sync > 1) {
-    out += " (one of " + std::to_string(log.since_sync) +
-           " launches since the last synchronization; earlier:";
+    out +=
+        " (one of " + std::to_string(log.since_sync) + " launches since the last synchronization; earlier:";
     for (unsigned i = 2; i <= n; ++i) {
       const LaunchNote& k = log.ring[(log.head + log.ring.size() - i) % log.ring.size()];
       out += std::string(" ") + k.kernel + "@" + k.where();

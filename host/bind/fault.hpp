@@ -25,8 +25,8 @@ struct LaunchNote {
 
 struct FaultLog {
   std::array<LaunchNote, 8> ring{};
-  unsigned head = 0;             // next slot
-  unsigned since_sync = 0;       // launches since the last completed synchronization
+  unsigned head = 0;        // next slot
+  unsigned since_sync = 0;  // launches since the last completed synchronization
   // The chunk name of the function that launched last, by the function's address: the
   // function is kept in the registry while it is remembered, so the address stays its.
   const void* source_fn = nullptr;

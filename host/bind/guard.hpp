@@ -30,9 +30,11 @@ int guard(lua_State* L, F&& body) {
 }
 
 // Declare `int name(lua_State* L)` whose body runs inside guard().
-#define WL_LUA_FN(name)                                    \
-  static int name##_impl(lua_State* L);                    \
-  static int name(lua_State* L) { return ::warplab::bind::guard(L, [L] { return name##_impl(L); }); } \
+#define WL_LUA_FN(name)                                               \
+  static int name##_impl(lua_State* L);                               \
+  static int name(lua_State* L) {                                     \
+    return ::warplab::bind::guard(L, [L] { return name##_impl(L); }); \
+  }                                                                   \
   static int name##_impl(lua_State* L)
 
 }  // namespace warplab::bind

@@ -18,7 +18,7 @@ inline constexpr const char* kHostArrayMeta = "warplab.host_array";
 struct HostArray {
   std::shared_ptr<cu::HostBuffer> buf;  // shared by views; null once this handle is freed
   cu::DType type = cu::DType::F32;
-  std::size_t first = 0;                // element offset into buf (views)
+  std::size_t first = 0;  // element offset into buf (views)
   std::size_t count = 0;
   bool view = false;
 

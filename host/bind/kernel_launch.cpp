@@ -21,7 +21,8 @@ namespace {
 
 // The device limits of the runtime's target, read once.
 const cu::DeviceLimits& limits_of(Runtime& rt) {
-  if (!rt.limits) [[unlikely]] rt.limits = cu::device_limits(rt.target);
+  if (!rt.limits) [[unlikely]]
+    rt.limits = cu::device_limits(rt.target);
   return *rt.limits;
 }
 
@@ -98,7 +99,7 @@ WL_LUA_FN(kernel_check) {
     lua_pushvalue(L, 1);               // +1
     luaL_checkstack(L, t.n, "k:check");
     for (int i = 0; i < t.n; ++i) lua_pushvalue(L, t.first + i);  // +n
-    if (lua_pcall(L, t.n + 1, 0, 0) != LUA_OK) {                    // -(n+2) +1
+    if (lua_pcall(L, t.n + 1, 0, 0) != LUA_OK) {                  // -(n+2) +1
       why = luaL_tolstring(L, -1, nullptr);
       const std::string prefix = k.display + ": ";
       if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
@@ -118,7 +119,8 @@ WL_LUA_FN(kernel_clusters) {
   const cu::LaunchConfig c = config_from_table(L, 2);
   if (!c.clustered()) luaL_error(L, "clusters: the launch table needs cluster =");
   std::string why = lab::limit_error(c, k.limits, device_limits(L));
-  if (why.empty() && !k.fn) why = "cuOccupancyMaxActiveClusters needs a GPU (" + runtime(L).offline_reason + ")";
+  if (why.empty() && !k.fn)
+    why = "cuOccupancyMaxActiveClusters needs a GPU (" + runtime(L).offline_reason + ")";
   if (!why.empty()) {
     luaL_pushfail(L);                // +1
     lua_pushstring(L, why.c_str());  // +1
@@ -156,15 +158,17 @@ WL_LUA_FN(kernel_bench) {
 }  // namespace
 
 void add_kernel_launch(lua_State* L) {
-  const luaL_Reg methods[] = {{"launch", kernel_launch}, {"check", kernel_check},
-                              {"bench", kernel_bench}, {"clusters", kernel_clusters},
+  const luaL_Reg methods[] = {{"launch", kernel_launch},
+                              {"check", kernel_check},
+                              {"bench", kernel_bench},
+                              {"clusters", kernel_clusters},
                               {nullptr, nullptr}};
   push_launch_keys(L);                     // +keys
   luaL_setfuncs(L, methods, kLaunchKeys);  // -keys
 }
 
 void push_kernel_call(lua_State* L) {
-  push_launch_keys(L);                           // +keys
+  push_launch_keys(L);                            // +keys
   lua_pushcclosure(L, kernel_call, kLaunchKeys);  // -keys +1
 }
 

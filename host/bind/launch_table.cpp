@@ -101,8 +101,10 @@ TableLaunch read_fields(lua_State* L, int idx, bool with_args) {
   if (field(L, idx, kCluster) != LUA_TNIL) c.cluster = check_dim(L, -1, "cluster");  // +1; a zero: validate()
   if (!with_args) return t;
   const int args = lua_gettop(L) + 1;
-  if (field(L, idx, kArgs) == LUA_TTABLE) t.n = push_list(L, args, args);  // +1 +n
-  else if (!lua_isnil(L, args)) luaL_error(L, "args must be a list");
+  if (field(L, idx, kArgs) == LUA_TTABLE)
+    t.n = push_list(L, args, args);  // +1 +n
+  else if (!lua_isnil(L, args))
+    luaL_error(L, "args must be a list");
   t.first = args + 1;
   return t;
 }
@@ -135,8 +137,10 @@ cu::Dim3 check_dim(lua_State* L, int idx, const char* what) {
 
 TableLaunch read_launch_table(lua_State* L, int idx, bool with_args) {
   TableLaunch t;
-  if (lua_getmetatable(L, idx)) lua_pop(L, 1);  // +1 -1: its __index may supply fields
-  else if (read_plain(L, idx, runtime(L), with_args, t)) return t;
+  if (lua_getmetatable(L, idx))
+    lua_pop(L, 1);  // +1 -1: its __index may supply fields
+  else if (read_plain(L, idx, runtime(L), with_args, t))
+    return t;
   return read_fields(L, idx, with_args);
 }
 

@@ -68,47 +68,52 @@ int inline_first_line(const Caller& c, const std::string& text) {
 
 std::vector<std::string> string_list(lua_State* L, int t, const char* field) {
   std::vector<std::string> out;
-  const int type = lua_getfield(L, t, field);                          // +1
-  if (type == LUA_TSTRING) out.emplace_back(lua_tostring(L, -1));
+  const int type = lua_getfield(L, t, field);  // +1
+  if (type == LUA_TSTRING)
+    out.emplace_back(lua_tostring(L, -1));
   else if (type == LUA_TTABLE)
-    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {   // +1
-      if (!lua_isstring(L, -1)) luaL_error(L, "cuda.compile: %s[%d] must be a string", field, static_cast<int>(i));
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {  // +1
+      if (!lua_isstring(L, -1))
+        luaL_error(L, "cuda.compile: %s[%d] must be a string", field, static_cast<int>(i));
       out.emplace_back(lua_tostring(L, -1));
-      lua_pop(L, 1);                                                    // -1
+      lua_pop(L, 1);  // -1
     }
-  else if (type != LUA_TNIL) luaL_error(L, "cuda.compile: %s must be a string or a list of strings", field);
-  lua_settop(L, t);                                                     // drop leftovers
+  else if (type != LUA_TNIL)
+    luaL_error(L, "cuda.compile: %s must be a string or a list of strings", field);
+  lua_settop(L, t);  // drop leftovers
   return out;
 }
 
 // defines = {BLOCK = 256, DEBUG = true, "A=1", "B"}: name = value pairs sorted by name
 // (pairs() order changes from run to run; the option list should not), then the list.
 void read_defines(lua_State* L, int t, rtc::Options& o) {
-  const int type = lua_getfield(L, t, "defines");                      // +1
+  const int type = lua_getfield(L, t, "defines");  // +1
   if (type != LUA_TTABLE) {
-    if (type != LUA_TNIL) luaL_error(L, "cuda.compile: defines must be a table ({BLOCK = 256} or {\"BLOCK=256\"})");
+    if (type != LUA_TNIL)
+      luaL_error(L, "cuda.compile: defines must be a table ({BLOCK = 256} or {\"BLOCK=256\"})");
     lua_settop(L, t);
     return;
   }
   std::vector<std::pair<std::string, std::string>> named, listed;
-  lua_pushnil(L);                                                       // +1 key
-  while (lua_next(L, -2)) {                                             // +1 value
-    if (lua_isinteger(L, -2)) {                                         // {"A=1", "B"}
+  lua_pushnil(L);                // +1 key
+  while (lua_next(L, -2)) {      // +1 value
+    if (lua_isinteger(L, -2)) {  // {"A=1", "B"}
       if (lua_type(L, -1) != LUA_TSTRING)
-        luaL_error(L, "cuda.compile: defines[%d] must be a string like \"NAME=value\"", static_cast<int>(lua_tointeger(L, -2)));
+        luaL_error(L, "cuda.compile: defines[%d] must be a string like \"NAME=value\"",
+                   static_cast<int>(lua_tointeger(L, -2)));
       try {
         listed.push_back(rtc::parse_define(lua_tostring(L, -1)));
       } catch (const rtc::Error& e) {
         luaL_error(L, "cuda.compile: defines[%d]: %s", static_cast<int>(lua_tointeger(L, -2)), e.what());
       }
-    } else if (lua_type(L, -2) == LUA_TSTRING) {                        // {BLOCK = 256, DEBUG = true}
+    } else if (lua_type(L, -2) == LUA_TSTRING) {  // {BLOCK = 256, DEBUG = true}
       const int vt = lua_type(L, -1);
       if (vt != LUA_TNUMBER && vt != LUA_TSTRING && vt != LUA_TBOOLEAN)
         luaL_error(L, "cuda.compile: defines.%s must be a number, string or boolean, got %s",
                    lua_tostring(L, -2), luaL_typename(L, -1));
       std::string v = vt == LUA_TBOOLEAN ? (lua_toboolean(L, -1) ? "1" : "0")
                                          : luaL_tolstring(L, -1, nullptr);  // +1 (not for booleans)
-      if (vt != LUA_TBOOLEAN) lua_pop(L, 1);                            // -1
+      if (vt != LUA_TBOOLEAN) lua_pop(L, 1);                                // -1
       try {
         rtc::check_define_name(lua_tostring(L, -2));
       } catch (const rtc::Error& e) {
@@ -118,7 +123,7 @@ void read_defines(lua_State* L, int t, rtc::Options& o) {
     } else {
       luaL_error(L, "cuda.compile: defines keys must be names, got a %s", luaL_typename(L, -2));
     }
-    lua_pop(L, 1);                                                      // -1 value
+    lua_pop(L, 1);  // -1 value
   }
   std::sort(named.begin(), named.end());
   o.defines.insert(o.defines.end(), named.begin(), named.end());
@@ -128,14 +133,15 @@ void read_defines(lua_State* L, int t, rtc::Options& o) {
 
 // An optional string field: "" when absent, raises for another type.
 std::string opt_string(lua_State* L, int t, const char* field) {
-  const int type = lua_getfield(L, t, field);                          // +1
+  const int type = lua_getfield(L, t, field);  // +1
   std::string v;
   std::size_t len = 0;
   if (type == LUA_TSTRING) {
     const char* p = lua_tolstring(L, -1, &len);
     v.assign(p, len);  // every byte, NULs too
-  } else if (type != LUA_TNIL) luaL_error(L, "cuda.compile: %s must be a string, got %s", field, luaL_typename(L, -1));
-  lua_pop(L, 1);                                                        // -1
+  } else if (type != LUA_TNIL)
+    luaL_error(L, "cuda.compile: %s must be a string, got %s", field, luaL_typename(L, -1));
+  lua_pop(L, 1);  // -1
   return v;
 }
 
@@ -153,21 +159,25 @@ std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why
     file = lua_tostring(L, idx);
   } else {
     luaL_checktype(L, idx, LUA_TTABLE);
-    static const std::set<std::string> known = {"file", "source", "name", "defines", "include",
-                                                "options", "arch", "kernels", "std", "max_registers", "lineinfo"};
+    static const std::set<std::string> known = {"file",    "source",        "name",    "defines",
+                                                "include", "options",       "arch",    "kernels",
+                                                "std",     "max_registers", "lineinfo"};
     lua_pushnil(L);
     while (lua_next(L, idx)) {
       if (lua_type(L, -2) != LUA_TSTRING || !known.count(lua_tostring(L, -2)))
-        luaL_error(L, "cuda.compile: unknown field '%s' (fields: file, source, name, defines, "
-                   "include, options, arch, kernels, std, max_registers, lineinfo)", luaL_tolstring(L, -2, nullptr));
+        luaL_error(L,
+                   "cuda.compile: unknown field '%s' (fields: file, source, name, defines, "
+                   "include, options, arch, kernels, std, max_registers, lineinfo)",
+                   luaL_tolstring(L, -2, nullptr));
       lua_pop(L, 1);
     }
     file = opt_string(L, idx, "file");
     inline_text = opt_string(L, idx, "source");
-    lua_getfield(L, idx, "source");                                     // +1
+    lua_getfield(L, idx, "source");  // +1
     const bool has_source = !lua_isnil(L, -1);
-    lua_pop(L, 1);                                                      // -1
-    if (has_source && inline_text.empty()) luaL_error(L, "cuda.compile: source= is empty: no kernel to compile");
+    lua_pop(L, 1);  // -1
+    if (has_source && inline_text.empty())
+      luaL_error(L, "cuda.compile: source= is empty: no kernel to compile");
     // Given but empty is a mistake (as `compile --arch ""`), not "the default".
     for (const char* f : {"arch", "std"})
       if (lua_getfield(L, idx, f) == LUA_TSTRING && lua_rawlen(L, -1) == 0)  // +1
@@ -176,13 +186,14 @@ std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why
     if (auto a = opt_string(L, idx, "arch"); !a.empty()) spec.options.arch = a;
     if (auto v = opt_string(L, idx, "std"); !v.empty()) spec.options.std = v;
     spec.source.name = opt_string(L, idx, "name");
-    if (lua_getfield(L, idx, "max_registers") != LUA_TNIL) {            // +1
+    if (lua_getfield(L, idx, "max_registers") != LUA_TNIL) {  // +1
       if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0 || lua_tointeger(L, -1) > 255)
-        luaL_error(L, "cuda.compile: max_registers must be an integer >= 0 (0: no limit) and at most 255, got %s",
-                   luaL_tolstring(L, -1, nullptr));
+        luaL_error(
+            L, "cuda.compile: max_registers must be an integer >= 0 (0: no limit) and at most 255, got %s",
+            luaL_tolstring(L, -1, nullptr));
       spec.options.max_registers = static_cast<int>(lua_tointeger(L, -1));
     }
-    lua_getfield(L, idx, "lineinfo");                                   // +1
+    lua_getfield(L, idx, "lineinfo");  // +1
     spec.options.lineinfo = spec.options.lineinfo || lua_toboolean(L, -1);
     lua_settop(L, idx);
     if (file.empty() == inline_text.empty())
@@ -190,8 +201,10 @@ std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why
     read_defines(L, idx, spec.options);
     spec.options.include_dirs = string_list(L, idx, "include");
     for (auto& o : string_list(L, idx, "options")) {
-      if (o == "-lineinfo" || o == "--generate-line-info") spec.options.lineinfo = true;
-      else spec.options.extra.push_back(o);
+      if (o == "-lineinfo" || o == "--generate-line-info")
+        spec.options.lineinfo = true;
+      else
+        spec.options.extra.push_back(o);
     }
     spec.options.name_expressions = string_list(L, idx, "kernels");
   }
@@ -228,6 +241,5 @@ bool reread_source(ModuleSpec& spec, std::string& why) {
     return false;
   }
 }
-
 
 }  // namespace warplab::bind

@@ -13,8 +13,8 @@
 #include "cu/context.hpp"
 #include "cu/device.hpp"
 #include "cu/memory.hpp"
-#include "cu/stream.hpp"
 #include "cu/occupancy.hpp"
+#include "cu/stream.hpp"
 #include "lab/options.hpp"
 #include "rtc/cache.hpp"
 
@@ -23,13 +23,13 @@
 namespace warplab::bind {
 
 struct Runtime {
-  lab::Options opts;          // as the command line set them; color also needs a terminal
-  cu::DeviceSnapshot target;  // the selected device or profile
-  bool offline = true;        // true when `target` is a profile
-  std::string offline_reason; // why (no driver, no GPU, --profile ...)
-  cu::ContextPtr context;     // the device's primary context, retained on first use
-  cu::PinnedBuffer staging;   // page-locked bounce buffer for large host<->device copies
-  FaultLog faults;            // recent launches, for naming asynchronous faults
+  lab::Options opts;                       // as the command line set them; color also needs a terminal
+  cu::DeviceSnapshot target;               // the selected device or profile
+  bool offline = true;                     // true when `target` is a profile
+  std::string offline_reason;              // why (no driver, no GPU, --profile ...)
+  cu::ContextPtr context;                  // the device's primary context, retained on first use
+  cu::PinnedBuffer staging;                // page-locked bounce buffer for large host<->device copies
+  FaultLog faults;                         // recent launches, for naming asynchronous faults
   std::optional<cu::DeviceLimits> limits;  // of `target`, read once for launch checks
   std::unique_ptr<rtc::Cache> cache;       // null with --no-cache
   std::unique_ptr<cu::Event> watch_event;  // the watchdog's marker (fault.hpp await_gpu)

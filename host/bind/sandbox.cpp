@@ -103,11 +103,16 @@ std::string script_problem(const std::string& path) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   std::string why;
-  if (!fs::exists(st)) why = "not found";
-  else if (fs::is_directory(st)) why = "a folder, not a script";
-  else if (!fs::is_regular_file(st)) why = "not a regular file";
-  else if (fs::file_size(path, ec) > static_cast<std::uintmax_t>(kMaxScriptBytes)) why = "larger than 64 MiB";
-  else if (std::ifstream in(path, std::ios::binary); !in) why = std::string("unreadable: ") + std::strerror(errno);
+  if (!fs::exists(st))
+    why = "not found";
+  else if (fs::is_directory(st))
+    why = "a folder, not a script";
+  else if (!fs::is_regular_file(st))
+    why = "not a regular file";
+  else if (fs::file_size(path, ec) > static_cast<std::uintmax_t>(kMaxScriptBytes))
+    why = "larger than 64 MiB";
+  else if (std::ifstream in(path, std::ios::binary); !in)
+    why = std::string("unreadable: ") + std::strerror(errno);
   return why.empty() ? why : "script '" + path + "': " + why;
 }
 

@@ -79,7 +79,7 @@ std::vector<std::string> lua_library_dirs() {
   if (const char* env = std::getenv("WARPLAB_LUA_DIR")) dirs.emplace_back(env);
   const std::string exe = exe_dir();
   if (!exe.empty()) {
-    dirs.push_back(exe + "/../lua");              // build/ inside the source tree
+    dirs.push_back(exe + "/../lua");                // build/ inside the source tree
     dirs.push_back(exe + "/../share/warplab/lua");  // installed layout
   }
   dirs.emplace_back(WARPLAB_SOURCE_DIR "/lua");
@@ -99,7 +99,7 @@ StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool of
   luaL_openlibs(L);
   harden_libs(L);
 
-  void* mem = lua_newuserdatauv(L, sizeof(Runtime), 0);      // +1 runtime
+  void* mem = lua_newuserdatauv(L, sizeof(Runtime), 0);  // +1 runtime
   auto* rt = new (mem) Runtime();
   rt->opts = opts;
   rt->opts.color = opts.color && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
@@ -114,80 +114,80 @@ StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool of
       std::fprintf(stderr, "warplab: %s\n", rt->cache->warning().c_str());
     }
   }
-  lua_createtable(L, 0, 1);                                   // +1 metatable
-  lua_pushcfunction(L, runtime_gc);                           // +1
-  lua_setfield(L, -2, "__gc");                                // -1
-  lua_setmetatable(L, -2);                                    // -1
-  lua_setfield(L, LUA_REGISTRYINDEX, kRuntimeKey);            // -1
+  lua_createtable(L, 0, 1);                         // +1 metatable
+  lua_pushcfunction(L, runtime_gc);                 // +1
+  lua_setfield(L, -2, "__gc");                      // -1
+  lua_setmetatable(L, -2);                          // -1
+  lua_setfield(L, LUA_REGISTRYINDEX, kRuntimeKey);  // -1
   *static_cast<Runtime**>(lua_getextraspace(L)) = rt;
 
   // package.path: the warplab library first, then Lua's defaults.
   std::string path;
   for (const auto& d : lua_library_dirs()) path += d + "/?.lua;" + d + "/?/init.lua;";
-  lua_getglobal(L, "package");                                // +1 package
-  lua_getfield(L, -1, "path");                                // +1 old path
+  lua_getglobal(L, "package");  // +1 package
+  lua_getfield(L, -1, "path");  // +1 old path
   path += lua_tostring(L, -1);
-  lua_pop(L, 1);                                              // -1
-  lua_pushstring(L, path.c_str());                            // +1
-  lua_setfield(L, -2, "path");                                // -1
-  lua_pop(L, 1);                                              // -1 package
+  lua_pop(L, 1);                    // -1
+  lua_pushstring(L, path.c_str());  // +1
+  lua_setfield(L, -2, "path");      // -1
+  lua_pop(L, 1);                    // -1 package
 
-  lua_pushboolean(L, rt->opts.color);  // +1
-  lua_setglobal(L, "warplab_tty");                            // -1
-  lua_pushboolean(L, isatty(STDERR_FILENO));                  // +1
-  lua_setglobal(L, "warplab_tty_err");                        // -1
+  lua_pushboolean(L, rt->opts.color);         // +1
+  lua_setglobal(L, "warplab_tty");            // -1
+  lua_pushboolean(L, isatty(STDERR_FILENO));  // +1
+  lua_setglobal(L, "warplab_tty_err");        // -1
   open_cuda(L);
   return state;
 }
 
 void set_params(lua_State* L, const std::map<std::string, std::string>& params) {
-  lua_createtable(L, 0, static_cast<int>(params.size()));     // +1 WARPLAB_PARAMS
+  lua_createtable(L, 0, static_cast<int>(params.size()));  // +1 WARPLAB_PARAMS
   for (const auto& [k, v] : params) {
-    lua_pushlstring(L, v.data(), v.size());                   // +1
-    lua_setfield(L, -2, k.c_str());                           // -1
+    lua_pushlstring(L, v.data(), v.size());  // +1
+    lua_setfield(L, -2, k.c_str());          // -1
   }
-  lua_setglobal(L, "WARPLAB_PARAMS");                         // -1
+  lua_setglobal(L, "WARPLAB_PARAMS");  // -1
 }
 
 RunResult run_file(lua_State* L, const std::string& path, const std::vector<std::string>& args) {
   RunResult out;
   // The script's folder goes first on package.path so it can require its neighbours.
   const std::string dir = fs::path(path).parent_path().string();
-  lua_getglobal(L, "package");                                // +1
-  lua_getfield(L, -1, "path");                                // +1
+  lua_getglobal(L, "package");  // +1
+  lua_getfield(L, -1, "path");  // +1
   const std::string old = lua_tostring(L, -1);
-  lua_pop(L, 1);                                              // -1
+  lua_pop(L, 1);                                                             // -1
   lua_pushstring(L, ((dir.empty() ? "." : dir) + "/?.lua;" + old).c_str());  // +1
-  lua_setfield(L, -2, "path");                                // -1
-  lua_pop(L, 1);                                              // -1
+  lua_setfield(L, -2, "path");                                               // -1
+  lua_pop(L, 1);                                                             // -1
 
-  lua_createtable(L, static_cast<int>(args.size()), 1);       // +1 arg
-  lua_pushstring(L, path.c_str());                            // +1
-  lua_rawseti(L, -2, 0);                                      // -1
+  lua_createtable(L, static_cast<int>(args.size()), 1);  // +1 arg
+  lua_pushstring(L, path.c_str());                       // +1
+  lua_rawseti(L, -2, 0);                                 // -1
   for (size_t i = 0; i < args.size(); ++i) {
-    lua_pushstring(L, args[i].c_str());                       // +1
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));      // -1
+    lua_pushstring(L, args[i].c_str());                   // +1
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));  // -1
   }
-  lua_setglobal(L, "arg");                                    // -1
+  lua_setglobal(L, "arg");  // -1
 
-  lua_pushcfunction(L, traceback);                            // +1 handler
+  lua_pushcfunction(L, traceback);  // +1 handler
   const int handler = lua_gettop(L);
-  if (!load_script(L, path)) {                               // +1 chunk or message
+  if (!load_script(L, path)) {  // +1 chunk or message
     out.ok = false;
     out.error = lua_tostring(L, -1);
-    lua_pop(L, 2);                                            // -2
+    lua_pop(L, 2);  // -2
     return out;
   }
-  for (const auto& a : args) lua_pushstring(L, a.c_str());    // +n varargs
+  for (const auto& a : args) lua_pushstring(L, a.c_str());                  // +n varargs
   if (lua_pcall(L, static_cast<int>(args.size()), 0, handler) != LUA_OK) {  // -(n+1), +1 msg
     out.ok = false;
     out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
     out.timed_out = runtime(L).timed_out;
     out.bad_input = lua_getfield(L, LUA_REGISTRYINDEX, "warplab.bad_input") == LUA_TBOOLEAN;  // +1
-    lua_pop(L, 1);                                            // -1
-    lua_pop(L, 1);                                            // -1
+    lua_pop(L, 1);                                                                            // -1
+    lua_pop(L, 1);                                                                            // -1
   }
-  lua_pop(L, 1);                                              // -1 handler
+  lua_pop(L, 1);  // -1 handler
   return out;
 }
 

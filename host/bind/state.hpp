@@ -30,9 +30,9 @@ std::vector<std::string> lua_library_dirs();
 
 struct RunResult {
   bool ok = true;
-  std::string error;      // "script.lua:12: message" plus a short traceback
-  bool timed_out = false; // the kernel watchdog fired: the GPU context is stuck
-  bool bad_input = false; // a -p value was wrong (warplab.params): exit 4, no traceback
+  std::string error;       // "script.lua:12: message" plus a short traceback
+  bool timed_out = false;  // the kernel watchdog fired: the GPU context is stuck
+  bool bad_input = false;  // a -p value was wrong (warplab.params): exit 4, no traceback
 };
 // Runs a script file with `args` in the global `arg` table (arg[0] = path).
 RunResult run_file(lua_State* L, const std::string& path, const std::vector<std::string>& args);

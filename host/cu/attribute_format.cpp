@@ -11,9 +11,8 @@ namespace warplab::cu {
 namespace {
 
 // Display order of the groups: what a kernel author asks first comes first.
-constexpr std::string_view kGroups[] = {"device",   "limits", "sm",          "shared-memory",
-                                        "memory",   "clocks", "host-memory", "features",
-                                        "topology", "texture"};
+constexpr std::string_view kGroups[] = {"device", "limits",      "sm",       "shared-memory", "memory",
+                                        "clocks", "host-memory", "features", "topology",      "texture"};
 constexpr std::string_view kUnits[] = {"threads", "blocks", "registers", "bytes", "kHz",
                                        "bits",    "layers", "elements",  "count", "ratio",
                                        "bool",    "enum",   "bitmask",   "id",    ""};
@@ -155,8 +154,7 @@ std::string format_value(const AttributeInfo& info, long long v) {
   }
   if (u == "bitmask") return format_bitmask(bit_names(info.name), v);
   // The combined PCI IDs read naturally only in hex: 0x233010de is NVIDIA's device 0x2330.
-  if (info.name == "gpu_pci_device_id" || info.name == "gpu_pci_subsystem_id")
-    return n + " (" + hex(v) + ")";
+  if (info.name == "gpu_pci_device_id" || info.name == "gpu_pci_subsystem_id") return n + " (" + hex(v) + ")";
   if (u.empty() || u == "count" || u == "ratio" || u == "id") return n;
   return n + " " + std::string(u);
 }

@@ -12,13 +12,13 @@ namespace {
 
 using Aliases = std::vector<std::string_view>;
 
-AttributeInfo a(std::string_view name, CUdevice_attribute e, std::string_view group,
-                std::string_view unit, std::string_view meaning, Aliases aliases = {}) {
+AttributeInfo a(std::string_view name, CUdevice_attribute e, std::string_view group, std::string_view unit,
+                std::string_view meaning, Aliases aliases = {}) {
   return AttributeInfo{name, static_cast<int>(e), group, unit, meaning, std::move(aliases), false};
 }
 // An attribute that cuda.h itself marks deprecated (not an alias: it has its own value).
-AttributeInfo dep(std::string_view name, CUdevice_attribute e, std::string_view group,
-                  std::string_view unit, std::string_view meaning) {
+AttributeInfo dep(std::string_view name, CUdevice_attribute e, std::string_view group, std::string_view unit,
+                  std::string_view meaning) {
   return AttributeInfo{name, static_cast<int>(e), group, unit, meaning, {}, true};
 }
 

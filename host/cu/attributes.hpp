@@ -12,11 +12,11 @@
 namespace warplab::cu {
 
 struct AttributeInfo {
-  std::string_view name;     // "max_threads_per_block"
-  int value;                 // the enum value, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-  std::string_view group;    // one of attribute_groups(): "limits", "memory", "sm", ...
-  std::string_view unit;     // one of attribute_units(): "threads", "bytes", "kHz", "bool", ...
-  std::string_view meaning;  // one line
+  std::string_view name;                  // "max_threads_per_block"
+  int value;                              // the enum value, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+  std::string_view group;                 // one of attribute_groups(): "limits", "memory", "sm", ...
+  std::string_view unit;                  // one of attribute_units(): "threads", "bytes", "kHz", "bool", ...
+  std::string_view meaning;               // one line
   std::vector<std::string_view> aliases;  // deprecated enum names with the same value
   bool deprecated = false;                // cuda.h marks the attribute itself deprecated
 };

@@ -17,9 +17,9 @@ Context::Context(int ordinal) : ordinal_(ordinal) {
   WL_CU_CHECK(a.cuDeviceGetCount(&count), "device count");
   if (ordinal < 0 || ordinal >= count) {
     std::string valid = count == 0 ? "none" : count == 1 ? "0" : "0.." + std::to_string(count - 1);
-    throw Error("device " + std::to_string(ordinal) + " does not exist: " +
-                    std::to_string(count) + (count == 1 ? " CUDA device is" : " CUDA devices are") +
-                    " present (valid: " + valid + ")",
+    throw Error("device " + std::to_string(ordinal) + " does not exist: " + std::to_string(count) +
+                    (count == 1 ? " CUDA device is" : " CUDA devices are") + " present (valid: " + valid +
+                    ")",
                 count == 0 ? CUDA_ERROR_NO_DEVICE : CUDA_SUCCESS);
   }
   WL_CU_CHECK(a.cuDeviceGet(&device_, ordinal), label());
@@ -64,6 +64,5 @@ ContextPtr primary_context(int ordinal) {
   ctx->make_current();
   return ctx;
 }
-
 
 }  // namespace warplab::cu

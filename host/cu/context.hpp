@@ -50,5 +50,4 @@ using ContextPtr = std::shared_ptr<Context>;
 // "device 3 does not exist: 1 CUDA device is present (valid: 0)".
 ContextPtr primary_context(int ordinal = 0);
 
-
 }  // namespace warplab::cu

@@ -38,8 +38,7 @@ std::string utc_now_iso() {
 std::string devices_present(int count) {
   if (count == 0) return "no CUDA device is present";
   if (count == 1) return "1 CUDA device is present (valid: 0)";
-  return std::to_string(count) + " CUDA devices are present (valid: 0-" +
-         std::to_string(count - 1) + ")";
+  return std::to_string(count) + " CUDA devices are present (valid: 0-" + std::to_string(count - 1) + ")";
 }
 
 }  // namespace

@@ -10,15 +10,15 @@
 namespace warplab::cu {
 
 struct DeviceSnapshot {
-  std::string name;          // "NVIDIA H100 80GB HBM3"
-  int ordinal = -1;          // device index when live, -1 for a profile
+  std::string name;  // "NVIDIA H100 80GB HBM3"
+  int ordinal = -1;  // device index when live, -1 for a profile
   int cc_major = 0, cc_minor = 0;
   std::uint64_t total_memory = 0;  // bytes
   std::string uuid;
-  int driver_version = 0;    // cuDriverGetVersion of the capturing machine
+  int driver_version = 0;  // cuDriverGetVersion of the capturing machine
   std::string warplab_version;
-  std::string captured;      // ISO date of capture
-  std::string source;        // "device 0" or "profile h100" / "profile path/to.json"
+  std::string captured;                         // ISO date of capture
+  std::string source;                           // "device 0" or "profile h100" / "profile path/to.json"
   std::map<std::string, long long> attributes;  // name (attributes.hpp) -> value
 
   // The value of a named attribute; nullopt when the capture lacks it.

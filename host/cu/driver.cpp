@@ -20,8 +20,7 @@ struct Loaded {
   int version = 0;
 };
 
-using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t,
-                                    CUdriverProcAddressQueryResult*);
+using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 
 // Every entry point of api_list.hpp, by name, for api_request_version's test.
 constexpr const char* kNames[] = {
@@ -50,14 +49,13 @@ Loaded load() {
     return out;
   }
   // Resolve each entry point for the CUDA version of our header; a missing one stays null.
-#define WARPLAB_CU_RESOLVE(name)                                                   \
-  {                                                                                \
-    void* p = nullptr;                                                             \
-    CUdriverProcAddressQueryResult st{};                                           \
-    if (gpa(#name, &p, api_request_version(#name), CU_GET_PROC_ADDRESS_DEFAULT, &st) == \
-            CUDA_SUCCESS &&                                                        \
-        st == CU_GET_PROC_ADDRESS_SUCCESS)                                         \
-      out.api.name = reinterpret_cast<decltype(out.api.name)>(p);                  \
+#define WARPLAB_CU_RESOLVE(name)                                                                        \
+  {                                                                                                     \
+    void* p = nullptr;                                                                                  \
+    CUdriverProcAddressQueryResult st{};                                                                \
+    if (gpa(#name, &p, api_request_version(#name), CU_GET_PROC_ADDRESS_DEFAULT, &st) == CUDA_SUCCESS && \
+        st == CU_GET_PROC_ADDRESS_SUCCESS)                                                              \
+      out.api.name = reinterpret_cast<decltype(out.api.name)>(p);                                       \
   }
   WARPLAB_CU_API(WARPLAB_CU_RESOLVE)
 #undef WARPLAB_CU_RESOLVE
@@ -114,8 +112,6 @@ bool driver_available(std::string* why) {
 
 int driver_version() { return loaded().version; }
 
-std::string version_string(int v) {
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
+std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
 }  // namespace warplab::cu

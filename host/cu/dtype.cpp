@@ -11,11 +11,16 @@ namespace warplab::cu {
 namespace {
 
 constexpr std::array<DTypeInfo, 11> kTypes = {{
-    {DType::I8, "i8", 1, false, true},    {DType::I16, "i16", 2, false, true},
-    {DType::I32, "i32", 4, false, true},  {DType::I64, "i64", 8, false, true},
-    {DType::U8, "u8", 1, false, false},   {DType::U16, "u16", 2, false, false},
-    {DType::U32, "u32", 4, false, false}, {DType::U64, "u64", 8, false, false},
-    {DType::F16, "f16", 2, true, true},   {DType::F32, "f32", 4, true, true},
+    {DType::I8, "i8", 1, false, true},
+    {DType::I16, "i16", 2, false, true},
+    {DType::I32, "i32", 4, false, true},
+    {DType::I64, "i64", 8, false, true},
+    {DType::U8, "u8", 1, false, false},
+    {DType::U16, "u16", 2, false, false},
+    {DType::U32, "u32", 4, false, false},
+    {DType::U64, "u64", 8, false, false},
+    {DType::F16, "f16", 2, true, true},
+    {DType::F32, "f32", 4, true, true},
     {DType::F64, "f64", 8, true, true},
 }};
 
@@ -39,14 +44,15 @@ std::string_view dtype_article(DType t) { return dtype_info(t).name[0] == 'u' ? 
 std::optional<DType> parse_dtype(std::string_view n) {
   for (const auto& i : kTypes)
     if (i.name == n) return i.type;
-  struct Alias { std::string_view name; DType t; };
+  struct Alias {
+    std::string_view name;
+    DType t;
+  };
   static constexpr Alias aliases[] = {
-      {"int8", DType::I8},     {"int16", DType::I16},   {"int32", DType::I32},
-      {"int64", DType::I64},   {"uint8", DType::U8},    {"uint16", DType::U16},
-      {"uint32", DType::U32},  {"uint64", DType::U64},  {"half", DType::F16},
-      {"float16", DType::F16}, {"float", DType::F32},   {"float32", DType::F32},
-      {"double", DType::F64},  {"float64", DType::F64}, {"int", DType::I32},
-      {"uint", DType::U32}};
+      {"int8", DType::I8},    {"int16", DType::I16},   {"int32", DType::I32},  {"int64", DType::I64},
+      {"uint8", DType::U8},   {"uint16", DType::U16},  {"uint32", DType::U32}, {"uint64", DType::U64},
+      {"half", DType::F16},   {"float16", DType::F16}, {"float", DType::F32},  {"float32", DType::F32},
+      {"double", DType::F64}, {"float64", DType::F64}, {"int", DType::I32},    {"uint", DType::U32}};
   for (const auto& a : aliases)
     if (a.name == n) return a.t;
   return std::nullopt;
@@ -60,38 +66,71 @@ std::string dtype_names() {
 
 void store_int(DType t, void* d, std::int64_t v) {
   switch (t) {
-    case DType::I8: write<std::int8_t>(d, static_cast<std::int8_t>(v)); break;
-    case DType::I16: write<std::int16_t>(d, static_cast<std::int16_t>(v)); break;
-    case DType::I32: write<std::int32_t>(d, static_cast<std::int32_t>(v)); break;
-    case DType::I64: write<std::int64_t>(d, v); break;
-    case DType::U8: write<std::uint8_t>(d, static_cast<std::uint8_t>(v)); break;
-    case DType::U16: write<std::uint16_t>(d, static_cast<std::uint16_t>(v)); break;
-    case DType::U32: write<std::uint32_t>(d, static_cast<std::uint32_t>(v)); break;
-    case DType::U64: write<std::uint64_t>(d, static_cast<std::uint64_t>(v)); break;
-    default: store_float(t, d, static_cast<double>(v));
+    case DType::I8:
+      write<std::int8_t>(d, static_cast<std::int8_t>(v));
+      break;
+    case DType::I16:
+      write<std::int16_t>(d, static_cast<std::int16_t>(v));
+      break;
+    case DType::I32:
+      write<std::int32_t>(d, static_cast<std::int32_t>(v));
+      break;
+    case DType::I64:
+      write<std::int64_t>(d, v);
+      break;
+    case DType::U8:
+      write<std::uint8_t>(d, static_cast<std::uint8_t>(v));
+      break;
+    case DType::U16:
+      write<std::uint16_t>(d, static_cast<std::uint16_t>(v));
+      break;
+    case DType::U32:
+      write<std::uint32_t>(d, static_cast<std::uint32_t>(v));
+      break;
+    case DType::U64:
+      write<std::uint64_t>(d, static_cast<std::uint64_t>(v));
+      break;
+    default:
+      store_float(t, d, static_cast<double>(v));
   }
 }
 
 void store_float(DType t, void* d, double v) {
   switch (t) {
-    case DType::F16: write<std::uint16_t>(d, float_to_half(static_cast<float>(v))); break;
-    case DType::F32: write<float>(d, static_cast<float>(v)); break;
-    case DType::F64: write<double>(d, v); break;
-    default: store_int(t, d, static_cast<std::int64_t>(v));
+    case DType::F16:
+      write<std::uint16_t>(d, float_to_half(static_cast<float>(v)));
+      break;
+    case DType::F32:
+      write<float>(d, static_cast<float>(v));
+      break;
+    case DType::F64:
+      write<double>(d, v);
+      break;
+    default:
+      store_int(t, d, static_cast<std::int64_t>(v));
   }
 }
 
 std::int64_t load_int(DType t, const void* s) {
   switch (t) {
-    case DType::I8: return read<std::int8_t>(s);
-    case DType::I16: return read<std::int16_t>(s);
-    case DType::I32: return read<std::int32_t>(s);
-    case DType::I64: return read<std::int64_t>(s);
-    case DType::U8: return read<std::uint8_t>(s);
-    case DType::U16: return read<std::uint16_t>(s);
-    case DType::U32: return read<std::uint32_t>(s);
-    case DType::U64: return static_cast<std::int64_t>(read<std::uint64_t>(s));
-    default: return static_cast<std::int64_t>(load_float(t, s));
+    case DType::I8:
+      return read<std::int8_t>(s);
+    case DType::I16:
+      return read<std::int16_t>(s);
+    case DType::I32:
+      return read<std::int32_t>(s);
+    case DType::I64:
+      return read<std::int64_t>(s);
+    case DType::U8:
+      return read<std::uint8_t>(s);
+    case DType::U16:
+      return read<std::uint16_t>(s);
+    case DType::U32:
+      return read<std::uint32_t>(s);
+    case DType::U64:
+      return static_cast<std::int64_t>(read<std::uint64_t>(s));
+    default:
+      return static_cast<std::int64_t>(load_float(t, s));
   }
 }
 
@@ -101,24 +140,35 @@ std::uint64_t load_uint(DType t, const void* s) {
 
 double load_float(DType t, const void* s) {
   switch (t) {
-    case DType::F16: return half_to_float(read<std::uint16_t>(s));
-    case DType::F32: return read<float>(s);
-    case DType::F64: return read<double>(s);
-    default: return static_cast<double>(load_int(t, s));
+    case DType::F16:
+      return half_to_float(read<std::uint16_t>(s));
+    case DType::F32:
+      return read<float>(s);
+    case DType::F64:
+      return read<double>(s);
+    default:
+      return static_cast<double>(load_int(t, s));
   }
 }
 
 bool int_fits(DType t, std::int64_t v) {
   switch (t) {
-    case DType::I8: return v >= -128 && v <= 127;
-    case DType::I16: return v >= -32768 && v <= 32767;
-    case DType::I32: return v >= std::numeric_limits<std::int32_t>::min() &&
-                            v <= std::numeric_limits<std::int32_t>::max();
-    case DType::U8: return v >= 0 && v <= 255;
-    case DType::U16: return v >= 0 && v <= 65535;
-    case DType::U32: return v >= 0 && v <= 0xFFFFFFFFll;
-    case DType::U64: return v >= 0;
-    default: return true;
+    case DType::I8:
+      return v >= -128 && v <= 127;
+    case DType::I16:
+      return v >= -32768 && v <= 32767;
+    case DType::I32:
+      return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
+    case DType::U8:
+      return v >= 0 && v <= 255;
+    case DType::U16:
+      return v >= 0 && v <= 65535;
+    case DType::U32:
+      return v >= 0 && v <= 0xFFFFFFFFll;
+    case DType::U64:
+      return v >= 0;
+    default:
+      return true;
   }
 }
 
@@ -150,12 +200,18 @@ float half_to_float(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   std::uint32_t exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
   std::uint32_t out;
-  if (exp == 0x1F) out = sign | 0x7F800000u | (man << 13);
-  else if (exp != 0) out = sign | ((exp + 112) << 23) | (man << 13);
-  else if (man == 0) out = sign;
+  if (exp == 0x1F)
+    out = sign | 0x7F800000u | (man << 13);
+  else if (exp != 0)
+    out = sign | ((exp + 112) << 23) | (man << 13);
+  else if (man == 0)
+    out = sign;
   else {  // subnormal: normalize
     int e = -1;
-    do { man <<= 1; ++e; } while (!(man & 0x400u));
+    do {
+      man <<= 1;
+      ++e;
+    } while (!(man & 0x400u));
     out = sign | ((112 - e) << 23) | ((man & 0x3FFu) << 13);
   }
   return std::bit_cast<float>(out);
@@ -164,17 +220,28 @@ float half_to_float(std::uint16_t h) {
 bool pointee_accepts(std::string_view p, DType t) {
   if (p == "void") return true;
   switch (t) {
-    case DType::I8: return p == "signed char" || p == "char" || p == "int8_t";
-    case DType::U8: return p == "unsigned char" || p == "char" || p == "uint8_t";
-    case DType::I16: return p == "short" || p == "int16_t";
-    case DType::U16: return p == "unsigned short" || p == "uint16_t";
-    case DType::I32: return p == "int" || p == "int32_t";
-    case DType::U32: return p == "unsigned int" || p == "uint32_t";
-    case DType::I64: return p == "long" || p == "long long" || p == "int64_t";
-    case DType::U64: return p == "unsigned long" || p == "unsigned long long" || p == "uint64_t";
-    case DType::F16: return p == "__half" || p == "half";
-    case DType::F32: return p == "float";
-    case DType::F64: return p == "double";
+    case DType::I8:
+      return p == "signed char" || p == "char" || p == "int8_t";
+    case DType::U8:
+      return p == "unsigned char" || p == "char" || p == "uint8_t";
+    case DType::I16:
+      return p == "short" || p == "int16_t";
+    case DType::U16:
+      return p == "unsigned short" || p == "uint16_t";
+    case DType::I32:
+      return p == "int" || p == "int32_t";
+    case DType::U32:
+      return p == "unsigned int" || p == "uint32_t";
+    case DType::I64:
+      return p == "long" || p == "long long" || p == "int64_t";
+    case DType::U64:
+      return p == "unsigned long" || p == "unsigned long long" || p == "uint64_t";
+    case DType::F16:
+      return p == "__half" || p == "half";
+    case DType::F32:
+      return p == "float";
+    case DType::F64:
+      return p == "double";
   }
   return false;
 }

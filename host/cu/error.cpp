@@ -9,7 +9,7 @@ namespace {
 // "api().cuMemAlloc(&p, n)" -> "cuMemAlloc": the stringized check expression names the call.
 std::string call_name(const std::string& expr) {
   const auto at = expr.find("cu");
-  auto start = expr.rfind('.', expr.find('(')) ;
+  auto start = expr.rfind('.', expr.find('('));
   start = (start == std::string::npos) ? (at == std::string::npos ? 0 : at) : start + 1;
   const auto end = expr.find('(', start);
   return expr.substr(start, end == std::string::npos ? std::string::npos : end - start);

@@ -47,8 +47,8 @@ std::string error_text(CUresult code);
 
 // Evaluates `expr` once; on failure throws cu::Error naming the call and `object`
 // (any expression convertible to std::string, built only on failure).
-#define WL_CU_CHECK(expr, object)                                              \
-  do {                                                                         \
-    const CUresult wl_rc_ = (expr);                                            \
+#define WL_CU_CHECK(expr, object)                                                    \
+  do {                                                                               \
+    const CUresult wl_rc_ = (expr);                                                  \
     if (wl_rc_ != CUDA_SUCCESS) throw ::warplab::cu::Error(wl_rc_, #expr, (object)); \
   } while (0)

@@ -55,9 +55,9 @@ std::size_t Function::param_bytes() const noexcept {
 
 void Function::ensure_dynamic_shared(unsigned bytes) const {
   if (bytes <= dynamic_limit_.load(std::memory_order_relaxed)) return;
-  WL_CU_CHECK(api().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                       static_cast<int>(bytes)),
-              "kernel " + name_ + ", " + std::to_string(bytes) + " bytes of dynamic shared memory");
+  WL_CU_CHECK(
+      api().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes)),
+      "kernel " + name_ + ", " + std::to_string(bytes) + " bytes of dynamic shared memory");
   // Only ever raised: a concurrent caller with a larger need wins.
   unsigned cur = dynamic_limit_.load(std::memory_order_relaxed);
   while (cur < bytes && !dynamic_limit_.compare_exchange_weak(cur, bytes)) {
@@ -69,8 +69,7 @@ void Function::set_carveout(int percent) {
   if (percent < -1 || percent > 100)
     throw Error("shared memory carveout " + std::to_string(percent) +
                 " is out of range: give a percentage 0..100 or -1 for the default");
-  WL_CU_CHECK(api().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                                       percent),
+  WL_CU_CHECK(api().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent),
               "kernel " + name_);
   carveout_ = percent;
 }

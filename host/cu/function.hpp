@@ -21,9 +21,9 @@ struct FunctionAttributes {
   int shared_size_bytes = 0;  // static __shared__
   int local_size_bytes = 0;   // per thread (spills, local arrays)
   int const_size_bytes = 0;
-  int max_threads_per_block = 0;  // the kernel's own cap: launch bounds or registers
-  int ptx_version = 0;            // 90 for compute_90
-  int binary_version = 0;         // 90 for sm_90
+  int max_threads_per_block = 0;          // the kernel's own cap: launch bounds or registers
+  int ptx_version = 0;                    // 90 for compute_90
+  int binary_version = 0;                 // 90 for sm_90
   int max_dynamic_shared_size_bytes = 0;  // at creation (48 KiB - static by default)
 };
 
@@ -54,9 +54,7 @@ class Function {
   std::size_t param_bytes() const noexcept;
 
   // Dynamic shared memory the kernel may currently use without another opt-in.
-  unsigned dynamic_shared_limit() const noexcept {
-    return dynamic_limit_.load(std::memory_order_relaxed);
-  }
+  unsigned dynamic_shared_limit() const noexcept { return dynamic_limit_.load(std::memory_order_relaxed); }
   // Raises CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to `bytes` when that is above
   // the current limit; the new limit is remembered, so this calls the driver only when
   // the requirement grows. Throws cu::Error naming the kernel and the size.

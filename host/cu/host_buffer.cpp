@@ -57,7 +57,9 @@ HostBuffer HostBuffer::pageable(std::size_t bytes) {
 }
 
 HostBuffer::HostBuffer(HostBuffer&& o) noexcept
-    : pinned_(std::move(o.pinned_)), plain_(std::move(o.plain_)), data_(std::exchange(o.data_, nullptr)),
+    : pinned_(std::move(o.pinned_)),
+      plain_(std::move(o.plain_)),
+      data_(std::exchange(o.data_, nullptr)),
       size_(std::exchange(o.size_, 0)) {}
 
 HostBuffer& HostBuffer::operator=(HostBuffer&& o) noexcept {

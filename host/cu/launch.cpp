@@ -141,7 +141,8 @@ std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, con
     // Every block of a cooperative grid must be resident at once.
     const OccupancyResult occ =
         occupancy(k, static_cast<int>(threads), static_cast<long long>(c.shared_bytes), d);
-    const u64 resident = u64(occ.blocks_per_sm) * u64(d.multiprocessor_count > 0 ? d.multiprocessor_count : 0);
+    const u64 resident =
+        u64(occ.blocks_per_sm) * u64(d.multiprocessor_count > 0 ? d.multiprocessor_count : 0);
     const u64 blocks = u64{c.grid.x} * c.grid.y * c.grid.z;
     if (blocks > resident) [[unlikely]]
       return broken(Limit::cooperative_residency,
@@ -186,8 +187,8 @@ CUlaunchConfig ex_config(const LaunchConfig& c, CUlaunchAttribute& attr) {
 
 std::string describe(const Function& f, const LaunchConfig& c) {
   return "kernel " + f.name() + ", grid " + dims(c.grid) + ", block " + dims(c.block) +
-         (c.clustered() ? ", cluster " + dims(c.cluster) : std::string()) + ", " +
-         num(c.shared_bytes) + " bytes dynamic shared";
+         (c.clustered() ? ", cluster " + dims(c.cluster) : std::string()) + ", " + num(c.shared_bytes) +
+         " bytes dynamic shared";
 }
 
 }  // namespace
@@ -232,15 +233,13 @@ void launch(const Function& f, const LaunchConfig& c, void** args) {
       throw Error(rc, "cuLaunchKernelEx", describe(f, c));
     return;
   }
-  const CUresult rc =
-      c.cooperative
-          ? a.cuLaunchCooperativeKernel(f.get(), c.grid.x, c.grid.y, c.grid.z, c.block.x,
-                                        c.block.y, c.block.z, c.shared_bytes, c.stream, args)
-          : a.cuLaunchKernel(f.get(), c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y,
-                             c.block.z, c.shared_bytes, c.stream, args, nullptr);
+  const CUresult rc = c.cooperative
+                          ? a.cuLaunchCooperativeKernel(f.get(), c.grid.x, c.grid.y, c.grid.z, c.block.x,
+                                                        c.block.y, c.block.z, c.shared_bytes, c.stream, args)
+                          : a.cuLaunchKernel(f.get(), c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y,
+                                             c.block.z, c.shared_bytes, c.stream, args, nullptr);
   if (rc != CUDA_SUCCESS) [[unlikely]]
-    throw Error(rc, c.cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
-                describe(f, c));
+    throw Error(rc, c.cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel", describe(f, c));
 }
 
 void launch_checked(const Function& f, const LaunchConfig& c, const DeviceLimits& d, void** args) {

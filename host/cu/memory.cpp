@@ -78,20 +78,22 @@ void DeviceBuffer::free() noexcept {
 void DeviceBuffer::check_range(const char* what, std::size_t bytes, std::size_t offset) const {
   if (!ptr_) throw Error(std::string("use of a freed device buffer (") + what + ")");
   if (offset > size_ || bytes > size_ - offset)
-    throw Error(std::string(what) + " of " + range_text(bytes, offset) +
-                " exceeds the device buffer's " + std::to_string(size_) + " bytes");
+    throw Error(std::string(what) + " of " + range_text(bytes, offset) + " exceeds the device buffer's " +
+                std::to_string(size_) + " bytes");
   if (ctx_) ctx_->make_current();
 }
 
 void DeviceBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_t offset) {
   check_range("copy to device", bytes, offset);
-  if (!ctx_) return (void)(bytes ? std::memcpy(reinterpret_cast<unsigned char*>(ptr_ + offset), src, bytes) : nullptr);
+  if (!ctx_)
+    return (void)(bytes ? std::memcpy(reinterpret_cast<unsigned char*>(ptr_ + offset), src, bytes) : nullptr);
   if (bytes) WL_CU_CHECK(api().cuMemcpyHtoD(ptr_ + offset, src, bytes), range_text(bytes, offset));
 }
 
 void DeviceBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t offset) const {
   check_range("copy to host", bytes, offset);
-  if (!ctx_) return (void)(bytes ? std::memcpy(dst, reinterpret_cast<unsigned char*>(ptr_ + offset), bytes) : nullptr);
+  if (!ctx_)
+    return (void)(bytes ? std::memcpy(dst, reinterpret_cast<unsigned char*>(ptr_ + offset), bytes) : nullptr);
   if (bytes) WL_CU_CHECK(api().cuMemcpyDtoH(dst, ptr_ + offset, bytes), range_text(bytes, offset));
 }
 
@@ -116,7 +118,9 @@ void DeviceBuffer::copy_from(const DeviceBuffer& src, std::size_t bytes, std::si
   src.check_range("copy from device buffer", bytes, src_offset);
   check_range("copy to device buffer", bytes, offset);
   if (!ctx_ || !src.ctx_) {  // host-backed: both are (offline there is no other kind)
-    if (bytes) std::memmove(reinterpret_cast<unsigned char*>(ptr_ + offset), reinterpret_cast<const unsigned char*>(src.ptr_ + src_offset), bytes);
+    if (bytes)
+      std::memmove(reinterpret_cast<unsigned char*>(ptr_ + offset),
+                   reinterpret_cast<const unsigned char*>(src.ptr_ + src_offset), bytes);
     return;
   }
   if (bytes)
@@ -136,12 +140,13 @@ void DeviceBuffer::copy_from_async(const DeviceBuffer& src, std::size_t bytes, C
 void DeviceBuffer::memset(std::uint8_t value, std::size_t bytes, std::size_t offset) {
   if (bytes == SIZE_MAX) bytes = offset <= size_ ? size_ - offset : 0;
   check_range("memset", bytes, offset);
-  if (!ctx_) return (void)(bytes ? std::memset(reinterpret_cast<unsigned char*>(ptr_ + offset), value, bytes) : nullptr);
+  if (!ctx_)
+    return (void)(bytes ? std::memset(reinterpret_cast<unsigned char*>(ptr_ + offset), value, bytes)
+                        : nullptr);
   if (bytes) WL_CU_CHECK(api().cuMemsetD8(ptr_ + offset, value, bytes), range_text(bytes, offset));
 }
 
-void DeviceBuffer::memset_async(std::uint8_t value, CUstream stream, std::size_t bytes,
-                                std::size_t offset) {
+void DeviceBuffer::memset_async(std::uint8_t value, CUstream stream, std::size_t bytes, std::size_t offset) {
   if (bytes == SIZE_MAX) bytes = offset <= size_ ? size_ - offset : 0;
   check_range("memset", bytes, offset);
   if (!ctx_) return memset(value, bytes, offset);

@@ -42,15 +42,13 @@ class DeviceBuffer {
   void copy_to_host(void* dst, std::size_t bytes, std::size_t offset = 0) const;
   // Asynchronous on `stream` (nullptr: the legacy default stream). The host memory must
   // stay valid until the stream reaches the copy; pinned memory makes it truly async.
-  void copy_from_host_async(const void* src, std::size_t bytes, CUstream stream,
-                            std::size_t offset = 0);
-  void copy_to_host_async(void* dst, std::size_t bytes, CUstream stream,
-                          std::size_t offset = 0) const;
+  void copy_from_host_async(const void* src, std::size_t bytes, CUstream stream, std::size_t offset = 0);
+  void copy_to_host_async(void* dst, std::size_t bytes, CUstream stream, std::size_t offset = 0) const;
   // Device to device: `bytes` from `src` at `src_offset` to this buffer at `offset`.
   void copy_from(const DeviceBuffer& src, std::size_t bytes, std::size_t offset = 0,
                  std::size_t src_offset = 0);
-  void copy_from_async(const DeviceBuffer& src, std::size_t bytes, CUstream stream,
-                       std::size_t offset = 0, std::size_t src_offset = 0);
+  void copy_from_async(const DeviceBuffer& src, std::size_t bytes, CUstream stream, std::size_t offset = 0,
+                       std::size_t src_offset = 0);
   // Sets `bytes` bytes at `offset` to `value` (all of the buffer by default).
   void memset(std::uint8_t value, std::size_t bytes = SIZE_MAX, std::size_t offset = 0);
   void memset_async(std::uint8_t value, CUstream stream, std::size_t bytes = SIZE_MAX,

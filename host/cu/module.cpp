@@ -21,22 +21,19 @@ std::string trim_log(const char* buf, std::size_t cap) {
 
 }  // namespace
 
-std::shared_ptr<Module> Module::load_cubin(ContextPtr ctx, std::string_view image,
-                                           std::string name) {
+std::shared_ptr<Module> Module::load_cubin(ContextPtr ctx, std::string_view image, std::string name) {
   // An ELF image carries its own size, so the driver reads no further than the bytes.
   if (image.size() < 4) throw Error("module '" + name + "': the cubin image is empty");
   return load(std::move(ctx), image.data(), std::move(name), "cubin");
 }
 
-std::shared_ptr<Module> Module::load_ptx(ContextPtr ctx, std::string_view ptx,
-                                         std::string name) {
+std::shared_ptr<Module> Module::load_ptx(ContextPtr ctx, std::string_view ptx, std::string name) {
   // The driver reads PTX up to a NUL: copy so the terminator is guaranteed.
   const std::string text(ptx);
   return load(std::move(ctx), text.c_str(), std::move(name), "PTX");
 }
 
-std::shared_ptr<Module> Module::load(ContextPtr ctx, const void* image, std::string name,
-                                     const char* kind) {
+std::shared_ptr<Module> Module::load(ContextPtr ctx, const void* image, std::string name, const char* kind) {
   ctx->make_current();
   std::shared_ptr<Module> m(new Module(std::move(ctx), std::move(name)));
   // The JIT writes its diagnostics into caller-provided buffers; without them a bad
@@ -44,13 +41,12 @@ std::shared_ptr<Module> Module::load(ContextPtr ctx, const void* image, std::str
   constexpr unsigned kLogBytes = 16384;
   std::string error_log(kLogBytes, '\0');
   CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void* values[] = {error_log.data(),
-                    reinterpret_cast<void*>(static_cast<std::uintptr_t>(kLogBytes))};
+  void* values[] = {error_log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(kLogBytes))};
   const CUresult rc = api().cuModuleLoadDataEx(&m->mod_, image, 2, opts, values);
   if (rc != CUDA_SUCCESS) {
     m->mod_ = nullptr;
-    std::string msg = "cuModuleLoadDataEx (module '" + m->name_ + "', " + kind +
-                      ") failed: " + error_text(rc);
+    std::string msg =
+        "cuModuleLoadDataEx (module '" + m->name_ + "', " + kind + ") failed: " + error_text(rc);
     const std::string log = trim_log(error_log.data(), kLogBytes);
     if (!log.empty()) msg += "; JIT log: " + log;
     throw Error(msg, rc);
@@ -67,8 +63,7 @@ void Module::enumerate() {
   WL_CU_CHECK(a.cuModuleGetFunctionCount(&count, mod_), "module '" + name_ + "'");
   handles_.resize(count);
   if (count > 0)
-    WL_CU_CHECK(a.cuModuleEnumerateFunctions(handles_.data(), count, mod_),
-                "module '" + name_ + "'");
+    WL_CU_CHECK(a.cuModuleEnumerateFunctions(handles_.data(), count, mod_), "module '" + name_ + "'");
   names_.reserve(count);
   for (CUfunction f : handles_) {
     const char* n = nullptr;
@@ -104,11 +99,10 @@ std::shared_ptr<Function> Module::function(const std::string& mangled) const {
       const CUresult rc = api().cuModuleGetFunction(&handle, mod_, mangled.c_str());
       if (rc == CUDA_ERROR_NOT_FOUND || rc == CUDA_ERROR_INVALID_VALUE) {
         std::string known;
-        for (std::size_t i = 0; i < names_.size() && i < 12; ++i)
-          known += (i ? ", " : "") + names_[i];
+        for (std::size_t i = 0; i < names_.size() && i < 12; ++i) known += (i ? ", " : "") + names_[i];
         if (names_.size() > 12) known += ", ...";
-        throw Error("module '" + name_ + "' has no kernel '" + mangled + "': " +
-                    (names_.empty() ? std::string("it has no kernels") : "it has " + known));
+        throw Error("module '" + name_ + "' has no kernel '" + mangled +
+                    "': " + (names_.empty() ? std::string("it has no kernels") : "it has " + known));
       }
       if (rc != CUDA_SUCCESS) throw Error(rc, "cuModuleGetFunction", "'" + mangled + "'");
     }

@@ -23,11 +23,9 @@ class Module : public std::enable_shared_from_this<Module> {
  public:
   // `image`: a cubin (ELF) or fatbin as produced by NVRTC. `name` labels errors
   // ("module 'clock.cu'"). Throws cu::Error with the JIT log appended on failure.
-  static std::shared_ptr<Module> load_cubin(ContextPtr ctx, std::string_view image,
-                                            std::string name);
+  static std::shared_ptr<Module> load_cubin(ContextPtr ctx, std::string_view image, std::string name);
   // `ptx`: PTX text (need not be NUL-terminated); the driver JIT-compiles it.
-  static std::shared_ptr<Module> load_ptx(ContextPtr ctx, std::string_view ptx,
-                                          std::string name);
+  static std::shared_ptr<Module> load_ptx(ContextPtr ctx, std::string_view ptx, std::string name);
   ~Module();  // cuModuleUnload; never throws
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
@@ -48,8 +46,7 @@ class Module : public std::enable_shared_from_this<Module> {
 
  private:
   Module(ContextPtr ctx, std::string name) : ctx_(std::move(ctx)), name_(std::move(name)) {}
-  static std::shared_ptr<Module> load(ContextPtr ctx, const void* image, std::string name,
-                                      const char* kind);
+  static std::shared_ptr<Module> load(ContextPtr ctx, const void* image, std::string name, const char* kind);
   void enumerate();
 
   ContextPtr ctx_;

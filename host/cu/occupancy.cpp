@@ -15,20 +15,20 @@ namespace {
 
 // Per-architecture constants the attributes do not expose.
 struct ArchFacts {
-  int reg_granularity = 256;     // registers are allocated per warp in units of this
+  int reg_granularity = 256;  // registers are allocated per warp in units of this
   int max_regs_per_thread = 256;
-  int sub_partitions = 4;        // register file split into this many quarters (SMSPs)
-  int smem_granularity = 128;    // shared memory per block is rounded up to this
-  int default_max_blocks = 32;   // used only when the snapshot lacks the attribute
-  int barrier_factor = 0;        // named-barrier slots = factor x block slots; 0: no limit
+  int sub_partitions = 4;              // register file split into this many quarters (SMSPs)
+  int smem_granularity = 128;          // shared memory per block is rounded up to this
+  int default_max_blocks = 32;         // used only when the snapshot lacks the attribute
+  int barrier_factor = 0;              // named-barrier slots = factor x block slots; 0: no limit
   std::span<const int> carveouts_kib;  // shared-memory sizes (KiB) an SM can be set to
 };
 
 // The carveout configurations per architecture family.
 constexpr int kVolta[] = {0, 8, 16, 32, 64, 96};
 constexpr int kTuring[] = {32, 64};
-constexpr int kA100[] = {0, 8, 16, 32, 64, 100, 132, 164};        // sm_80, sm_87
-constexpr int kAmpereSmall[] = {0, 8, 16, 32, 64, 100};           // sm_86, sm_89, sm_12x
+constexpr int kA100[] = {0, 8, 16, 32, 64, 100, 132, 164};              // sm_80, sm_87
+constexpr int kAmpereSmall[] = {0, 8, 16, 32, 64, 100};                 // sm_86, sm_89, sm_12x
 constexpr int kHopper[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};  // sm_90, sm_10x, sm_11x
 
 ArchFacts arch_facts(int major, int minor) {
@@ -37,17 +37,21 @@ ArchFacts arch_facts(int major, int minor) {
   f.sub_partitions = (major == 6 && minor == 0) ? 2 : 4;
   f.smem_granularity = major >= 8 ? 128 : 256;
   switch (major) {
-    case 3: f.default_max_blocks = 16; break;
+    case 3:
+      f.default_max_blocks = 16;
+      break;
     case 7:
       f.default_max_blocks = minor == 5 ? 16 : 32;
       f.carveouts_kib = minor == 5 ? std::span<const int>(kTuring) : std::span<const int>(kVolta);
       break;
     case 8:
       f.default_max_blocks = minor == 0 ? 32 : minor == 9 ? 24 : 16;
-      f.carveouts_kib = (minor == 0 || minor == 7) ? std::span<const int>(kA100)
-                                                   : std::span<const int>(kAmpereSmall);
+      f.carveouts_kib =
+          (minor == 0 || minor == 7) ? std::span<const int>(kA100) : std::span<const int>(kAmpereSmall);
       break;
-    case 9: case 10: case 11:
+    case 9:
+    case 10:
+    case 11:
       f.default_max_blocks = (major == 10 && minor == 1) || (major == 11 && minor == 0) ? 24 : 32;
       f.barrier_factor = f.default_max_blocks == 24 ? 1 : 2;
       f.carveouts_kib = kHopper;
@@ -57,7 +61,8 @@ ArchFacts arch_facts(int major, int minor) {
       f.barrier_factor = 1;
       f.carveouts_kib = kAmpereSmall;
       break;
-    default: break;  // 5.x, 6.x: 32 blocks, dedicated shared memory, no carveout
+    default:
+      break;  // 5.x, 6.x: 32 blocks, dedicated shared memory, no carveout
   }
   return f;
 }
@@ -80,21 +85,28 @@ std::string n(long long v) { return std::to_string(v); }
 
 std::string_view limiter_name(Limiter l) {
   switch (l) {
-    case Limiter::warps: return "warps";
-    case Limiter::registers: return "registers";
-    case Limiter::shared_memory: return "shared memory";
-    case Limiter::blocks: return "blocks";
-    case Limiter::barriers: return "barriers";
-    default: return "none";
+    case Limiter::warps:
+      return "warps";
+    case Limiter::registers:
+      return "registers";
+    case Limiter::shared_memory:
+      return "shared memory";
+    case Limiter::blocks:
+      return "blocks";
+    case Limiter::barriers:
+      return "barriers";
+    default:
+      return "none";
   }
 }
 
-OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_shared,
-                          const DeviceLimits& d, int carveout_percent) {
+OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_shared, const DeviceLimits& d,
+                          int carveout_percent) {
   OccupancyResult r;
   if (d.warp_size <= 0 || d.max_threads_per_sm <= 0 || d.max_regs_per_sm <= 0) {
-    r.reason = "the device limits are incomplete (warp_size, max_threads_per_multiprocessor, "
-               "max_registers_per_multiprocessor)";
+    r.reason =
+        "the device limits are incomplete (warp_size, max_threads_per_multiprocessor, "
+        "max_registers_per_multiprocessor)";
     return r;
   }
   if (block <= 0 || dynamic_shared < 0) {
@@ -110,20 +122,19 @@ OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_sh
   r.by_warps = r.max_warps_per_sm / wpb;
   if (block > d.max_threads_per_block) {
     r.by_warps = 0;
-    r.reason = "block of " + n(block) + " threads exceeds max_threads_per_block = " +
-               n(d.max_threads_per_block);
+    r.reason =
+        "block of " + n(block) + " threads exceeds max_threads_per_block = " + n(d.max_threads_per_block);
   } else if (k.max_threads_per_block > 0 && block > k.max_threads_per_block) {
     r.by_warps = 0;
-    r.reason = "block of " + n(block) + " threads exceeds the kernel's max_threads_per_block = " +
-               n(k.max_threads_per_block);
+    r.reason = "block of " + n(block) +
+               " threads exceeds the kernel's max_threads_per_block = " + n(k.max_threads_per_block);
   }
 
   // Registers: each warp gets regs x warp_size rounded up to the granularity, and warps
   // are placed in the SM's sub-partitions, each owning a quarter of the register file;
   // a warp cannot straddle two, so the per-quarter division truncates first. The
   // hardware's per-block check counts the block's warps rounded up to the quarters.
-  const long long regs_per_warp = round_up(static_cast<long long>(k.regs) * d.warp_size,
-                                           f.reg_granularity);
+  const long long regs_per_warp = round_up(static_cast<long long>(k.regs) * d.warp_size, f.reg_granularity);
   r.regs_per_block = regs_per_warp * wpb;
   const long long hw_regs = regs_per_warp * round_up(wpb, f.sub_partitions);
   if (k.regs > f.max_regs_per_thread || r.regs_per_block > d.max_regs_per_block ||
@@ -131,9 +142,8 @@ OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_sh
     r.by_registers = 0;
     if (r.reason.empty())
       r.reason = "block of " + n(block) + " threads × " + n(k.regs) + " registers needs " +
-                 n(std::max(hw_regs, r.regs_per_block)) +
-                 " registers (allocated per warp in units of " + n(f.reg_granularity) +
-                 "), more than max_registers_per_block = " + n(d.max_regs_per_block);
+                 n(std::max(hw_regs, r.regs_per_block)) + " registers (allocated per warp in units of " +
+                 n(f.reg_granularity) + "), more than max_registers_per_block = " + n(d.max_regs_per_block);
   } else if (regs_per_warp == 0) {
     r.by_registers = kNoLimit;
   } else {
@@ -153,23 +163,21 @@ OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_sh
   if (r.shared_per_block > cap) {
     r.by_shared = 0;
     if (r.reason.empty())
-      r.reason = "static " + n(k.static_shared) + " + dynamic " + n(dynamic_shared) +
-                 " bytes exceeds " +
+      r.reason = "static " + n(k.static_shared) + " + dynamic " + n(dynamic_shared) + " bytes exceeds " +
                  (optin ? "max_shared_memory_per_block_optin = " + n(d.max_shared_per_block_optin)
                         : "max_shared_memory_per_block = " + n(d.max_shared_per_block));
   } else {
     // The driver's default carveout is the whole shared capacity of the SM; a preferred
     // percentage is rounded up to a configuration the SM supports. Either is overridden
     // when one block needs more than the preference allows.
-    long long pref = carveout_percent < 0 ? d.max_shared_per_sm
-                                          : carveout_percent * d.max_shared_per_sm / 100;
+    long long pref =
+        carveout_percent < 0 ? d.max_shared_per_sm : carveout_percent * d.max_shared_per_sm / 100;
     if (d.cc_major >= 7) pref = align_carveout(pref, f);
     long long per_sm = pref;
     if (pref < r.shared_per_block)
       per_sm = d.cc_major >= 7 ? align_carveout(r.shared_per_block, f) : d.max_shared_per_sm;
     r.shared_per_sm = per_sm;
-    r.by_shared = r.shared_per_block > 0 ? static_cast<int>(per_sm / r.shared_per_block)
-                                         : kNoLimit;
+    r.by_shared = r.shared_per_block > 0 ? static_cast<int>(per_sm / r.shared_per_block) : kNoLimit;
   }
 
   r.by_blocks = d.max_blocks_per_sm > 0 ? d.max_blocks_per_sm : f.default_max_blocks;
@@ -189,16 +197,15 @@ OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_sh
     if (r.limiter == Limiter::none) r.limiter = l;
   }
   r.active_warps_per_sm = r.blocks_per_sm * wpb;
-  r.occupancy = r.max_warps_per_sm > 0
-                    ? static_cast<double>(r.active_warps_per_sm) / r.max_warps_per_sm
-                    : 0.0;
+  r.occupancy =
+      r.max_warps_per_sm > 0 ? static_cast<double>(r.active_warps_per_sm) / r.max_warps_per_sm : 0.0;
   if (r.blocks_per_sm == 0 && r.reason.empty())
     r.reason = "no block fits on an SM (limited by " + std::string(limiter_name(r.limiter)) + ")";
   return r;
 }
 
-OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_shared,
-                          const DeviceSnapshot& d, int carveout_percent) {
+OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_shared, const DeviceSnapshot& d,
+                          int carveout_percent) {
   return occupancy(k, block, dynamic_shared, device_limits(d), carveout_percent);
 }
 
@@ -230,15 +237,14 @@ DeviceLimits device_limits(const DeviceSnapshot& s) {
   return d;
 }
 
-int driver_occupancy(const Function& f, int block_threads, std::size_t dynamic_shared,
-                     unsigned flags) {
+int driver_occupancy(const Function& f, int block_threads, std::size_t dynamic_shared, unsigned flags) {
   f.context()->make_current();
   // The driver answers for the kernel's current dynamic limit; raise it as launch() would.
   if (dynamic_shared > f.dynamic_shared_limit())
     f.ensure_dynamic_shared(static_cast<unsigned>(dynamic_shared));
   int blocks = 0;
-  WL_CU_CHECK(api().cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
-                  &blocks, f.get(), block_threads, dynamic_shared, flags),
+  WL_CU_CHECK(api().cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, f.get(), block_threads,
+                                                                         dynamic_shared, flags),
               "kernel " + f.name() + ", block " + std::to_string(block_threads) + ", " +
                   std::to_string(dynamic_shared) + " bytes dynamic shared");
   return blocks;

@@ -68,15 +68,16 @@ struct OccupancyResult {
   int warps_per_block = 0;
   int active_warps_per_sm = 0;
   int max_warps_per_sm = 0;
-  double occupancy = 0.0;           // active / max warps, 0..1
-  Limiter limiter = Limiter::none;  // the first binding limit (order: warps, registers, shared, blocks, barriers)
-  unsigned limiting_mask = 0;       // every limit equal to blocks_per_sm (bits of Limiter)
+  double occupancy = 0.0;  // active / max warps, 0..1
+  Limiter limiter =
+      Limiter::none;           // the first binding limit (order: warps, registers, shared, blocks, barriers)
+  unsigned limiting_mask = 0;  // every limit equal to blocks_per_sm (bits of Limiter)
   // Blocks per SM each resource alone would allow (kNoLimit when unused).
   int by_warps = 0, by_registers = 0, by_shared = 0, by_blocks = 0, by_barriers = kNoLimit;
-  long long regs_per_block = 0;     // allocated: per warp in units of 256, times warps
-  long long shared_per_block = 0;   // allocated: static + dynamic + reserved, rounded up
-  long long shared_per_sm = 0;      // the carveout the calculation used
-  std::string reason;               // when blocks_per_sm == 0: one sentence why
+  long long regs_per_block = 0;    // allocated: per warp in units of 256, times warps
+  long long shared_per_block = 0;  // allocated: static + dynamic + reserved, rounded up
+  long long shared_per_sm = 0;     // the carveout the calculation used
+  std::string reason;              // when blocks_per_sm == 0: one sentence why
 };
 
 // Our calculator. `carveout_percent` -1 means the driver's default choice; 0..100 a

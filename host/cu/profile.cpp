@@ -129,8 +129,7 @@ nlohmann::ordered_json ordered(const DeviceSnapshot& d) {
 
 std::string shipped_list() {
   std::string out;
-  for (const EmbeddedProfile& p : embedded_profiles())
-    out += (out.empty() ? "" : ", ") + std::string(p.name);
+  for (const EmbeddedProfile& p : embedded_profiles()) out += (out.empty() ? "" : ", ") + std::string(p.name);
   return out;
 }
 
@@ -194,7 +193,8 @@ DeviceSnapshot from_json(const nlohmann::json& j, const std::string& where) {
   if (j.contains("captured")) d.captured = get_string(j, "captured", where);
   if (j.contains("driver_version")) {
     const long long v = get_integer(j["driver_version"], "driver_version", where);
-    if (v < 0 || v > INT_MAX) bad(where, "field 'driver_version' = " + std::to_string(v) + " is outside 0..2147483647");
+    if (v < 0 || v > INT_MAX)
+      bad(where, "field 'driver_version' = " + std::to_string(v) + " is outside 0..2147483647");
     d.driver_version = static_cast<int>(v);
   }
 
@@ -209,11 +209,11 @@ DeviceSnapshot from_json(const nlohmann::json& j, const std::string& where) {
     d.attributes[canonical] = v;
   }
   // The header and the attributes come from the same capture; disagreement means an edit.
-  for (auto [key, want] : {std::pair{"compute_capability_major", d.cc_major},
-                           std::pair{"compute_capability_minor", d.cc_minor}})
+  for (auto [key, want] :
+       {std::pair{"compute_capability_major", d.cc_major}, std::pair{"compute_capability_minor", d.cc_minor}})
     if (auto v = d.attr(key); v && *v != want)
-      bad(where, "field 'compute_capability' is \"" + cc + "\" but attributes." + key + " is " +
-                     std::to_string(*v));
+      bad(where,
+          "field 'compute_capability' is \"" + cc + "\" but attributes." + key + " is " + std::to_string(*v));
   return d;
 }
 
@@ -269,8 +269,7 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
   std::ifstream in(name_or_path, std::ios::binary);
   std::ostringstream text;
   if (in) text << in.rdbuf();
-  if (!in || in.bad())
-    bad(name_or_path, std::string("cannot read the file (") + std::strerror(errno) + ")");
+  if (!in || in.bad()) bad(name_or_path, std::string("cannot read the file (") + std::strerror(errno) + ")");
   return parse_profile(text.str(), name_or_path);
 }
 

@@ -61,12 +61,14 @@ std::string arity_error(const KernelObj& k, int n) {
 }
 
 std::string limit_error(const cu::LaunchConfig& c, const cu::KernelLimits& k, const cu::DeviceLimits& d) {
-  if (auto v = cu::check(c, k, d)) [[unlikely]] return std::move(v->sentence);
+  if (auto v = cu::check(c, k, d)) [[unlikely]]
+    return std::move(v->sentence);
   return {};
 }
 
 std::string why_not(const KernelObj& k, const cu::LaunchConfig& c, const cu::DeviceLimits& d) {
-  if (auto v = cu::check(c, k.limits, d)) [[unlikely]] return std::move(v->sentence);
+  if (auto v = cu::check(c, k.limits, d)) [[unlikely]]
+    return std::move(v->sentence);
   if (!k.fn || !c.clustered()) return {};
   try {  // only the driver's answer can throw here (a failed cuOccupancyMaxActiveClusters)
     if (auto v = cu::check_clusters(*k.fn, c)) return std::move(v->sentence);

@@ -19,8 +19,7 @@ ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx) {
   m->result = rtc::compile(m->spec.source, m->spec.options, cache);
   record_dependencies(m->spec, m->result);
   m->stamps = stamp_files(m->spec, m->result);
-  if (m->result.ok)
-    record_code(m->spec.source.name, m->result);
+  if (m->result.ok) record_code(m->spec.source.name, m->result);
   if (m->result.ok && ctx)
     m->live = cu::Module::load_cubin(ctx, std::string_view(m->result.cubin.data(), m->result.cubin.size()),
                                      m->spec.source.name);
@@ -57,8 +56,9 @@ KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optio
     ptx_layout(*k);
   }
   if (k->sig && !k->offsets.empty() && k->sig->params.size() != k->offsets.size())
-    throw Error("kernel " + k->display + ": the declared signature has " + std::to_string(k->sig->params.size()) +
-                " parameters but the kernel takes " + std::to_string(k->offsets.size()));
+    throw Error("kernel " + k->display + ": the declared signature has " +
+                std::to_string(k->sig->params.size()) + " parameters but the kernel takes " +
+                std::to_string(k->offsets.size()));
   std::size_t bytes = 0;
   for (std::size_t i = 0; i < k->offsets.size(); ++i) bytes = std::max(bytes, k->offsets[i] + k->sizes[i]);
   k->argbuf.assign(bytes + 16, 0);

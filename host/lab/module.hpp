@@ -66,12 +66,12 @@ struct KernelObj {
 
   ModuleRef module;
   std::string mangled;
-  std::string display;                  // "saxpy", "reduce<256>": for messages
-  std::optional<rtc::Signature> sig;    // demangled or declared; none: extern "C" undeclared
-  rtc::KernelResources res;             // from the CUBIN (and the ptxas report's spills)
-  std::shared_ptr<cu::Function> fn;     // live only
+  std::string display;                // "saxpy", "reduce<256>": for messages
+  std::optional<rtc::Signature> sig;  // demangled or declared; none: extern "C" undeclared
+  rtc::KernelResources res;           // from the CUBIN (and the ptxas report's spills)
+  std::shared_ptr<cu::Function> fn;   // live only
   cu::KernelLimits limits;
-  std::vector<std::size_t> offsets;     // parameter layout (driver's, or computed)
+  std::vector<std::size_t> offsets;  // parameter layout (driver's, or computed)
   std::vector<std::size_t> sizes;
   // Preallocated argument storage, so a launch allocates nothing.
   std::vector<unsigned char> argbuf;

@@ -8,8 +8,8 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -51,7 +51,8 @@ bool read_all(const fs::path& p, std::string& out) {
 }
 
 bool is_hex(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 // "ab" shard folders hold "ab<30 more hex>.wlc" entries (and ".tmp.<pid>.<n>" while written).
@@ -60,7 +61,8 @@ bool is_shard(const fs::path& p) {
   return n.size() == 2 && is_hex(n);
 }
 bool is_entry_name(const std::string& shard, const std::string& n) {
-  if (n.size() < 36 || n.compare(0, 2, shard) != 0 || !is_hex(std::string_view(n).substr(0, 32))) return false;
+  if (n.size() < 36 || n.compare(0, 2, shard) != 0 || !is_hex(std::string_view(n).substr(0, 32)))
+    return false;
   const std::string rest = n.substr(32);
   return rest == ".wlc" || rest.rfind(".wlc.tmp.", 0) == 0;
 }
@@ -70,7 +72,8 @@ bool plausible(const CompileResult& r) {
   if (!r.ok || r.arch.rfind("sm_", 0) != 0 || r.cubin.empty()) return false;
   if (r.kernels.size() != r.entries.size()) return false;
   for (const KernelResources& k : r.kernels) {
-    if (!k.complete() || *k.registers < 0 || *k.registers > 255 || *k.barriers < 0 || *k.barriers > 16) return false;
+    if (!k.complete() || *k.registers < 0 || *k.registers > 255 || *k.barriers < 0 || *k.barriers > 16)
+      return false;
     if (*k.shared_bytes < 0 || *k.const_bytes < 0 || *k.stack_bytes < 0 || *k.spill_store_bytes < 0 ||
         *k.spill_load_bytes < 0)
       return false;
@@ -106,9 +109,7 @@ fs::path Cache::default_dir() {
   return fs::temp_directory_path() / "warplab-cache";
 }
 
-fs::path Cache::entry_path(const std::string& key) const {
-  return dir_ / key.substr(0, 2) / (key + ".wlc");
-}
+fs::path Cache::entry_path(const std::string& key) const { return dir_ / key.substr(0, 2) / (key + ".wlc"); }
 
 std::optional<CompileResult> Cache::load(const std::string& key) {
   const fs::path p = entry_path(key);
@@ -163,7 +164,8 @@ void Cache::store(const std::string& key, const CompileResult& r) {
   const bool fresh = !fs::exists(dir_, ec);
   fs::create_directories(p.parent_path(), ec);
   if (fresh || !fs::exists(dir_ / kMarker, ec))
-    std::ofstream(dir_ / kMarker) << "This folder is warplab's compile cache; `warplab cache clear` empties it.\n";
+    std::ofstream(dir_ / kMarker)
+        << "This folder is warplab's compile cache; `warplab cache clear` empties it.\n";
   // A unique temp name per writer; rename() is atomic, so a reader sees the old entry,
   // nothing, or the whole new one, never half of it.
   static std::atomic<unsigned> seq{0};
@@ -229,8 +231,10 @@ Cache::Cleared Cache::clear() {
                 " file, and it holds files warplab did not write)");
   c.foreign = for_each_owned(dir_, [&](const fs::path& p) {
     const bool entry = p.extension() == ".wlc";
-    if (fs::remove(p, ec) && !ec) c.removed += entry;
-    else c.failed += entry;
+    if (fs::remove(p, ec) && !ec)
+      c.removed += entry;
+    else
+      c.failed += entry;
   });
   // Empty shard folders go too; a folder something foreign sits in stays.
   for (auto it = fs::directory_iterator(dir_, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
@@ -242,7 +246,11 @@ Cache::Cleared Cache::clear() {
 }
 
 void Cache::evict() {
-  struct Entry { fs::path path; fs::file_time_type when; std::uint64_t size; };
+  struct Entry {
+    fs::path path;
+    fs::file_time_type when;
+    std::uint64_t size;
+  };
   std::vector<Entry> all;
   std::uint64_t total = 0;
   std::error_code ec;
@@ -260,7 +268,9 @@ void Cache::evict() {
   }
 }
 
-KeyBuilder::KeyBuilder() : state_(XXH3_createState()) { XXH3_128bits_reset(static_cast<XXH3_state_t*>(state_)); }
+KeyBuilder::KeyBuilder() : state_(XXH3_createState()) {
+  XXH3_128bits_reset(static_cast<XXH3_state_t*>(state_));
+}
 KeyBuilder::~KeyBuilder() { XXH3_freeState(static_cast<XXH3_state_t*>(state_)); }
 
 KeyBuilder& KeyBuilder::add(std::string_view bytes) {

@@ -21,9 +21,10 @@ nlohmann::json opt(const std::optional<T>& v) {
 template <class T>
 T get_int(const nlohmann::json& j) {
   if (!j.is_number_integer()) throw std::runtime_error("cache entry: an integer field holds something else");
-  if (j.is_number_unsigned() ? j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max())
-                             : j.get<std::int64_t>() < std::numeric_limits<T>::min() ||
-                                   j.get<std::int64_t>() > std::numeric_limits<T>::max())
+  if (j.is_number_unsigned()
+          ? j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+          : j.get<std::int64_t>() < std::numeric_limits<T>::min() ||
+                j.get<std::int64_t>() > std::numeric_limits<T>::max())
     throw std::runtime_error("cache entry: an integer field is out of range");
   return static_cast<T>(j.is_number_unsigned() ? static_cast<std::int64_t>(j.get<std::uint64_t>())
                                                : j.get<std::int64_t>());
@@ -31,8 +32,10 @@ T get_int(const nlohmann::json& j) {
 
 template <class T>
 void get_opt(const nlohmann::json& j, std::optional<T>& v) {
-  if (j.is_null()) v.reset();
-  else v = get_int<T>(j);
+  if (j.is_null())
+    v.reset();
+  else
+    v = get_int<T>(j);
 }
 
 }  // namespace
@@ -50,9 +53,13 @@ nlohmann::json to_cache_json(const CompileResult& r) {
   for (const auto& [e, m] : r.lowered) j["lowered"].push_back({e, m});
   j["kernels"] = nlohmann::json::array();
   for (const auto& k : r.kernels)
-    j["kernels"].push_back({{"mangled", k.mangled}, {"registers", opt(k.registers)}, {"barriers", opt(k.barriers)},
-                            {"shared", opt(k.shared_bytes)}, {"const", opt(k.const_bytes)},
-                            {"stack", opt(k.stack_bytes)}, {"spill_store", opt(k.spill_store_bytes)},
+    j["kernels"].push_back({{"mangled", k.mangled},
+                            {"registers", opt(k.registers)},
+                            {"barriers", opt(k.barriers)},
+                            {"shared", opt(k.shared_bytes)},
+                            {"const", opt(k.const_bytes)},
+                            {"stack", opt(k.stack_bytes)},
+                            {"spill_store", opt(k.spill_store_bytes)},
                             {"spill_load", opt(k.spill_load_bytes)}});
   j["resource_notes"] = r.resource_notes;
   j["dependencies"] = nlohmann::json::array();
@@ -60,9 +67,14 @@ nlohmann::json to_cache_json(const CompileResult& r) {
     j["dependencies"].push_back({{"path", d.path.string()}, {"display", d.display}, {"hash", d.hash}});
   j["diagnostics"] = nlohmann::json::array();
   for (const auto& d : r.diagnostics)
-    j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"col", d.col},
-                                {"severity", static_cast<int>(d.severity)}, {"code", d.code},
-                                {"message", d.message}, {"source_line", d.source_line}, {"notes", d.notes}});
+    j["diagnostics"].push_back({{"file", d.file},
+                                {"line", d.line},
+                                {"col", d.col},
+                                {"severity", static_cast<int>(d.severity)},
+                                {"code", d.code},
+                                {"message", d.message},
+                                {"source_line", d.source_line},
+                                {"notes", d.notes}});
   return j;
 }
 
@@ -74,7 +86,8 @@ void from_cache_json(const nlohmann::json& j, CompileResult& r) {
   r.nvrtc_version = j.at("nvrtc_version").get<std::string>();
   r.entries = j.at("entries").get<std::vector<std::string>>();
   r.options = j.at("options").get<std::vector<std::string>>();
-  for (const auto& l : j.at("lowered")) r.lowered.emplace_back(l.at(0).get<std::string>(), l.at(1).get<std::string>());
+  for (const auto& l : j.at("lowered"))
+    r.lowered.emplace_back(l.at(0).get<std::string>(), l.at(1).get<std::string>());
   for (const auto& k : j.at("kernels")) {
     KernelResources x;
     x.mangled = k.at("mangled").get<std::string>();

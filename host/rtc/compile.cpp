@@ -72,8 +72,8 @@ void check_arch(const std::string& arch, bool virtual_ok) {
          (m[3].length() == 0 || nvrtc_accepts(arch));
   }
   if (ok) return;
-  throw Error("unsupported architecture '" + arch + "': NVRTC " + nvrtc_version() +
-              " compiles for " + join(supported_archs(), ", ") +
+  throw Error("unsupported architecture '" + arch + "': NVRTC " + nvrtc_version() + " compiles for " +
+              join(supported_archs(), ", ") +
               (virtual_ok ? " (or compute_XX for PTX only)" : " (a real sm_XX is needed for the cubin)"));
 }
 
@@ -141,12 +141,14 @@ void explain_missing(std::vector<Diagnostic>& diags, const ResolvedIncludes& inc
 // NVRTC takes sources as C strings, so a NUL byte ends the source there, and its front end
 // takes a 0xFF byte for the end of the file: either would compile less than the file
 // holds, silently. Refused as a diagnostic naming the line and byte offset.
-bool bad_byte(const std::string& text, const std::string& file, int line_offset, std::vector<Diagnostic>& out) {
+bool bad_byte(const std::string& text, const std::string& file, int line_offset,
+              std::vector<Diagnostic>& out) {
   const std::size_t at = text.find_first_of(std::string("\0\xff", 2));
   if (at == std::string::npos) return false;
   Diagnostic d;
   d.file = file;
-  d.line = line_offset + 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  d.line = line_offset + 1 +
+           static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
   const std::size_t nl = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
   d.col = static_cast<int>(at - (nl == std::string::npos ? 0 : nl + 1)) + 1;
   d.message = std::string(text[at] == '\0' ? "a NUL byte" : "a 0xFF byte") + " at byte offset " +
@@ -252,7 +254,8 @@ void check_define_name(const std::string& name) {
 
 std::pair<std::string, std::string> parse_define(const std::string& spec) {
   const std::size_t eq = spec.find('=');
-  std::pair<std::string, std::string> d{spec.substr(0, eq), eq == std::string::npos ? "1" : spec.substr(eq + 1)};
+  std::pair<std::string, std::string> d{spec.substr(0, eq),
+                                        eq == std::string::npos ? "1" : spec.substr(eq + 1)};
   check_define_name(d.first);
   return d;
 }
@@ -295,19 +298,17 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
     if (std::optional<CompileResult> hit = cache->load(r.cache_key)) {
       hit->from_cache = true;
       hit->cache_key = r.cache_key;
-      hit->compile_ms = std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - t0).count();
+      hit->compile_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       return std::move(*hit);
     }
   }
 
   nvrtcProgram raw = nullptr;
   WL_RTC_CHECK(nvrtcCreateProgram(&raw, inc.main_text.c_str(), name.c_str(),
-                                  static_cast<int>(hdr_texts.size()), hdr_texts.data(),
-                                  hdr_names.data()));
+                                  static_cast<int>(hdr_texts.size()), hdr_texts.data(), hdr_names.data()));
   const Program prog(raw);  // destroyed on every path, exceptions included
-  for (const std::string& e : opt.name_expressions)
-    WL_RTC_CHECK(nvrtcAddNameExpression(raw, e.c_str()));
+  for (const std::string& e : opt.name_expressions) WL_RTC_CHECK(nvrtcAddNameExpression(raw, e.c_str()));
 
   // --no-cache is asked for only here, on a miss: it does not change the output, so the
   // cache key leaves it out, and a cache hit never pays for the probe (about 25 ms).
@@ -335,8 +336,8 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   const auto t1 = std::chrono::steady_clock::now();
   r.compile_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   // An entry with an unknown number would outlive the reason it is unknown: not stored.
-  const bool complete = std::all_of(r.kernels.begin(), r.kernels.end(),
-                                    [](const KernelResources& k) { return k.complete(); });
+  const bool complete =
+      std::all_of(r.kernels.begin(), r.kernels.end(), [](const KernelResources& k) { return k.complete(); });
   if (cache && r.ok && complete) cache->store(r.cache_key, r);
   return r;
 }

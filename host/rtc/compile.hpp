@@ -1,7 +1,7 @@
 // compile.hpp: NVRTC behind one call. compile(Source, Options) resolves the includes
-// itself, compiles for a real architecture (PTX and cubin; a virtual one on request), and returns diagnostics,
-// per-kernel resources, entries, lowered names and the headers it used. A source that does
-// not compile is a value (ok = false); only misuse throws rtc::Error. No GPU, no Lua.
+// itself, compiles for a real architecture (PTX and cubin; a virtual one on request), and returns
+// diagnostics, per-kernel resources, entries, lowered names and the headers it used. A source that does not
+// compile is a value (ok = false); only misuse throws rtc::Error. No GPU, no Lua.
 #pragma once
 #include <string>
 #include <utility>
@@ -30,8 +30,8 @@ struct Options {
   std::vector<std::string> include_dirs;
   bool lineinfo = false;
   std::string std = "c++17";
-  int max_registers = 0;                  // --maxrregcount; 0: no limit
-  std::vector<std::string> extra;         // passed to NVRTC as they are
+  int max_registers = 0;                      // --maxrregcount; 0: no limit
+  std::vector<std::string> extra;             // passed to NVRTC as they are
   std::vector<std::string> name_expressions;  // "reduce<256>": instantiated and lowered
 };
 
@@ -45,14 +45,14 @@ struct CompileResult {
   // Why a number is unknown, or where the CUBIN and the ptxas report disagree: sentences.
   std::vector<std::string> resource_notes;
   std::vector<std::pair<std::string, std::string>> lowered;  // name expression -> mangled
-  std::vector<std::string> entries;      // every kernel's (mangled) name, PTX order
-  std::vector<Dependency> dependencies;  // every header warplab resolved
-  std::vector<std::string> options;      // exactly the options NVRTC received
+  std::vector<std::string> entries;                          // every kernel's (mangled) name, PTX order
+  std::vector<Dependency> dependencies;                      // every header warplab resolved
+  std::vector<std::string> options;                          // exactly the options NVRTC received
   std::string arch;
-  std::string nvrtc_version;             // "13.0"
-  double compile_ms = 0;                 // the whole compile() call
-  bool from_cache = false;               // true when the on-disk cache answered
-  std::string cache_key;                 // what the cache filed it under (empty: no cache)
+  std::string nvrtc_version;  // "13.0"
+  double compile_ms = 0;      // the whole compile() call
+  bool from_cache = false;    // true when the on-disk cache answered
+  std::string cache_key;      // what the cache filed it under (empty: no cache)
 
   std::size_t errors() const { return count(diagnostics, Severity::Error); }
   // nullptr / "" when unknown.
@@ -76,7 +76,7 @@ std::string format_diagnostics(const CompileResult& r, std::size_t max_shown, bo
 std::pair<std::string, std::string> parse_define(const std::string& spec);
 void check_define_name(const std::string& name);
 
-std::string nvrtc_version();                 // "13.0"
+std::string nvrtc_version();  // "13.0"
 // {"sm_75", ..., "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", ...}: NVRTC's numbers,
 // each followed by the a/f variants this NVRTC accepts (asked once per process).
 std::vector<std::string> supported_archs();

@@ -68,9 +68,7 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
-bool is_ident_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
-}
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 
 // Where the first "quoted" thing of `message` sits in `line` (whole identifiers only when
 // it is one): 1-based, or 0 when it does not appear.
@@ -97,8 +95,7 @@ Severity severity_of(const std::string& word) {
 
 // "at line 12" / "at line 12 of "file"" in context notes: shift and rename like the
 // diagnostic's own location.
-std::string map_note(const std::string& note, const std::map<std::string, LogFile>& files,
-                     int own_offset) {
+std::string map_note(const std::string& note, const std::map<std::string, LogFile>& files, int own_offset) {
   static const std::regex at_line(R"re(at line (\d+)(?: of "([^"]+)")?)re");
   std::smatch m;
   const std::string h = head(note);
@@ -146,8 +143,8 @@ std::string readable(const std::string& msg) {
 
 // What NVRTC's location and echoed line become: the user's file name and line, the
 // line from the file as read, and a column. `caret_col` is 0 when NVRTC drew no caret.
-void place(Diagnostic& d, const std::string& name, int raw_line, int caret_col,
-           const std::string& echoed, const std::map<std::string, LogFile>& files) {
+void place(Diagnostic& d, const std::string& name, int raw_line, int caret_col, const std::string& echoed,
+           const std::map<std::string, LogFile>& files) {
   const auto it = files.find(name);
   const bool known = it != files.end();
   d.file = known ? it->second.display : name;
@@ -157,9 +154,12 @@ void place(Diagnostic& d, const std::string& name, int raw_line, int caret_col,
   // less than the quoted name it complains about.
   const int len = static_cast<int>(d.source_line.size());
   const int quoted = locate_quoted(d.message, d.source_line);
-  if (caret_col >= 1 && caret_col <= len) d.col = caret_col;
-  else if (quoted > 0) d.col = quoted;
-  else d.col = caret_col >= 1 ? caret_col : 1;
+  if (caret_col >= 1 && caret_col <= len)
+    d.col = caret_col;
+  else if (quoted > 0)
+    d.col = quoted;
+  else
+    d.col = caret_col >= 1 ? caret_col : 1;
 }
 
 // NVRTC compiles name expressions as "#pragma nv_mangled_name EXPR" lines of an internal
@@ -169,39 +169,37 @@ void explain_name_expression(Diagnostic& d, const std::string& echoed,
   const std::string pragma = "#pragma nv_mangled_name ";
   std::string expr = echoed.rfind(pragma, 0) == 0 ? trim(echoed.substr(pragma.size())) : "";
   if (expr.empty() && name_expressions.size() == 1) expr = name_expressions[0];
-  d.message =
-      (expr.empty() ? "a name expression: " : "name expression \"" + expr + "\": ") + d.message;
+  d.message = (expr.empty() ? "a name expression: " : "name expression \"" + expr + "\": ") + d.message;
 }
 
 }  // namespace
 
 std::string_view to_string(Severity s) {
   switch (s) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Remark: return "remark";
+    case Severity::Error:
+      return "error";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Remark:
+      return "remark";
   }
   return "error";
 }
 
-std::vector<Diagnostic> parse_log(const std::string& log,
-                                  const std::map<std::string, LogFile>& files,
+std::vector<Diagnostic> parse_log(const std::string& log, const std::map<std::string, LogFile>& files,
                                   const std::vector<std::string>& name_expressions) {
   // file(LINE[,COL]): severity[ #code]: message. The column form is not printed by
   // NVRTC 13; accepting it costs nothing should a later version add it. The message is
   // the rest of the line (kRegexSpan).
-  static const std::regex header(
-      R"re(^(.+?)\((\d+)(?:,\s*(\d+))?\): )re"
-      R"re((catastrophic error|fatal error|internal error|error|warning|remark))re"
-      R"re((?: #([0-9A-Za-z_-]+))?: )re");
+  static const std::regex header(R"re(^(.+?)\((\d+)(?:,\s*(\d+))?\): )re"
+                                 R"re((catastrophic error|fatal error|internal error|error|warning|remark))re"
+                                 R"re((?: #([0-9A-Za-z_-]+))?: )re");
   // "nvrtc: error: bad option", "ptxas error   : Entry function ...".
-  static const std::regex tool(
-      R"re(^(nvrtc|ptxas|nvlink)\s*(error|warning|fatal)?\s*:\s*)re"
-      R"re((?:(error|warning|fatal)\s*:\s*)?)re");
+  static const std::regex tool(R"re(^(nvrtc|ptxas|nvlink)\s*(error|warning|fatal)?\s*:\s*)re"
+                               R"re((?:(error|warning|fatal)\s*:\s*)?)re");
   // The resource report (parsed in resources.cpp) and NVRTC's closing summaries.
-  static const std::regex skip(
-      R"re(^(ptxas\s+(info\s*:|\.)|Remark: The warnings can be suppressed|)re"
-      R"re(\d+ .*detected in the compilation of|Compilation terminated\.$))re");
+  static const std::regex skip(R"re(^(ptxas\s+(info\s*:|\.)|Remark: The warnings can be suppressed|)re"
+                               R"re(\d+ .*detected in the compilation of|Compilation terminated\.$))re");
 
   const std::vector<std::string> lines = split_lines(log);
   std::vector<Diagnostic> out;
@@ -229,8 +227,10 @@ std::vector<Diagnostic> parse_log(const std::string& log,
         caret_col = static_cast<int>(std::min<std::size_t>(lines[i + 2].find('^'), INT_MAX)) - 1;
         i += 2;
       }
-      if (m[1] == "__nv_name_map") explain_name_expression(d, echoed, name_expressions);
-      else place(d, m[1], line, caret_col, echoed, files);
+      if (m[1] == "__nv_name_map")
+        explain_name_expression(d, echoed, name_expressions);
+      else
+        place(d, m[1], line, caret_col, echoed, files);
       out.push_back(std::move(d));
       open = true;
     } else if (std::regex_search(h, m, tool)) {

@@ -14,9 +14,8 @@ namespace warplab::rtc {
 namespace {
 
 constexpr std::uint8_t kFmtSval = 0x04;  // size + bytes; the others carry 2 bytes inline
-constexpr std::uint8_t kMaxThreads = 0x05, kReqntid = 0x10, kFrameSize = 0x11,
-                       kMinStack = 0x12, kMaxRegCount = 0x1b, kMaxStack = 0x23,
-                       kRegCount = 0x2f, kNumBarriers = 0x4c;
+constexpr std::uint8_t kMaxThreads = 0x05, kReqntid = 0x10, kFrameSize = 0x11, kMinStack = 0x12,
+                       kMaxRegCount = 0x1b, kMaxStack = 0x23, kRegCount = 0x2f, kNumBarriers = 0x4c;
 // sm_90 and newer place 1 KiB of system-reserved shared memory (the device attribute
 // RESERVED_SHARED_MEMORY_PER_BLOCK) at the start of each kernel's .nv.shared section and
 // mark the module with .nv.shared.reserved.0; ptxas and the driver report the user's part.
@@ -31,7 +30,8 @@ struct Section {
 class Reader {
  public:
   explicit Reader(const std::vector<char>& b) : b_(b) {}
-  template <class T> T at(std::uint64_t off) const {
+  template <class T>
+  T at(std::uint64_t off) const {
     if (off > b_.size() || sizeof(T) > b_.size() - off) fail("a field lies past the end of the file");
     T v;
     std::memcpy(&v, b_.data() + off, sizeof(T));
@@ -75,8 +75,7 @@ std::vector<Section> sections(const Reader& r, std::size_t file_size) {
     s.name = std::to_string(r.at<std::uint32_t>(h));   // resolved below
   }
   const Section& names = out[shstrndx];
-  for (Section& s : out)
-    s.name = r.cstr(names.offset + std::stoull(s.name), names.offset + names.size);
+  for (Section& s : out) s.name = r.cstr(names.offset + std::stoull(s.name), names.offset + names.size);
   return out;
 }
 
@@ -145,8 +144,10 @@ std::vector<ElfKernel> read_cubin(const std::vector<char>& elf) {
     k.name = s.name.substr(9);
     order.push_back(k.name);
     for (const Attr& a : attributes(r, s)) {
-      if (a.id == kNumBarriers) k.barriers = static_cast<int>(a.value);
-      else if (a.id == kMaxRegCount) k.max_registers = static_cast<int>(a.value);
+      if (a.id == kNumBarriers)
+        k.barriers = static_cast<int>(a.value);
+      else if (a.id == kMaxRegCount)
+        k.max_registers = static_cast<int>(a.value);
       else if ((a.id == kMaxThreads || a.id == kReqntid) && a.words.size() >= 3)
         std::copy_n(a.words.begin(), 3, (a.id == kMaxThreads ? k.max_threads : k.reqntid).begin());
     }
@@ -160,8 +161,10 @@ std::vector<ElfKernel> read_cubin(const std::vector<char>& elf) {
       if (it == by_name.end()) continue;  // a device function: its numbers fold into callers
       ElfKernel& k = it->second;
       const long v = static_cast<long>(a.words[1]);
-      if (a.id == kRegCount) k.registers = static_cast<int>(v);
-      else if (a.id == kFrameSize) k.frame_bytes = v;
+      if (a.id == kRegCount)
+        k.registers = static_cast<int>(v);
+      else if (a.id == kFrameSize)
+        k.frame_bytes = v;
       if (a.id == kFrameSize || a.id == kMinStack || a.id == kMaxStack)
         k.stack_bytes = std::max(k.stack_bytes, v);
     }

@@ -17,17 +17,17 @@
 namespace warplab::rtc {
 
 struct ElfKernel {
-  std::string name;                    // the symbol: mangled, as in the PTX
-  std::optional<int> registers;        // EIATTR_REGCOUNT
-  int barriers = 0;                    // EIATTR_NUM_BARRIERS (absent: none used)
-  long shared_bytes = 0;               // static shared memory per block, as ptxas reports it
-  long const_bytes = 0;                // banks other than 0: cuFuncGetAttribute's CONST_SIZE_BYTES
-  long kernel_const_bytes = 0;         // the part in the kernel's own banks (ptxas's per-kernel cmem)
-  long frame_bytes = 0;                // EIATTR_FRAME_SIZE: the kernel's own stack frame
-  long stack_bytes = 0;                // max(frame, min stack, max stack): what a launch needs
+  std::string name;                       // the symbol: mangled, as in the PTX
+  std::optional<int> registers;           // EIATTR_REGCOUNT
+  int barriers = 0;                       // EIATTR_NUM_BARRIERS (absent: none used)
+  long shared_bytes = 0;                  // static shared memory per block, as ptxas reports it
+  long const_bytes = 0;                   // banks other than 0: cuFuncGetAttribute's CONST_SIZE_BYTES
+  long kernel_const_bytes = 0;            // the part in the kernel's own banks (ptxas's per-kernel cmem)
+  long frame_bytes = 0;                   // EIATTR_FRAME_SIZE: the kernel's own stack frame
+  long stack_bytes = 0;                   // max(frame, min stack, max stack): what a launch needs
   std::array<unsigned, 3> max_threads{};  // EIATTR_MAX_THREADS; zeros when not declared
   std::array<unsigned, 3> reqntid{};      // EIATTR_REQNTID; zeros when not declared
-  int max_registers = 0;               // EIATTR_MAXREG_COUNT: the cap ptxas worked under
+  int max_registers = 0;                  // EIATTR_MAXREG_COUNT: the cap ptxas worked under
 };
 
 // Every function symbol that has a .nv.info.<name> section (the kernels), in symbol order.

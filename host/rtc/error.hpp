@@ -24,10 +24,9 @@ class Error : public std::runtime_error {
 
 // Evaluates `expr` once; on failure throws rtc::Error naming the call, with the text
 // from nvrtcGetErrorString.
-#define WL_RTC_CHECK(expr)                                                          \
-  do {                                                                              \
-    const nvrtcResult wl_rc_ = (expr);                                              \
-    if (wl_rc_ != NVRTC_SUCCESS)                                                    \
-      throw ::warplab::rtc::Error(std::string(#expr) + " failed: " +                \
-                                      nvrtcGetErrorString(wl_rc_), wl_rc_);        \
+#define WL_RTC_CHECK(expr)                                                                                 \
+  do {                                                                                                     \
+    const nvrtcResult wl_rc_ = (expr);                                                                     \
+    if (wl_rc_ != NVRTC_SUCCESS)                                                                           \
+      throw ::warplab::rtc::Error(std::string(#expr) + " failed: " + nvrtcGetErrorString(wl_rc_), wl_rc_); \
   } while (0)

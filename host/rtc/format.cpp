@@ -16,9 +16,12 @@ struct Style {
 
 std::string_view color_of(Severity s) {
   switch (s) {
-    case Severity::Error: return "1;31";
-    case Severity::Warning: return "1;35";
-    case Severity::Remark: return "1;36";
+    case Severity::Error:
+      return "1;31";
+    case Severity::Warning:
+      return "1;35";
+    case Severity::Remark:
+      return "1;36";
   }
   return "1";
 }
@@ -29,8 +32,10 @@ std::string caret_prefix(const std::string& line, int col) {
   std::string out;
   for (int i = 0; i + 1 < col && i < static_cast<int>(line.size()); ++i) {
     const unsigned char c = static_cast<unsigned char>(line[i]);
-    if (c == '\t') out += '\t';
-    else if ((c & 0xC0) != 0x80) out += ' ';
+    if (c == '\t')
+      out += '\t';
+    else if ((c & 0xC0) != 0x80)
+      out += ' ';
   }
   // A column past the end of the line (an unterminated construct) still gets a caret.
   for (int i = static_cast<int>(line.size()); i + 1 < col; ++i) out += ' ';
@@ -64,8 +69,7 @@ void format_one(const Diagnostic& d, const Style& st, std::string& out) {
 
 }  // namespace
 
-std::string format_diagnostics(const std::vector<Diagnostic>& diags, std::size_t max_shown,
-                               bool color) {
+std::string format_diagnostics(const std::vector<Diagnostic>& diags, std::size_t max_shown, bool color) {
   const Style st{color};
   // Choose what to show: errors in order first, then the rest in order, up to max_shown;
   // print the chosen ones in log order.
@@ -88,9 +92,15 @@ std::string format_diagnostics(const std::vector<Diagnostic>& diags, std::size_t
       continue;
     }
     switch (diags[i].severity) {
-      case Severity::Error: ++hidden_err; break;
-      case Severity::Warning: ++hidden_warn; break;
-      case Severity::Remark: ++hidden_other; break;
+      case Severity::Error:
+        ++hidden_err;
+        break;
+      case Severity::Warning:
+        ++hidden_warn;
+        break;
+      case Severity::Remark:
+        ++hidden_other;
+        break;
     }
   }
   const std::size_t hidden = hidden_err + hidden_warn + hidden_other;

@@ -33,7 +33,10 @@ std::vector<Directive> find_directives(std::string_view text) {
     // A block comment opened on an earlier line: skip to its end, or the whole line.
     if (in_comment) {
       const std::size_t close = text.find("*/", i);
-      if (close == std::string_view::npos || close >= eol) { pos = eol + 1; continue; }
+      if (close == std::string_view::npos || close >= eol) {
+        pos = eol + 1;
+        continue;
+      }
       i = close + 2;
       in_comment = false;
     }
@@ -59,15 +62,20 @@ std::vector<Directive> find_directives(std::string_view text) {
     for (char quote = 0; i < eol; ++i) {
       const char c = text[i];
       if (quote) {
-        if (c == '\\') ++i;
-        else if (c == quote) quote = 0;
+        if (c == '\\')
+          ++i;
+        else if (c == quote)
+          quote = 0;
       } else if (c == '"' || c == '\'') {
         quote = c;
       } else if (c == '/' && i + 1 < eol && text[i + 1] == '/') {
         break;
       } else if (c == '/' && i + 1 < eol && text[i + 1] == '*') {
         const std::size_t close = text.find("*/", i + 2);
-        if (close == std::string_view::npos || close >= eol) { in_comment = true; break; }
+        if (close == std::string_view::npos || close >= eol) {
+          in_comment = true;
+          break;
+        }
         i = close + 1;
       }
     }
@@ -98,14 +106,18 @@ class Resolver {
       rewritten.append(text, copied, d.name_begin - copied).append(name);
       copied = d.name_end;
       if (depth_ >= kMaxIncludeDepth) {
-        out_.missing.push_back({nvrtc_name, d.line, spelled, d.angle, {},
+        out_.missing.push_back({nvrtc_name,
+                                d.line,
+                                spelled,
+                                d.angle,
+                                {},
                                 "#include nested more than " + std::to_string(kMaxIncludeDepth) +
                                     " deep: \"" + spelled + "\" is not read"});
         continue;
       }
       if (seen_.insert(name).second && !add_header(found, why))  // each file read once (cycles)
-        out_.missing.push_back({nvrtc_name, d.line, spelled, d.angle, {},
-                                "cannot read the header \"" + spelled + "\": " + why});
+        out_.missing.push_back(
+            {nvrtc_name, d.line, spelled, d.angle, {}, "cannot read the header \"" + spelled + "\": " + why});
     }
     rewritten.append(text, copied, std::string::npos);
     return rewritten;

@@ -22,8 +22,8 @@ struct Dependency {
 
 // An include nobody could open: NVRTC reports it, warplab adds where it looked.
 struct MissingInclude {
-  std::string file;   // NVRTC's name of the including file
-  int line = 0;       // 1-based line of the directive there
+  std::string file;  // NVRTC's name of the including file
+  int line = 0;      // 1-based line of the directive there
   std::string spelled;
   bool angle = false;
   std::vector<std::string> searched;  // directories tried, in order
@@ -38,9 +38,9 @@ struct ResolvedIncludes {
   // canonical path: NVRTC matches header names literally, so two "common.cuh" in two
   // folders must not collide. Only the directive lines change.
   std::string main_text;
-  std::vector<Dependency> deps;            // in discovery order
-  std::vector<std::string> header_names;   // include names for nvrtcCreateProgram
-  std::vector<std::string> header_texts;   // their bytes (rewritten the same way)
+  std::vector<Dependency> deps;           // in discovery order
+  std::vector<std::string> header_names;  // include names for nvrtcCreateProgram
+  std::vector<std::string> header_texts;  // their bytes (rewritten the same way)
   std::vector<MissingInclude> missing;
 };
 
@@ -49,8 +49,7 @@ struct ResolvedIncludes {
 inline constexpr int kMaxIncludeDepth = 200;
 
 // `search_dirs`: the user's include dirs, then warplab's include dir.
-ResolvedIncludes resolve_includes(const Source& src,
-                                  const std::vector<std::filesystem::path>& search_dirs);
+ResolvedIncludes resolve_includes(const Source& src, const std::vector<std::filesystem::path>& search_dirs);
 
 // FNV-1a, 64 bits, as 16 lower-case hex digits: a change detector, not a security hash.
 std::string content_hash(std::string_view bytes);

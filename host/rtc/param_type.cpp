@@ -23,17 +23,25 @@ bool read_name(std::string_view t, std::size_t& i, std::string& out, std::string
   const std::size_t start = i;
   if (t.substr(i, 2) == "::") i += 2;
   while (true) {
-    if (i >= t.size() || !ident_start(t[i])) { why = "has a malformed name"; return false; }
+    if (i >= t.size() || !ident_start(t[i])) {
+      why = "has a malformed name";
+      return false;
+    }
     while (i < t.size() && ident_char(t[i])) ++i;
     std::size_t j = i;
     while (j < t.size() && t[j] == ' ') ++j;
     if (j < t.size() && t[j] == '<') {
       int depth = 0;
       for (; j < t.size(); ++j) {
-        if (t[j] == '<' || t[j] == '(') ++depth;
-        else if ((t[j] == '>' || t[j] == ')') && --depth == 0) break;
+        if (t[j] == '<' || t[j] == '(')
+          ++depth;
+        else if ((t[j] == '>' || t[j] == ')') && --depth == 0)
+          break;
       }
-      if (j >= t.size()) { why = "has an unbalanced '<'"; return false; }
+      if (j >= t.size()) {
+        why = "has an unbalanced '<'";
+        return false;
+      }
       i = j + 1;
     }
     if (t.substr(i, 2) != "::") break;
@@ -55,12 +63,14 @@ namespace {
 // A parameter declaration in pieces: specifiers ("const unsigned long"), then the
 // declarator (pointer levels with their cv, a reference, maybe a name).
 struct Decl {
-  struct Level { bool c = false, v = false; };
+  struct Level {
+    bool c = false, v = false;
+  };
   std::vector<std::string> words;  // builtin type words: "unsigned", "long", ...
   std::string named;               // or one named type: "float2", "ns::Foo<int>"
   std::string param_name;          // "n" in "int n" (declared signatures only)
   bool base_const = false, base_volatile = false, ref = false;
-  std::vector<Level> levels;       // one per '*'
+  std::vector<Level> levels;  // one per '*'
 };
 
 bool fail(std::string& why, std::string text) {
@@ -75,8 +85,7 @@ bool read_decl(std::string_view t, bool allow_name, Decl& d, std::string& why) {
       ++i;
       continue;
     }
-    if (!d.param_name.empty())
-      return fail(why, "has text after the parameter name '" + d.param_name + "'");
+    if (!d.param_name.empty()) return fail(why, "has text after the parameter name '" + d.param_name + "'");
     if (c == '*') {
       if (d.ref) return fail(why, "is a pointer to a reference");
       d.levels.push_back({});
@@ -191,8 +200,10 @@ std::optional<ParamType> parse_type(std::string_view t, bool allow_name, std::st
   } else {
     // std::size_t, ::int64_t: the alias table is keyed without the qualifier.
     std::string key = d.named;
-    if (key.rfind("std::", 0) == 0) key = key.substr(5);
-    else if (key.rfind("::", 0) == 0) key = key.substr(2);
+    if (key.rfind("std::", 0) == 0)
+      key = key.substr(5);
+    else if (key.rfind("::", 0) == 0)
+      key = key.substr(2);
     const auto it = type_aliases().find(key);
     base = it != type_aliases().end() ? it->second : d.named;
   }
@@ -214,12 +225,18 @@ ParamType parse_param_type(const std::string& text) {
 
 std::string_view to_string(ParamType::Kind k) {
   switch (k) {
-    case ParamType::Kind::Pointer: return "pointer";
-    case ParamType::Kind::Signed: return "signed";
-    case ParamType::Kind::Unsigned: return "unsigned";
-    case ParamType::Kind::Float: return "float";
-    case ParamType::Kind::Bool: return "bool";
-    case ParamType::Kind::Other: return "other";
+    case ParamType::Kind::Pointer:
+      return "pointer";
+    case ParamType::Kind::Signed:
+      return "signed";
+    case ParamType::Kind::Unsigned:
+      return "unsigned";
+    case ParamType::Kind::Float:
+      return "float";
+    case ParamType::Kind::Bool:
+      return "bool";
+    case ParamType::Kind::Other:
+      return "other";
   }
   return "other";
 }

@@ -28,9 +28,12 @@ PtxParam read_param(const std::string& decl) {
   std::size_t align = 0, elem = 0, count = 1;
   bool ptr = false;
   while (in >> tok) {
-    if (tok == ".align" && !ptr && elem == 0) in >> align;
-    else if (tok == ".ptr") ptr = true;
-    else if (!elem && type_bytes(tok)) elem = type_bytes(tok);
+    if (tok == ".align" && !ptr && elem == 0)
+      in >> align;
+    else if (tok == ".ptr")
+      ptr = true;
+    else if (!elem && type_bytes(tok))
+      elem = type_bytes(tok);
     else if (elem && tok.find('[') != std::string::npos)
       count = static_cast<std::size_t>(std::strtoull(tok.c_str() + tok.find('[') + 1, nullptr, 10));
   }

@@ -22,7 +22,7 @@ struct PtxEntry {
   std::vector<PtxParam> params;       // in declaration order
   std::array<unsigned, 3> maxntid{};  // zeros: not declared
   std::array<unsigned, 3> reqntid{};
-  std::size_t begin = 0, end = 0;     // the entry's text: [begin, end) of the PTX
+  std::size_t begin = 0, end = 0;  // the entry's text: [begin, end) of the PTX
   // The smaller of the .maxntid and .reqntid products; 0 when neither is declared.
   long long max_threads() const;
 };

@@ -32,14 +32,12 @@ std::optional<int> small(const std::string& digits) {
 std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
   static const std::regex entry(R"re(^ptxas info\s*: Compiling entry function '([^']+)')re");
   static const std::regex props(R"re(^ptxas info\s*: Function properties for (\S+))re");
-  static const std::regex frame(
-      R"re(^ptxas\s+\.\s+(\d+) bytes stack frame, (\d+) bytes spill stores, )re"
-      R"re((\d+) bytes spill loads)re");
+  static const std::regex frame(R"re(^ptxas\s+\.\s+(\d+) bytes stack frame, (\d+) bytes spill stores, )re"
+                                R"re((\d+) bytes spill loads)re");
   static const std::regex used(R"re(^ptxas info\s*: Used (\d+) registers)re");
   // The "Used" line's items, each "N <what>": older ptxas omit barriers, newer add items.
-  static const std::regex item(
-      R"re((\d+) (registers|barriers|bytes smem|bytes cmem\[(\d+)\]|)re"
-      R"re(bytes cumulative stack size))re");
+  static const std::regex item(R"re((\d+) (registers|barriers|bytes smem|bytes cmem\[(\d+)\]|)re"
+                               R"re(bytes cumulative stack size))re");
 
   std::vector<KernelResources> out;
   std::string props_for;  // whose "Function properties" the next stack line belongs to
@@ -67,8 +65,8 @@ std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
     } else if (cur && std::regex_search(line, used)) {
       // The line names only what is used: what it leaves out is none.
       cur->shared_bytes = 0;
-      for (auto it = std::sregex_iterator(line.begin(), line.end(), item);
-           it != std::sregex_iterator(); ++it) {
+      for (auto it = std::sregex_iterator(line.begin(), line.end(), item); it != std::sregex_iterator();
+           ++it) {
         const std::string what = (*it)[2];
         const auto parsed = number((*it)[1]);
         if (!parsed) {  // too large to be true: unknown
@@ -76,14 +74,19 @@ std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
           continue;
         }
         const long n = *parsed;
-        if (what == "registers") cur->registers = small((*it)[1]);
-        else if (what == "barriers") cur->barriers = small((*it)[1]);
-        else if (what == "bytes smem") cur->shared_bytes = n;
+        if (what == "registers")
+          cur->registers = small((*it)[1]);
+        else if (what == "barriers")
+          cur->barriers = small((*it)[1]);
+        else if (what == "bytes smem")
+          cur->shared_bytes = n;
         // Cumulative stack includes callees' frames: what a launch must provide.
         else if (what == "bytes cumulative stack size")
           cur->stack_bytes = std::max(cur->stack_bytes.value_or(0), n);
-        else if ((*it)[3].str() != "0") cur->const_bytes = cur->const_bytes.value_or(0) + n;
-        else cur->const_bytes = cur->const_bytes.value_or(0);  // bank 0 (parameters) alone: none
+        else if ((*it)[3].str() != "0")
+          cur->const_bytes = cur->const_bytes.value_or(0) + n;
+        else
+          cur->const_bytes = cur->const_bytes.value_or(0);  // bank 0 (parameters) alone: none
       }
     }
   }

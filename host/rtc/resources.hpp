@@ -12,20 +12,20 @@
 namespace warplab::rtc {
 
 struct KernelResources {
-  std::string mangled;                   // the entry's name as in the PTX ("_Z1kPKfPfi", or "k")
-  std::optional<int> registers;          // per thread
-  std::optional<int> barriers;           // barriers used (__syncthreads uses barrier 0)
-  std::optional<long> shared_bytes;      // static shared memory per block
+  std::string mangled;               // the entry's name as in the PTX ("_Z1kPKfPfi", or "k")
+  std::optional<int> registers;      // per thread
+  std::optional<int> barriers;       // barriers used (__syncthreads uses barrier 0)
+  std::optional<long> shared_bytes;  // static shared memory per block
   // Constant banks other than bank 0 (parameters, driver values) attributed to the kernel.
   std::optional<long> const_bytes;
-  std::optional<long> stack_bytes;       // per thread: cumulative stack size, else the own frame
-  std::optional<long> spill_store_bytes; // only the ptxas report says these
+  std::optional<long> stack_bytes;        // per thread: cumulative stack size, else the own frame
+  std::optional<long> spill_store_bytes;  // only the ptxas report says these
   std::optional<long> spill_load_bytes;
 
   // Every number known: what the on-disk cache insists on before it stores an entry.
   bool complete() const {
-    return registers && barriers && shared_bytes && const_bytes && stack_bytes &&
-           spill_store_bytes && spill_load_bytes;
+    return registers && barriers && shared_bytes && const_bytes && stack_bytes && spill_store_bytes &&
+           spill_load_bytes;
   }
 };
 

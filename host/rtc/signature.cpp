@@ -22,10 +22,14 @@ std::vector<std::string> split_top(std::string_view s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     const bool in_parens = !stack.empty() && stack.back() == '(';
-    if (c == '(' || c == '[') stack.push_back(c == '(' ? '(' : '[');
-    else if (c == '<' && !in_parens) stack.push_back('<');
-    else if ((c == ')' || c == ']') && !stack.empty()) stack.pop_back();
-    else if (c == '>' && !stack.empty() && stack.back() == '<') stack.pop_back();
+    if (c == '(' || c == '[')
+      stack.push_back(c == '(' ? '(' : '[');
+    else if (c == '<' && !in_parens)
+      stack.push_back('<');
+    else if ((c == ')' || c == ']') && !stack.empty())
+      stack.pop_back();
+    else if (c == '>' && !stack.empty() && stack.back() == '<')
+      stack.pop_back();
     else if (c == ',' && stack.empty()) {
       out.emplace_back(s.substr(start, i - start));
       start = i + 1;
@@ -45,12 +49,15 @@ void split_name(const std::string& full, std::string& name, std::string& base) {
   for (std::size_t i = 0; i < full.size(); ++i) {
     const char c = full[i];
     const bool in_parens = !stack.empty() && stack.back() == '(';
-    if (c == '(') stack.push_back('(');
-    else if (c == ')' && !stack.empty()) stack.pop_back();
+    if (c == '(')
+      stack.push_back('(');
+    else if (c == ')' && !stack.empty())
+      stack.pop_back();
     else if (c == '<' && !in_parens) {
       if (stack.empty() && first_lt == std::string::npos) first_lt = i;
       stack.push_back('<');
-    } else if (c == '>' && !stack.empty() && stack.back() == '<') stack.pop_back();
+    } else if (c == '>' && !stack.empty() && stack.back() == '<')
+      stack.pop_back();
     else if (stack.empty() && c == ' ') {
       name_start = i + 1;
       last_sep = std::string::npos;
@@ -78,8 +85,8 @@ std::optional<Signature> demangle(const std::string& mangled) {
   // Itanium ABI names start with _Z; anything else is extern "C" (or not a function).
   if (mangled.rfind("_Z", 0) != 0) return std::nullopt;
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> text(
-      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                              std::free);
   if (status != 0 || !text) return std::nullopt;
   Signature sig;
   sig.demangled = text.get();
@@ -89,8 +96,12 @@ std::optional<Signature> demangle(const std::string& mangled) {
   int depth = 0;
   std::size_t open = std::string::npos;
   for (std::size_t i = d.size(); i-- > 0;) {
-    if (d[i] == ')') ++depth;
-    else if (d[i] == '(' && --depth == 0) { open = i; break; }
+    if (d[i] == ')')
+      ++depth;
+    else if (d[i] == '(' && --depth == 0) {
+      open = i;
+      break;
+    }
   }
   if (open == std::string::npos || open == 0) return std::nullopt;
   split_name(d.substr(0, open), sig.name, sig.base);
@@ -128,9 +139,7 @@ Signature parse_signature(const std::string& name, const std::string& params_tex
   if (depth != 0) throw Error(where + ": unbalanced brackets");
   const std::size_t b = params_text.find_first_not_of(" \t\n");
   const std::string trimmed =
-      b == std::string::npos
-          ? ""
-          : params_text.substr(b, params_text.find_last_not_of(" \t\n") - b + 1);
+      b == std::string::npos ? "" : params_text.substr(b, params_text.find_last_not_of(" \t\n") - b + 1);
   if (trimmed == "void") {
     sig.demangled = sig.to_string();
     return sig;
@@ -141,8 +150,7 @@ Signature parse_signature(const std::string& name, const std::string& params_tex
       std::string why;
       auto t = detail::parse_type(parts[i], true, why);
       if (!t) {
-        const std::string text =
-            blank(parts[i]) ? "" : parts[i].substr(parts[i].find_first_not_of(" \t"));
+        const std::string text = blank(parts[i]) ? "" : parts[i].substr(parts[i].find_first_not_of(" \t"));
         const std::string quoted = text.empty() ? "" : " ('" + text + "')";
         throw Error(where + ": parameter " + std::to_string(i + 1) + quoted + " " + why);
       }

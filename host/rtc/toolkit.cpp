@@ -22,8 +22,7 @@ bool is_cuda_include(const fs::path& dir) {
 // lib64/ -> ../include; targets/<arch>/lib -> ../include as well.
 fs::path include_next_to_nvrtc() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) == 0 || !info.dli_fname)
-    return {};
+  if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) == 0 || !info.dli_fname) return {};
   std::error_code ec;
   const fs::path lib = fs::canonical(info.dli_fname, ec);
   if (ec) return {};

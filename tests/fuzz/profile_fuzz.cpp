@@ -33,10 +33,12 @@ void exercise(const cu::DeviceSnapshot& d) {
     c.grid = {1u << 20, 2, 1};
     c.block = {256, 1, 1};
     c.cooperative = true;
-    fuzz::expect_only<std::bad_alloc>("cu::check", [&] { (void)cu::check(c, k, lim); });  // a value, never a throw
+    fuzz::expect_only<std::bad_alloc>("cu::check",
+                                      [&] { (void)cu::check(c, k, lim); });  // a value, never a throw
     c.cooperative = false;
     c.cluster = {2, 1, 1};
-    fuzz::expect_only<std::bad_alloc>("cu::check", [&] { (void)cu::check(c, k, lim); });  // a value, never a throw
+    fuzz::expect_only<std::bad_alloc>("cu::check",
+                                      [&] { (void)cu::check(c, k, lim); });  // a value, never a throw
   }
 }
 

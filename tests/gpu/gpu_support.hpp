@@ -19,8 +19,7 @@ std::string nvrtc_compile(const std::string& source, const std::string& name,
                           const std::vector<std::string>& options = {}, bool ptx = false);
 // Compile + load in one step.
 warplab::cu::ModulePtr load(const warplab::cu::ContextPtr& ctx, const std::string& source,
-                            const std::string& name,
-                            const std::vector<std::string>& options = {});
+                            const std::string& name, const std::vector<std::string>& options = {});
 // The attributes device_limits() needs, read with cuDeviceGetAttribute.
 warplab::cu::DeviceSnapshot live_snapshot(int ordinal = 0);
 

@@ -65,19 +65,17 @@ class Sweep : public ::testing::Test {
     if (images.empty()) {
       for (int regs : {37, 75, 255}) {
         for (int smem : {0, 12288, 40960}) {
-          const std::string name =
-              "pressure_r" + std::to_string(regs) + "_s" + std::to_string(smem) + ".cu";
-          images.emplace_back(name, warplab_gpu::nvrtc_compile(
-                                        kPressure, name,
-                                        {"--maxrregcount=" + std::to_string(regs),
-                                         "-DSMEM_BYTES=" + std::to_string(smem)}));
+          const std::string name = "pressure_r" + std::to_string(regs) + "_s" + std::to_string(smem) + ".cu";
+          images.emplace_back(name, warplab_gpu::nvrtc_compile(kPressure, name,
+                                                               {"--maxrregcount=" + std::to_string(regs),
+                                                                "-DSMEM_BYTES=" + std::to_string(smem)}));
         }
       }
     }
     for (const auto& [name, image] : images)
       kernels_.push_back(cu::Module::load_cubin(ctx_, image, name)->function("pressure"));
-    std::printf("%-22s %5s %7s %11s %6s  (%s, %s)\n", "kernel", "regs", "static", "max_threads",
-                "local", snapshot_.name.c_str(), snapshot_.arch().c_str());
+    std::printf("%-22s %5s %7s %11s %6s  (%s, %s)\n", "kernel", "regs", "static", "max_threads", "local",
+                snapshot_.name.c_str(), snapshot_.arch().c_str());
     for (const auto& f : kernels_)
       std::printf("%-22s %5d %7d %11d %6d\n", label(*f).c_str(), f->attributes().num_regs,
                   f->attributes().shared_size_bytes, f->attributes().max_threads_per_block,
@@ -109,18 +107,20 @@ TEST_F(Sweep, OwnCalculatorEqualsDriver) {
     if (c.driver < 0) ++driver_errors;
     if (c.agree()) continue;
     ++mismatches;
-    const auto own = cu::occupancy(cu::KernelLimits{c.regs, c.static_shared, c.max_threads, 1},
-                                   c.block, c.dynamic_shared, d_);
-    std::printf("MISMATCH block %d regs %d static %d dynamic %lld max_threads %d: own %d "
-                "(warps %d regs %d shared %d blocks %d, shared/block %lld, per SM %lld), "
-                "driver %d %s\n",
-                c.block, c.regs, c.static_shared, c.dynamic_shared, c.max_threads, c.own,
-                own.by_warps, own.by_registers, own.by_shared, own.by_blocks, own.shared_per_block,
-                own.shared_per_sm, c.driver, c.driver_error.c_str());
+    const auto own = cu::occupancy(cu::KernelLimits{c.regs, c.static_shared, c.max_threads, 1}, c.block,
+                                   c.dynamic_shared, d_);
+    std::printf(
+        "MISMATCH block %d regs %d static %d dynamic %lld max_threads %d: own %d "
+        "(warps %d regs %d shared %d blocks %d, shared/block %lld, per SM %lld), "
+        "driver %d %s\n",
+        c.block, c.regs, c.static_shared, c.dynamic_shared, c.max_threads, c.own, own.by_warps,
+        own.by_registers, own.by_shared, own.by_blocks, own.shared_per_block, own.shared_per_sm, c.driver,
+        c.driver_error.c_str());
   }
-  std::printf("occupancy sweep: %zu cases (%zu kernels x %zu block sizes x %zu dynamic sizes), "
-              "%d mismatches, %d driver errors\n",
-              cases.size(), fs.size(), blocks.size(), dynamic.size(), mismatches, driver_errors);
+  std::printf(
+      "occupancy sweep: %zu cases (%zu kernels x %zu block sizes x %zu dynamic sizes), "
+      "%d mismatches, %d driver errors\n",
+      cases.size(), fs.size(), blocks.size(), dynamic.size(), mismatches, driver_errors);
   EXPECT_EQ(cases.size(), fs.size() * blocks.size() * dynamic.size());
   EXPECT_EQ(mismatches, 0);
 }

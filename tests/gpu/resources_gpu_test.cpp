@@ -6,10 +6,10 @@
 // twice, the second answered by warm caches; a disagreement is a failure, with both numbers.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <unistd.h>
 
 #include "cu/context.hpp"
 #include "cu/function.hpp"
@@ -70,8 +70,8 @@ TEST(Resources, CubinNumbersEqualTheDriversForEveryKernel) {
         EXPECT_EQ(r.from_cache, pass == 1) << f;
         for (const std::string& n : r.resource_notes) ADD_FAILURE() << f << ": " << n;
         const auto elf = rtc::read_cubin(r.cubin);
-        const auto mod = cu::Module::load_cubin(
-            ctx, std::string_view(r.cubin.data(), r.cubin.size()), f.filename().string());
+        const auto mod = cu::Module::load_cubin(ctx, std::string_view(r.cubin.data(), r.cubin.size()),
+                                                f.filename().string());
         for (const std::string& name : r.entries) {
           const rtc::KernelResources* k = r.resources(name);
           const rtc::ElfKernel* e = rtc::find_kernel(elf, name);
@@ -84,12 +84,13 @@ TEST(Resources, CubinNumbersEqualTheDriversForEveryKernel) {
                           want_threads == a.max_threads_per_block;
           if (!ok) ++mismatches;
           if (!ok || pass == 0)
-            std::printf("%s %-40s cap %2d  regs %3d/%3d  shared %6ld/%6d  local %5ld/%5d  const %4ld/%4d  "
-                        "max_threads %4d/%4d%s\n",
-                        ok ? "ok  " : "DIFF", (f.filename().string() + ":" + name).substr(0, 40).c_str(), cap,
-                        *k->registers, a.num_regs, *k->shared_bytes, a.shared_size_bytes, *k->stack_bytes,
-                        a.local_size_bytes, *k->const_bytes, a.const_size_bytes, want_threads,
-                        a.max_threads_per_block, pass ? " (warm)" : "");
+            std::printf(
+                "%s %-40s cap %2d  regs %3d/%3d  shared %6ld/%6d  local %5ld/%5d  const %4ld/%4d  "
+                "max_threads %4d/%4d%s\n",
+                ok ? "ok  " : "DIFF", (f.filename().string() + ":" + name).substr(0, 40).c_str(), cap,
+                *k->registers, a.num_regs, *k->shared_bytes, a.shared_size_bytes, *k->stack_bytes,
+                a.local_size_bytes, *k->const_bytes, a.const_size_bytes, want_threads,
+                a.max_threads_per_block, pass ? " (warm)" : "");
           ++checked;
         }
       }

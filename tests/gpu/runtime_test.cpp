@@ -8,6 +8,7 @@
 #include <numeric>
 #include <vector>
 
+#include "cu/attributes.hpp"
 #include "cu/driver.hpp"
 #include "cu/error.hpp"
 #include "cu/launch.hpp"
@@ -15,7 +16,6 @@
 #include "cu/module.hpp"
 #include "cu/stream.hpp"
 #include "gpu_support.hpp"
-#include "cu/attributes.hpp"
 
 namespace {
 
@@ -23,9 +23,9 @@ namespace cu = warplab::cu;
 using warplab_gpu::kBasicKernels;
 
 // "what()" contains `part`.
-#define EXPECT_HAS(what, part)                                              \
-  do {                                                                      \
-    const std::string wl_what_ = (what);                                    \
+#define EXPECT_HAS(what, part)                                                             \
+  do {                                                                                     \
+    const std::string wl_what_ = (what);                                                   \
     EXPECT_NE(wl_what_.find(part), std::string::npos) << wl_what_ << " lacks: " << (part); \
   } while (0)
 
@@ -93,9 +93,9 @@ TEST(Memory, RoundTripsAndErrors) {
     a.copy_to_host(back.data(), 16, a.size() - 8);
     FAIL() << "expected a range error";
   } catch (const cu::Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "copy to host of 16 bytes at offset " + std::to_string(a.size() - 8) +
-                  " exceeds the device buffer's " + std::to_string(a.size()) + " bytes");
+    EXPECT_EQ(std::string(e.what()), "copy to host of 16 bytes at offset " + std::to_string(a.size() - 8) +
+                                         " exceeds the device buffer's " + std::to_string(a.size()) +
+                                         " bytes");
   }
   a.free();
   a.free();  // idempotent
@@ -128,8 +128,8 @@ TEST(Module, LoadEnumerateAndParams) {
 
   // char, short, int, long long, double, pointer, 12-byte struct: natural alignment.
   auto pk = m->function("params_k");
-  const std::vector<std::pair<std::size_t, std::size_t>> want = {
-      {0, 1}, {2, 2}, {4, 4}, {8, 8}, {16, 8}, {24, 8}, {32, 12}};
+  const std::vector<std::pair<std::size_t, std::size_t>> want = {{0, 1},  {2, 2},  {4, 4},  {8, 8},
+                                                                 {16, 8}, {24, 8}, {32, 12}};
   ASSERT_EQ(pk->params().size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(pk->params()[i].offset, want[i].first) << "parameter " << i;
@@ -163,8 +163,8 @@ TEST(Module, LoadEnumerateAndParams) {
 
 TEST(Module, PtxLoadAndJitLog) {
   auto ctx = cu::primary_context(0);
-  auto m = cu::Module::load_ptx(ctx, warplab_gpu::nvrtc_compile(kBasicKernels, "basic.cu", {}, true),
-                                "basic.ptx");
+  auto m =
+      cu::Module::load_ptx(ctx, warplab_gpu::nvrtc_compile(kBasicKernels, "basic.cu", {}, true), "basic.ptx");
   EXPECT_TRUE(m->has_function("iota_k"));
   const std::string bad =
       ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry broken()\n{\n"

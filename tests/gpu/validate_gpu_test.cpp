@@ -80,9 +80,9 @@ class Rules : public ::testing::Test {
 
 std::string eq(const char* attr, long long v) { return std::string(attr) + " = " + std::to_string(v); }
 
-#define EXPECT_HAS(what, part)                                              \
-  do {                                                                      \
-    const std::string wl_what_ = (what);                                    \
+#define EXPECT_HAS(what, part)                                                             \
+  do {                                                                                     \
+    const std::string wl_what_ = (what);                                                   \
     EXPECT_NE(wl_what_.find(part), std::string::npos) << wl_what_ << " lacks: " << (part); \
   } while (0)
 
@@ -147,10 +147,10 @@ TEST_F(Rules, Cooperative) {
   ASSERT_GT(resident, 0u);
   auto over = cfg({resident + 1, 1, 1}, {256, 1, 1});
   over.cooperative = true;
-  EXPECT_HAS(rejected("touch", over),
-             "cooperative grid of " + std::to_string(resident + 1) + " blocks exceeds the " +
-                 std::to_string(resident) + " co-resident blocks (" + std::to_string(per_sm) +
-                 " per SM × " + std::to_string(d_.multiprocessor_count) + " SMs)");
+  EXPECT_HAS(rejected("touch", over), "cooperative grid of " + std::to_string(resident + 1) +
+                                          " blocks exceeds the " + std::to_string(resident) +
+                                          " co-resident blocks (" + std::to_string(per_sm) + " per SM × " +
+                                          std::to_string(d_.multiprocessor_count) + " SMs)");
   // Exactly the resident count: the driver's own cooperative check must agree with ours.
   auto at = cfg({resident, 1, 1}, {256, 1, 1});
   at.cooperative = true;

@@ -42,8 +42,8 @@ std::map<int, std::vector<HeaderName>> parse_cuda_h() {
     std::string name = (*it)[1];
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const std::string comment = (*it)[4];
-    const bool dep = comment.find("Deprecated") != std::string::npos ||
-                     comment.find("deprecated") != std::string::npos;
+    const bool dep =
+        comment.find("Deprecated") != std::string::npos || comment.find("deprecated") != std::string::npos;
     out[std::stoi((*it)[2])].push_back({name, dep});
   }
   return out;
@@ -144,9 +144,7 @@ TEST(AttributeTable, Lookups) {
   EXPECT_EQ(find_attribute_by_value(CU_DEVICE_ATTRIBUTE_MAX), nullptr);
 }
 
-std::string fmt(const char* name, long long v) {
-  return warplab::cu::format_value(*find_attribute(name), v);
-}
+std::string fmt(const char* name, long long v) { return warplab::cu::format_value(*find_attribute(name), v); }
 
 TEST(AttributeFormat, ValuesWithUnits) {
   EXPECT_EQ(fmt("max_shared_memory_per_block", 49152), "49152 (48 KiB)");

@@ -1,8 +1,8 @@
 // driver_test.cpp: the driver loader without a GPU: forced-offline mode reports one
 // sentence and never crashes; error text falls back to the number without a driver.
+#include "cu/driver.hpp"
 #include <gtest/gtest.h>
 #include <cstdlib>
-#include "cu/driver.hpp"
 #include "cu/error.hpp"
 
 TEST(Driver, VersionString) { EXPECT_EQ(warplab::cu::version_string(13000), "13.0"); }

@@ -20,8 +20,8 @@ TEST(DType, ParseAndSizes) {
 
 TEST(DType, RoundTripsEveryType) {
   unsigned char buf[8];
-  for (auto t : {DType::I8, DType::I16, DType::I32, DType::I64, DType::U8, DType::U16,
-                 DType::U32, DType::U64}) {
+  for (auto t :
+       {DType::I8, DType::I16, DType::I32, DType::I64, DType::U8, DType::U16, DType::U32, DType::U64}) {
     store_int(t, buf, 100);
     EXPECT_EQ(load_int(t, buf), 100) << dtype_info(t).name;
   }
@@ -44,8 +44,8 @@ TEST(DType, Ranges) {
 TEST(DType, HalfConversion) {
   EXPECT_EQ(float_to_half(1.0f), 0x3C00);
   EXPECT_EQ(float_to_half(-2.0f), 0xC000);
-  EXPECT_EQ(float_to_half(65504.0f), 0x7BFF);       // largest finite
-  EXPECT_EQ(float_to_half(1e6f), 0x7C00);           // overflow -> inf
+  EXPECT_EQ(float_to_half(65504.0f), 0x7BFF);               // largest finite
+  EXPECT_EQ(float_to_half(1e6f), 0x7C00);                   // overflow -> inf
   EXPECT_EQ(float_to_half(5.960464477539063e-8f), 0x0001);  // smallest subnormal
   EXPECT_EQ(half_to_float(0x3555), 0.333251953125f);
   EXPECT_TRUE(std::isnan(half_to_float(float_to_half(NAN))));

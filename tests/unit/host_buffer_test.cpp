@@ -41,7 +41,8 @@ TEST(HostBuffer, RefusesZeroAndMoreThanTheMachine) {
     HostBuffer::pageable(0);
     FAIL() << "expected cu::Error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "a pageable host buffer of 0 bytes cannot be allocated: give a size >= 1");
+    EXPECT_EQ(std::string(e.what()),
+              "a pageable host buffer of 0 bytes cannot be allocated: give a size >= 1");
   }
   const std::size_t phys = physical_memory();
   ASSERT_GT(phys, 0u);
@@ -49,7 +50,8 @@ TEST(HostBuffer, RefusesZeroAndMoreThanTheMachine) {
     HostBuffer::pageable(phys + 1);
     FAIL() << "expected cu::Error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("of pageable host memory is more than this machine's"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("of pageable host memory is more than this machine's"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -29,7 +29,8 @@ LaunchConfig clustered(Dim3 grid, Dim3 cluster, Dim3 block = {256, 1, 1}) {
 
 // The sentence for `c` on `snap`, or "" when it passes: check()'s value, which validate()
 // throws as bad input.
-std::string why(const LaunchConfig& c, const warplab::cu::DeviceSnapshot& snap = warplab_test::h100_snapshot()) {
+std::string why(const LaunchConfig& c,
+                const warplab::cu::DeviceSnapshot& snap = warplab_test::h100_snapshot()) {
   const auto v = warplab::cu::check(c, KernelLimits{32, 0, 1024, 1}, snap);
   std::string thrown;
   try {

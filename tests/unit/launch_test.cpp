@@ -69,10 +69,8 @@ TEST(Validate, ZeroDimensions) {
 }
 
 TEST(Validate, BlockDimensions) {
-  EXPECT_EQ(why(cfg({1, 1, 1}, {2048, 1, 1})),
-            "block dimension x = 2048 exceeds max_block_dim_x = 1024");
-  EXPECT_EQ(why(cfg({1, 1, 1}, {1, 1, 128})),
-            "block dimension z = 128 exceeds max_block_dim_z = 64");
+  EXPECT_EQ(why(cfg({1, 1, 1}, {2048, 1, 1})), "block dimension x = 2048 exceeds max_block_dim_x = 1024");
+  EXPECT_EQ(why(cfg({1, 1, 1}, {1, 1, 128})), "block dimension z = 128 exceeds max_block_dim_z = 64");
   EXPECT_EQ(why(cfg({1, 1, 1}, {1, 1, 64})), "");
   EXPECT_EQ(why(cfg({1, 1, 1}, {1, 1024, 1})), "");
 }
@@ -102,8 +100,7 @@ TEST(Validate, RegistersPerBlock) {
 }
 
 TEST(Validate, GridDimensions) {
-  EXPECT_EQ(why(cfg({1, 65536, 1}, {32, 1, 1})),
-            "grid dimension y = 65536 exceeds max_grid_dim_y = 65535");
+  EXPECT_EQ(why(cfg({1, 65536, 1}, {32, 1, 1})), "grid dimension y = 65536 exceeds max_grid_dim_y = 65535");
   EXPECT_EQ(why(cfg({2147483648u, 1, 1}, {32, 1, 1})),
             "grid dimension x = 2147483648 exceeds max_grid_dim_x = 2147483647");
   EXPECT_EQ(why(cfg({2147483647u, 65535, 65535}, {32, 1, 1})), "");
@@ -137,8 +134,7 @@ TEST(Validate, Cooperative) {
   EXPECT_EQ(why(cfg({2000, 1, 1}, {256, 1, 1}, 0, false)), "");  // not cooperative: no limit
   auto s = warplab_test::h100_snapshot();
   s.attributes["cooperative_launch"] = 0;
-  EXPECT_EQ(why(cfg({1, 1, 1}, {32, 1, 1}, 0, true), {32, 0, 1024, 1},
-                  warplab::cu::device_limits(s)),
+  EXPECT_EQ(why(cfg({1, 1, 1}, {32, 1, 1}, 0, true), {32, 0, 1024, 1}, warplab::cu::device_limits(s)),
             "a cooperative launch needs cooperative_launch = 1, and this device has "
             "cooperative_launch = 0");
 }
@@ -159,13 +155,13 @@ TEST(Check, NamesTheLimit) {
 }
 
 TEST(Validate, SnapshotOverload) {
-  EXPECT_THROW(warplab::cu::validate(cfg({1, 1, 1}, {1025, 1, 1}), KernelLimits{},
-                                     warplab_test::h100_snapshot()),
-               warplab::cu::Error);
-  EXPECT_NO_THROW(warplab::cu::validate(cfg({1, 1, 1}, {1024, 1, 1}), KernelLimits{},
-                                        warplab_test::h100_snapshot()));
-  const auto v = warplab::cu::check(cfg({1, 1, 1}, {1025, 1, 1}), KernelLimits{},
-                                    warplab_test::h100_snapshot());
+  EXPECT_THROW(
+      warplab::cu::validate(cfg({1, 1, 1}, {1025, 1, 1}), KernelLimits{}, warplab_test::h100_snapshot()),
+      warplab::cu::Error);
+  EXPECT_NO_THROW(
+      warplab::cu::validate(cfg({1, 1, 1}, {1024, 1, 1}), KernelLimits{}, warplab_test::h100_snapshot()));
+  const auto v =
+      warplab::cu::check(cfg({1, 1, 1}, {1025, 1, 1}), KernelLimits{}, warplab_test::h100_snapshot());
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->limit, Limit::block_dim);  // 1025 > max_block_dim_x, checked first
 }

@@ -27,9 +27,9 @@ warplab::cu::DeviceSnapshot h100_snapshot() {
       {"max_grid_dim_y", 65535},
       {"max_grid_dim_z", 65535},
       {"max_shared_memory_per_block", 49152},
-      {"max_shared_memory_per_block_optin", 232448},      // 227 KiB
+      {"max_shared_memory_per_block_optin", 232448},  // 227 KiB
       {"reserved_shared_memory_per_block", 1024},
-      {"max_shared_memory_per_multiprocessor", 233472},   // 228 KiB
+      {"max_shared_memory_per_multiprocessor", 233472},  // 228 KiB
       {"max_registers_per_block", 65536},
       {"max_registers_per_multiprocessor", 65536},
       {"max_threads_per_multiprocessor", 2048},
@@ -146,8 +146,7 @@ TEST(Occupancy, OptInLimit) {
   const auto r = h100_occ(128, 32, 232449);
   EXPECT_EQ(r.blocks_per_sm, 0);
   EXPECT_EQ(r.limiter, Limiter::shared_memory);
-  EXPECT_EQ(r.reason,
-            "static 0 + dynamic 232449 bytes exceeds max_shared_memory_per_block_optin = 232448");
+  EXPECT_EQ(r.reason, "static 0 + dynamic 232449 bytes exceeds max_shared_memory_per_block_optin = 232448");
 }
 
 TEST(Occupancy, PreferredCarveout) {

@@ -47,8 +47,7 @@ cu::DeviceSnapshot made_up() {
   d.driver_version = 12040;
   d.warplab_version = "9.9.9";
   d.captured = "2001-02-03T04:05:06Z";
-  for (const cu::AttributeInfo& a : cu::attribute_table())
-    d.attributes[std::string(a.name)] = a.value * 3;
+  for (const cu::AttributeInfo& a : cu::attribute_table()) d.attributes[std::string(a.name)] = a.value * 3;
   d.attributes["compute_capability_major"] = 8;
   d.attributes["compute_capability_minor"] = 6;
   d.attributes["warp_size"] = 32;  // range-checked: a power of two
@@ -83,8 +82,7 @@ TEST(Profile, JsonRoundTrip) {
 
 TEST(Profile, TextKeepsTheDocumentedKeyOrder) {
   const std::string t = cu::profile_text(made_up());
-  EXPECT_EQ(
-      t.rfind("{\n  \"format\": \"warplab-profile\",\n  \"format_version\": 1,\n  \"name\"", 0), 0u)
+  EXPECT_EQ(t.rfind("{\n  \"format\": \"warplab-profile\",\n  \"format_version\": 1,\n  \"name\"", 0), 0u)
       << t;
   EXPECT_LT(t.find("\"captured\""), t.find("\"attributes\""));
   const std::string all = cu::profile_text(std::vector<cu::DeviceSnapshot>{made_up(), made_up()});
@@ -120,7 +118,8 @@ TEST(Profile, OutOfRangeValuesAreRefusedWithTheirRange) {
       {"warp_size", 0, "attributes.warp_size = 0 is outside 1..64"},
       {"warp_size", -32, "attributes.warp_size = -32 is outside 1..64"},
       {"warp_size", 48, "attributes.warp_size = 48 is not a power of two"},
-      {"max_threads_per_block", 2147483647, "attributes.max_threads_per_block = 2147483647 is outside 1..16384"},
+      {"max_threads_per_block", 2147483647,
+       "attributes.max_threads_per_block = 2147483647 is outside 1..16384"},
       {"multiprocessor_count", 0, "attributes.multiprocessor_count = 0 is outside 1..65536"},
       {"max_registers_per_multiprocessor", -1, "is outside 1..16777216"},
       {"clock_rate", -7, "attributes.clock_rate = -7 is outside -1..9007199254740992"},
@@ -142,13 +141,11 @@ const std::map<std::string, std::string> kBad = {
     {"wrong_format.json", "field 'format' must be \"warplab-profile\" (not a warplab profile)"},
     {"missing_name.json", "field 'name' is missing"},
     {"missing_attributes.json", "field 'attributes' is missing"},
-    {"future_version.json",
-     "format_version 2 is newer than this warplab reads (1); update warplab"},
+    {"future_version.json", "format_version 2 is newer than this warplab reads (1); update warplab"},
     {"attribute_string.json", "field 'attributes.warp_size' must be an integer"},
     {"attribute_float.json", "field 'attributes.clock_rate' must be an integer"},
     {"memory_string.json", "field 'total_memory' must be an integer"},
-    {"bad_compute_capability.json",
-     "field 'compute_capability' must look like \"9.0\", not \"sm_90\""},
+    {"bad_compute_capability.json", "field 'compute_capability' must look like \"9.0\", not \"sm_90\""},
     {"capability_mismatch.json",
      "field 'compute_capability' is \"8.0\" but attributes.compute_capability_major is 9"},
     {"array.json",
@@ -163,8 +160,7 @@ TEST(Profile, MalformedFilesSayWhatAndWhere) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string file = entry.path().filename().string();
     auto it = kBad.find(file);
-    ASSERT_NE(it, kBad.end()) << "tests/data/profiles/bad/" << file
-                              << " has no expected message here";
+    ASSERT_NE(it, kBad.end()) << "tests/data/profiles/bad/" << file << " has no expected message here";
     const std::string path = entry.path().string();
     const std::string msg = error_of([&] { cu::load_profile(path); });
     EXPECT_EQ(msg.rfind("profile '" + path + "': " + it->second, 0), 0u) << msg;
@@ -190,8 +186,7 @@ TEST(Profile, WrongTypesAndMissingFields) {
   }
   nlohmann::json j = good;
   j["name"] = 5;
-  EXPECT_EQ(error_of([&] { cu::from_json(j, "p.json"); }),
-            "profile 'p.json': field 'name' must be a string");
+  EXPECT_EQ(error_of([&] { cu::from_json(j, "p.json"); }), "profile 'p.json': field 'name' must be a string");
   j = good;
   j["attributes"]["warp_size"] = true;
   EXPECT_EQ(error_of([&] { cu::from_json(j, "p.json"); }),
@@ -207,13 +202,12 @@ TEST(Profile, WrongTypesAndMissingFields) {
 }
 
 TEST(Profile, FindingProfiles) {
-  const std::string shipped = cu::embedded_profiles().empty() ? "this build ships no profiles; give"
-                                                              : "shipped profiles are ";
+  const std::string shipped =
+      cu::embedded_profiles().empty() ? "this build ships no profiles; give" : "shipped profiles are ";
   const std::string unknown = error_of([] { cu::load_profile("no-such-gpu"); });
   EXPECT_EQ(unknown.rfind("unknown profile 'no-such-gpu': " + shipped, 0), 0u) << unknown;
   EXPECT_NE(unknown.find("a path to a .json file"), std::string::npos);
-  EXPECT_EQ(error_of([] { cu::load_profile("nowhere/x.json"); }),
-            "profile 'nowhere/x.json': no such file");
+  EXPECT_EQ(error_of([] { cu::load_profile("nowhere/x.json"); }), "profile 'nowhere/x.json': no such file");
   const std::string dir = kRoot + "/tests/data/profiles";
   EXPECT_EQ(error_of([&] { cu::load_profile(dir); }),
             "profile '" + dir + "': is a directory, not a .json file");

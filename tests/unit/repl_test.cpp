@@ -5,11 +5,11 @@
 // The Lua state is a real warplab state on an offline device snapshot.
 #include <gtest/gtest.h>
 
-#include "cu/profile.hpp"
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "cu/profile.hpp"
 
 #include <algorithm>
 #include <csignal>
@@ -34,8 +34,10 @@ bind::StatePtr test_state() {
   d.name = "Test GPU";
   d.cc_major = 9;
   d.source = "profile test";
-  d.attributes = {{"warp_size", 32}, {"max_threads_per_block", 1024},
-                  {"max_shared_memory_per_block", 49152}, {"max_block_dim_x", 1024},
+  d.attributes = {{"warp_size", 32},
+                  {"max_threads_per_block", 1024},
+                  {"max_shared_memory_per_block", 49152},
+                  {"max_block_dim_x", 1024},
                   {"multiprocessor_count", 132}};
   return bind::open_state(lab::Options{}, d, true, "unit test");
 }
@@ -88,7 +90,8 @@ TEST(ReplPretty, NestedTablesSortedQuotedAndCut) {
 TEST(ReplPretty, LongTablesGoMultiLine) {
   auto st = test_state();
   const std::string s = show(st.get(), "{alpha = string.rep('a', 40), beta = string.rep('b', 40)}");
-  EXPECT_EQ(s, "{\n  alpha = \"" + std::string(40, 'a') + "\",\n  beta = \"" + std::string(40, 'b') + "\",\n}");
+  EXPECT_EQ(s,
+            "{\n  alpha = \"" + std::string(40, 'a') + "\",\n  beta = \"" + std::string(40, 'b') + "\",\n}");
 }
 
 TEST(ReplComplete, FindsTheWordBeforeTheCursor) {
@@ -137,9 +140,10 @@ TEST(ReplComplete, GlobalsFieldsAttributesAndMethods) {
   EXPECT_EQ(complete(L, "obj:"), (std::vector<std::string>{"run"})) << "methods: functions only";
   EXPECT_EQ(complete(L, "obj."), (std::vector<std::string>{"own", "run", "size"}));
   // Objects whose __index is a function list their fields in the metatable's __fields.
-  luaL_dostring(L, "ud = setmetatable({}, {__index = function() end, __fields = {'alpha', 'beta'}})\n"
-                   "m = setmetatable({}, {__index = function() end,\n"
-                   "                      __fields = function(o) return {'k_one', 'k_two', 'x'} end})");
+  luaL_dostring(L,
+                "ud = setmetatable({}, {__index = function() end, __fields = {'alpha', 'beta'}})\n"
+                "m = setmetatable({}, {__index = function() end,\n"
+                "                      __fields = function(o) return {'k_one', 'k_two', 'x'} end})");
   EXPECT_EQ(complete(L, "ud.a"), (std::vector<std::string>{"alpha"}));
   EXPECT_EQ(complete(L, "m.k_"), (std::vector<std::string>{"k_one", "k_two"}));
   EXPECT_TRUE(complete(L, "dev.attr.nonsense.x").empty()) << "a raising __index gives nothing";

@@ -160,8 +160,7 @@ TEST_F(CacheFixture, ImpossibleContentsWithAValidChecksumAreAMiss) {
            [](CompileResult& r) { r.kernels[0].registers = -3; },
            [](CompileResult& r) { r.kernels[0].registers = 100000; },
            [](CompileResult& r) { r.kernels[0].spill_load_bytes.reset(); },
-           [](CompileResult& r) { r.arch = "gfx1100"; },
-           [](CompileResult& r) { r.cubin.clear(); },
+           [](CompileResult& r) { r.arch = "gfx1100"; }, [](CompileResult& r) { r.cubin.clear(); },
            [](CompileResult& r) { r.kernels.clear(); }}) {
     CompileResult bad = a;
     mutate(bad);

@@ -57,7 +57,9 @@ TEST_P(GoodFile, CompilesWithResourcesPtxAndCubin) {
   EXPECT_EQ(r.resources("plain")->shared_bytes, 0);
   EXPECT_NE(r.ptx.find(".target " + GetParam()), std::string::npos);
   ASSERT_GE(r.cubin.size(), 4u);
-  EXPECT_EQ(std::string(r.cubin.data(), 4), "\x7f" "ELF");
+  EXPECT_EQ(std::string(r.cubin.data(), 4),
+            "\x7f"
+            "ELF");
   EXPECT_GT(r.compile_ms, 0.0);
   // The ptxas report is in the log but never among the diagnostics.
   EXPECT_NE(r.log.find("ptxas info"), std::string::npos);
@@ -75,7 +77,8 @@ template <int N> __global__ void reduce(float* x) {
   s[threadIdx.x] = x[threadIdx.x];
   __syncthreads();
   x[threadIdx.x] = s[N - 1 - threadIdx.x];
-})"), o);
+})"),
+                              o);
   ASSERT_TRUE(r.ok) << r.log;
   EXPECT_EQ(r.lowered_name("reduce<256>"), "_Z6reduceILi256EEvPf");
   EXPECT_EQ(r.lowered_name("reduce<64>"), "_Z6reduceILi64EEvPf");
@@ -102,7 +105,8 @@ TEST(Compile, DefinesReachTheSource) {
 #error USE_TILE must be defined
 #endif
 __global__ void k(float* x) { __shared__ float t[BLOCK]; t[threadIdx.x] = 1; __syncthreads(); x[0] = t[1]; }
-)"), o);
+)"),
+                              o);
   ASSERT_TRUE(r.ok) << r.log;
   EXPECT_EQ(r.kernels.at(0).shared_bytes, 128 * 4);
 }
@@ -133,7 +137,8 @@ __global__ void k(__half* p) {
   cg::thread_block b = cg::this_thread_block();
   b.sync();
   p[b.thread_rank()] = __float2half(1.0f);
-})"), for_arch("sm_90"));
+})"),
+                              for_arch("sm_90"));
   EXPECT_TRUE(r.ok) << r.log;
   EXPECT_EQ(r.entries, (std::vector<std::string>{"_Z1kP6__half"}));
 }
@@ -184,7 +189,8 @@ TEST(Compile, VirtualArchGivesPtxOnlyWhenAllowed) {
   EXPECT_NE(r.ptx.find(".entry plain"), std::string::npos);
   EXPECT_TRUE(r.cubin.empty());
   ASSERT_EQ(r.kernels.size(), 2u);
-  for (const auto& k : r.kernels) EXPECT_FALSE(k.registers || k.shared_bytes || k.spill_store_bytes) << k.mangled;
+  for (const auto& k : r.kernels)
+    EXPECT_FALSE(k.registers || k.shared_bytes || k.spill_store_bytes) << k.mangled;
   ASSERT_EQ(r.resource_notes.size(), 1u);
   EXPECT_NE(r.resource_notes[0].find("virtual architecture"), std::string::npos);
   o.arch = "compute_35";

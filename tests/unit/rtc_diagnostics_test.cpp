@@ -37,9 +37,10 @@ TEST(Diagnostics, ErrorHasExactLocationAndCaret) {
   EXPECT_EQ(d.message, "identifier \"undefined_factor\" is undefined");
   EXPECT_EQ(d.source_line, "  if (i < n) out[i] = in[i] * undefined_factor;");
   const std::string text = rtc::format_diagnostics(r, 10, false);
-  EXPECT_EQ(text, file.string() + ":4:31: error: identifier \"undefined_factor\" is undefined\n"
-                  "    if (i < n) out[i] = in[i] * undefined_factor;\n"
-                  "                                ^\n");
+  EXPECT_EQ(text, file.string() +
+                      ":4:31: error: identifier \"undefined_factor\" is undefined\n"
+                      "    if (i < n) out[i] = in[i] * undefined_factor;\n"
+                      "                                ^\n");
 }
 
 TEST(Diagnostics, ErrorInHeaderPointsAtHeader) {
@@ -63,8 +64,7 @@ TEST(Diagnostics, MissingIncludePointsAtTheDirective) {
   EXPECT_EQ(d.file, file.string());
   EXPECT_EQ(d.line, 2);
   EXPECT_EQ(d.col, 11);  // the name inside the quotes
-  EXPECT_EQ(d.message.rfind("cannot open source file \"no_such_header.cuh\" (searched ", 0), 0u)
-      << d.message;
+  EXPECT_EQ(d.message.rfind("cannot open source file \"no_such_header.cuh\" (searched ", 0), 0u) << d.message;
   EXPECT_NE(d.message.find(rtc::display_path(bad_kernels())), std::string::npos) << d.message;
 }
 
@@ -124,8 +124,9 @@ TEST(Diagnostics, PtxasErrorsAreReadable) {
 TEST(Diagnostics, InstantiationContextBecomesANote) {
   rtc::Source s;
   s.name = "t.cu";
-  s.text = "template <typename T> __device__ T f(T a) { return a.x; }\n"
-           "__global__ void k(float* p) { p[0] = f(p[1]); }\n";
+  s.text =
+      "template <typename T> __device__ T f(T a) { return a.x; }\n"
+      "__global__ void k(float* p) { p[0] = f(p[1]); }\n";
   s.line_offset = 100;
   rtc::Options o;
   o.arch = "sm_90";
@@ -164,8 +165,7 @@ TEST(DiagnosticsParser, ColumnInLocationAndQuotedIdentifierFallback) {
   // The caret line copies the tab so the caret lands under "bar" on a terminal.
   EXPECT_NE(rtc::format_diagnostics({d[1]}, 0, false).find("\n  \tfoo = bar + 1;\n  \t      ^\n"),
             std::string::npos);
-  EXPECT_NE(rtc::format_diagnostics({d[1]}, 0, true).find("\033[1;31merror:\033[0m"),
-            std::string::npos);
+  EXPECT_NE(rtc::format_diagnostics({d[1]}, 0, true).find("\033[1;31merror:\033[0m"), std::string::npos);
 }
 
 // Logs the regexes must survive (issue 12 bad-input suite): a caret under column 300000
@@ -175,8 +175,8 @@ TEST(DiagnosticsParser, LongLinesAndHugeLineNumbers) {
   std::map<std::string, rtc::LogFile> files;
   const std::string wide(300000, ' ');
   const std::string ident(200000, 'q');
-  const auto d = rtc::parse_log("a.cu(1): error: identifier \"" + ident + "\" is undefined\n" +
-                                    "  " + std::string(400000, 'x') + "\n" + wide + "^\n\n" +
+  const auto d = rtc::parse_log("a.cu(1): error: identifier \"" + ident + "\" is undefined\n" + "  " +
+                                    std::string(400000, 'x') + "\n" + wide + "^\n\n" +
                                     "a.cu(2147483648): error: past INT_MAX\n" +
                                     "a.cu(3, 99999999999): warning: a column past INT_MAX\n" +
                                     "ptxas error   : '_Z1kv' at 0x" + std::string(40, 'f') + "\n",

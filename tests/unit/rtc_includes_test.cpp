@@ -27,8 +27,8 @@ TEST(Includes, RelativeAndIncludeDirHeadersBecomeDependencies) {
   ScratchDir d;
   d.write("inc/limits.cuh", "#pragma once\n#define LIMIT 7\n");
   d.write("src/local.cuh", "#pragma once\n#include <limits.cuh>\n#define LOCAL (LIMIT * 2)\n");
-  const auto main = d.write("src/main.cu",
-                            "#include \"local.cuh\"\n__global__ void k(int* p) { p[0] = LOCAL; }\n");
+  const auto main =
+      d.write("src/main.cu", "#include \"local.cuh\"\n__global__ void k(int* p) { p[0] = LOCAL; }\n");
   rtc::Options o = sm90();
   o.include_dirs = {(d.path() / "inc").string()};
   const auto r = rtc::compile(rtc::load_source(main), o);
@@ -58,7 +58,8 @@ TEST(Includes, SameNameInTwoFoldersDoesNotCollide) {
 
 TEST(Includes, WarplabHeadersResolveFromKernelsSrc) {
   const auto r = rtc::compile(
-      src("ids.cu", "#include <warplab/ids.cuh>\n__global__ void k(unsigned* p) { p[0] = warplab::lane_id(); }\n"),
+      src("ids.cu",
+          "#include <warplab/ids.cuh>\n__global__ void k(unsigned* p) { p[0] = warplab::lane_id(); }\n"),
       sm90());
   ASSERT_TRUE(r.ok) << r.log;
   ASSERT_EQ(r.dependencies.size(), 1u);
@@ -68,10 +69,11 @@ TEST(Includes, WarplabHeadersResolveFromKernelsSrc) {
 }
 
 TEST(Includes, CommentedOutIncludesAreIgnored) {
-  const auto r = rtc::compile(src("c.cu",
-                               "// #include \"missing1.cuh\"\n/* a comment\n#include \"missing2.cuh\"\n*/\n"
-                               "__global__ void k() {}\n"),
-                              sm90());
+  const auto r =
+      rtc::compile(src("c.cu",
+                       "// #include \"missing1.cuh\"\n/* a comment\n#include \"missing2.cuh\"\n*/\n"
+                       "__global__ void k() {}\n"),
+                   sm90());
   EXPECT_TRUE(r.ok) << r.log;
   EXPECT_TRUE(r.dependencies.empty());
 }

@@ -11,9 +11,10 @@ namespace rtc = warplab::rtc;
 TEST(PtxReader, LayoutCapsAndExtentOfEachEntry) {
   rtc::Source src;
   src.name = "p.cu";
-  src.text = "struct alignas(16) Q { float a, b, c, d; };\n"
-             "__global__ void __launch_bounds__(128) a(const float* x, int n, Q q, double d) { }\n"
-             "extern \"C\" __global__ void b(char c) { }\n";
+  src.text =
+      "struct alignas(16) Q { float a, b, c, d; };\n"
+      "__global__ void __launch_bounds__(128) a(const float* x, int n, Q q, double d) { }\n"
+      "extern \"C\" __global__ void b(char c) { }\n";
   rtc::Options o;
   o.arch = "sm_90";
   const auto r = rtc::compile(src, o);
@@ -27,7 +28,7 @@ TEST(PtxReader, LayoutCapsAndExtentOfEachEntry) {
   EXPECT_EQ(a->params[1].bytes, 4u);   // int
   EXPECT_EQ(a->params[2].bytes, 16u);  // Q
   EXPECT_EQ(a->params[2].align, 16u);
-  EXPECT_EQ(a->params[3].bytes, 8u);   // double
+  EXPECT_EQ(a->params[3].bytes, 8u);  // double
   EXPECT_EQ(a->max_threads(), 128);
   const std::string text = r.ptx.substr(a->begin, a->end - a->begin);
   EXPECT_NE(text.find(".entry " + a->name), std::string::npos);

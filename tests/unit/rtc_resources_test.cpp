@@ -72,7 +72,8 @@ TEST(PtxasReport, NumbersTooLargeAreUnknownNotThrown) {
   const std::string log =
       "ptxas info    : Compiling entry function '_Z1kPf' for 'sm_90'\n"
       "ptxas info    : Function properties for _Z1kPf\n"
-      "ptxas         .     99999999999999999999999 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas         .     99999999999999999999999 bytes stack frame, 8 bytes spill stores, 4 bytes spill "
+      "loads\n"
       "ptxas info    : Used 99999999999 registers, used 1 barriers, 99999999999999999999999 bytes smem\n";
   std::vector<rtc::KernelResources> r;
   ASSERT_NO_THROW(r = rtc::parse_ptxas_report(log));

@@ -37,13 +37,17 @@ TEST(Demangle, IntegerWidthsAndSigns) {
   // unsigned long, long long, signed char, short, unsigned short, unsigned char,
   // unsigned int, bool, double, char, unsigned long long
   const auto s = must_demangle("_Z1kmxasthjbdcy");
-  const std::vector<std::tuple<std::string, Kind, int>> want = {
-      {"unsigned long", Kind::Unsigned, 8}, {"long long", Kind::Signed, 8},
-      {"signed char", Kind::Signed, 1},     {"short", Kind::Signed, 2},
-      {"unsigned short", Kind::Unsigned, 2}, {"unsigned char", Kind::Unsigned, 1},
-      {"unsigned int", Kind::Unsigned, 4},  {"bool", Kind::Bool, 1},
-      {"double", Kind::Float, 8},           {"char", Kind::Signed, 1},
-      {"unsigned long long", Kind::Unsigned, 8}};
+  const std::vector<std::tuple<std::string, Kind, int>> want = {{"unsigned long", Kind::Unsigned, 8},
+                                                                {"long long", Kind::Signed, 8},
+                                                                {"signed char", Kind::Signed, 1},
+                                                                {"short", Kind::Signed, 2},
+                                                                {"unsigned short", Kind::Unsigned, 2},
+                                                                {"unsigned char", Kind::Unsigned, 1},
+                                                                {"unsigned int", Kind::Unsigned, 4},
+                                                                {"bool", Kind::Bool, 1},
+                                                                {"double", Kind::Float, 8},
+                                                                {"char", Kind::Signed, 1},
+                                                                {"unsigned long long", Kind::Unsigned, 8}};
   ASSERT_EQ(s.params.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(s.params[i].spelling, std::get<0>(want[i])) << i;
@@ -182,11 +186,12 @@ TEST(ParamType, ParseOneType) {
 TEST(Ptx, EntriesInOrderIncludingWeakTemplates) {
   rtc::Source src;
   src.name = "e.cu";
-  src.text = "template <int N> __global__ void t(int* p) { p[0] = N; }\n"
-             "template __global__ void t<3>(int*);\n"
-             "extern \"C\" __global__ void c_kernel() {}\n"
-             "__device__ int helper(int x) { return x + 1; }\n"
-             "__global__ void k(float* p) { p[0] = helper(1); }\n";
+  src.text =
+      "template <int N> __global__ void t(int* p) { p[0] = N; }\n"
+      "template __global__ void t<3>(int*);\n"
+      "extern \"C\" __global__ void c_kernel() {}\n"
+      "__device__ int helper(int x) { return x + 1; }\n"
+      "__global__ void k(float* p) { p[0] = helper(1); }\n";
   rtc::Options o;
   o.arch = "sm_80";
   const auto r = rtc::compile(src, o);

@@ -1,11 +1,11 @@
 // rtc_test_util.hpp: helpers shared by the rtc_*_test.cpp files: a scratch directory
 // that cleans up after itself, file writing, and paths into the source tree.
 #pragma once
+#include <unistd.h>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 namespace warplab::test {
 

@@ -33,10 +33,12 @@ TEST(WatchDiff, HunksAreSeparateAndRenumberedRegistersAreNoChange) {
   b[2] = "changed early";
   b[15] = "changed late";
   const std::string d = line_diff(a, b, 1, 40);
-  EXPECT_EQ(d, "@@ -2,3 +2,3 @@\n  l1\n- l2\n+ changed early\n  l3\n"
-               "@@ -15,3 +15,3 @@\n  l14\n- l15\n+ changed late\n  l16\n");
+  EXPECT_EQ(d,
+            "@@ -2,3 +2,3 @@\n  l1\n- l2\n+ changed early\n  l3\n"
+            "@@ -15,3 +15,3 @@\n  l14\n- l15\n+ changed late\n  l16\n");
   EXPECT_EQ(line_diff({"add.s32 %r5, %r3, 1;", "IADD3 R4, R2, 0x1, RZ ;"},
-                      {"add.s32 %r9, %r1, 1;", "IADD3 R7, R0, 0x1, RZ ;"}, 2, 40), "");
+                      {"add.s32 %r9, %r1, 1;", "IADD3 R7, R0, 0x1, RZ ;"}, 2, 40),
+            "");
   EXPECT_NE(line_diff({"add.s32 %r5, %r3, 1;"}, {"add.s32 %r5, %r3, 2;"}, 2, 40), "");
   EXPECT_EQ(normalize("ld.global.f32 %f12, [%rd4+8];"), "ld.global.f32 %f#, [%rd#+8];");
   EXPECT_EQ(normalize("@P0 FADD R3, R12, UR4 ;"), "@P# FADD R#, R#, UR# ;");
@@ -99,17 +101,19 @@ TEST(WatchDiff, AChangedKernelGetsItsResourcesOldToNew) {
   auto compile_into = [&](int max_registers) {
     warplab::rtc::Source src;
     src.name = "k.cu";
-    src.text = "__global__ void k(const float* in, float* out) { float v[24];\n"
-               "#pragma unroll\n for (int i = 0; i < 24; ++i) v[i] = in[threadIdx.x + i * 64];\n"
-               " float s = 0;\n#pragma unroll\n for (int i = 0; i < 24; ++i) s += v[i] * v[23 - i];\n"
-               " out[threadIdx.x] = s; }\n";
+    src.text =
+        "__global__ void k(const float* in, float* out) { float v[24];\n"
+        "#pragma unroll\n for (int i = 0; i < 24; ++i) v[i] = in[threadIdx.x + i * 64];\n"
+        " float s = 0;\n#pragma unroll\n for (int i = 0; i < 24; ++i) s += v[i] * v[23 - i];\n"
+        " out[threadIdx.x] = s; }\n";
     warplab::rtc::Options o;
     o.arch = "sm_90";
     o.max_registers = max_registers;
     const auto r = warplab::rtc::compile(src, o);
     ASSERT_TRUE(r.ok) << r.log;
     std::ofstream(d.dir() + "/1.k.cu.ptx") << r.ptx;
-    std::ofstream(d.dir() + "/1.k.cu.cubin", std::ios::binary).write(r.cubin.data(), static_cast<long>(r.cubin.size()));
+    std::ofstream(d.dir() + "/1.k.cu.cubin", std::ios::binary)
+        .write(r.cubin.data(), static_cast<long>(r.cubin.size()));
   };
   compile_into(0);
   d.collect();
@@ -124,23 +128,27 @@ TEST(WatchDiff, AChangedKernelGetsItsResourcesOldToNew) {
 // threads), 72 registers at 256 threads leave room for 3 blocks (768 of 2048 threads).
 TEST(WatchDiff, ResourceLineGivesOccupancyOldToNewAtTheLaunchedBlock) {
   using namespace warplab;
-  const cu::DeviceLimits dev =
-      cu::device_limits(cu::load_profile(std::string(WARPLAB_SOURCE_DIR) + "/tests/data/profiles/synthetic_profile.json"));
+  const cu::DeviceLimits dev = cu::device_limits(
+      cu::load_profile(std::string(WARPLAB_SOURCE_DIR) + "/tests/data/profiles/synthetic_profile.json"));
   KernelNumbers a, b;
   a.elf.registers = 32;
   b.elf.registers = 72;
   a.spill_store = a.spill_load = b.spill_load = 0;
   b.spill_store = 16;
   const lab::LastLaunch at{256, 0};
-  EXPECT_EQ(resource_line(a, b, &at, &dev), "regs 32\u219272, spills 0\u219216 B, occupancy 100 %\u219237.5 % at block 256 (registers)");
-  EXPECT_EQ(resource_line(b, a, nullptr, &dev), "regs 72\u219232, spills 16\u21920 B") << "no launch: no occupancy";
+  EXPECT_EQ(resource_line(a, b, &at, &dev),
+            "regs 32\u219272, spills 0\u219216 B, occupancy 100 %\u219237.5 % at block 256 (registers)");
+  EXPECT_EQ(resource_line(b, a, nullptr, &dev), "regs 72\u219232, spills 16\u21920 B")
+      << "no launch: no occupancy";
   b.elf.registers = 24;  // fewer registers, still warp-bound: the occupancy is the same
-  EXPECT_EQ(resource_line(a, b, &at, &dev), "regs 32\u219224, spills 0\u219216 B, occupancy 100 % at block 256");
+  EXPECT_EQ(resource_line(a, b, &at, &dev),
+            "regs 32\u219224, spills 0\u219216 B, occupancy 100 % at block 256");
   EXPECT_EQ(resource_line(a, a, &at, &dev), "") << "nothing moved";
   a.elf.shared_bytes = 200 * 1024;  // no block of it fits in 228 KiB with the next one
   const lab::LastLaunch big{1024, 0};
   a.elf.registers = b.elf.registers = 128;
-  EXPECT_NE(resource_line(a, b, &big, &dev).find("occupancy 0 %"), std::string::npos) << resource_line(a, b, &big, &dev);
+  EXPECT_NE(resource_line(a, b, &big, &dev).find("occupancy 0 %"), std::string::npos)
+      << resource_line(a, b, &big, &dev);
 }
 
 // The records a run writes (lab/deps.hpp) are what the watcher reads: a kernel launched at
@@ -154,10 +162,11 @@ TEST(WatchDiff, RunRecordsGiveTheOccupancyLine) {
   auto run = [&](int max_registers, unsigned launched_threads) {
     rtc::Source src;
     src.name = "dir/k.cu";
-    src.text = "__global__ void k(const float* in, float* out) { float v[64];\n"
-               "#pragma unroll\n for (int i = 0; i < 64; ++i) v[i] = in[threadIdx.x + i * 64];\n"
-               " float s = 0;\n#pragma unroll\n for (int i = 0; i < 64; ++i) s += v[i] * v[63 - i];\n"
-               " out[threadIdx.x] = s; }\n";
+    src.text =
+        "__global__ void k(const float* in, float* out) { float v[64];\n"
+        "#pragma unroll\n for (int i = 0; i < 64; ++i) v[i] = in[threadIdx.x + i * 64];\n"
+        " float s = 0;\n#pragma unroll\n for (int i = 0; i < 64; ++i) s += v[i] * v[63 - i];\n"
+        " out[threadIdx.x] = s; }\n";
     rtc::Options o;
     o.arch = "sm_90";
     o.max_registers = max_registers;
@@ -180,7 +189,8 @@ TEST(WatchDiff, RunRecordsGiveTheOccupancyLine) {
     return cu::occupancy(cu::KernelLimits{static_cast<int>(regs), 0, 0, 1}, 256, 0, cu::device_limits(dev));
   };
   char want[64];
-  std::snprintf(want, sizeof want, "occupancy %.3g %%\u2192%.3g %% at block 256 (%s)", 100 * occ(before).occupancy,
-                100 * occ(after).occupancy, std::string(cu::limiter_name(occ(after).limiter)).c_str());
+  std::snprintf(want, sizeof want, "occupancy %.3g %%\u2192%.3g %% at block 256 (%s)",
+                100 * occ(before).occupancy, 100 * occ(after).occupancy,
+                std::string(cu::limiter_name(occ(after).limiter)).c_str());
   EXPECT_NE(r.find(want), std::string::npos) << r << "\nwant: " << want;
 }

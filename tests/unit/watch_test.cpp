@@ -2,8 +2,8 @@
 // through directory watches (plain, atomic rename, delete + recreate, a header in
 // another folder), bursts coalesced, editor droppings ignored; the child runner (exit
 // status, process-group kill, environment, unblocked signals); the dependency record.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -167,8 +167,10 @@ TEST(FileWatcher, RapidSavesCoalesceAndTheLastContentWins) {
   std::atomic<bool> done{false};
   std::thread writer([&] {
     for (int i = 0; i < 200; ++i) {
-      if (i % 2) atomic_save(d / "k.cu", "v" + std::to_string(i));
-      else write_file(d / "k.cu", "v" + std::to_string(i));
+      if (i % 2)
+        atomic_save(d / "k.cu", "v" + std::to_string(i));
+      else
+        write_file(d / "k.cu", "v" + std::to_string(i));
       std::this_thread::sleep_for(200us);
     }
     done = true;
@@ -266,7 +268,8 @@ TEST(ChildRun, PassesTheEnvironmentAndUnblocksSignals) {
   sigemptyset(&term);
   sigaddset(&term, SIGTERM);
   ::sigprocmask(SIG_BLOCK, &term, &old);  // as the watcher blocks what its signalfd reads
-  ChildRun c("/bin/sh", {"sh", "-c", "echo \"$WARPLAB_DEPS_FILE\" > " + (d / "env") + "; kill -TERM $$; sleep 20"},
+  ChildRun c("/bin/sh",
+             {"sh", "-c", "echo \"$WARPLAB_DEPS_FILE\" > " + (d / "env") + "; kill -TERM $$; sleep 20"},
              {{"WARPLAB_DEPS_FILE", "/tmp/deps-x"}});
   std::optional<int> st;
   for (int i = 0; i < 500 && !(st = c.finished()); ++i) std::this_thread::sleep_for(10ms);
