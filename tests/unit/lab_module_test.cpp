@@ -2,7 +2,8 @@
 // at a time and in plain C++ (sentences, order), the -lineinfo spellings, kernel files
 // found as given / next to the calling script / missing, inline sources placed at their
 // line in the calling file, kernel lookup by name (base, full, signature, entry, name
-// expression) with its "no kernel" and "ambiguous" sentences, and reload without a file.
+// expression) with its "no kernel" and "ambiguous" sentences, reload without a file, and
+// script files checked and read (lab/script.hpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "lab/module_find.hpp"
 #include "lab/module_reload.hpp"
 #include "lab/module_spec.hpp"
+#include "lab/script.hpp"
 
 namespace fs = std::filesystem;
 using namespace warplab;
@@ -233,4 +235,20 @@ TEST(LabReload, UnreadableFileKeepsTheModule) {
   EXPECT_FALSE(lab::reload(m, count, why));
   EXPECT_FALSE(why.empty());
   EXPECT_EQ(built, 0);
+}
+
+TEST(LabScript, ProblemsAndShebang) {
+  TempDir d;
+  const std::string dir = (d.path() / "sub").string();
+  fs::create_directories(dir);
+  EXPECT_EQ(lab::script_problem(dir), "script '" + dir + "': a folder, not a script");
+  const std::string gone = (d.path() / "gone.lua").string();
+  EXPECT_EQ(lab::script_problem(gone), "script '" + gone + "': not found");
+  std::string text, why;
+  EXPECT_FALSE(lab::read_script(gone, text, why));
+  EXPECT_EQ(why, "script '" + gone + "': not found");
+  const std::string s = d.write("s.lua", "#!/usr/bin/env warplab\nprint(1)\n");
+  EXPECT_EQ(lab::script_problem(s), "");
+  ASSERT_TRUE(lab::read_script(s, text, why)) << why;
+  EXPECT_EQ(text, "--#!/usr/bin/env warplab\nprint(1)\n");
 }
