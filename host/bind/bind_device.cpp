@@ -3,11 +3,11 @@
 // Depends on cu/device.hpp, cu/attributes.hpp.
 #include <string>
 
+#include "bind/device_attr.hpp"
 #include "bind/guard.hpp"
 #include "bind/modules.hpp"
 #include "bind/runtime.hpp"
 #include "bind/sandbox.hpp"
-#include "cu/attributes.hpp"
 #include "cu/device.hpp"
 #include "cu/driver.hpp"
 
@@ -15,7 +15,6 @@ namespace warplab::bind {
 namespace {
 
 constexpr const char* kDeviceMeta = "warplab.device";
-constexpr const char* kAttrMeta = "warplab.attr";
 
 cu::DeviceSnapshot& check_device(lua_State* L, int idx) {
   return *static_cast<cu::DeviceSnapshot*>(luaL_checkudata(L, idx, kDeviceMeta));
@@ -34,106 +33,87 @@ int device_gc(lua_State* L) {
   return 0;
 }
 
-// dev.attr: a plain table (so pairs() and completion work) whose metatable answers
-// aliases and other spellings (registers_per_block, MAX_THREADS_PER_BLOCK) with the
-// canonical entry, and rejects unknown names instead of answering nil, so a typo
-// cannot pass silently. A real attribute the device did not report is nil.
-int attr_index(lua_State* L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  const char* name = luaL_checkstring(L, 2);
-  if (const auto* info = cu::find_attribute(name)) {
-    lua_pushlstring(L, info->name.data(), info->name.size());  // +1 canonical name
-    lua_rawget(L, 1);                                          // -1 +1 value or nil
-    return 1;
-  }
-  if (const std::string near = cu::suggest_attribute(name); !near.empty())
-    return luaL_error(L, "unknown attribute '%s': did you mean '%s'? (see `warplab attrs %s`)", name,
-                      near.c_str(), near.c_str());
-  return luaL_error(L, "unknown attribute '%s' (`warplab attrs` lists them)", name);
-}
-
-void push_attr_table(lua_State* L, const cu::DeviceSnapshot& d) {
-  lua_createtable(L, 0, static_cast<int>(d.attributes.size()));  // +1 attr
-  for (const auto& [name, value] : d.attributes) {
-    lua_pushinteger(L, value);          // +1
-    lua_setfield(L, -2, name.c_str());  // -1
-  }
-  luaL_setmetatable(L, kAttrMeta);
-}
-
-WL_LUA_FN(device_index) {
-  const cu::DeviceSnapshot& d = check_device(L, 1);
-  const std::string key = luaL_checkstring(L, 2);
-  if (key == "attr") {
-    if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) return 1;  // +1 cached
-    lua_pop(L, 1);                                           // -1
-    push_attr_table(L, d);                                   // +1
-    lua_pushvalue(L, -1);                                    // +1
-    lua_setiuservalue(L, 1, 1);                              // -1 cache it
-    return 1;
-  }
-  if (key == "name")
-    lua_pushstring(L, d.name.c_str());
-  else if (key == "cc")
-    lua_pushfstring(L, "%d.%d", d.cc_major, d.cc_minor);
-  else if (key == "arch")
-    lua_pushstring(L, d.arch().c_str());
-  else if (key == "sm_count")
-    lua_pushinteger(L, d.attr("multiprocessor_count").value_or(0));
-  else if (key == "memory")
-    lua_pushinteger(L, static_cast<lua_Integer>(d.total_memory));
-  else if (key == "live")
-    lua_pushboolean(L, d.live());
-  else if (key == "ordinal")
-    lua_pushinteger(L, d.ordinal);
-  else if (key == "source")
-    lua_pushstring(L, d.source.c_str());
-  else if (key == "uuid")
-    lua_pushstring(L, d.uuid.c_str());
-  else if (key == "driver_version")
-    lua_pushinteger(L, d.driver_version);
-  else
-    return luaL_error(L, "device has no field '%s'", key.c_str());
-  return 1;
-}
-
-WL_LUA_FN(device_tostring) {
-  const cu::DeviceSnapshot& d = check_device(L, 1);
-  lua_pushstring(L, (d.summary() + (d.live() ? "" : " [" + d.source + "]")).c_str());
-  return 1;
-}
-
-WL_LUA_FN(cuda_device) {
-  Runtime& rt = runtime(L);
-  const lua_Integer i = luaL_optinteger(L, 1, rt.offline ? 0 : rt.target.ordinal);
-  if (rt.offline || i == rt.target.ordinal) {
-    if (rt.offline && i != 0)
-      return luaL_error(L, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,
-                        rt.target.source.c_str());
-    push_device(L, rt.target);
-    return 1;
-  }
-  push_device(L, cu::snapshot_device(static_cast<int>(i)));
-  return 1;
-}
-
-WL_LUA_FN(cuda_devices) {
-  Runtime& rt = runtime(L);
-  lua_newtable(L);  // +1 list
-  if (rt.offline) {
-    push_device(L, rt.target);  // +1
-    lua_rawseti(L, -2, 1);      // -1
-    return 1;
-  }
-  const int n = cu::device_count();
-  for (int i = 0; i < n; ++i) {
-    push_device(L, i == rt.target.ordinal ? rt.target : cu::snapshot_device(i));  // +1
-    lua_rawseti(L, -2, i + 1);                                                    // -1
-  }
-  return 1;
-}
-
 }  // namespace
+
+static int device_index(lua_State* L) {
+  return guard(L, [&] {
+    const cu::DeviceSnapshot& d = check_device(L, 1);
+    const std::string key = luaL_checkstring(L, 2);
+    if (key == "attr") {
+      if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) return 1;  // +1 cached
+      lua_pop(L, 1);                                           // -1
+      push_attr_table(L, d);                                   // +1
+      lua_pushvalue(L, -1);                                    // +1
+      lua_setiuservalue(L, 1, 1);                              // -1 cache it
+      return 1;
+    }
+    if (key == "name")
+      lua_pushstring(L, d.name.c_str());
+    else if (key == "cc")
+      lua_pushfstring(L, "%d.%d", d.cc_major, d.cc_minor);
+    else if (key == "arch")
+      lua_pushstring(L, d.arch().c_str());
+    else if (key == "sm_count")
+      lua_pushinteger(L, d.attr("multiprocessor_count").value_or(0));
+    else if (key == "memory")
+      lua_pushinteger(L, static_cast<lua_Integer>(d.total_memory));
+    else if (key == "live")
+      lua_pushboolean(L, d.live());
+    else if (key == "ordinal")
+      lua_pushinteger(L, d.ordinal);
+    else if (key == "source")
+      lua_pushstring(L, d.source.c_str());
+    else if (key == "uuid")
+      lua_pushstring(L, d.uuid.c_str());
+    else if (key == "driver_version")
+      lua_pushinteger(L, d.driver_version);
+    else
+      return luaL_error(L, "device has no field '%s'", key.c_str());
+    return 1;
+  });
+}
+
+static int device_tostring(lua_State* L) {
+  return guard(L, [&] {
+    const cu::DeviceSnapshot& d = check_device(L, 1);
+    lua_pushstring(L, (d.summary() + (d.live() ? "" : " [" + d.source + "]")).c_str());
+    return 1;
+  });
+}
+
+static int cuda_device(lua_State* L) {
+  return guard(L, [&] {
+    Runtime& rt = runtime(L);
+    const lua_Integer i = luaL_optinteger(L, 1, rt.offline ? 0 : rt.target.ordinal);
+    if (rt.offline || i == rt.target.ordinal) {
+      if (rt.offline && i != 0)
+        return luaL_error(L, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,
+                          rt.target.source.c_str());
+      push_device(L, rt.target);
+      return 1;
+    }
+    push_device(L, cu::snapshot_device(static_cast<int>(i)));
+    return 1;
+  });
+}
+
+static int cuda_devices(lua_State* L) {
+  return guard(L, [&] {
+    Runtime& rt = runtime(L);
+    lua_newtable(L);  // +1 list
+    if (rt.offline) {
+      push_device(L, rt.target);  // +1
+      lua_rawseti(L, -2, 1);      // -1
+      return 1;
+    }
+    const int n = cu::device_count();
+    for (int i = 0; i < n; ++i) {
+      push_device(L, i == rt.target.ordinal ? rt.target : cu::snapshot_device(i));  // +1
+      lua_rawseti(L, -2, i + 1);                                                    // -1
+    }
+    return 1;
+  });
+}
 
 void add_device(lua_State* L) {
   luaL_newmetatable(L, kDeviceMeta);  // +1
@@ -143,12 +123,8 @@ void add_device(lua_State* L) {
   const luaL_Reg meta[] = {
       {"__index", device_index}, {"__tostring", device_tostring}, {"__gc", device_gc}, {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);
-  lua_pop(L, 1);                     // -1
-  luaL_newmetatable(L, kAttrMeta);   // +1
-  lock_metatable(L, kAttrMeta);      // getmetatable() gives the name, never the table
-  lua_pushcfunction(L, attr_index);  // +1
-  lua_setfield(L, -2, "__index");    // -1
-  lua_pop(L, 1);                     // -1
+  lua_pop(L, 1);  // -1
+  add_attr_meta(L);
   const luaL_Reg fns[] = {{"device", cuda_device}, {"devices", cuda_devices}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda table
 }

@@ -1,6 +1,6 @@
 // module.hpp: the Lua side of `cuda.compile` modules and their kernels (lab/module.hpp
-// holds the objects), shared by bind_module.cpp (compiling, lookup), bind_kernel.cpp
-// (fields, occupancy) and kernel_launch.cpp (marshaling, launching).
+// holds the objects), shared by bind_module.cpp and module_methods.cpp (compiling, lookup),
+// bind_kernel.cpp (fields, occupancy) and kernel_launch.cpp (marshaling, launching).
 #pragma once
 #include <lua.hpp>
 

@@ -42,6 +42,10 @@ struct Runtime {
   const void* launch_keys[7] = {};  // the launch table's key strings (launch_table.cpp)
 };
 
+// Creates this state's runtime (registry-owned, found through the extra space): the
+// options (color only on a terminal), the target, the compile cache. open_state() calls it.
+Runtime& create_runtime(lua_State* L, const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
+                        std::string offline_reason);
 // The runtime of this state; created by open_state().
 Runtime& runtime(lua_State* L);
 // Raises "no CUDA device: <reason>" unless a live device backs this state.

@@ -1,16 +1,19 @@
-// sandbox.cpp: see sandbox.hpp.
+// sandbox.cpp: see sandbox.hpp. Checking and reading a script file is lab's
+// (lab/script.hpp); here only loading its text.
 #include "bind/sandbox.hpp"
 
 #include <lua.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+
+#include "lab/script.hpp"
 
 namespace warplab::bind {
+
+static_assert(kMaxScriptBytes == lab::kMaxScriptBytes);
+
 namespace {
 
 // load(chunk [, name [, mode [, env]]]) with mode "t" forced; an explicit "b" is refused.
@@ -98,38 +101,14 @@ void lock_metatable(lua_State* L, const char* name) {
   lua_setfield(L, -2, "__metatable");
 }
 
-std::string script_problem(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  std::string why;
-  if (!fs::exists(st))
-    why = "not found";
-  else if (fs::is_directory(st))
-    why = "a folder, not a script";
-  else if (!fs::is_regular_file(st))
-    why = "not a regular file";
-  else if (fs::file_size(path, ec) > static_cast<std::uintmax_t>(kMaxScriptBytes))
-    why = "larger than 64 MiB";
-  else if (std::ifstream in(path, std::ios::binary); !in)
-    why = std::string("unreadable: ") + std::strerror(errno);
-  return why.empty() ? why : "script '" + path + "': " + why;
-}
+std::string script_problem(const std::string& path) { return lab::script_problem(path); }
 
 bool load_script(lua_State* L, const std::string& path) {
-  std::string why = script_problem(path);
-  std::string text;
-  if (why.empty()) {
-    std::ifstream in(path, std::ios::binary);
-    text.assign(std::istreambuf_iterator<char>(in), {});
-    if (in.bad()) why = "script '" + path + "': unreadable: " + std::strerror(errno);
-  }
-  if (!why.empty()) {
+  std::string text, why;
+  if (!lab::read_script(path, text, why)) {
     lua_pushstring(L, why.c_str());
     return false;
   }
-  // A #! first line is a comment, as for the lua interpreter.
-  if (text.rfind("#", 0) == 0) text.insert(0, "--");
   return luaL_loadbufferx(L, text.data(), text.size(), ("@" + path).c_str(), "t") == LUA_OK;
 }
 

@@ -1,31 +1,22 @@
-// state.cpp: opening a Lua state for warplab (libraries, package.path, runtime data in
-// the registry) and running a script file with a traceback on error.
+// state.cpp: opening a Lua state for warplab (libraries, package.path, the runtime from
+// runtime.cpp) and running a script file with a traceback on error. The library folders
+// and the compile cache are lab's (lab/session.hpp).
 #include "bind/state.hpp"
 
 #include <unistd.h>
 
-#include <cstdio>
-
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <new>
 
 #include "bind/guard.hpp"
 #include "bind/sandbox.hpp"
+#include "lab/session.hpp"
 
 namespace fs = std::filesystem;
 
 namespace warplab::bind {
 namespace {
-
-constexpr const char* kRuntimeKey = "warplab.runtime";
-
-int runtime_gc(lua_State* L) {
-  *static_cast<Runtime**>(lua_getextraspace(L)) = nullptr;  // no dangling pointer at close
-  static_cast<Runtime*>(lua_touserdata(L, 1))->~Runtime();
-  return 0;
-}
 
 // Message handler for lua_pcall: "file:line: msg" plus a traceback.
 // The message handler of run_file: the message plus a traceback, except for a wrong -p
@@ -44,52 +35,7 @@ int traceback(lua_State* L) {
   return 1;
 }
 
-std::string exe_dir() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.parent_path().string();
-}
-
 }  // namespace
-
-// The registry owns the runtime (its __gc destroys it); the thread's extra space holds a
-// plain pointer to it, so the launch path finds it without a table lookup. Coroutines
-// start with a copy of the main thread's extra space, so they see it too.
-Runtime& runtime(lua_State* L) {
-  auto* rt = *static_cast<Runtime**>(lua_getextraspace(L));
-  if (!rt) luaL_error(L, "warplab runtime missing (state not opened by warplab)");
-  return *rt;
-}
-
-void require_gpu(lua_State* L, const char* what) {
-  const Runtime& rt = runtime(L);
-  if (rt.offline) luaL_error(L, "no CUDA device: %s needs a GPU (%s)", what, rt.offline_reason.c_str());
-}
-
-const cu::ContextPtr& gpu_context(lua_State* L, const char* what) {
-  require_gpu(L, what);
-  Runtime& rt = runtime(L);
-  if (!rt.context) rt.context = cu::primary_context(rt.target.ordinal);
-  rt.context->make_current();
-  return rt.context;
-}
-
-std::vector<std::string> lua_library_dirs() {
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("WARPLAB_LUA_DIR")) dirs.emplace_back(env);
-  const std::string exe = exe_dir();
-  if (!exe.empty()) {
-    dirs.push_back(exe + "/../lua");                // build/ inside the source tree
-    dirs.push_back(exe + "/../share/warplab/lua");  // installed layout
-  }
-  dirs.emplace_back(WARPLAB_SOURCE_DIR "/lua");
-  std::vector<std::string> found;
-  for (const auto& d : dirs) {
-    std::error_code ec;
-    if (fs::is_directory(d + "/warplab", ec)) found.push_back(fs::weakly_canonical(d).string());
-  }
-  return found;
-}
 
 StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
                     std::string offline_reason) {
@@ -99,27 +45,7 @@ StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool of
   luaL_openlibs(L);
   harden_libs(L);
 
-  void* mem = lua_newuserdatauv(L, sizeof(Runtime), 0);  // +1 runtime
-  auto* rt = new (mem) Runtime();
-  rt->opts = opts;
-  rt->opts.color = opts.color && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
-  rt->target = std::move(target);
-  rt->offline = offline;
-  rt->offline_reason = std::move(offline_reason);
-  if (opts.cache) {
-    rt->cache = std::make_unique<rtc::Cache>(rtc::Cache::default_dir());
-    static bool warned = false;  // once per process, however many scripts it runs
-    if (!rt->cache->warning().empty() && !warned) {
-      warned = true;
-      std::fprintf(stderr, "warplab: %s\n", rt->cache->warning().c_str());
-    }
-  }
-  lua_createtable(L, 0, 1);                         // +1 metatable
-  lua_pushcfunction(L, runtime_gc);                 // +1
-  lua_setfield(L, -2, "__gc");                      // -1
-  lua_setmetatable(L, -2);                          // -1
-  lua_setfield(L, LUA_REGISTRYINDEX, kRuntimeKey);  // -1
-  *static_cast<Runtime**>(lua_getextraspace(L)) = rt;
+  Runtime* rt = &create_runtime(L, opts, std::move(target), offline, std::move(offline_reason));
 
   // package.path: the warplab library first, then Lua's defaults.
   std::string path;
@@ -191,9 +117,6 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   return out;
 }
 
-bool context_lost(lua_State* L) {
-  const Runtime& rt = runtime(L);
-  return rt.context_lost || rt.timed_out;
-}
+std::vector<std::string> lua_library_dirs() { return lab::lua_library_dirs(WARPLAB_SOURCE_DIR); }
 
 }  // namespace warplab::bind

@@ -1,4 +1,4 @@
-// live.cpp: see module_live.hpp. One stat per file per lookup; files are read and
+// live.cpp: see live.hpp. One stat per file per lookup; files are read and
 // hashed only when a stat says something moved.
 #include "lab/live.hpp"
 

@@ -1,0 +1,52 @@
+// session.cpp: see session.hpp.
+#include "lab/session.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace warplab::lab {
+
+std::string exe_dir() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.parent_path().string();
+}
+
+std::vector<std::string> lua_library_dirs(const std::string& source_dir) {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("WARPLAB_LUA_DIR")) dirs.emplace_back(env);
+  const std::string exe = exe_dir();
+  if (!exe.empty()) {
+    dirs.push_back(exe + "/../lua");                // build/ inside the source tree
+    dirs.push_back(exe + "/../share/warplab/lua");  // installed layout
+  }
+  dirs.push_back(source_dir + "/lua");
+  std::vector<std::string> found;
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    if (fs::is_directory(d + "/warplab", ec)) found.push_back(fs::weakly_canonical(d).string());
+  }
+  return found;
+}
+
+std::unique_ptr<rtc::Cache> open_cache(const Options& opts) {
+  if (!opts.cache) return nullptr;
+  auto cache = std::make_unique<rtc::Cache>(rtc::Cache::default_dir());
+  static bool warned = false;  // once per process, however many scripts it runs
+  if (!cache->warning().empty() && !warned) {
+    warned = true;
+    std::fprintf(stderr, "warplab: %s\n", cache->warning().c_str());
+  }
+  return cache;
+}
+
+bool stdout_color(const Options& opts) {
+  return opts.color && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+}
+
+}  // namespace warplab::lab
