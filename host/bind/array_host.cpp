@@ -106,8 +106,10 @@ static int array_random(lua_State* L) {
 void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what) {
   if (!lua_isnumber(L, idx)) throw lab::Error(lab::not_a_number(what, t, luaL_typename(L, idx)));
   lab::Number v;
-  v.integer = lua_isinteger(L, idx);
-  v.integer ? (void)(v.i = lua_tointeger(L, idx)) : (void)(v.x = lua_tonumber(L, idx));
+  if ((v.integer = lua_isinteger(L, idx)))
+    v.i = lua_tointeger(L, idx);
+  else
+    v.x = lua_tonumber(L, idx);
   lab::store_element(t, dst, v, what);
 }
 
