@@ -2,32 +2,21 @@
 // scripts can read profiles and earlier results). Objects become tables with string keys,
 // arrays 1-based lists, null the sentinel json.null (a light userdata, since nil cannot
 // sit in a table), integers Lua integers, other numbers floats. A syntax error is one
-// sentence with the line and column; nesting deeper than 200 levels is refused.
+// sentence with the line and column; nesting deeper than 200 levels is refused. The
+// parsing and its sentences are lab/json.hpp's; this file pushes the values.
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "bind/guard.hpp"
 #include "bind/modules.hpp"
+#include "lab/json.hpp"
 
 namespace warplab::bind {
 namespace {
 
 int null_sentinel;  // its address is json.null
-constexpr int kMaxDepth = 200;
-
-// The nesting depth of j, counted no further than kMaxDepth + 1 (so the walk stays short
-// and shallow whatever the input).
-int json_depth(const nlohmann::json& j, int depth = 0) {
-  if (depth > kMaxDepth || !j.is_structured()) return depth;
-  int deepest = depth;
-  for (const auto& v : j) {
-    deepest = std::max(deepest, json_depth(v, depth + 1));
-    if (deepest > kMaxDepth) break;
-  }
-  return deepest;
-}
 
 void push_json(lua_State* L, const nlohmann::json& j, int depth) {
   luaL_checkstack(L, 4, "json.decode");
@@ -80,38 +69,13 @@ void push_json(lua_State* L, const nlohmann::json& j, int depth) {
   }
 }
 
-WL_LUA_FN(json_decode) {
-  std::size_t n = 0;
-  const char* text = luaL_checklstring(L, 1, &n);
-  {  // C++ objects live in this block only: the Lua error below jumps past no destructor
-    nlohmann::json j;
-    std::string why;
-    try {
-      j = nlohmann::json::parse(text, text + n);
-    } catch (const nlohmann::json::parse_error& e) {
-      const std::string msg =
-          e.what();  // "[json.exception.parse_error.101] parse error at line 1, column 3: ..."
-      const auto at = msg.find("at line ");
-      why = "invalid JSON " + (at == std::string::npos ? msg : msg.substr(at));
-    } catch (const nlohmann::json::exception& e) {  // out_of_range.406: a number overflows a double
-      const std::string msg = e.what();
-      const auto at = msg.find("] ");
-      why = at == std::string::npos ? msg : msg.substr(at + 2);
-    }
-    if (why.empty()) {
-      if (json_depth(j) > kMaxDepth)
-        why = "nested deeper than " + std::to_string(kMaxDepth) + " levels";
-      else {
-        push_json(L, j, 0);
-        return 1;
-      }
-    }
-    lua_pushstring(L, ("json.decode: " + why).c_str());
-  }
-  luaL_where(L, 1);
-  lua_insert(L, -2);
-  lua_concat(L, 2);
-  return lua_error(L);
+static int json_decode(lua_State* L) {
+  return guard(L, [L] {
+    std::size_t n = 0;
+    const char* text = luaL_checklstring(L, 1, &n);
+    push_json(L, lab::decode_json(std::string_view(text, n)), 0);  // +1
+    return 1;
+  });
 }
 
 int open_json_c(lua_State* L) {
