@@ -12,7 +12,6 @@
 #include "bind/guard.hpp"
 #include "bind/modules.hpp"
 #include "bind/runtime.hpp"
-#include "bind/sandbox.hpp"
 #include "bind/stream.hpp"
 #include "lab/timing.hpp"
 

@@ -30,8 +30,8 @@ bool is_async_fault(CUresult c) {
 std::string fault_text(const FaultLog& log, CUresult code, const std::string& call) {
   const unsigned n = std::min<unsigned>(log.since_sync, log.ring.size());
   const LaunchNote& last = log.recent();
-  std::string out =
-      "kernel '" + std::string(last.kernel) + "' launched at " + last.where() + " faulted: " + cu::error_text(code);
+  std::string out = "kernel '" + std::string(last.kernel) + "' launched at " + last.where() +
+                    " faulted: " + cu::error_text(code);
   if (log.since_sync > 1) {
     out +=
         " (one of " + std::to_string(log.since_sync) + " launches since the last synchronization; earlier:";
@@ -62,8 +62,8 @@ std::string deadlock_verdict(const LaunchNote& n, const cu::DeviceLimits& d) {
 std::string timeout_text(const LaunchNote& n, double seconds, const cu::DeviceLimits& d) {
   char secs[32];
   std::snprintf(secs, sizeof secs, "%g", seconds);
-  return "kernel '" + std::string(n.kernel) + "' launched at " + n.where() + " did not finish within " + secs +
-         " s: " + deadlock_verdict(n, d);
+  return "kernel '" + std::string(n.kernel) + "' launched at " + n.where() + " did not finish within " +
+         secs + " s: " + deadlock_verdict(n, d);
 }
 
 }  // namespace warplab::lab

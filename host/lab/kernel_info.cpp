@@ -14,7 +14,9 @@ std::string signature_text(const KernelObj& k) {
   return k.sig->to_string();
 }
 
-int arch_number(const std::string& arch) { return arch.rfind("sm_", 0) == 0 ? std::atoi(arch.c_str() + 3) : 0; }
+int arch_number(const std::string& arch) {
+  return arch.rfind("sm_", 0) == 0 ? std::atoi(arch.c_str() + 3) : 0;
+}
 
 namespace {
 
@@ -60,21 +62,23 @@ std::string kernel_summary(const KernelObj& k) {
   auto text = [](const std::optional<long>& v) { return v ? std::to_string(*v) : std::string("?"); };
   const std::string regs = live ? std::to_string(k.limits.regs) : text(k.res.registers);
   const std::string shared = live ? std::to_string(k.limits.static_shared) : text(k.res.shared_bytes);
-  const std::string local = live ? std::to_string(k.fn->attributes().local_size_bytes) : text(k.res.stack_bytes);
+  const std::string local =
+      live ? std::to_string(k.fn->attributes().local_size_bytes) : text(k.res.stack_bytes);
   const std::string maxt =
       k.limits.max_threads_per_block > 0 ? std::to_string(k.limits.max_threads_per_block) : "?";
-  return signature_text(k) + "  [" + regs + " regs, " + shared + " B shared, " + local + " B local, max " + maxt +
-         " threads, " + k.module->result.arch + "]";
+  return signature_text(k) + "  [" + regs + " regs, " + shared + " B shared, " + local + " B local, max " +
+         maxt + " threads, " + k.module->result.arch + "]";
 }
 
 std::string occupancy_error(const KernelObj& k, const OccupancyRequest& r, const cu::DeviceLimits& d) {
   if (r.block < 1) return "occupancy needs block = <threads per block> >= 1";
   if (r.block > INT_MAX)
-    return "occupancy: a block of " + std::to_string(r.block) + " threads is more than any device runs (at most " +
-           std::to_string(d.max_threads_per_block) + ")";
+    return "occupancy: a block of " + std::to_string(r.block) +
+           " threads is more than any device runs (at most " + std::to_string(d.max_threads_per_block) + ")";
   if (r.shared < 0) return "occupancy: shared must be a byte count >= 0, got " + std::to_string(r.shared);
   if (r.carveout < -1 || r.carveout > 100)
-    return "occupancy: carveout must be a percentage 0..100 (or -1, the default), got " + std::to_string(r.carveout);
+    return "occupancy: carveout must be a percentage 0..100 (or -1, the default), got " +
+           std::to_string(r.carveout);
   if (!k.fn && !k.res.registers)
     return "occupancy: the register count of kernel " + k.display +
            " is unknown (the compile could not read it), and the calculator does not guess";

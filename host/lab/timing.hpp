@@ -22,7 +22,8 @@ TimingStats timing_stats(std::vector<double> ms);
 // for the last event (the caller's synchronization, with its watchdog); returns each
 // run's milliseconds. Inline: nothing but the events between a record and the work.
 template <class Body, class Wait>
-std::vector<double> time_events(const cu::ContextPtr& ctx, CUstream stream, int reps, Body&& body, Wait&& wait) {
+std::vector<double> time_events(const cu::ContextPtr& ctx, CUstream stream, int reps, Body&& body,
+                                Wait&& wait) {
   std::vector<cu::Event> ev;
   ev.reserve(2 * static_cast<std::size_t>(reps));
   for (int i = 0; i < 2 * reps; ++i) ev.emplace_back(ctx);

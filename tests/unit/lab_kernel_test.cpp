@@ -64,7 +64,8 @@ cu::LaunchConfig grid_block(unsigned grid, unsigned block) {
   return c;
 }
 
-void note(lab::FaultLog& log, const std::string& kernel, int line, const cu::LaunchConfig& c = grid_block(1, 32)) {
+void note(lab::FaultLog& log, const std::string& kernel, int line,
+          const cu::LaunchConfig& c = grid_block(1, 32)) {
   lab::LaunchNote& n = log.note(kernel, c, cu::KernelLimits{32, 0, 1024, 1});
   std::snprintf(n.source, sizeof n.source, "%s", "t.lua");
   n.line = line;
@@ -202,11 +203,13 @@ TEST(LabKernelInfo, OccupancyRequestErrors) {
   EXPECT_EQ(err(1ll << 40),
             "occupancy: a block of 1099511627776 threads is more than any device runs (at most 1024)");
   EXPECT_EQ(err(256, -1), "occupancy: shared must be a byte count >= 0, got -1");
-  EXPECT_EQ(err(256, 0, 101), "occupancy: carveout must be a percentage 0..100 (or -1, the default), got 101");
+  EXPECT_EQ(err(256, 0, 101),
+            "occupancy: carveout must be a percentage 0..100 (or -1, the default), got 101");
   k->res.registers.reset();
-  EXPECT_EQ(err(256),
-            "occupancy: the register count of kernel saxpy is unknown (the compile could not read it), and the "
-            "calculator does not guess");
+  EXPECT_EQ(
+      err(256),
+      "occupancy: the register count of kernel saxpy is unknown (the compile could not read it), and the "
+      "calculator does not guess");
 }
 
 TEST(LabKernelInfo, OccupancyReportOfflineHasNoDriverAnswer) {
