@@ -1,37 +1,24 @@
-// fault.hpp: attributing asynchronous GPU faults. Each launch is noted (kernel name and
-// script line, copied into a fixed ring: no allocation on the launch path); when a later
-// call reports a sticky fault (illegal address, trap, misaligned access, ...) the error
-// names the launches that were in flight, not just the call that noticed it.
+// fault.hpp: attributing asynchronous GPU faults, the Lua side. Each launch is noted in
+// the runtime's ring (lab/fault.hpp: kernel name and script line, copied into fixed
+// arrays, no allocation on the launch path); when a later call reports a sticky fault
+// (illegal address, trap, misaligned access, ...) the error names the launches that were
+// in flight, not just the call that noticed it. Here: reading the caller's line, the
+// watchdog's hook, the runtime's bookkeeping.
 #pragma once
 #include <lua.hpp>
 
-#include <array>
 #include <string>
 #include <vector>
 
 #include "cu/error.hpp"
 #include "cu/launch.hpp"
+#include "lab/fault.hpp"
 
 namespace warplab::bind {
 
-struct LaunchNote {
-  char kernel[64];
-  char source[LUA_IDSIZE];  // the chunk's short name ("script.lua")
-  int line = 0;             // 0: unknown
-  cu::LaunchConfig config;  // for the watchdog's co-residency verdict
-  cu::KernelLimits limits;
-  std::string where() const;  // "script.lua:12", built only when a fault is reported
-};
-
-struct FaultLog {
-  std::array<LaunchNote, 8> ring{};
-  unsigned head = 0;        // next slot
-  unsigned since_sync = 0;  // launches since the last completed synchronization
-  // The chunk name of the function that launched last, by the function's address: the
-  // function is kept in the registry while it is remembered, so the address stays its.
-  const void* source_fn = nullptr;
-  char source[LUA_IDSIZE] = {};
-};
+using lab::FaultLog;
+using lab::is_async_fault;
+using lab::LaunchNote;
 
 // Records a launch of `kernel` at the calling script line (level 1). Per launch: the
 // caller's current line (lua_getinfo "l"); its chunk name only when the calling function
@@ -44,8 +31,6 @@ void forget_launch(lua_State* L);
 template <class F>
 void checked_sync(lua_State* L, F&& fn);
 void synced(lua_State* L);
-// True for the error codes a kernel leaves behind (sticky context errors).
-bool is_async_fault(CUresult code);
 // The message for error e, naming in-flight launches when e is an async fault.
 std::string describe_error(lua_State* L, const cu::Error& e);
 
@@ -64,7 +49,8 @@ void checked_sync(lua_State* L, F&& fn) {
   synced(L);
 }
 
-// Fills a timing table {median, min, max, mean, stdev, n, samples} in milliseconds.
+// Fills a timing table {median, min, max, mean, stdev, n, samples} in milliseconds
+// (lab/timing.hpp computes them; bind_stream.cpp).
 void push_timing(lua_State* L, std::vector<double> ms);
 
 }  // namespace warplab::bind

@@ -1,5 +1,6 @@
 // kernel_launch.cpp: k:launch(grid, block, args...), k{grid=, block=, shared=, stream=,
-// cooperative=, cluster=, args={...}}, k:check{...}, k:bench{...} and k:clusters{...}.
+// cooperative=, cluster=, args={...}} and k:bench{...}; k:check{...} and k:clusters{...}
+// are kernel_check.cpp's.
 // Before the driver sees a launch, the configuration is checked against the device's
 // limits (a cluster also against cuOccupancyMaxActiveClusters on a GPU) and every
 // argument against the kernel's parameter types (kernel_args.cpp); the rules are lab's
@@ -11,6 +12,7 @@
 
 #include "bind/fault.hpp"
 #include "bind/guard.hpp"
+#include "bind/kernel_methods.hpp"
 #include "bind/launch_table.hpp"
 #include "bind/module.hpp"
 #include "bind/runtime.hpp"
@@ -57,77 +59,28 @@ void do_launch(lua_State* L, Runtime& rt, KernelObj& k, const cu::LaunchConfig& 
   if (rt.opts.sync) checked_sync(L, [&] { rt.context->synchronize(); });
 }
 
-WL_LUA_FN(kernel_launch) {
-  Runtime& rt = runtime(L);
-  KernelObj& k = *check_kernel(L, 1, rt);
-  cu::LaunchConfig c;
-  c.grid = check_dim(L, 2, "grid");
-  c.block = check_dim(L, 3, "block");
-  do_launch(L, rt, k, c, 4, lua_gettop(L) - 3);
-  return 0;
+static int kernel_launch(lua_State* L) {
+  return guard(L, [&] {
+    Runtime& rt = runtime(L);
+    KernelObj& k = *check_kernel(L, 1, rt);
+    cu::LaunchConfig c;
+    c.grid = check_dim(L, 2, "grid");
+    c.block = check_dim(L, 3, "block");
+    do_launch(L, rt, k, c, 4, lua_gettop(L) - 3);
+    return 0;
+  });
 }
 
 // k{grid=, block=, ...}
-WL_LUA_FN(kernel_call) {
-  Runtime& rt = runtime(L);
-  KernelObj& k = *check_kernel(L, 1, rt);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
-  do_launch(L, rt, k, t.config, t.first, t.n);
-  return 0;
-}
-
-// The arguments' checks of a launch, alone: (kernel, args...) -> nothing, or an error.
-WL_LUA_FN(check_args) {
-  marshal(L, runtime(L), *check_kernel(L, 1), 2, lua_gettop(L) - 1);
-  return 0;
-}
-
-// k:check{grid=, block=, shared=, cooperative=, cluster=, args=} -> true | false, why
-// (works offline; on a GPU a cluster is also asked of the driver). With args, they get
-// the launch's checks too: count, types, integer ranges.
-WL_LUA_FN(kernel_check) {
-  KernelObj& k = *check_kernel(L, 1);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  lua_settop(L, 2);
-  const bool has_args = lua_getfield(L, 2, "args") != LUA_TNIL;  // +1
-  lua_pop(L, 1);                                                 // -1
-  const TableLaunch t = read_launch_table(L, 2, has_args);       // +fields +n
-  std::string why = lab::why_not(k, t.config, device_limits(L));
-  if (why.empty() && has_args) {
-    lua_pushcfunction(L, check_args);  // +1
-    lua_pushvalue(L, 1);               // +1
-    luaL_checkstack(L, t.n, "k:check");
-    for (int i = 0; i < t.n; ++i) lua_pushvalue(L, t.first + i);  // +n
-    if (lua_pcall(L, t.n + 1, 0, 0) != LUA_OK) {                  // -(n+2) +1
-      why = luaL_tolstring(L, -1, nullptr);
-      const std::string prefix = k.display + ": ";
-      if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
-    }
-  }
-  lua_pushboolean(L, why.empty());  // +1
-  if (why.empty()) return 1;
-  lua_pushstring(L, why.c_str());  // +1
-  return 2;
-}
-
-// k:clusters{grid=, block=, cluster=, shared=} -> how many such clusters can be resident
-// at once (cuOccupancyMaxActiveClusters), or nil and why: a broken rule, or no GPU.
-WL_LUA_FN(kernel_clusters) {
-  KernelObj& k = *check_kernel(L, 1);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  const cu::LaunchConfig c = config_from_table(L, 2);
-  if (!c.clustered()) luaL_error(L, "clusters: the launch table needs cluster =");
-  std::string why = lab::limit_error(c, k.limits, device_limits(L));
-  if (why.empty() && !k.fn)
-    why = "cuOccupancyMaxActiveClusters needs a GPU (" + runtime(L).offline_reason + ")";
-  if (!why.empty()) {
-    luaL_pushfail(L);                // +1
-    lua_pushstring(L, why.c_str());  // +1
-    return 2;
-  }
-  lua_pushinteger(L, cu::max_active_clusters(*k.fn, c));  // +1
-  return 1;
+static int kernel_call(lua_State* L) {
+  return guard(L, [&] {
+    Runtime& rt = runtime(L);
+    KernelObj& k = *check_kernel(L, 1, rt);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
+    do_launch(L, rt, k, t.config, t.first, t.n);
+    return 0;
+  });
 }
 
 // A count option of k:bench: an integer >= 0, or `dflt` when absent.
@@ -141,27 +94,29 @@ int count_option(lua_State* L, const char* name, int dflt) {
 
 // k:bench{grid=, block=, shared=, stream=, args={}, warmup=5, reps=100}: checks everything
 // once, then launches reusing the marshaled arguments (lab::time_launches).
-WL_LUA_FN(kernel_bench) {
-  Runtime& rt = runtime(L);
-  KernelObj& k = *check_kernel(L, 1, rt);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
-  const int warmup = count_option(L, "warmup", 5), reps = count_option(L, "reps", 100);
-  luaL_argcheck(L, reps >= 1, 2, "warmup must be >= 0 and reps >= 1");
-  prepare(L, rt, k, t.config, t.first, t.n);
-  launch_noted(L, rt, k, t.config);  // one untimed launch even with warmup = 0: it loads the code
-  auto wait = [L](cu::Event& last) { checked_sync(L, [&] { last.synchronize(); }); };
-  push_timing(L, lab::time_launches(k, t.config, rt.context, warmup, reps, wait));  // +1
-  return 1;
+static int kernel_bench(lua_State* L) {
+  return guard(L, [&] {
+    Runtime& rt = runtime(L);
+    KernelObj& k = *check_kernel(L, 1, rt);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
+    const int warmup = count_option(L, "warmup", 5), reps = count_option(L, "reps", 100);
+    luaL_argcheck(L, reps >= 1, 2, "warmup must be >= 0 and reps >= 1");
+    prepare(L, rt, k, t.config, t.first, t.n);
+    launch_noted(L, rt, k, t.config);  // one untimed launch even with warmup = 0: it loads the code
+    auto wait = [L](cu::Event& last) { checked_sync(L, [&] { last.synchronize(); }); };
+    push_timing(L, lab::time_launches(k, t.config, rt.context, warmup, reps, wait));  // +1
+    return 1;
+  });
 }
 
 }  // namespace
 
 void add_kernel_launch(lua_State* L) {
   const luaL_Reg methods[] = {{"launch", kernel_launch},
-                              {"check", kernel_check},
+                              {"check", kernel_check},  // kernel_check.cpp
                               {"bench", kernel_bench},
-                              {"clusters", kernel_clusters},
+                              {"clusters", kernel_clusters},  // kernel_check.cpp
                               {nullptr, nullptr}};
   push_launch_keys(L);                     // +keys
   luaL_setfuncs(L, methods, kLaunchKeys);  // -keys

@@ -1,5 +1,6 @@
-// launch_table.cpp: see launch_table.hpp. All of it is on the launch path: the usual case
-// looks nothing up by text and builds no message; errors are worded once they are certain.
+// launch_table.cpp: see launch_table.hpp (check_dim is launch_dim.cpp's). All of it is on
+// the launch path: the usual case looks nothing up by text and builds no message; errors
+// are worded once they are certain.
 #include "bind/launch_table.hpp"
 
 #include <algorithm>
@@ -10,15 +11,6 @@
 
 namespace warplab::bind {
 namespace {
-
-unsigned dim_value(lua_State* L, int at, const char* what) {
-  int exact = 0;
-  const lua_Integer n = lua_tointegerx(L, at, &exact);  // 256.0 is 256
-  if (!exact || n < 0 || n > UINT_MAX)
-    luaL_error(L, "%s must be an integer >= 0 or a list of 1 to 3 of them (got %s)", what,
-               luaL_tolstring(L, at, nullptr));
-  return static_cast<unsigned>(n);
-}
 
 // Pushes t[key] for the table t at idx (through its metatable, if any); returns its type.
 int field(lua_State* L, int idx, LaunchKey key) {
@@ -114,25 +106,6 @@ TableLaunch read_fields(lua_State* L, int idx, bool with_args) {
 void push_launch_keys(lua_State* L) {
   for (const char* k : {"grid", "block", "shared", "stream", "cooperative", "cluster", "args", "n"})
     lua_pushstring(L, k);  // +1 each
-}
-
-cu::Dim3 check_dim(lua_State* L, int idx, const char* what) {
-  int exact = 0;
-  const lua_Integer n = lua_tointegerx(L, idx, &exact);
-  if (exact && n >= 0 && n <= UINT_MAX) return {static_cast<unsigned>(n), 1, 1};  // the usual case
-  if (!lua_istable(L, idx)) return {dim_value(L, idx, what), 1, 1};               // raises
-  idx = lua_absindex(L, idx);
-  cu::Dim3 d;
-  unsigned* v[3] = {&d.x, &d.y, &d.z};
-  const auto len = lua_rawlen(L, idx);
-  if (len < 1 || len > 3)
-    luaL_error(L, "%s must have 1 to 3 dimensions, got %d", what, static_cast<int>(len));
-  for (int i = 0; i < static_cast<int>(len); ++i) {
-    lua_rawgeti(L, idx, i + 1);  // +1
-    *v[i] = dim_value(L, lua_gettop(L), what);
-    lua_pop(L, 1);  // -1
-  }
-  return d;
 }
 
 TableLaunch read_launch_table(lua_State* L, int idx, bool with_args) {

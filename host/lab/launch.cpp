@@ -6,6 +6,7 @@
 
 #include "cu/error.hpp"
 #include "cu/stream.hpp"
+#include "lab/timing.hpp"
 
 namespace warplab::lab {
 
@@ -81,18 +82,8 @@ std::string why_not(const KernelObj& k, const cu::LaunchConfig& c, const cu::Dev
 std::vector<double> time_launches(KernelObj& k, const cu::LaunchConfig& c, const cu::ContextPtr& ctx,
                                   int warmup, int reps, const std::function<void(cu::Event&)>& wait) {
   for (int i = 1; i < warmup; ++i) cu::launch(*k.fn, c, k.argptrs.data());
-  std::vector<cu::Event> ev;
-  ev.reserve(2 * static_cast<std::size_t>(reps));
-  for (int i = 0; i < 2 * reps; ++i) ev.emplace_back(ctx);
-  for (int i = 0; i < reps; ++i) {
-    ev[2 * i].record(c.stream);
-    cu::launch(*k.fn, c, k.argptrs.data());
-    ev[2 * i + 1].record(c.stream);
-  }
-  wait(ev.back());
-  std::vector<double> ms(static_cast<std::size_t>(reps));
-  for (int i = 0; i < reps; ++i) ms[i] = cu::elapsed_ms(ev[2 * i], ev[2 * i + 1]);
-  return ms;
+  return time_events(
+      ctx, c.stream, reps, [&] { cu::launch(*k.fn, c, k.argptrs.data()); }, wait);
 }
 
 }  // namespace warplab::lab

@@ -61,8 +61,9 @@ std::string limit_error(const cu::LaunchConfig& c, const cu::KernelLimits& k, co
 std::string why_not(const KernelObj& k, const cu::LaunchConfig& c, const cu::DeviceLimits& d);
 
 // k:bench's loop, after one launch that loaded the code: warmup - 1 more untimed launches,
-// then reps launches each between two events on c.stream; `wait(last)` waits for the last
-// event (the caller's synchronization, with its watchdog); returns each launch's ms.
+// then reps launches each between two events on c.stream (lab/timing.hpp time_events);
+// `wait(last)` waits for the last event (the caller's synchronization, with its
+// watchdog); returns each launch's ms.
 std::vector<double> time_launches(KernelObj& k, const cu::LaunchConfig& c, const cu::ContextPtr& ctx,
                                   int warmup, int reps, const std::function<void(cu::Event&)>& wait);
 
