@@ -3,6 +3,8 @@
 // block has ended, so no C++ exception object is alive while Lua unwinds.
 // Lua is linked as C++ (see CMakeLists.txt): Lua's own errors are exceptions of a type
 // that is not std::exception, so they pass through guard() untouched.
+// A binding that may throw is a plain function (ctags and indexers see its name):
+//   static int kernel_launch(lua_State* L) { return guard(L, [L] { ...; return 0; }); }
 #pragma once
 #include <lua.hpp>
 
@@ -28,13 +30,5 @@ int guard(lua_State* L, F&& body) {
   }
   return luaL_error(L, "%s", msg.c_str());  // prefixes script:line of the caller
 }
-
-// Declare `int name(lua_State* L)` whose body runs inside guard().
-#define WL_LUA_FN(name)                                               \
-  static int name##_impl(lua_State* L);                               \
-  static int name(lua_State* L) {                                     \
-    return ::warplab::bind::guard(L, [L] { return name##_impl(L); }); \
-  }                                                                   \
-  static int name##_impl(lua_State* L)
 
 }  // namespace warplab::bind
