@@ -77,8 +77,8 @@ Range view_range(std::int64_t first, std::optional<std::int64_t> n, std::size_t 
   const bool first_ok = first >= 1 && first <= c;  // else c - first + 1 may overflow
   const std::int64_t len = n ? *n : first_ok ? c - first + 1 : 0;
   if (!first_ok || len < 1 || len > c - (first - 1))
-    throw Error("view(" + str(first) + ", " + str(len) + ") does not fit in " + noun + " of " + str(c) +
-                " elements");
+    throw Error("view(" + str(first) + (n ? ", " + str(len) : "") + ") does not fit in " + noun + " of " +
+                str(c) + " elements");  // the call as written: view(0), not view(0, 0)
   return {static_cast<std::size_t>(first - 1), static_cast<std::size_t>(len)};
 }
 

@@ -137,11 +137,11 @@ TEST(LabArray, ViewsStayInsideTheirArray) {
   EXPECT_EQ(two.first, 6u);
   EXPECT_EQ(two.count, 2u);
   EXPECT_EQ(error_of([] { lab::view_range(0, std::nullopt, 8, "an array"); }),
-            "view(0, 0) does not fit in an array of 8 elements");
+            "view(0) does not fit in an array of 8 elements");
   EXPECT_EQ(error_of([] { lab::view_range(7, 3, 8, "a host array"); }),
             "view(7, 3) does not fit in a host array of 8 elements");
   EXPECT_EQ(error_of([] { lab::view_range(INT64_MAX, std::nullopt, 8, "an array"); }),
-            "view(9223372036854775807, 0) does not fit in an array of 8 elements");
+            "view(9223372036854775807) does not fit in an array of 8 elements");
   EXPECT_NE(error_of([] { lab::view_range(1, 0, 8, "an array"); }), "");
 
   lab::HostArray h = host_array(DType::I32, 8);
