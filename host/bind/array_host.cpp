@@ -26,6 +26,8 @@ lab::Elements elements(lua_State* L, int idx) {
 }
 
 static int array_get(lua_State* L) {
+  if (lua_gettop(L) > 1)  // a:get(i) would otherwise return the whole table without a word
+    return luaL_error(L, "get() takes no arguments (a[i] reads one element, a:view(i, n):get() n of them)");
   return guard(L, [L] {
     const lab::Elements e = elements(L, 1);
     e.load();

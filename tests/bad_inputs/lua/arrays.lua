@@ -77,6 +77,7 @@ cases.errors{
   {"random lo > hi", "random: lo (10) must not exceed hi (1)", function() return h:random{lo = 10, hi = 1} end},
   {"random{lo = nan}", "must not exceed hi", function() return h:random{lo = 0 / 0} end},
   {"random range too wide", "random: [-1099511627776, 1099511627776] does not fit i32", function() return h:random{lo = -2 ^ 40, hi = 2 ^ 40} end},
+  {"get(1)", "get() takes no arguments (a[i] reads one element", function() return h:get(1) end},
   {"view(0)", "view(0) does not fit in a host array of 4 elements", function() return h:view(0) end},
   {"view(2, 10)", "view(2, 10) does not fit", function() return h:view(2, 10) end},
   {"view(2, -1)", "view(2, -1) does not fit", function() return h:view(2, -1) end},
