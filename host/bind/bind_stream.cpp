@@ -98,23 +98,31 @@ static int cuda_bench(lua_State* L) {
 
 }  // namespace
 
+// The one statistics path: the samples go through warplab.stats.summary (median, min, max,
+// mean, sample stdev, n), the functions scripts use on their own samples, so cuda.bench,
+// k:bench and a script's stats.median never disagree. Taken from package.loaded, or
+// required once; an error there is a Lua error like any other.
 void push_timing(lua_State* L, std::vector<double> ms) {
-  lua_createtable(L, 0, 7);                            // +1 result
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);  // +1 package.loaded
+  if (lua_getfield(L, -1, "warplab.stats") != LUA_TTABLE) {  // +1
+    lua_pop(L, 1);                                           // -1
+    lua_getglobal(L, "require");                             // +1
+    lua_pushliteral(L, "warplab.stats");                     // +1
+    lua_call(L, 1, 1);                                       // -2 +1 stats
+  }
+  if (!lua_istable(L, -1) || lua_getfield(L, -1, "summary") != LUA_TFUNCTION)  // +1 summary
+    luaL_error(L, "timing needs warplab.stats.summary, but package.loaded[\"warplab.stats\"] was replaced");
   lua_createtable(L, static_cast<int>(ms.size()), 0);  // +1 samples
   for (std::size_t i = 0; i < ms.size(); ++i) {
     lua_pushnumber(L, ms[i]);                             // +1
     lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));  // -1
   }
-  lua_setfield(L, -2, "samples");  // -1
-  const lab::TimingStats t = lab::timing_stats(std::move(ms));
-  const std::pair<const char*, double> fields[] = {
-      {"median", t.median}, {"min", t.min}, {"max", t.max}, {"mean", t.mean}, {"stdev", t.stdev}};
-  for (const auto& [k, v] : fields) {
-    lua_pushnumber(L, v);    // +1
-    lua_setfield(L, -2, k);  // -1
-  }
-  lua_pushinteger(L, static_cast<lua_Integer>(t.n));  // +1
-  lua_setfield(L, -2, "n");                           // -1
+  lua_pushvalue(L, -1);            // +1 samples again
+  lua_replace(L, -5);              // -1: loaded, stats, summary, samples -> samples, stats, summary, samples
+  lua_call(L, 1, 1);               // -2 +1: samples, stats, result
+  lua_replace(L, -2);              // samples, result
+  lua_insert(L, -2);               // result, samples
+  lua_setfield(L, -2, "samples");  // -1: result
 }
 
 void add_stream(lua_State* L) {

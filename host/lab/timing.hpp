@@ -1,6 +1,7 @@
 // timing.hpp: timing GPU work with device events, without Lua: the timed loop shared by
-// cuda.bench (a Lua function's work) and k:bench (a kernel's launches, lab/launch.hpp),
-// and the statistics of its samples (median, min, max, mean, sample stdev).
+// cuda.bench (a Lua function's work) and k:bench (a kernel's launches, lab/launch.hpp).
+// Their statistics are warplab.stats.summary's, the one statistics path
+// (bind/bind_stream.cpp push_timing).
 // Depends on cu/stream.hpp.
 #pragma once
 #include <cstddef>
@@ -9,14 +10,6 @@
 #include "cu/stream.hpp"
 
 namespace warplab::lab {
-
-// Statistics of timing samples (milliseconds); n >= 1.
-struct TimingStats {
-  double median = 0, min = 0, max = 0, mean = 0;
-  double stdev = 0;  // the sample standard deviation (n - 1); 0 for one sample
-  std::size_t n = 0;
-};
-TimingStats timing_stats(std::vector<double> ms);
 
 // reps runs of body(), each between two events recorded on `stream`; wait(last) waits
 // for the last event (the caller's synchronization, with its watchdog); returns each

@@ -2,7 +2,8 @@
 # launch_fake_driver.sh: warplab's live launch path with no GPU, through the stand-in
 # driver bench/fake_driver.cpp (build/fake_driver/libcuda.so.1, which runs nothing):
 # both launch forms with 0, 2, 4 and many arguments, launch tables with a metatable and
-# with nil holes, k:bench/k:check/k:clusters on launch tables, every argument and
+# with nil holes, k:bench/k:check/k:clusters on launch tables, timing tables from
+# warplab.stats.summary, every argument and
 # configuration error a live launch raises, and the fault note: a sticky fault names the
 # kernel and the file:line that launched it, from two chunks in turn (the chunk name is
 # cached per calling function) and through pcall.
@@ -51,6 +52,22 @@ t.case("k:bench, k:check, k:clusters read the same launch tables", function()
   t.checkerror("argument 2 (int) of k4: expected an integer, got 2.5", m.k4.bench, m.k4,
                {grid = 1, block = 32, args = {x, 2.5, 2.0, 7}})
 end)
+t.case("timing tables are warplab.stats.summary of their samples", function()
+  local stats = require "warplab.stats"
+  for _, st in ipairs({cuda.bench(function() m.k0:launch(1, 32) end, {reps = 7}),
+                       m.k2:bench{grid = 1, block = 32, args = {y, 32}, reps = 4}}) do
+    local want = stats.summary(st.samples)
+    t.eq({st.n, st.median, st.min, st.max, st.mean, st.stdev},
+         {want.n, want.median, want.min, want.max, want.mean, want.stdev})
+  end
+  t.eq(#cuda.bench(function() end, {reps = 3}).samples, 3)
+  package.loaded["warplab.stats"] = nil                  -- required again on demand
+  t.eq(cuda.bench(function() end, {reps = 2}).n, 2)
+  package.loaded["warplab.stats"] = 5
+  t.checkerror('package.loaded["warplab.stats"] was replaced', cuda.bench, function() end, {reps = 2})
+  package.loaded["warplab.stats"] = nil
+end)
+
 t.case("argument errors", function()
   local k = m.k4
   t.checkerror("argument 1 (float*) of k4: an i32 array cannot be passed as float*", k.launch, k, 1, 4, y, 0, 1, 2)
@@ -91,7 +108,7 @@ t.run()
 LUA
 "$W" -q run "$T/forms.lua" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: forms.lua exited $rc"; cat "$T/out"; exit 1; }
-grep -q "^4 passed, 0 failed$" "$T/out" || { echo "FAIL: forms.lua"; cat "$T/out"; exit 1; }
+grep -q "^5 passed, 0 failed$" "$T/out" || { echo "FAIL: forms.lua"; cat "$T/out"; exit 1; }
 
 # The fault note: launches from two chunks, the faulting one last; the error names it
 # and its line, and the earlier launch with its own chunk's name.

@@ -1,9 +1,8 @@
-// lab_kernel_test.cpp: the Lua-free pieces behind kernel handles and timing (host/lab):
-// timing statistics, the fault ring and its sentences, the watchdog's deadlock verdict,
+// lab_kernel_test.cpp: the Lua-free pieces behind kernel handles (host/lab): the fault
+// ring and its sentences, the watchdog's deadlock verdict,
 // a kernel's fields and summary, and k:occupancy's checks and answer. No GPU, no Lua.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -14,7 +13,6 @@
 #include "lab/fault.hpp"
 #include "lab/kernel_info.hpp"
 #include "lab/module.hpp"
-#include "lab/timing.hpp"
 
 namespace warplab_test {
 warplab::cu::DeviceSnapshot h100_snapshot();  // occupancy_test.cpp
@@ -28,31 +26,6 @@ namespace cu = warplab::cu;
 const cu::DeviceLimits& h100() {
   static const auto d = cu::device_limits(warplab_test::h100_snapshot());
   return d;
-}
-
-// ---- timing statistics ----------------------------------------------------------------
-
-TEST(LabTiming, EvenCountMedianIsTheMiddlePairsMean) {
-  const lab::TimingStats t = lab::timing_stats({3.0, 1.0, 2.0, 4.0});
-  EXPECT_EQ(t.n, 4u);
-  EXPECT_DOUBLE_EQ(t.median, 2.5);
-  EXPECT_DOUBLE_EQ(t.min, 1.0);
-  EXPECT_DOUBLE_EQ(t.max, 4.0);
-  EXPECT_DOUBLE_EQ(t.mean, 2.5);
-  EXPECT_DOUBLE_EQ(t.stdev, std::sqrt(5.0 / 3.0));  // sample stdev: squares 2.25+0.25+0.25+2.25 over 3
-}
-
-TEST(LabTiming, OddCountAndOneSample) {
-  const lab::TimingStats t = lab::timing_stats({5.0, 1.0, 3.0});
-  EXPECT_DOUBLE_EQ(t.median, 3.0);
-  EXPECT_DOUBLE_EQ(t.mean, 3.0);
-  EXPECT_DOUBLE_EQ(t.stdev, 2.0);
-  const lab::TimingStats one = lab::timing_stats({7.5});
-  EXPECT_EQ(one.n, 1u);
-  EXPECT_DOUBLE_EQ(one.median, 7.5);
-  EXPECT_DOUBLE_EQ(one.min, 7.5);
-  EXPECT_DOUBLE_EQ(one.max, 7.5);
-  EXPECT_DOUBLE_EQ(one.stdev, 0.0);  // one sample has no spread, not NaN
 }
 
 // ---- the fault ring -------------------------------------------------------------------
