@@ -9,9 +9,9 @@
 #include "app/cli.hpp"
 #include "app/lua_state.hpp"
 #include "app/sanitize.hpp"
-#include "bind/sandbox.hpp"
 #include "bind/state.hpp"
 #include "lab/deps.hpp"
+#include "lab/script.hpp"
 
 namespace warplab::app {
 namespace {
@@ -42,7 +42,7 @@ int run_script(const Globals& g, const RunArgs& a) {
     for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
     throw Failure(kUsage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
   }
-  if (const std::string why = bind::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+  if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
   if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
   const auto params = parse_params(a.params);
   lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)

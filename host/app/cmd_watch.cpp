@@ -22,8 +22,8 @@
 #include "app/watch_child.hpp"
 #include "app/watch_diff.hpp"
 #include "app/watch_files.hpp"
-#include "bind/sandbox.hpp"
 #include "cu/profile.hpp"
+#include "lab/script.hpp"
 
 namespace fs = std::filesystem;
 
@@ -243,7 +243,7 @@ class Watch {
 // The script must exist at start and each -p be key=value (exit 4, as `run`); later the
 // script may come and go.
 int run_watch(const Globals& g, const WatchArgs& a) {
-  if (const std::string why = bind::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+  if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
   parse_params(a.params);
   // The signals are blocked first, before anything can start the CUDA driver (asking
   // whether a GPU is there does): its threads inherit the mask, so SIGCHLD always reaches

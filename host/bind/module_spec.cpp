@@ -86,6 +86,4 @@ std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why
   return spec;
 }
 
-bool reread_source(ModuleSpec& spec, std::string& why) { return lab::reread_source(spec, why); }
-
 }  // namespace warplab::bind

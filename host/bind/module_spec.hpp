@@ -15,7 +15,5 @@ namespace warplab::bind {
 // Misuse (wrong field types, unknown fields) raises; a file that cannot be read returns
 // nullopt with `why` set (an environment failure the script may handle).
 std::optional<ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why);
-// lab::reread_source: reads spec.path again into spec.source; false with `why` when unreadable.
-bool reread_source(ModuleSpec& spec, std::string& why);
 
 }  // namespace warplab::bind

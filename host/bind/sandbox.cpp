@@ -12,8 +12,6 @@
 
 namespace warplab::bind {
 
-static_assert(kMaxScriptBytes == lab::kMaxScriptBytes);
-
 namespace {
 
 // load(chunk [, name [, mode [, env]]]) with mode "t" forced; an explicit "b" is refused.
@@ -100,8 +98,6 @@ void lock_metatable(lua_State* L, const char* name) {
   lua_pushstring(L, name);
   lua_setfield(L, -2, "__metatable");
 }
-
-std::string script_problem(const std::string& path) { return lab::script_problem(path); }
 
 bool load_script(lua_State* L, const std::string& path) {
   std::string text, why;

@@ -15,10 +15,8 @@ void harden_libs(lua_State* L);
 // Locks the metatable on top of the stack: getmetatable() on its objects returns `name`.
 void lock_metatable(lua_State* L, const char* name);
 // Reads and loads a script file as text (pushes the chunk, or the message and returns
-// false): a regular file of at most kMaxScriptBytes, or one sentence why not.
-inline constexpr long long kMaxScriptBytes = 64ll << 20;
+// false): a regular file of at most lab::kMaxScriptBytes, or one sentence why not
+// (lab/script.hpp).
 bool load_script(lua_State* L, const std::string& path);
-// "" when `path` can be run, else one sentence: "script 'x': a folder, not a script".
-std::string script_problem(const std::string& path);
 
 }  // namespace warplab::bind

@@ -49,7 +49,7 @@ StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool of
 
   // package.path: the warplab library first, then Lua's defaults.
   std::string path;
-  for (const auto& d : lua_library_dirs()) path += d + "/?.lua;" + d + "/?/init.lua;";
+  for (const auto& d : lab::lua_library_dirs(WARPLAB_SOURCE_DIR)) path += d + "/?.lua;" + d + "/?/init.lua;";
   lua_getglobal(L, "package");  // +1 package
   lua_getfield(L, -1, "path");  // +1 old path
   path += lua_tostring(L, -1);
@@ -116,7 +116,5 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   lua_pop(L, 1);  // -1 handler
   return out;
 }
-
-std::vector<std::string> lua_library_dirs() { return lab::lua_library_dirs(WARPLAB_SOURCE_DIR); }
 
 }  // namespace warplab::bind

@@ -25,9 +25,6 @@ StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool of
 // Script parameters from `-p key=value` (read by require "warplab.params").
 void set_params(lua_State* L, const std::map<std::string, std::string>& params);
 
-// The directories searched for lua/warplab/*.lua, most specific first.
-std::vector<std::string> lua_library_dirs();
-
 struct RunResult {
   bool ok = true;
   std::string error;       // "script.lua:12: message" plus a short traceback

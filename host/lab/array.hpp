@@ -21,9 +21,11 @@
 
 namespace warplab::lab {
 
-// A typed range of device memory: an owner or a view of one (the buffer is shared).
-struct DeviceArray {
-  std::shared_ptr<cu::DeviceBuffer> buf;  // shared by views; null once this handle is freed
+// A typed range of elements in a shared buffer: an owner, or a view of one. Buffer is
+// cu::DeviceBuffer or cu::HostBuffer; each has valid() (false once freed).
+template <class Buffer>
+struct TypedRange {
+  std::shared_ptr<Buffer> buf;  // shared by views; null once this handle is freed
   cu::DType type = cu::DType::F32;
   std::size_t first = 0;  // element offset into buf (views)
   std::size_t count = 0;
@@ -32,23 +34,17 @@ struct DeviceArray {
   std::size_t elem() const { return static_cast<std::size_t>(cu::dtype_info(type).size); }
   std::size_t bytes() const { return count * elem(); }
   std::size_t byte_offset() const { return first * elem(); }
-  CUdeviceptr ptr() const { return buf->get() + byte_offset(); }
   bool freed() const { return !buf || !buf->valid(); }
 };
 
-// Typed host memory, page-locked or pageable: an owner or a view of one.
-struct HostArray {
-  std::shared_ptr<cu::HostBuffer> buf;  // shared by views; null once this handle is freed
-  cu::DType type = cu::DType::F32;
-  std::size_t first = 0;  // element offset into buf (views)
-  std::size_t count = 0;
-  bool view = false;
+// Typed device memory (cuda.array).
+struct DeviceArray : TypedRange<cu::DeviceBuffer> {
+  CUdeviceptr ptr() const { return buf->get() + byte_offset(); }
+};
 
-  std::size_t elem() const { return static_cast<std::size_t>(cu::dtype_info(type).size); }
-  std::size_t bytes() const { return count * elem(); }
-  std::size_t byte_offset() const { return first * elem(); }
+// Typed host memory, page-locked or pageable (cuda.host_array).
+struct HostArray : TypedRange<cu::HostBuffer> {
   unsigned char* data() const { return buf->data() + byte_offset(); }
-  bool freed() const { return !buf || !buf->valid(); }
 };
 
 // A number as a person writes it in a message: 299, 0.5, 1e+100 (not 299.0).
@@ -127,7 +123,11 @@ Range view_range(std::int64_t first, std::optional<std::int64_t> n, std::size_t 
 // The view of `a` over r (elements relative to a's own first).
 template <class A>
 A view_of(const A& a, Range r) {
-  return A{a.buf, a.type, a.first + r.first, r.count, true};
+  A v = a;  // shares the buffer
+  v.first += r.first;
+  v.count = r.count;
+  v.view = true;
+  return v;
 }
 
 // The 0-based start of :set(values, at) writing n values into `count` elements; throws

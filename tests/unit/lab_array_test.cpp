@@ -17,22 +17,13 @@
 #include "lab/array_fill.hpp"
 #include "lab/host.hpp"
 #include "lab/json.hpp"
+#include "lab_test_util.hpp"
 
 using namespace warplab;
 using cu::DType;
+using test::error_of;
 
 namespace {
-
-// The sentence of the lab::Error that f throws ("" when it throws none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const lab::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 lab::Number integer(std::int64_t i) { return {true, i, 0}; }
 lab::Number real(double x) { return {false, 0, x}; }

@@ -16,9 +16,11 @@
 #include "lab/module_reload.hpp"
 #include "lab/module_spec.hpp"
 #include "lab/script.hpp"
+#include "lab_test_util.hpp"
 
 namespace fs = std::filesystem;
 using namespace warplab;
+using test::error_of;
 
 namespace {
 
@@ -40,17 +42,6 @@ class TempDir {
  private:
   fs::path path_;
 };
-
-// The message of the lab::Error that f throws ("" when none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const lab::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 lab::ModuleObj module_with(std::vector<std::string> entries, const std::string& name = "m.cu") {
   lab::ModuleObj m;

@@ -1,0 +1,20 @@
+// lab_test_util.hpp: what the host/lab unit tests share: the sentence a lab call throws.
+#pragma once
+#include <string>
+
+#include "lab/module.hpp"  // lab::Error
+
+namespace warplab::test {
+
+// The sentence of the lab::Error that f throws ("" when it throws none).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const lab::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace warplab::test
