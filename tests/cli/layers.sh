@@ -19,8 +19,8 @@ check lab 'lua|lauxlib|lualib|bind/|app/' "Lua or a layer above it"
 check bind 'app/' "the program (host/app)"
 # The commands that run no Lua (compile, attrs, cache, list) and what every command shares
 # (cli.hpp, exit_codes.hpp) include neither Lua nor the bindings: app/lua_state.hpp does.
-for f in cli.hpp exit_codes.hpp cmd_compile.cpp cmd_attrs.cpp cmd_cache.cpp cmd_list.cpp; do
-  hits=$(grep -nE '#include [<"](lua|lauxlib|lualib|bind/|app/lua_state|app/repl_worker)' "$ROOT/host/app/$f" 2>/dev/null)
+for f in cli/command.hpp cli/exit_codes.hpp compile/command.cpp attrs/command.cpp cache/command.cpp list/command.cpp; do
+  hits=$(grep -nE '#include [<"](lua|lauxlib|lualib|bind/|app/cli/lua_state|app/repl/worker)' "$ROOT/host/app/$f" 2>/dev/null)
   [ -z "$hits" ] || bad "host/app/$f includes Lua or the bindings:"$'\n'"$hits"
 done
 for f in "$ROOT"/host/*/*.cpp "$ROOT"/host/*/*.hpp; do

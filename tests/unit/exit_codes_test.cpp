@@ -3,7 +3,7 @@
 // the code docs/exit-codes.md gives them. No GPU.
 #include <gtest/gtest.h>
 
-#include "app/exit_codes.hpp"
+#include "app/cli/exit_codes.hpp"
 #include "cu/error.hpp"
 
 namespace {

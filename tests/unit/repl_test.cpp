@@ -15,12 +15,12 @@
 #include <csignal>
 #include <thread>
 
-#include "app/repl_attrs.hpp"
-#include "app/repl_complete.hpp"
-#include "app/repl_eval.hpp"
-#include "app/repl_pretty.hpp"
-#include "app/repl_protocol.hpp"
-#include "app/repl_worker.hpp"
+#include "app/repl/attrs.hpp"
+#include "app/repl/complete.hpp"
+#include "app/repl/eval.hpp"
+#include "app/repl/pretty.hpp"
+#include "app/repl/protocol.hpp"
+#include "app/repl/worker.hpp"
 #include "bind/state.hpp"
 
 using namespace warplab;

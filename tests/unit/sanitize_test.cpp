@@ -10,7 +10,7 @@
 #include <map>
 #include <sstream>
 
-#include "app/sanitize.hpp"
+#include "app/sanitize/log.hpp"
 
 using namespace warplab::app::sanitize;
 

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "app/watch_diff.hpp"
+#include "app/watch/diff.hpp"
 #include "cu/profile.hpp"
 #include "lab/deps.hpp"
 #include "rtc/compile.hpp"

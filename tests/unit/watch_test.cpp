@@ -15,8 +15,8 @@
 #include <sstream>
 #include <thread>
 
-#include "app/watch_child.hpp"
-#include "app/watch_files.hpp"
+#include "app/watch/child.hpp"
+#include "app/watch/files.hpp"
 #include "lab/deps.hpp"
 
 namespace fs = std::filesystem;

@@ -1,0 +1,133 @@
+// cli.hpp: what every subcommand shares: the global options (valid before or after the
+// subcommand: docs/cli.md) in the one options struct (lab/options.hpp), the exit codes
+// (exit_codes.hpp), the hook each cmd_*.cpp uses to add itself to the CLI, and the help
+// footers and completion scripts generated from that definition (help.cpp,
+// completion.cpp). No Lua here: the commands that run Lua include app/lua_state.hpp.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "app/cli/exit_codes.hpp"
+#include "cu/device.hpp"
+#include "cu/error.hpp"
+#include "lab/options.hpp"
+
+namespace warplab::app {
+
+// The command line as parsed: the options a run works with, set here once and read as
+// they are by the runtime (open_lua_state), and what only the command line needs.
+struct Globals {
+  lab::Options opts;  // the global options (main.cpp), --no-check (run, watch)
+  // Hidden --offline-noted: the offline note was already printed (by `watch`, which passes
+  // it to each run, or by the REPL before a worker restart), so it is not said again.
+  bool offline_noted = false;
+  std::vector<std::string> argv;  // the command line as given (run --sanitize runs it again)
+  // What follows the first `--`: the script's arguments, after those before it (run, watch).
+  std::vector<std::string> script_args;
+  bool dashdash = false;
+};
+
+// A subcommand's entry point, called when CLI11 parsed that subcommand.
+struct Command {
+  CLI::App* sub;
+  std::function<int()> run;
+};
+using Commands = std::vector<Command>;
+
+// The device a command works on: --profile if given; else the live device --device;
+// else, when `fallback` is true, the default shipped profile (with the offline note on
+// stderr, see below); else throws Failure(kNoDevice, "... (use --profile h100 ...)").
+cu::DeviceSnapshot select_target(const Globals& g, bool fallback);
+
+// Why there is no GPU to work on, in a few words ("libcuda.so.1 not found",
+// "WARPLAB_NO_DRIVER is set"); "" when a GPU is there or a profile was chosen.
+std::string offline_reason(const Globals& g);
+// The one line every command prints once when it falls back to the default profile:
+// "warplab: no GPU (libcuda.so.1 not found): using profile h100". Said on stderr unless
+// --quiet or already noted; --profile and WARPLAB_PROFILE make it unnecessary.
+void note_offline(const Globals& g, const std::string& reason, const std::string& profile);
+
+// Each cmd_*.cpp defines one of these.
+void add_attrs_command(CLI::App& app, const Globals& g, Commands& out);
+void add_compile_command(CLI::App& app, const Globals& g, Commands& out);
+void add_run_command(CLI::App& app, Globals& g, Commands& out);  // sets g.opts.check
+void add_cache_command(CLI::App& app, const Globals& g, Commands& out);
+void add_repl_command(CLI::App& app, const Globals& g, Commands& out);
+void add_watch_command(CLI::App& app, Globals& g, Commands& out);  // sets g.opts.check
+void add_list_command(CLI::App& app, const Globals& g, Commands& out);
+// The hidden `completion bash|zsh` (completion.cpp): scripts generated from `app`.
+void add_completion_command(CLI::App& app, Commands& out);
+
+// What `run` and `watch` both take, defined once (script_options.cpp): `-p,--param
+// KEY=VALUE` into `params` (one value each: later words are script arguments) and
+// `--no-check`, which clears g.opts.check.
+void add_script_options(CLI::App* sub, std::vector<std::string>& params, Globals& g);
+// The -p values as a map, or Failure(kBadInput) naming the one that is not key=value.
+std::map<std::string, std::string> parse_params(const std::vector<std::string>& kv);
+
+// A subcommand's --help footer (help.cpp): `examples` (command lines), then the global
+// options as the app defines them when help is printed, then `more` (exit codes, notes).
+void set_help(CLI::App* sub, std::vector<std::string> examples, std::string more = {});
+// Every --arch value `compile` accepts: the real architectures NVRTC builds (sm_90a among
+// them), then their virtual compute_XX counterparts (PTX only). For help and completion.
+std::vector<std::string> arch_choices();
+
+// The global options, one per line, as a subcommand's help footer shows them; those `sub`
+// defines itself are marked as valid before the subcommand only.
+std::string global_options_text(const CLI::App& app, const CLI::App* sub = nullptr);
+
+// Option values with one sentence when they are wrong (not CLI11's 309-digit range):
+// a device index 0..1023, and seconds: a finite number from 0 (none) to 86400.
+inline CLI::Validator device_index() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        char* end = nullptr;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 0 || n > 1023)
+          return "a device index is a whole number 0, 1, 2, ... (got '" + v + "')";
+        return {};
+      },
+      "N");
+}
+inline CLI::Validator seconds() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        char* end = nullptr;
+        const double s = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !(s >= 0 && s <= 86400))  // NaN fails both
+          return "seconds from 0 (none) to 86400, e.g. 2.5 (got '" + v + "')";
+        return {};
+      },
+      "SECONDS");
+}
+
+// A profile name or path: never empty (an empty --profile would silently mean "none").
+inline CLI::Validator profile_name() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        return v.empty() ? std::string("a profile name (h100, h200) or a .json path, not an empty value")
+                         : std::string();
+      },
+      "PROFILE");
+}
+// A count from 0 to `max`, in one sentence.
+inline CLI::Validator count_upto(long max) {
+  return CLI::Validator(
+      [max](std::string& v) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || errno || n < 0 || n > max)
+          return "a whole number from 0 to " + std::to_string(max) + " (got '" + v + "')";
+        return {};
+      },
+      "N");
+}
+
+}  // namespace warplab::app

@@ -1,0 +1,294 @@
+// completion.cpp: the hidden `warplab completion bash|zsh`: a completion script written
+// from the CLI11 definition itself (subcommands, their options and the global ones), so it
+// never lags behind the program. What a value completes to comes from the option's type
+// name: PROFILE (shipped profiles, .json files), ARCH, TOOL, ATTR (attribute names),
+// SCRIPT.lua / FILE.cu (files), DIR, FILE, and literal lists such as "info|clear".
+#include <algorithm>
+#include <cctype>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include "app/cli/command.hpp"
+#include "app/sanitize/log.hpp"
+#include "cu/attributes.hpp"
+#include "cu/profile.hpp"
+
+namespace warplab::app {
+namespace {
+
+struct Opt {
+  std::vector<std::string> names;  // "-q", "--quiet"
+  std::string type;                // the value's type name; "" for a flag
+  std::string help;
+  int values = 0;       // values per use: 0 (flag), 1, 2 (--diff A B)
+  bool repeat = false;  // may be given more than once (-p, -D, --kernel)
+};
+struct Cmd {
+  std::string name, help;
+  std::vector<Opt> opts;   // its own, then the globals it does not shadow
+  std::size_t own = 0;     // how many of `opts` are its own
+  std::string positional;  // the first positional's type name ("" when none)
+};
+
+// The option's type name less what a validator appends (":NONNEGATIVE", ":{info,clear}").
+std::string type_of(const CLI::Option& o) {
+  const std::string t = o.get_type_name();
+  return t.substr(0, t.find(':'));
+}
+
+Opt describe(const CLI::Option& o) {
+  Opt out;
+  for (const std::string& s : o.get_snames()) out.names.push_back("-" + s);
+  for (const std::string& l : o.get_lnames()) out.names.push_back("--" + l);
+  out.help = o.get_description();
+  if (o.get_expected_max() != 0) {  // 0: a flag
+    out.type = type_of(o);
+    out.values = o.get_expected_min() == 2 ? 2 : 1;
+    out.repeat = out.values == 1 && o.get_expected_max() > 1;
+  }
+  return out;
+}
+
+// Options a user types: not hidden, not positional, not --help/--version (the scripts
+// add --help themselves).
+bool listed(const CLI::Option& o) {
+  const std::vector<std::string>& l = o.get_lnames();
+  const bool meta =
+      std::find(l.begin(), l.end(), "help") != l.end() || std::find(l.begin(), l.end(), "version") != l.end();
+  return !o.get_group().empty() && !o.get_positional() && !meta;
+}
+
+std::vector<Cmd> model(const CLI::App& app) {
+  std::vector<Opt> globals;
+  for (const CLI::Option* o : app.get_options())
+    if (listed(*o)) globals.push_back(describe(*o));
+  std::vector<Cmd> out{{"", app.get_description(), globals, 0, "COMMAND"}};
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_group().empty()) continue;  // hidden (completion itself)
+    Cmd c{sub->get_name(), sub->get_description(), {}, 0, ""};
+    std::vector<std::string> own;
+    for (const CLI::Option* o : sub->get_options()) {
+      if (o->get_positional()) {
+        if (c.positional.empty()) c.positional = type_of(*o);
+      } else if (listed(*o)) {
+        c.opts.push_back(describe(*o));
+        own.insert(own.end(), c.opts.back().names.begin(), c.opts.back().names.end());
+      }
+    }
+    c.own = c.opts.size();
+    for (const Opt& g : globals)  // a subcommand's own option of that name wins after it
+      if (std::find(own.begin(), own.end(), g.names.back()) == own.end()) c.opts.push_back(g);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// The words a value kind stands for, when it is a closed list.
+std::vector<std::string> words_for(const std::string& type) {
+  std::vector<std::string> out;
+  if (type == "PROFILE")
+    for (const cu::EmbeddedProfile& p : cu::embedded_profiles()) out.emplace_back(p.name);
+  else if (type == "ARCH")
+    out = arch_choices();
+  else if (type == "TOOL")
+    out = sanitize::tools();
+  else if (type == "ATTR")
+    for (const cu::AttributeInfo& a : cu::attribute_table()) out.emplace_back(a.name);
+  else if (type.find('|') != std::string::npos) {
+    std::istringstream in(type);
+    for (std::string w; std::getline(in, w, '|');)
+      if (!w.empty() && std::islower(static_cast<unsigned char>(w[0]))) out.push_back(w);
+  }
+  return out;
+}
+
+// Files a value kind stands for: ".lua", ".cu", ".json", "/" (folders), "*" (any), "".
+std::string files_for(const std::string& type) {
+  if (type == "PROFILE") return ".json";
+  if (type == "DIR") return "/";
+  if (type == "FILE" || type == "ARGS") return "*";
+  static const std::regex ext(R"re(^[A-Z]+(\.[a-z]+)$)re");  // SCRIPT.lua, FILE.cu
+  std::smatch m;
+  return std::regex_match(type, m, ext) ? m[1].str() : std::string();
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep = " ") {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// One bash statement filling COMPREPLY for a value kind.
+std::string bash_values(const std::string& type) {
+  std::string s;
+  if (const auto w = words_for(type); !w.empty())
+    s += "COMPREPLY+=($(compgen -W \"" + join(w) + "\" -- \"$cur\")); ";
+  if (const std::string f = files_for(type); !f.empty()) s += "_warplab_files '" + f + "'; ";
+  return s.empty() ? ": ; " : s;
+}
+
+void write_bash(std::ostream& out, const std::vector<Cmd>& cmds) {
+  out << "# bash completion for warplab, generated by `warplab completion bash` from its\n"
+         "# command-line definition. Install: warplab completion bash > "
+         "~/.local/share/bash-completion/completions/warplab\n"
+         "_warplab_files() {  # $1: an extension, / for folders, * for any file\n"
+         "  local IFS=$'\\n'\n"
+         "  compopt -o filenames 2>/dev/null\n"
+         "  case $1 in\n"
+         "    /) COMPREPLY+=($(compgen -d -- \"$cur\")) ;;\n"
+         "    \\*) COMPREPLY+=($(compgen -f -- \"$cur\")) ;;\n"
+         "    *) COMPREPLY+=($(compgen -d -- \"$cur\") $(compgen -f -X \"!*$1\" -- \"$cur\")) ;;\n"
+         "  esac\n"
+         "}\n"
+         "_warplab() {\n"
+         "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} sub= i w\n"
+         "  local dashdash=\n"
+         "  COMPREPLY=()\n"
+         "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+         "    w=${COMP_WORDS[i]}\n"
+         "    case $w in\n"
+         "      --) [ -n \"$sub\" ] && dashdash=1 ;;\n";
+  // Words after a global option that takes a value are that value, not the subcommand.
+  std::vector<std::string> takes;
+  for (const Opt& o : cmds[0].opts)
+    if (o.values) takes.insert(takes.end(), o.names.begin(), o.names.end());
+  std::vector<std::string> subs;
+  for (std::size_t i = 1; i < cmds.size(); ++i) subs.push_back(cmds[i].name);
+  if (!takes.empty()) out << "      " << join(takes, "|") << ") [ -z \"$sub\" ] && ((i++)) ;;\n";
+  out << "      -*) ;;\n"
+         "      *) [ -z \"$sub\" ] && case \" "
+      << join(subs)
+      << " \" in *\" $w \"*) sub=$w ;; esac ;;\n"
+         "    esac\n"
+         "  done\n"
+         "  [ -n \"$dashdash\" ] && { _warplab_files '*'; return; }\n"
+         "  case $sub/$prev in\n";
+  // The value of the option just typed: a subcommand's own options before the globals.
+  for (std::size_t i = 1; i < cmds.size(); ++i)
+    for (std::size_t k = 0; k < cmds[i].own; ++k)
+      if (const Opt& o = cmds[i].opts[k]; o.values)
+        out << "    " << cmds[i].name << "/" << join(o.names, "|" + cmds[i].name + "/") << ") "
+            << bash_values(o.type) << "return ;;\n";
+  for (const Opt& o : cmds[0].opts)
+    if (o.values) out << "    */" << join(o.names, "|*/") << ") " << bash_values(o.type) << "return ;;\n";
+  out << "  esac\n"
+         "  case $sub in\n";
+  for (const Cmd& c : cmds) {
+    std::vector<std::string> names;
+    for (const Opt& o : c.opts) names.insert(names.end(), o.names.begin(), o.names.end());
+    names.insert(names.end(), {"-h", "--help"});
+    out << "    " << (c.name.empty() ? "\"\"" : c.name) << ")\n"
+        << "      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"" << join(names)
+        << "\" -- \"$cur\")); return; fi\n"
+        << "      "
+        << (c.name.empty() ? "COMPREPLY=($(compgen -W \"" + join(subs) + "\" -- \"$cur\"))"
+                           : bash_values(c.positional))
+        << " ;;\n";
+  }
+  out << "  esac\n"
+         "}\n"
+         "complete -F _warplab warplab\n";
+}
+
+// Text inside a zsh single-quoted spec: quotes closed and reopened, and the characters
+// _arguments gives a meaning to inside [...] escaped; `colon` also escapes ':' (for the
+// message part of a spec and the names of _describe, where it separates fields).
+std::string zsh_text(const std::string& s, bool colon = false) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else if (c == '[' || c == ']' || c == '\\' || (colon && c == ':'))
+      out += std::string("\\") + c;
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string zsh_action(const std::string& type) {
+  std::string alts;
+  if (const auto w = words_for(type); !w.empty()) alts += "compadd -- " + join(w) + "; ";
+  const std::string f = files_for(type);
+  if (f == "/")
+    alts += "_files -/";
+  else if (f == "*")
+    alts += "_files";
+  else if (!f.empty())
+    alts += "_files -g \"*" + f + "\"";
+  return alts.empty() ? " " : "{" + alts + "}";
+}
+
+std::string zsh_spec(const Opt& o) {
+  std::string value;
+  for (int i = 0; i < o.values; ++i) value += ":" + zsh_text(o.type, true) + ":" + zsh_action(o.type);
+  const std::string desc = "[" + zsh_text(o.help) + "]" + value;
+  if (o.names.size() == 1) return "'" + std::string(o.repeat ? "*" : "") + o.names[0] + desc + "'";
+  return "'" + std::string(o.repeat ? "*" : "(" + join(o.names) + ")") + "'{" + join(o.names, ",") + "}'" +
+         desc + "'";
+}
+
+void write_zsh(std::ostream& out, const std::vector<Cmd>& cmds) {
+  out << "#compdef warplab\n"
+         "# zsh completion for warplab, generated by `warplab completion zsh` from its\n"
+         "# command-line definition. Install: warplab completion zsh > ~/.zfunc/_warplab\n"
+         "# (with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc).\n"
+         "_warplab() {\n"
+         "  local curcontext=$curcontext state line ret=1\n"
+         "  local -a specs\n"
+         "  specs=(";
+  const std::string help = "'(- *)'{-h,--help}'[print the help]'";
+  out << "\n    " << help;
+  for (const Opt& o : cmds[0].opts) out << "\n    " << zsh_spec(o);
+  out << ")\n"
+         "  _arguments -C -A '-*' $specs '1: :->command' '*:: :->args' && ret=0\n"
+         "  case $state in\n"
+         "    command)\n"
+         "      local -a cmds\n"
+         "      cmds=(";
+  for (std::size_t i = 1; i < cmds.size(); ++i)
+    out << "\n        '" << cmds[i].name << ":" << zsh_text(cmds[i].help) << "'";
+  out << ")\n"
+         "      _describe -t commands 'warplab command' cmds && ret=0 ;;\n"
+         "    args)\n"
+         "      curcontext=${curcontext%:*:*}:warplab-$line[1]:\n"
+         "      case $line[1] in\n";
+  for (std::size_t i = 1; i < cmds.size(); ++i) {
+    const Cmd& c = cmds[i];
+    out << "        " << c.name << ")\n          _arguments \\\n            " << help;
+    for (const Opt& o : c.opts) out << " \\\n            " << zsh_spec(o);
+    if (!c.positional.empty())
+      out << " \\\n            '*:" << zsh_text(c.positional, true) << ":" << zsh_action(c.positional) << "'";
+    out << " && ret=0 ;;\n";
+  }
+  out << "      esac ;;\n"
+         "  esac\n"
+         "  return ret\n"
+         "}\n"
+         "_warplab \"$@\"\n";
+}
+
+}  // namespace
+
+void add_completion_command(CLI::App& app, Commands& out) {
+  auto shell = std::make_shared<std::string>();
+  auto* sub = app.add_subcommand("completion", "print a bash or zsh completion script");
+  sub->group("");  // hidden from the list of subcommands; `warplab --help` mentions it
+  sub->add_option("shell", *shell, "bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}))
+      ->type_name("bash|zsh");
+  set_help(sub, {"warplab completion bash > ~/.local/share/bash-completion/completions/warplab",
+                 "warplab completion zsh > ~/.zfunc/_warplab", "source <(warplab completion bash)"});
+  out.push_back({sub, [shell, &app] {
+                   const std::vector<Cmd> cmds = model(app);
+                   if (*shell == "bash")
+                     write_bash(std::cout, cmds);
+                   else
+                     write_zsh(std::cout, cmds);
+                   return kOk;
+                 }});
+}
+
+}  // namespace warplab::app

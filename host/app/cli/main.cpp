@@ -1,0 +1,147 @@
+// main.cpp: the warplab program. Parses the command line (CLI11), dispatches to one
+// subcommand, and is the only place that turns errors into exit codes.
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include <unistd.h>
+
+#include "app/cli/command.hpp"
+#include "cu/driver.hpp"
+#include "cu/error.hpp"
+
+namespace {
+
+std::string version_text() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  std::string out = std::string("warplab ") + WARPLAB_VERSION + "\nNVRTC " + std::to_string(major) + "." +
+                    std::to_string(minor);
+  std::string why;
+  if (warplab::cu::driver_available(&why))
+    out += "\nCUDA driver " + warplab::cu::version_string(warplab::cu::driver_version());
+  else
+    out += "\nCUDA driver: none (" + why + ")";
+  return out;
+}
+
+// The global options. They are the app's, and every subcommand falls through to the app
+// for an option it does not know, so each works before or after the subcommand. An
+// option a subcommand defines itself wins after it (attrs --device/--profile, watch
+// --timeout: docs/cli.md). They set the one options struct, g.opts, as the runtime reads it.
+void add_global_options(CLI::App& app, warplab::app::Globals& g) {
+  warplab::lab::Options& o = g.opts;
+  app.add_option("--device", o.device, "CUDA device index")
+      ->check(warplab::app::device_index())
+      ->type_name("N");
+  app.add_option("--profile", o.profile, "use a captured device profile (name or .json) instead of a GPU")
+      ->check(warplab::app::profile_name())
+      ->type_name("PROFILE");
+  app.add_option("--timeout", o.timeout, "kernel watchdog, seconds (0: none)")
+      ->check(warplab::app::seconds())
+      ->type_name("SECONDS");
+  app.add_flag("--sync", o.sync, "synchronize after every launch (debugging)");
+  app.add_flag_callback(
+      "--no-color", [&o] { o.color = false; }, "no ANSI colours");
+  app.add_flag("-q,--quiet", o.quiet, "print less");
+  app.add_flag_callback(
+      "--no-cache", [&o] { o.cache = false; }, "neither read nor write the compile cache");
+  app.add_flag("--offline-noted", g.offline_noted)->group("");  // set by `watch` for its runs
+}
+
+// CLI11's sentence for a word nobody takes, with the way to hand it to a script.
+
+// A command's output that could not be written (a full disk, an I/O error) must not look
+// like success: flushed here, and a failure is exit 1 with the reason.
+int output_written(int rc) {
+  errno = 0;
+  std::cout.flush();
+  int err = errno;
+  bool bad = !std::cout;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    bad = true;
+    if (err == 0) err = errno;
+  }
+  if (!bad) return rc;
+  // The stream's first failure may be long past and its errno gone: one more byte, on an
+  // output that is failing anyway, asks the system for the reason again.
+  if (err == 0 && ::write(STDOUT_FILENO, "\n", 1) < 0) err = errno;
+  if (err == 0) err = EIO;
+  std::cerr << "warplab: cannot write the output: " << std::strerror(err) << "\n";
+  return rc == warplab::app::kOk ? warplab::app::kFailed : rc;
+}
+
+int usage_error(CLI::App& app, const CLI::ParseError& e) {
+  const int rc = app.exit(e);
+  if (rc == 0) return warplab::app::kOk;
+  if (dynamic_cast<const CLI::ExtrasError*>(&e))
+    for (const char* s : {"run", "watch"})
+      if (app.get_subcommand(s)->parsed())
+        std::cerr << "To pass options to the script, put them after --: warplab " << s
+                  << " SCRIPT.lua -- --flag\n";
+  return warplab::app::kUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace warplab::app;
+  CLI::App app{"warplab: a CUDA playground (driver API, NVRTC, Lua 5.4)", "warplab"};
+  app.set_version_flag("--version", version_text);
+  app.require_subcommand(1);
+  app.fallthrough();  // inherited by the subcommands added below
+  Globals g;
+  g.argv.assign(argv, argv + argc);
+  // `--` ends warplab's options: what follows goes to the script untouched (CLI11 would
+  // hand a `--` after the script's first argument back to the app's options).
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (const auto dd = std::find(words.begin(), words.end(), "--"); dd != words.end()) {
+    g.script_args.assign(dd + 1, words.end());
+    g.dashdash = true;
+    words.erase(dd, words.end());
+  }
+  std::reverse(words.begin(), words.end());  // CLI11 takes them last first
+  if (const char* p = std::getenv("WARPLAB_PROFILE")) g.opts.profile = p;
+  add_global_options(app, g);
+  if (std::getenv("NO_COLOR")) g.opts.color = false;
+
+  Commands commands;
+  add_attrs_command(app, g, commands);
+  add_compile_command(app, g, commands);
+  add_run_command(app, g, commands);
+  add_cache_command(app, g, commands);
+  add_repl_command(app, g, commands);
+  add_watch_command(app, g, commands);
+  add_list_command(app, g, commands);
+  add_completion_command(app, commands);
+  app.footer(
+      "Global options work before or after the subcommand; `warplab SUBCOMMAND --help`\n"
+      "shows its own. Exit codes: docs/exit-codes.md. Completion: warplab completion bash|zsh.\n");
+
+  try {
+    app.parse(words);
+    if (g.dashdash && !app.get_subcommand("run")->parsed() && !app.get_subcommand("watch")->parsed())
+      throw CLI::ExtrasError({"--"});
+  } catch (const CLI::ParseError& e) {
+    return usage_error(app, e);
+  }
+  try {
+    for (const Command& c : commands)
+      if (c.sub->parsed()) return output_written(c.run());
+    return kUsage;
+  } catch (const Failure& e) {
+    std::cerr << "warplab: " << e.what() << "\n";
+    return e.code;
+  } catch (const warplab::cu::Error& e) {
+    std::cerr << "warplab: " << e.what() << "\n";
+    return exit_code_for(e);
+  } catch (const std::exception& e) {
+    std::cerr << "warplab: internal error: " << e.what() << "\n";
+    return kInternal;
+  }
+}

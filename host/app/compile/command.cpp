@@ -1,0 +1,208 @@
+// cmd_compile.cpp: `warplab compile FILE.cu`: NVRTC only, no GPU needed. Prints the
+// diagnostics (stderr), a resource table per kernel (or JSON with --json), the PTX on
+// request, writes the cubin on request; --kernel instantiates templates. Uses rtc/ for
+// everything; the target arch comes from --arch (compute_XX: PTX only), else the live
+// device or the profile (select_target), else sm_90 with a note.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "app/cli/command.hpp"
+#include "app/compile/report.hpp"
+#include "rtc/cache.hpp"
+#include "rtc/compile.hpp"
+
+namespace warplab::app {
+namespace {
+
+struct CompileArgs {
+  std::string file;
+  std::string arch;
+  std::vector<std::string> defines;
+  std::vector<std::string> include_dirs;
+  bool ptx = false;
+  std::string cubin;
+  bool lineinfo = false;
+  std::size_t max_errors = 10;
+  bool arch_given = false;           // --arch "" is an error, not "no --arch"
+  std::vector<std::string> kernels;  // --kernel 'NAME<...>': name expressions to instantiate
+  bool json = false;
+};
+
+std::string join_archs() {
+  std::string out;
+  for (const std::string& a : rtc::supported_archs()) out += (out.empty() ? "" : ", ") + a;
+  return out + " (or compute_XX for PTX only)";
+}
+
+// --arch, else the target's (the profile asked for, the live device, the default
+// profile), else sm_90, saying so. A profile that was asked for and fails is an error.
+std::string choose_arch(const CompileArgs& a, const Globals& g) {
+  if (!a.arch.empty()) return a.arch;
+  if (!g.opts.profile.empty()) return select_target(g, true).arch();
+  try {
+    return select_target(g, true).arch();
+  } catch (const std::exception& e) {
+    if (!g.opts.quiet) std::cerr << "warplab: " << e.what() << "; compiling for sm_90 (choose with --arch)\n";
+    return "sm_90";
+  }
+}
+
+// What to say when the source compiled to no kernel at all.
+std::string no_kernels_hint(const rtc::Source& src, const CompileArgs& a) {
+  if (!a.kernels.empty()) return {};
+  const std::vector<std::string> names = template_kernels(src.text);
+  if (names.empty()) return {};
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return ": instantiate with --kernel, e.g. --kernel '" + names.front() + "<...>' (templates: " + list + ")";
+}
+
+void write_cubin(const CompileArgs& a, const rtc::CompileResult& r) {
+  if (a.cubin.empty()) return;
+  std::ofstream out(a.cubin, std::ios::binary);
+  out.write(r.cubin.data(), static_cast<std::streamsize>(r.cubin.size()));
+  out.flush();
+  if (!out.good())
+    throw Failure(kBadInput, "cannot write the cubin to '" + a.cubin + "': " + std::strerror(errno));
+}
+
+int run_compile(const CompileArgs& a, const Globals& g) {
+  if (a.arch_given && a.arch.empty())
+    throw Failure(kBadInput, "--arch needs an architecture, e.g. sm_90 (valid: " + join_archs() + ")");
+  if (!a.cubin.empty() && rtc::is_virtual_arch(a.arch))
+    throw Failure(kBadInput, "--cubin needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
+  if (!a.cubin.empty()) {
+    std::error_code ec;
+    if (a.cubin == a.file || std::filesystem::equivalent(a.cubin, a.file, ec))
+      throw Failure(kBadInput, "refusing to write the cubin over the source file '" + a.file + "'");
+    if (std::filesystem::is_directory(a.cubin, ec))
+      throw Failure(kBadInput, "cannot write the cubin to '" + a.cubin + "': it is a folder");
+  }
+  rtc::Source src;
+  try {
+    src = rtc::load_source(a.file);
+  } catch (const rtc::Error& e) {
+    throw Failure(kBadInput, e.what());
+  }
+  rtc::Options opt;
+  opt.arch = choose_arch(a, g);
+  try {
+    for (const std::string& d : a.defines) opt.defines.push_back(rtc::parse_define(d));
+  } catch (const rtc::Error& e) {
+    throw Failure(kUsage, std::string("-D: ") + e.what());
+  }
+  opt.include_dirs = a.include_dirs;
+  opt.lineinfo = a.lineinfo;
+  opt.allow_virtual = true;  // compute_XX: PTX only
+  opt.name_expressions = a.kernels;
+  // An rtc::Error without an NVRTC code is bad input (the arch); with one, NVRTC broke.
+  rtc::CompileResult r;
+  std::optional<rtc::Cache> cache;
+  if (g.opts.cache) cache.emplace(rtc::Cache::default_dir());
+  if (cache && !cache->warning().empty()) std::cerr << "warplab: " << cache->warning() << "\n";
+  try {
+    r = rtc::compile(src, opt, cache ? &*cache : nullptr);
+  } catch (const rtc::Error& e) {
+    throw Failure(e.code() == NVRTC_SUCCESS ? kBadInput : kInternal, e.what());
+  }
+  // Colour only for a terminal: diagnostics piped into a file or an editor stay plain.
+  const bool color = g.opts.color && isatty(STDERR_FILENO);
+  std::cerr << rtc::format_diagnostics(r, a.max_errors, color);
+  if (a.json) std::cout << result_json(a.file, r).dump(2) << "\n";
+  if (!r.ok) {
+    std::cerr << "warplab: " << a.file << " did not compile for " << r.arch << " (" << r.errors()
+              << (r.errors() == 1 ? " error" : " errors") << ")\n";
+    return kCompileError;
+  }
+  write_cubin(a, r);
+  if (a.json) return kOk;
+  // With --ptx, stdout carries only the PTX (so it can be redirected); the table moves
+  // to stderr.
+  std::ostream& table = a.ptx ? std::cerr : std::cout;
+  const bool ptx_only = rtc::is_virtual_arch(r.arch);
+  if (!g.opts.quiet || r.kernels.empty()) {
+    std::ostringstream ms;
+    ms << std::fixed << std::setprecision(0) << r.compile_ms;
+    table << a.file << ": " << r.kernels.size() << (r.kernels.size() == 1 ? " kernel" : " kernels") << " for "
+          << r.arch << " (NVRTC " << r.nvrtc_version << ", " << ms.str() << " ms"
+          << (r.from_cache ? ", from the cache" : "") << (ptx_only ? ", PTX only" : "") << ")\n";
+  }
+  if (const std::string hint = r.kernels.empty() ? no_kernels_hint(src, a) : ""; !hint.empty())
+    table << "0 kernels" << hint << "\n";
+  if (ptx_only) {  // no cubin, so no resources: the kernels by name, and why
+    for (const rtc::KernelResources& k : r.kernels) {
+      const auto sig = rtc::demangle(k.mangled);
+      table << (sig ? sig->to_string() : k.mangled) << "\n";
+    }
+    for (const std::string& n : r.resource_notes) table << "note: " << n << "\n";
+  } else if (!r.kernels.empty()) {
+    print_table(table, r);
+  }
+  if (a.ptx) std::cout << r.ptx;
+  if (!a.cubin.empty() && !g.opts.quiet)
+    table << "cubin: " << a.cubin << " (" << r.cubin.size() << " bytes)\n";
+  return kOk;
+}
+
+}  // namespace
+
+std::vector<std::string> arch_choices() {
+  std::vector<std::string> out = rtc::supported_archs();
+  const std::size_t real = out.size();
+  for (std::size_t i = 0; i < real; ++i) out.push_back("compute_" + out[i].substr(3));
+  return out;
+}
+
+void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
+  auto args = std::make_shared<CompileArgs>();
+  auto* sub =
+      app.add_subcommand("compile", "compile a .cu file with NVRTC: diagnostics, resources per kernel, PTX");
+  sub->add_option("file", args->file, "CUDA source file")->required()->type_name("FILE.cu");
+  sub->add_option_function<std::string>(
+         "--arch",
+         [args](const std::string& v) {
+           args->arch = v;
+           args->arch_given = true;
+         },
+         "target architecture: sm_90, sm_90a, ... (default: the GPU's); compute_90: PTX only")
+      ->type_name("ARCH");
+  // One value per flag, so `-D N=1 file.cu` does not swallow the file name.
+  sub->add_option("-D", args->defines, "define a macro: NAME or NAME=VALUE")
+      ->allow_extra_args(false)
+      ->type_name("NAME[=VALUE]");
+  sub->add_option("-I", args->include_dirs, "add a directory for #include \"...\"")
+      ->allow_extra_args(false)
+      ->type_name("DIR");
+  sub->add_option("--kernel", args->kernels,
+                  "instantiate a template kernel: 'NAME<ARGS>' (repeatable), as kernels = in Lua")
+      ->allow_extra_args(false)
+      ->type_name("NAME<...>");
+  auto* ptx = sub->add_flag("--ptx", args->ptx, "print the PTX on stdout (the table goes to stderr)");
+  auto* json =
+      sub->add_flag("--json", args->json, "print the kernels and their resources as JSON (unknown: null)");
+  json->excludes(ptx);
+  sub->add_option("--cubin", args->cubin, "write the cubin (ELF) to this file")->type_name("FILE");
+  sub->add_flag("--lineinfo", args->lineinfo, "generate line information (-lineinfo)");
+  sub->add_option("--max-errors", args->max_errors, "show at most N diagnostics (0: all)")
+      ->check(count_upto(1000000))
+      ->capture_default_str()
+      ->type_name("N");
+  set_help(sub,
+           {"warplab compile kernels_src/warps/thread_ids.cu --arch sm_90",
+            "warplab compile k.cu --kernel 'reduce<256>' --json",
+            "warplab compile k.cu --arch compute_90 --ptx > k.ptx"},
+           "Exit status: 0 compiled; 4 unreadable file or unsupported architecture; 5 NVRTC "
+           "rejected the source.\n");
+  out.push_back({sub, [args, &g] { return run_compile(*args, g); }});
+}
+
+}  // namespace warplab::app

@@ -1,0 +1,161 @@
+// cmd_list.cpp: `warplab list [FOLDER]`: every example script (examples/**/*.lua) with the
+// one-line summary from its header ("-- name.lua: summary"), grouped by folder. Finds
+// examples/ next to the binary (build/../examples, or an installed share/warplab/examples)
+// or in the source tree (WARPLAB_SOURCE_DIR). Needs no GPU and no Lua.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "app/cli/command.hpp"
+
+namespace fs = std::filesystem;
+
+namespace warplab::app {
+namespace {
+
+// Where the examples are: beside the binary first (a carried build finds its own
+// tree), then the source tree the binary was built from.
+std::vector<fs::path> candidate_dirs() {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    out.push_back(exe.parent_path().parent_path() / "examples");
+    out.push_back(exe.parent_path().parent_path() / "share/warplab/examples");
+  }
+  out.push_back(fs::path(WARPLAB_SOURCE_DIR) / "examples");
+  return out;
+}
+
+fs::path find_examples(const std::string& given) {
+  std::error_code ec;
+  if (!given.empty()) {
+    if (!fs::is_directory(given, ec))
+      throw Failure(kBadInput, "examples folder '" + given + "' is not a directory");
+    return given;
+  }
+  std::string looked;
+  for (const fs::path& d : candidate_dirs()) {
+    if (fs::is_directory(d, ec)) return d;
+    looked += (looked.empty() ? "" : ", ") + d.lexically_normal().string();
+  }
+  throw Failure(kBadInput, "no examples folder found (looked in " + looked + ")");
+}
+
+// The header's first "-- <file name>: summary" line among the leading comment lines,
+// joined with the lines that continue it (up to the next "Field:" line such as
+// "-- Shows:"), so a summary wrapped over two lines prints whole; empty when none.
+std::string summary_of(const fs::path& file) {
+  // Only the opening comment block matters: read at most its first 64 KiB (a huge file
+  // with no line break must not be read whole).
+  std::string head(64 * 1024, '\0');
+  {
+    std::ifstream f(file, std::ios::binary);
+    f.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, f.gcount())));
+  }
+  std::istringstream in(head);
+  const std::string prefix = "-- " + file.filename().string() + ":";
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind("--", 0) != 0) break;  // the header is the opening comment block
+    if (line.rfind(prefix, 0) == 0) {
+      std::string s = line.substr(prefix.size());
+      s.erase(0, s.find_first_not_of(" \t"));
+      while (std::getline(in, line) && line.rfind("-- ", 0) == 0) {
+        std::string more = line.substr(3);
+        more.erase(0, more.find_first_not_of(" \t"));
+        const auto colon = more.find(':');
+        // A new header field ("Shows:", "Expect:", "Run:") or a blank comment ends it.
+        if (more.empty() || (colon != std::string::npos && colon < 12 &&
+                             more.substr(0, colon).find(' ') == std::string::npos))
+          break;
+        s += " " + more;
+      }
+      return s;
+    }
+  }
+  return {};
+}
+
+// `list --json`: {"dir", "examples": [{"path", "folder", "name", "summary"}]}; a script
+// without a header line has summary null.
+int list_json(const fs::path& root, const std::map<std::string, std::vector<fs::path>>& groups) {
+  nlohmann::ordered_json j;
+  j["dir"] = root.lexically_normal().string();
+  j["examples"] = nlohmann::ordered_json::array();
+  for (const auto& [dir, files] : groups)
+    for (const fs::path& f : files) {
+      const std::string summary = summary_of(f);
+      j["examples"].push_back(
+          {{"path", f.lexically_normal().string()},
+           {"folder", dir},
+           {"name", f.filename().string()},
+           {"summary", summary.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(summary)}});
+    }
+  std::cout << j.dump(2) << "\n";
+  return kOk;
+}
+
+int list_examples(const std::string& folder, bool json) {
+  const fs::path root = find_examples(folder);
+  // Folder (relative, "" for the top) -> file names, both sorted.
+  std::map<std::string, std::vector<fs::path>> groups;
+  // Error codes, not exceptions: a symlink loop, a dangling link or an unreadable folder
+  // inside is skipped, not the end of the listing. Links to folders are not followed.
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) throw Failure(kBadInput, "cannot read examples folder '" + root.string() + "': " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    const fs::directory_entry& e = *it;
+    std::error_code fec;
+    if (!e.is_regular_file(fec) || e.path().extension() != ".lua") continue;
+    const std::string rel = e.path().parent_path().lexically_relative(root).generic_string();
+    groups[rel == "." ? "" : rel].push_back(e.path());
+  }
+  std::size_t width = 0;
+  for (auto& [dir, files] : groups) {
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) width = std::max(width, f.filename().string().size());
+  }
+  if (json) return list_json(root, groups);
+  std::cout << "examples in " << root.lexically_normal().string() << "\n";
+  if (groups.empty()) std::cout << "  (none)\n";
+  for (const auto& [dir, files] : groups) {
+    std::cout << "\n" << (dir.empty() ? "./" : dir + "/") << "\n";
+    for (const fs::path& f : files) {
+      const std::string name = f.filename().string();
+      std::string summary = summary_of(f);
+      if (summary.empty())
+        summary = "(no summary: its first line should read \"-- " + name + ": what it shows\")";
+      std::cout << "  " << name << std::string(width - name.size() + 2, ' ') << summary << "\n";
+    }
+  }
+  if (!groups.empty()) {
+    const fs::path first = groups.begin()->second.front().lexically_normal();
+    std::cout << "\nrun one: warplab run " << first.string()
+              << "  (-p key=value sets a parameter; each header's Run line shows them)\n";
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& app, const Globals&, Commands& out) {
+  auto folder = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  auto* sub = app.add_subcommand("list", "list the example scripts with their one-line summaries");
+  sub->add_option("folder", *folder, "an examples folder (default: the one shipped with warplab)")
+      ->type_name("DIR");
+  sub->add_flag("--json", *json, "print {dir, examples: [{path, folder, name, summary}]}");
+  set_help(sub, {"warplab list", "warplab list --json", "warplab list my-experiments/"});
+  out.push_back({sub, [folder, json] { return list_examples(*folder, *json); }});
+}
+
+}  // namespace warplab::app

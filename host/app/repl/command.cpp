@@ -1,0 +1,292 @@
+// cmd_repl.cpp: `warplab repl`: an interactive Lua prompt with the warplab API and `dev`
+// bound to cuda.device(). The prompt (libedit, when stdin is a terminal) runs here; the
+// Lua state lives in a worker process (repl_worker.hpp). Piped stdin is read line by
+// line with no prompts; the exit status is 1 when any chunk failed.
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <vector>
+
+#include "app/cli/command.hpp"
+#include "app/cli/lua_state.hpp"
+#include "app/repl/help.hpp"
+#include "app/repl/prompt.hpp"
+#include "app/repl/worker.hpp"
+#include "cu/error.hpp"
+
+namespace warplab::app {
+namespace {
+
+constexpr const char* kHelp =
+    "Lua 5.4 with the warplab API; `dev` is cuda.device().\n"
+    "  EXPR              prints its value (tables nested, warplab objects via tostring)\n"
+    "  :attrs [PATTERN]  dev.attr entries matching a glob (max_*) or a part of a name\n"
+    "  :reload           start a fresh worker (the Lua state is lost)\n"
+    "  :replay           run this session's successful inputs again (after a restart)\n"
+    "  :help NAME        the API reference rows for NAME (cuda.array, k:launch, a:fill, ...)\n"
+    "  :time CHUNK       run CHUNK and print how long it took (add cuda.synchronize() for GPU work)\n"
+    "  :save FILE        write this session's successful inputs to FILE, as a script\n"
+    "  :help             this text\n"
+    "  :quit             leave (Ctrl-D too)\n"
+    "Tab completes globals, fields (dev.attr.max_<Tab>) and methods (obj:<Tab>).\n"
+    "Ctrl-C stops running code (a second Ctrl-C kills the worker); at the prompt it\n"
+    "clears the line.\n";
+
+// Runs in each new worker. `notes` is the parent's copy of the globals at fork time;
+// after the first start it has offline_noted set, so the offline note is said once.
+bind::StatePtr open_worker_state(const Globals& g, const Globals& notes) {
+  try {
+    return open_lua_state(g, &notes);
+  } catch (const Failure& e) {
+    throw repl::StartError(e.code, e.what());
+  } catch (const cu::Error& e) {
+    throw repl::StartError(exit_code_for(e), e.what());
+  }
+}
+
+// What both front ends share: commands, accumulating multi-line chunks, printing.
+class Session {
+ public:
+  explicit Session(repl::Worker& w) : w_(w) {}
+
+  bool continuing() const { return !pending_.empty(); }
+  // The chunk that just ended (one history entry, however many lines), and whether it did
+  // not parse (then the prompt offers it again for editing).
+  const std::string& last_chunk() const { return last_chunk_; }
+  bool last_was_syntax_error() const { return last_syntax_error_; }
+  bool failed() const { return failed_; }
+  void drop_pending() { pending_.clear(); }
+
+  // One input line; false when the user asked to leave. A line starting with ':' is a
+  // command only at the start of a chunk, and "::" starts a Lua goto label.
+  bool line(const std::string& text) {
+    if (pending_.empty() && text.rfind(':', 0) == 0 && text.rfind("::", 0) != 0) return command(text);
+    pending_ += (pending_.empty() ? "" : "\n") + text;
+    if (pending_.find_first_not_of(" \t\r") == std::string::npos) {
+      pending_.clear();
+      return true;
+    }
+    const repl::Reply r = w_.eval(pending_, false);
+    if (r.status != repl::Reply::kIncomplete) {
+      if (r.status == repl::Reply::kOk) inputs_.push_back(pending_);
+      last_chunk_ = pending_;
+      last_syntax_error_ = r.status == repl::Reply::kSyntax;
+      pending_.clear();
+      show(r);
+    }
+    return true;
+  }
+
+  // End of input: a chunk still open is evaluated as is (its syntax error shows).
+  void finish() {
+    if (pending_.empty()) return;
+    show(w_.eval(pending_, true));
+    pending_.clear();
+  }
+
+  // Values to stdout, errors to stderr (stdout flushed first, so a terminal shows them
+  // in order); a dead worker is replaced at once.
+  void show(const repl::Reply& r) {
+    switch (r.status) {
+      case repl::Reply::kOk:
+        if (!r.text.empty()) std::printf("%s\n", r.text.c_str());
+        break;
+      case repl::Reply::kDied:
+        restart(r.text + "; state lost, new worker started");
+        break;
+      case repl::Reply::kLost:
+        // The error, then a new process: the only way to a usable GPU context.
+        std::fflush(stdout);
+        std::fprintf(stderr, "%s\n", r.text.c_str());
+        restart(
+            "the GPU context is unusable after that error: new worker started. Lost: every global, "
+            "array, module and kernel of the session (" +
+            std::to_string(inputs_.size()) + " successful input" + (inputs_.size() == 1 ? "" : "s") +
+            "); :replay runs them again");
+        failed_ = true;
+        break;
+      default:
+        std::fflush(stdout);
+        std::fprintf(stderr, "%s\n", r.text.c_str());
+        failed_ = true;
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+  }
+
+  // The worker died (or :reload): start a fresh one and say so in one line.
+  void restart(const std::string& note) {
+    w_.restart();
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n", note.c_str());
+    if (note.find("died") != std::string::npos) failed_ = true;
+  }
+
+ private:
+  bool command(const std::string& text) {
+    const auto sp = text.find_first_of(" \t");
+    const std::string cmd = text.substr(0, sp);
+    const auto arg_at = text.find_first_not_of(" \t", sp == std::string::npos ? text.size() : sp);
+    std::string arg = arg_at == std::string::npos ? "" : text.substr(arg_at);
+    while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\t')) arg.pop_back();
+    if (cmd == ":quit" || cmd == ":q") return false;
+    if ((cmd == ":help" || cmd == ":h") && arg.empty())
+      std::fputs(kHelp, stdout);
+    else if (cmd == ":help" || cmd == ":h")
+      std::printf("%s\n", repl::api_help(arg).c_str());
+    else if (cmd == ":time")
+      time_chunk(arg);
+    else if (cmd == ":attrs")
+      show(w_.attrs(arg));
+    else if (cmd == ":reload")
+      restart("new worker started; state cleared");
+    else if (cmd == ":replay")
+      replay();
+    else if (cmd == ":save")
+      save(arg);
+    else
+      show({repl::Reply::kError, "unknown command '" + cmd + "' (:help lists them)"});
+    std::fflush(stdout);
+    return true;
+  }
+
+  // Runs the successful inputs again, in order, in the current worker; stops at the first
+  // that fails now (the rest are kept, so a fixed session can be replayed again).
+  void replay() {
+    const std::vector<std::string> all = std::move(inputs_);
+    inputs_.clear();
+    std::size_t done = 0;
+    for (const std::string& in : all) {
+      const repl::Reply r = w_.eval(in, true);
+      if (r.status != repl::Reply::kOk) {
+        show(r);
+        inputs_.insert(inputs_.end(), all.begin() + static_cast<long>(done), all.end());
+        std::fprintf(stderr, "replay stopped at input %zu of %zu\n", done + 1, all.size());
+        return;
+      }
+      inputs_.push_back(in);
+      ++done;
+    }
+    std::printf("replayed %zu input%s\n", done, done == 1 ? "" : "s");
+  }
+
+  // Runs the chunk as an input of the session (kept for :replay when it succeeds) and says
+  // how long it took, prompt to prompt.
+  void time_chunk(const std::string& chunk) {
+    if (chunk.empty()) return show({repl::Reply::kError, ":time needs a chunk: :time k:launch(1, 32, a)"});
+    const auto t0 = std::chrono::steady_clock::now();
+    const repl::Reply r = w_.eval(chunk, true);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (r.status == repl::Reply::kOk) inputs_.push_back(chunk);
+    show(r);
+    std::printf("(%.3f ms)\n", ms);
+    std::fflush(stdout);
+  }
+
+  void save(const std::string& file) {
+    if (file.empty()) return show({repl::Reply::kError, ":save needs a file name"});
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    if (!f) return show({repl::Reply::kError, ":save: cannot write '" + file + "': " + std::strerror(errno)});
+    std::fputs("-- saved from warplab repl: the session's successful inputs, in order\n", f);
+    for (const std::string& in : inputs_) std::fprintf(f, "%s\n", in.c_str());
+    const bool ok = std::fclose(f) == 0;
+    if (!ok) return show({repl::Reply::kError, ":save: writing '" + file + "' failed"});
+    std::printf("saved %zu input%s to %s\n", inputs_.size(), inputs_.size() == 1 ? "" : "s", file.c_str());
+  }
+
+  repl::Worker& w_;
+  std::vector<std::string> inputs_;  // every chunk that evaluated without an error
+  std::string pending_;
+  std::string last_chunk_;
+  bool last_syntax_error_ = false;
+  bool failed_ = false;
+};
+
+// The terminal front end: libedit reads lines, Tab asks the worker, and a worker that
+// died while completing is replaced on the spot (the note is shown above the line).
+int interactive(repl::Worker& w, Session& s, const Globals& g) {
+  repl::install_interrupt_handler();
+  repl::LineEditor ed(repl::history_path(), [&](const std::string& line) {
+    repl::Completion c;
+    c.candidates = w.complete(line);
+    if (!w.alive()) {
+      const std::string died = w.death();
+      w.restart();
+      c.note = died + "; state lost, new worker started";
+    }
+    return c;
+  });
+  if (!g.opts.quiet) {
+    const repl::Reply who = w.eval("tostring(dev)", false);
+    std::printf("warplab %s on %s; :help for commands, Ctrl-D to leave\n", WARPLAB_VERSION,
+                who.status == repl::Reply::kOk ? who.text.c_str() : "no device");
+  }
+  std::string line;
+  for (;;) {
+    std::fflush(stdout);
+    const auto st = ed.read(s.continuing() ? ">> " : "> ", line);
+    if (st == repl::LineEditor::Status::kEof) {
+      std::fputs("\n", stdout);
+      break;
+    }
+    if (st == repl::LineEditor::Status::kInterrupted) {
+      s.drop_pending();
+      std::fputs("\n", stdout);
+      continue;
+    }
+    if (!s.continuing() && line.rfind(':', 0) == 0 && line.rfind("::", 0) != 0) {
+      ed.remember(line);  // a command
+      if (!s.line(line)) break;
+      continue;
+    }
+    if (!s.line(line)) break;
+    if (s.continuing()) continue;
+    // A chunk ended: one history entry for all its lines; one that did not parse comes
+    // back at the prompt for editing (Up recalls a multi-line one whole).
+    ed.remember(s.last_chunk());
+    if (s.last_was_syntax_error() && s.last_chunk().find('\n') == std::string::npos)
+      ed.prefill(s.last_chunk());
+  }
+  return kOk;  // errors at an interactive prompt are part of the conversation
+}
+
+// The state is opened in the worker, never here: CUDA must not be initialized in a
+// process that forks afterwards (the child could not use it).
+int run_repl(const Globals& g) {
+  Globals worker = g;
+  worker.opts.echo_compile_errors = true;  // `m = cuda.compile{...}` keeps only the nil
+  Globals notes = g;                       // the worker reads it at fork time: see open_worker_state
+  repl::Worker w([&worker, &notes] { return open_worker_state(worker, notes); });
+  try {
+    w.start();
+  } catch (const repl::StartError& e) {
+    throw Failure(e.code, e.what());
+  }
+  notes.offline_noted = true;
+  Session s(w);
+  try {
+    if (::isatty(STDIN_FILENO)) return interactive(w, s, g);
+    for (std::string line; std::getline(std::cin, line);)
+      if (!s.line(line)) return s.failed() ? kFailed : kOk;
+    s.finish();
+  } catch (const repl::StartError& e) {  // a restart failed: nothing left to talk to
+    throw Failure(e.code, e.what());
+  }
+  return s.failed() ? kFailed : kOk;
+}
+
+}  // namespace
+
+void add_repl_command(CLI::App& app, const Globals& g, Commands& out) {
+  auto* sub = app.add_subcommand("repl", "interactive Lua prompt with the warplab API");
+  set_help(sub, {"warplab repl", "warplab repl --profile h200", "echo 'print(dev)' | warplab repl -q"},
+           "Piped input runs line by line; the exit status is then 1 when a chunk failed.\n");
+  out.push_back({sub, [&g] { return run_repl(g); }});
+}
+
+}  // namespace warplab::app

@@ -1,0 +1,198 @@
+// repl_prompt.cpp: the libedit line editor of the REPL (see repl_prompt.hpp).
+// Ctrl-C: our character reader (read_char) returns -1 with errno EINTR when the
+// interrupt pipe wakes it; el_gets then returns NULL and the next line starts empty.
+#include "app/repl/prompt.hpp"
+
+#include <histedit.h>
+#include <langinfo.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <clocale>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "app/repl/complete.hpp"
+#include "app/repl/worker.hpp"
+
+namespace warplab::app::repl {
+namespace {
+
+constexpr int kHistorySize = 1000;
+constexpr size_t kMaxListed = 200;  // candidates shown below the line
+
+int terminal_width() {
+  winsize ws = {};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+
+// Candidates in columns, as shells list them.
+void list_columns(const std::vector<std::string>& words) {
+  size_t width = 0;
+  for (const auto& w : words) width = std::max(width, w.size());
+  const size_t col = width + 2;
+  const size_t per_line = std::max<size_t>(1, static_cast<size_t>(terminal_width()) / col);
+  const size_t shown = std::min(words.size(), kMaxListed);
+  std::string out = "\n";
+  for (size_t i = 0; i < shown; ++i) {
+    out += words[i];
+    if ((i + 1) % per_line == 0 || i + 1 == shown)
+      out += "\n";
+    else
+      out += std::string(col - words[i].size(), ' ');
+  }
+  if (shown < words.size()) out += "... (" + std::to_string(words.size() - shown) + " more)\n";
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+// libedit's own reader misses a Ctrl-C that comes between printing the prompt and the
+// first read (the terminal is still in cooked mode then, so the signal arrives before
+// read() can return EINTR). This reader waits on stdin and on the interrupt pipe, so a
+// Ctrl-C at any moment ends the line. UTF-8 is decoded here, as libedit would.
+int read_char(editline*, wchar_t* out) {
+  for (;;) {
+    pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
+    if (::poll(fds, interrupt_fd() >= 0 ? 2 : 1, -1) < 0) {
+      if (errno == EINTR) continue;  // the pipe tells whether it was Ctrl-C
+      return -1;
+    }
+    if (fds[1].revents & POLLIN) {
+      errno = EINTR;
+      return -1;
+    }
+    unsigned char b[4];
+    const ssize_t n = ::read(STDIN_FILENO, b, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return static_cast<int>(n);  // 0: end of file
+    const int len = b[0] < 0x80                   ? 1
+                    : b[0] >= 0xf0 && b[0] < 0xf8 ? 4
+                    : b[0] >= 0xe0                ? 3
+                    : b[0] >= 0xc0                ? 2
+                                                  : 1;
+    char32_t c = len == 1 ? b[0] : len == 2 ? b[0] & 0x1f : len == 3 ? b[0] & 0x0f : b[0] & 0x07;
+    for (int i = 1; i < len; ++i) {
+      if (::read(STDIN_FILENO, b + i, 1) != 1 || (b[i] & 0xc0) != 0x80) return -1;
+      c = (c << 6) | (b[i] & 0x3f);
+    }
+    *out = static_cast<wchar_t>(c);
+    return 1;
+  }
+}
+
+}  // namespace
+
+std::string history_path() {
+  namespace fs = std::filesystem;
+  fs::path dir;
+  const char* state = std::getenv("XDG_STATE_HOME");
+  if (state && *state == '/')
+    dir = state;  // the XDG spec ignores relative paths
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    dir = fs::path(home) / ".local/state";
+  else
+    return {};
+  return (dir / "warplab" / "history").string();
+}
+
+// History first (el_set(EL_HIST) needs it), then the editor bound to it. H_SETUNIQUE
+// keeps a repeated line once, as shells do.
+LineEditor::LineEditor(std::string history_file, Completer completer)
+    : history_file_(std::move(history_file)), completer_(std::move(completer)) {
+  HistEvent ev;
+  hist_ = ::history_init();
+  ::history(hist_, &ev, H_SETSIZE, kHistorySize);
+  ::history(hist_, &ev, H_SETUNIQUE, 1);
+  if (!history_file_.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(history_file_).parent_path(), ec);
+    ::history(hist_, &ev, H_LOAD, history_file_.c_str());  // a first run has none: fine
+  }
+  // libedit edits wide characters through the C library, so it needs the user's
+  // LC_CTYPE; from the plain "C" locale we move to C.UTF-8 so UTF-8 input still works.
+  ::setlocale(LC_CTYPE, "");
+  if (std::strcmp(::nl_langinfo(CODESET), "ANSI_X3.4-1968") == 0) ::setlocale(LC_CTYPE, "C.UTF-8");
+  el_ = ::el_init("warplab", stdin, stdout, stderr);
+  ::el_set(el_, EL_CLIENTDATA, this);
+  ::el_set(el_, EL_EDITOR, "emacs");
+  ::el_set(el_, EL_PROMPT, &LineEditor::on_prompt);
+  ::el_set(el_, EL_HIST, ::history, hist_);
+  ::el_set(el_, EL_GETCFN, &read_char);
+  ::el_set(el_, EL_ADDFN, "warplab-complete", "complete a Lua name", &LineEditor::on_tab);
+  ::el_set(el_, EL_BIND, "^I", "warplab-complete", nullptr);
+  ::el_source(el_, nullptr);  // the user's ~/.editrc may rebind keys
+}
+
+LineEditor::~LineEditor() {
+  ::el_end(el_);
+  ::history_end(hist_);
+}
+
+// el_gets returns NULL for end of file (count 0) and for a failed read (count -1): ours
+// fails only for Ctrl-C, with errno EINTR.
+LineEditor::Status LineEditor::read(const std::string& prompt, std::string& line) {
+  prompt_ = prompt;
+  int count = 0;
+  errno = 0;
+  const char* text = ::el_gets(el_, &count);
+  if (!text) {
+    const bool interrupted = (count < 0 && errno == EINTR) || take_interrupts() > 0;
+    take_interrupts();
+    return interrupted ? Status::kInterrupted : Status::kEof;
+  }
+  line.assign(text, static_cast<size_t>(count));
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  return Status::kLine;
+}
+
+void LineEditor::remember(const std::string& line) {
+  if (line.find_first_not_of(" \t") == std::string::npos) return;
+  HistEvent ev;
+  ::history(hist_, &ev, H_ENTER, line.c_str());
+  if (!history_file_.empty()) ::history(hist_, &ev, H_SAVE, history_file_.c_str());
+}
+
+void LineEditor::prefill(const std::string& text) { ::el_push(el_, text.c_str()); }
+
+const char* LineEditor::on_prompt(editline* el) {
+  LineEditor* self = nullptr;
+  ::el_get(el, EL_CLIENTDATA, &self);
+  return self ? self->prompt_.c_str() : "> ";
+}
+
+unsigned char LineEditor::on_tab(editline* el, int) {
+  LineEditor* self = nullptr;
+  ::el_get(el, EL_CLIENTDATA, &self);
+  return self ? self->tab() : CC_ERROR;
+}
+
+// Inserts the longest common extension of the candidates; lists them when there is
+// nothing to insert and more than one remains.
+unsigned char LineEditor::tab() {
+  const LineInfo* li = ::el_line(el_);
+  const std::string before(li->buffer, li->cursor);
+  const CompletionWord w = completion_word(before);
+  if (!w.valid) return CC_REFRESH_BEEP;
+  const Completion c = completer_(before);
+  if (!c.note.empty()) {
+    std::fprintf(stdout, "\n%s\n", c.note.c_str());
+    return CC_REDISPLAY;
+  }
+  if (c.candidates.empty()) return CC_REFRESH_BEEP;
+  const std::string common = common_prefix(c.candidates);
+  if (common.size() > w.partial.size()) {
+    ::el_insertstr(el_, common.substr(w.partial.size()).c_str());
+    return CC_REFRESH;
+  }
+  if (c.candidates.size() == 1) return CC_REFRESH;  // already complete
+  list_columns(c.candidates);
+  return CC_REDISPLAY;
+}
+
+}  // namespace warplab::app::repl

@@ -1,0 +1,251 @@
+// repl_worker.cpp: forking, talking to and replacing the REPL's worker process (see
+// repl_worker.hpp). The worker runs serve(): open the state, then one reply per request.
+#include "app/repl/worker.hpp"
+
+#include "app/cli/child_group.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "app/repl/eval.hpp"
+#include "app/repl/protocol.hpp"
+
+namespace warplab::app::repl {
+namespace {
+
+int g_interrupt_pipe[2] = {-1, -1};
+
+// One byte per Ctrl-C: counting bytes is race-free, unlike a counter reset.
+void on_interrupt(int) {
+  const int saved = errno;
+  [[maybe_unused]] const ssize_t n = ::write(g_interrupt_pipe[1], "i", 1);
+  errno = saved;
+}
+
+// Output the worker's Lua code printed must reach the terminal before the reply does.
+void flush_output() {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(stdout);
+  std::fflush(stderr);
+}
+
+std::string describe(int status) {
+  if (WIFSIGNALED(status)) return "worker died (signal " + std::to_string(WTERMSIG(status)) + ")";
+  return "worker died (exit " + std::to_string(WEXITSTATUS(status)) + ")";
+}
+
+}  // namespace
+
+void install_interrupt_handler() {
+  if (g_interrupt_pipe[0] < 0 && ::pipe2(g_interrupt_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
+  struct sigaction sa = {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: libedit's read must return EINTR to clear the line
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+int interrupt_fd() { return g_interrupt_pipe[0]; }
+
+int take_interrupts() {
+  if (g_interrupt_pipe[0] < 0) return 0;
+  int n = 0;
+  char buf[64];
+  for (ssize_t r; (r = ::read(g_interrupt_pipe[0], buf, sizeof buf)) > 0;) n += static_cast<int>(r);
+  return n;
+}
+
+Worker::Worker(StateFactory make) : make_(std::move(make)) {}
+
+Worker::~Worker() {
+  if (alive()) reap(/*kill_first=*/true);
+}
+
+void Worker::start() {
+  // A socketpair, not two pipes: one descriptor each way, and a closed end shows as
+  // POLLHUP/EOF on the other, which is how a dead worker is noticed.
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    throw StartError(70, std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
+  flush_output();  // or the child would flush our buffered output a second time
+  const pid_t pid = fork_in_group({.die_with_parent = true, .unblock_signals = false});
+  if (pid < 0) {
+    ::close(sv[0]);
+    ::close(sv[1]);
+    throw StartError(70, std::string("cannot fork the REPL worker: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    // In the worker, in its own process group (app/child_group.hpp): the prompt decides
+    // what a Ctrl-C means (interrupt, or kill when repeated); it never outlives the prompt.
+    ::close(sv[0]);
+    if (g_interrupt_pipe[0] >= 0) {
+      ::close(g_interrupt_pipe[0]);
+      ::close(g_interrupt_pipe[1]);
+    }
+    serve(sv[1], make_);
+  }
+  ::close(sv[1]);
+  pid_ = pid;
+  fd_ = sv[0];
+  death_.clear();
+
+  // The first message says whether the state opened (select_target may fail: no device,
+  // a bad profile); only then is the worker usable.
+  const Reply hello = request(0, {});
+  if (hello.status == Reply::kOk) return;
+  if (hello.status == Reply::kDied)
+    throw StartError(70, "the REPL worker " + death_.substr(7) + " while starting");
+  // kError carries "<code>\n<message>".
+  const auto nl = hello.text.find('\n');
+  throw StartError(std::atoi(hello.text.substr(0, nl).c_str()), hello.text.substr(nl + 1));
+}
+
+void Worker::restart() {
+  if (alive()) reap(/*kill_first=*/true);
+  start();
+}
+
+Reply Worker::eval(const std::string& chunk, bool final) {
+  return request(final ? kEvalFinal : kEval, chunk);
+}
+
+Reply Worker::attrs(const std::string& pattern) { return request(kAttrs, pattern); }
+
+std::vector<std::string> Worker::complete(const std::string& line) {
+  const Reply r = request(kComplete, line);
+  std::vector<std::string> out;
+  if (r.status != Reply::kOk) return out;
+  for (size_t pos = 0; pos < r.text.size();) {
+    const size_t nl = r.text.find('\n', pos);
+    out.push_back(r.text.substr(pos, nl - pos));
+    pos = nl == std::string::npos ? r.text.size() : nl + 1;
+  }
+  return out;
+}
+
+// Sends one request (type 0: none, just wait for the start-up message) and waits for
+// its reply while forwarding Ctrl-C: the first as SIGINT, the next as SIGKILL.
+Reply Worker::request(char type, const std::string& payload) {
+  if (!alive()) return {Reply::kDied, death_};
+  if (payload.size() > kMaxPayload)  // refused here: the worker and its state stay as they are
+    return {Reply::kError, "input of " + std::to_string(payload.size() >> 20) +
+                               " MiB: the REPL takes at most 64 MiB per chunk (run a file with dofile)"};
+  if (type != 0 && !write_message(fd_, type, payload)) {
+    reap(/*kill_first=*/false);
+    return {Reply::kDied, death_};
+  }
+  int sent = 0;
+  take_interrupts();  // a Ctrl-C typed before this request is not meant for it
+  for (;;) {
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
+    if (::poll(fds, interrupt_fd() >= 0 ? 2 : 1, -1) < 0) continue;  // EINTR: the pipe says why
+    if (fds[1].revents & POLLIN)
+      for (int n = take_interrupts(); n > 0; --n) ::kill(pid_, sent++ == 0 ? SIGINT : SIGKILL);
+    if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    // End of file before a reply: the worker died (crash, os.exit, our SIGKILL).
+    const std::optional<Message> m = read_message(fd_);
+    if (!m) {
+      reap(/*kill_first=*/false);
+      return {Reply::kDied, death_};
+    }
+    switch (m->type) {
+      case kOk:
+      case kReady:
+      case kCandidates:
+        return {Reply::kOk, m->payload};
+      case kIncomplete:
+        return {Reply::kIncomplete, m->payload};
+      case kLost:
+        return {Reply::kLost, m->payload};
+      case kSyntax:
+        return {Reply::kSyntax, m->payload};
+      default:
+        return {Reply::kError, m->payload};  // kError, kStartFailed
+    }
+  }
+}
+
+// Closes the socket and collects the worker's exit status for death(). Without
+// kill_first the worker is already gone (or going), so its real status is kept.
+void Worker::reap(bool kill_first) {
+  ::close(fd_);
+  fd_ = -1;
+  const int status = kill_first ? kill_group(pid_) : reap_group(pid_);  // its group goes too
+  death_ = describe(status);
+  pid_ = -1;
+}
+
+// The worker never returns into the caller's stack: the prompt's objects (and stdio
+// buffers) were copied by fork and must not be destroyed or flushed twice, hence _exit.
+[[noreturn]] void serve(int fd, const StateFactory& make) {
+  Evaluator::install_sigint();
+  std::signal(SIGPIPE, SIG_IGN);
+  bind::StatePtr state;
+  try {
+    state = make();
+  } catch (const StartError& e) {
+    flush_output();
+    write_message(fd, kStartFailed, std::to_string(e.code) + "\n" + e.what());
+    ::_exit(0);
+  } catch (const std::exception& e) {
+    flush_output();
+    write_message(fd, kStartFailed, "70\n" + std::string(e.what()));
+    ::_exit(0);
+  } catch (...) {  // a Lua error raised outside a protected call
+    write_message(fd, kStartFailed, "70\nthe Lua state could not be opened");
+    ::_exit(0);
+  }
+  Evaluator ev(state.get());
+  flush_output();
+  write_message(fd, kReady, {});
+  // One reply per request, after flushing what the chunk printed. A prompt that went
+  // away closes the socket and ends this loop.
+  while (const std::optional<Message> m = read_message(fd)) {
+    std::string reply;
+    char type = kOk;
+    if (m->type == kEval || m->type == kEvalFinal) {
+      const EvalResult r = ev.eval(m->payload, m->type == kEvalFinal);
+      type = r.status == EvalResult::kOk       ? kOk
+             : r.status == EvalResult::kError  ? kError
+             : r.status == EvalResult::kLost   ? kLost
+             : r.status == EvalResult::kSyntax ? kSyntax
+                                               : kIncomplete;
+      reply = r.text;
+      // A reply larger than the protocol carries is cut, never a dead worker.
+      if (reply.size() > kMaxPayload - 128)
+        reply = reply.substr(0, kMaxPayload - 128) + "\n... (output cut at 64 MiB)";
+    } else if (m->type == kComplete) {
+      type = kCandidates;
+      for (const auto& c : ev.complete(m->payload)) reply += c + "\n";
+      if (!reply.empty()) reply.pop_back();
+    } else if (m->type == kAttrs) {
+      const EvalResult r = ev.attrs(m->payload);
+      type = r.status == EvalResult::kOk ? kOk : kError;
+      reply = r.text;
+    } else {
+      type = kError;
+      reply = "unknown request to the REPL worker";
+    }
+    // A value whose text passes the frame limit is cut, not a reason to end the worker.
+    const std::string cut = "\n... (cut: the text passed the REPL's 64 MiB limit)";
+    if (reply.size() > kMaxPayload) reply.replace(kMaxPayload - cut.size(), std::string::npos, cut);
+    flush_output();
+    if (!write_message(fd, type, reply)) break;
+  }
+  flush_output();
+  ::_exit(0);
+}
+
+}  // namespace warplab::app::repl

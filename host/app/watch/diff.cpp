@@ -1,0 +1,272 @@
+// watch_diff.cpp: see watch_diff.hpp. The diff is the textbook longest-common-subsequence
+// table over lines, which is plenty for kernels (capped at 3000 lines a side).
+#include "app/watch/diff.hpp"
+
+#include "rtc/ptx.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "rtc/elf.hpp"
+#include "rtc/error.hpp"
+#include "rtc/signature.hpp"
+
+namespace fs = std::filesystem;
+
+namespace warplab::app::watch {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::string find_tool(const char* name) {
+  std::vector<std::string> dirs;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    for (std::string d; std::getline(ss, d, ':');) dirs.push_back(d);
+  }
+  for (const char* env : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* v = std::getenv(env)) dirs.push_back(std::string(v) + "/bin");
+  dirs.push_back("/usr/local/cuda/bin");
+  for (const auto& d : dirs)
+    if (!d.empty() && ::access((d + "/" + name).c_str(), X_OK) == 0) return d + "/" + name;
+  return {};
+}
+
+std::string run_capture(const std::string& cmd) {
+  std::string out;
+  if (FILE* f = ::popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+    ::pclose(f);
+  }
+  return out;
+}
+
+std::string pretty(const std::string& mangled) {
+  auto s = rtc::demangle(mangled);
+  return s ? s->demangled : mangled;
+}
+
+}  // namespace
+
+bool same_code(const Lines& a, const Lines& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const std::string& x, const std::string& y) {
+    return x == y || normalize(x) == normalize(y);
+  });
+}
+
+std::string normalize(const std::string& line) {
+  // PTX virtual registers (%r12, %rd3, %f7, %p1, %rs2, ...) and SASS registers (R12, UR4,
+  // P0, UP1): renumbering alone is not a change.
+  static const std::regex ptx_reg(R"((%[a-z]+)\d+)");
+  static const std::regex sass_reg(R"(\b(U?[RP])\d+\b)");
+  return std::regex_replace(std::regex_replace(line, ptx_reg, "$1#"), sass_reg, "$1#");
+}
+
+std::string line_diff(const Lines& a, const Lines& b, int context, int max_lines) {
+  const std::size_t n = a.size(), m = b.size();
+  if (n > 3000 || m > 3000)
+    return "  (" + std::to_string(n) + " -> " + std::to_string(m) + " lines: too large to diff)\n";
+  Lines na, nb;
+  for (const auto& l : a) na.push_back(normalize(l));
+  for (const auto& l : b) nb.push_back(normalize(l));
+  // lcs[i][j]: length of the common subsequence of na[i..] and nb[j..].
+  std::vector<std::vector<unsigned short>> lcs(n + 1, std::vector<unsigned short>(m + 1, 0));
+  for (std::size_t i = n; i-- > 0;)
+    for (std::size_t j = m; j-- > 0;)
+      lcs[i][j] = na[i] == nb[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  struct Op {
+    char tag;
+    const std::string* line;
+    std::size_t ai, bi;  // 0-based line numbers in a and b at this op
+  };
+  std::vector<Op> ops;
+  std::size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && na[i] == nb[j])
+      ops.push_back({' ', &b[j], i, j}), ++i, ++j;
+    else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]))
+      ops.push_back({'-', &a[i], i, j}), ++i;
+    else
+      ops.push_back({'+', &b[j], i, j}), ++j;  // deletions print before insertions
+  }
+  // Hunks: changed lines with `context` lines around them, each under "@@ -a,n +b,m @@".
+  std::vector<bool> keep(ops.size(), false);
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    if (ops[k].tag != ' ')
+      for (long d = -context; d <= context; ++d) {
+        const long x = static_cast<long>(k) + d;
+        if (x >= 0 && x < static_cast<long>(ops.size())) keep[static_cast<std::size_t>(x)] = true;
+      }
+  std::string out;
+  int shown = 0, hidden = 0;
+  for (std::size_t k = 0; k < ops.size();) {
+    if (!keep[k]) {
+      ++k;
+      continue;
+    }
+    std::size_t end = k;
+    while (end < ops.size() && keep[end]) ++end;
+    std::size_t na_lines = 0, nb_lines = 0;
+    for (std::size_t x = k; x < end; ++x) {
+      na_lines += ops[x].tag != '+';
+      nb_lines += ops[x].tag != '-';
+    }
+    if (shown < max_lines)
+      out += "@@ -" + std::to_string(ops[k].ai + 1) + "," + std::to_string(na_lines) + " +" +
+             std::to_string(ops[k].bi + 1) + "," + std::to_string(nb_lines) + " @@\n";
+    for (; k < end; ++k) {
+      if (shown >= max_lines) {
+        hidden += ops[k].tag != ' ';
+        continue;
+      }
+      out += std::string(1, ops[k].tag) + " " + *ops[k].line + "\n";
+      ++shown;
+    }
+  }
+  if (hidden) out += "  ... and " + std::to_string(hidden) + " more changed lines\n";
+  return out;
+}
+
+std::map<std::string, Lines> ptx_kernels(const std::string& ptx) {
+  // The entries and their extent come from the one PTX reader (rtc/ptx.hpp).
+  std::map<std::string, Lines> out;
+  for (const rtc::PtxEntry& e : rtc::ptx_entry_list(ptx)) {
+    std::stringstream ss(ptx.substr(e.begin, e.end - e.begin));
+    Lines& body = out[e.name];
+    for (std::string line; std::getline(ss, line);) {
+      const std::string t = trim(line);
+      if (!t.empty() && t.rfind("//", 0) != 0) body.push_back(t);
+    }
+  }
+  return out;
+}
+
+std::map<std::string, Lines> sass_kernels(const std::string& dump) {
+  std::map<std::string, Lines> out;
+  // cuobjdump -sass: "Function : NAME"; nvdisasm: a ".text.NAME:" label per kernel.
+  static const std::regex fn(R"((?:Function\s*:\s*|^\s*\.text\.)([^\s:]+))");
+  static const std::regex noise(R"(/\*[0-9a-fA-Fx ]*\*/)");
+  std::stringstream ss(dump);
+  std::string cur;
+  for (std::string line; std::getline(ss, line);) {
+    std::smatch mt;
+    if (std::regex_search(line, mt, fn)) {
+      cur = mt[1];
+      continue;
+    }
+    if (cur.empty()) continue;
+    const std::string t = trim(std::regex_replace(line, noise, ""));
+    if (!t.empty() && t[0] != '.' && t.find("..........") == std::string::npos) out[cur].push_back(t);
+  }
+  return out;
+}
+
+CodeDiff::CodeDiff(bool code_diffs) : code_diffs_(code_diffs) {
+  // SASS from cuobjdump, else nvdisasm (both in the toolkit); the first report says when
+  // neither is there.
+  if (!code_diffs_) {
+  } else if (const std::string c = find_tool("cuobjdump"); !c.empty()) {
+    cuobjdump_ = c + " -sass";
+  } else if (const std::string d = find_tool("nvdisasm"); !d.empty()) {
+    cuobjdump_ = d;
+  }
+  std::string tmpl = (fs::temp_directory_path() / "warplab-code-XXXXXX").string();
+  if (::mkdtemp(tmpl.data())) dir_ = tmpl;
+}
+
+CodeDiff::~CodeDiff() {
+  std::error_code ec;
+  if (!dir_.empty()) fs::remove_all(dir_, ec);
+}
+
+std::string CodeDiff::collect() {
+  std::map<std::string, Lines> ptx, sass;
+  std::map<std::string, KernelNumbers> res;
+  std::map<std::string, std::pair<long, long>> spills;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    const std::string stem = e.path().stem().string();  // "<n>.<module>"
+    const std::string module = stem.substr(stem.find('.') + 1);
+    const std::string ext = e.path().extension().string();
+    if (ext == ".ptx")
+      for (auto& [k, v] : ptx_kernels(read(e.path()))) ptx[module + "|" + k] = std::move(v);
+    if (ext == ".spills")
+      for (auto& [k, v] : parse_spills(read(e.path()))) spills[module + "|" + k] = v;
+    if (ext == ".cubin") {
+      const std::string bytes = read(e.path());
+      try {
+        for (auto& k : rtc::read_cubin(std::vector<char>(bytes.begin(), bytes.end())))
+          res[module + "|" + k.name].elf = k;
+      } catch (const rtc::Error&) {  // no resource line for a CUBIN that cannot be read
+      }
+    }
+    if (ext == ".cubin" && !cuobjdump_.empty())
+      for (auto& [k, v] : sass_kernels(run_capture(cuobjdump_ + " '" + e.path().string() + "' 2>/dev/null")))
+        sass[module + "|" + k] = std::move(v);
+  }
+  for (auto& [key, sp] : spills)
+    if (auto r = res.find(key); r != res.end()) std::tie(r->second.spill_store, r->second.spill_load) = sp;
+  for (auto& [key, l] : parse_launches(read(fs::path(dir_) / "launches"))) launched_[key] = l;
+  if (auto d = parse_device(read(fs::path(dir_) / "device.json"))) dev_ = d;
+  for (const auto& e : fs::directory_iterator(dir_, ec)) fs::remove(e.path(), ec);
+
+  std::string report;
+  if (first_ && code_diffs_ && cuobjdump_.empty())
+    report +=
+        "warplab: neither cuobjdump nor nvdisasm found (PATH, CUDA_HOME, /usr/local/cuda): PTX diffs only\n";
+  if (!first_) {
+    for (const auto& [key, code] : ptx) {
+      const std::string kernel = pretty(key.substr(key.find('|') + 1));
+      auto old = ptx_.find(key);
+      if (old == ptx_.end()) {
+        report += "new kernel " + kernel + "\n";
+        continue;
+      }
+      // One line per changed kernel: its resources and occupancy, old -> new. A cap or a
+      // flag can move them with the same PTX; a changed PTX with the same numbers says so.
+      std::string line;
+      if (auto r_new = res.find(key), r_old = res_.find(key); r_new != res.end() && r_old != res_.end()) {
+        auto at = launched_.find(key);
+        line = resource_line(r_old->second, r_new->second, at == launched_.end() ? nullptr : &at->second,
+                             dev_ ? &*dev_ : nullptr);
+      }
+      const std::string d = code_diffs_ ? line_diff(old->second, code, 2, 40) : "";  // "": only renumbered
+      if (!line.empty())
+        report += kernel + ": " + line + "\n";
+      else if (code_diffs_ ? !d.empty() : !same_code(old->second, code))
+        report += kernel + ": code changed, same resources\n";
+      if (!code_diffs_) continue;
+      if (!d.empty()) report += "PTX of " + kernel + " changed:\n" + d;
+      auto s_new = sass.find(key), s_old = sass_.find(key);
+      if (s_new != sass.end() && s_old != sass_.end())
+        if (const std::string sd = line_diff(s_old->second, s_new->second, 1, 40); !sd.empty())
+          report += "SASS of " + kernel + " changed:\n" + sd;
+    }
+    for (const auto& [key, code] : ptx_)
+      if (!ptx.count(key)) report += "kernel " + pretty(key.substr(key.find('|') + 1)) + " is gone\n";
+  }
+  first_ = false;
+  ptx_ = std::move(ptx);
+  sass_ = std::move(sass);
+  res_ = std::move(res);
+  return report;
+}
+
+}  // namespace warplab::app::watch
