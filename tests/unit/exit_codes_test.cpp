@@ -1,5 +1,5 @@
 // exit_codes_test.cpp: the one table from the kind of a driver-layer error to its exit
-// code (app/exit_codes.hpp): every kind has a row, and the errors warplab throws land on
+// code (app/cli/exit_codes.hpp): every kind has a row, and the errors warplab throws land on
 // the code docs/exit-codes.md gives them. No GPU.
 #include <gtest/gtest.h>
 

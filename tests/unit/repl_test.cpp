@@ -161,17 +161,17 @@ TEST(ReplEval, ExpressionsStatementsAndIncompleteChunks) {
   EXPECT_EQ(ev.eval("x", false).text, "5") << "globals persist between chunks";
   EXPECT_EQ(ev.eval("dev.attr.warp_size", false).text, "32");
   EXPECT_EQ(ev.eval("return 1, 'two'", false).text, "1\ttwo");
-  EXPECT_EQ(ev.eval("for i = 1, 2 do", false).status, EvalResult::kIncomplete);
-  EXPECT_EQ(ev.eval("for i = 1, 2 do\n y = i\nend", false).status, EvalResult::kOk);
+  EXPECT_EQ(ev.eval("for i = 1, 2 do", false).status, Status::kIncomplete);
+  EXPECT_EQ(ev.eval("for i = 1, 2 do\n y = i\nend", false).status, Status::kOk);
   EXPECT_EQ(ev.eval("y", false).text, "2");
-  const EvalResult eof = ev.eval("for i = 1, 2 do", true);
-  EXPECT_EQ(eof.status, EvalResult::kSyntax) << "at end of input an open chunk is an error";
+  const Reply eof = ev.eval("for i = 1, 2 do", true);
+  EXPECT_EQ(eof.status, Status::kSyntax) << "at end of input an open chunk is an error";
   EXPECT_NE(eof.text.find("<eof>"), std::string::npos);
-  const EvalResult err = ev.eval("error('boom')", false);
-  EXPECT_EQ(err.status, EvalResult::kError);
+  const Reply err = ev.eval("error('boom')", false);
+  EXPECT_EQ(err.status, Status::kError);
   EXPECT_EQ(err.text, "repl:1: boom") << "no traceback that only repeats the typed line";
-  EXPECT_EQ(ev.eval("1 +", false).status, EvalResult::kIncomplete);
-  EXPECT_EQ(ev.eval("1 + )", false).status, EvalResult::kSyntax);
+  EXPECT_EQ(ev.eval("1 +", false).status, Status::kIncomplete);
+  EXPECT_EQ(ev.eval("1 + )", false).status, Status::kSyntax);
 }
 
 TEST(ReplEval, AnErrorInsideAFileShowsItsTraceback) {
@@ -181,8 +181,8 @@ TEST(ReplEval, AnErrorInsideAFileShowsItsTraceback) {
   FILE* f = std::fopen(file.c_str(), "w");
   std::fputs("local function inner() error('deep') end\nreturn function() inner() end\n", f);
   std::fclose(f);
-  const EvalResult r = ev.eval("dofile('" + file + "')()", false);
-  EXPECT_EQ(r.status, EvalResult::kError);
+  const Reply r = ev.eval("dofile('" + file + "')()", false);
+  EXPECT_EQ(r.status, Status::kError);
   EXPECT_NE(r.text.find("warplab_repl_mod.lua:1: deep"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("stack traceback"), std::string::npos) << r.text;
 }
@@ -192,12 +192,12 @@ TEST(ReplEval, CtrlCStopsALoopEvenThroughPcall) {
   Evaluator ev(st.get());
   Evaluator::install_sigint();
   auto t = interrupt_later(200ms);
-  const EvalResult r = ev.eval("while true do end", false);
+  const Reply r = ev.eval("while true do end", false);
   t.join();
-  EXPECT_EQ(r.status, EvalResult::kError);
+  EXPECT_EQ(r.status, Status::kError);
   EXPECT_NE(r.text.find("interrupted"), std::string::npos) << r.text;
   auto t2 = interrupt_later(200ms);
-  const EvalResult r2 = ev.eval("while true do pcall(function() while true do end end) end", false);
+  const Reply r2 = ev.eval("while true do pcall(function() while true do end end) end", false);
   t2.join();
   EXPECT_NE(r2.text.find("interrupted"), std::string::npos) << "the hook re-arms after pcall";
   // A Ctrl-C while idle does not poison the next chunk.
@@ -209,14 +209,14 @@ TEST(ReplEval, CtrlCStopsALoopEvenThroughPcall) {
 TEST(ReplAttrs, ListsMatchingAttributesOrSaysWhy) {
   auto st = test_state();
   Evaluator ev(st.get());
-  const EvalResult r = ev.attrs("max_*");
-  EXPECT_EQ(r.status, EvalResult::kOk);
+  const Reply r = ev.attrs("max_*");
+  EXPECT_EQ(r.status, Status::kOk);
   EXPECT_NE(r.text.find("max_threads_per_block"), std::string::npos);
   EXPECT_EQ(r.text.find("warp_size"), std::string::npos);
   EXPECT_EQ(r.text.rfind("max_block_dim_x", 0), 0u) << "sorted by name";
   EXPECT_NE(ev.attrs("").text.find("warp_size"), std::string::npos);
-  const EvalResult none = ev.attrs("zzz");
-  EXPECT_EQ(none.status, EvalResult::kError);
+  const Reply none = ev.attrs("zzz");
+  EXPECT_EQ(none.status, Status::kError);
   EXPECT_EQ(none.text, "no attribute matches 'zzz' (a glob like max_*, or part of a name)");
   EXPECT_EQ(ev.attrs("max_thread_per_block").text,
             "no attribute matches 'max_thread_per_block': did you mean 'max_threads_per_block'?");
@@ -224,7 +224,7 @@ TEST(ReplAttrs, ListsMatchingAttributesOrSaysWhy) {
   EXPECT_TRUE(attr_matches("*_dim_?", "max_block_dim_x"));
   EXPECT_FALSE(attr_matches("max_*", "warp_size"));
   ev.eval("dev = nil", false);
-  EXPECT_EQ(ev.attrs("").status, EvalResult::kError);
+  EXPECT_EQ(ev.attrs("").status, Status::kError);
 }
 
 TEST(ReplProtocol, FramesRoundTrip) {
@@ -252,12 +252,12 @@ TEST(ReplProtocol, FramesRoundTrip) {
 TEST(ReplWorker, KeepsStateAndReplacesACrashedWorker) {
   Worker w(test_state);
   w.start();
-  EXPECT_EQ(w.eval("x = 41", false).status, Reply::kOk);
+  EXPECT_EQ(w.eval("x = 41", false).status, Status::kOk);
   EXPECT_EQ(w.eval("x + 1", false).text, "42");
   EXPECT_TRUE(has(w.complete("dev.attr.max_t"), "max_threads_per_block"));
   EXPECT_EQ(w.attrs("warp").text.rfind("warp_size  32", 0), 0u) << "name, value (and unit)";
   const Reply died = w.eval("os.execute('kill -SEGV ' .. io.open('/proc/self/stat'):read('n'))", false);
-  EXPECT_EQ(died.status, Reply::kDied);
+  EXPECT_EQ(died.status, Status::kDied);
   EXPECT_EQ(died.text, "worker died (signal 11)");
   EXPECT_FALSE(w.alive());
   w.restart();
@@ -283,14 +283,14 @@ TEST(ReplWorker, CtrlCInterruptsThenKills) {
   auto t = interrupt_later(300ms);
   const Reply r = w.eval("while true do end", false);
   t.join();
-  EXPECT_EQ(r.status, Reply::kError);
+  EXPECT_EQ(r.status, Status::kError);
   EXPECT_NE(r.text.find("interrupted"), std::string::npos) << r.text;
   EXPECT_EQ(w.eval("1", false).text, "1") << "the worker survived the first Ctrl-C";
   // A C call that ignores SIGINT (system() does): the second Ctrl-C kills the worker.
   auto t2 = interrupt_later(300ms, 2);
   const Reply k = w.eval("os.execute('sleep 20')", false);
   t2.join();
-  EXPECT_EQ(k.status, Reply::kDied);
+  EXPECT_EQ(k.status, Status::kDied);
   EXPECT_EQ(k.text, "worker died (signal 9)");
   std::signal(SIGINT, SIG_DFL);
 }

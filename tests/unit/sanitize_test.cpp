@@ -1,4 +1,4 @@
-// sanitize_test.cpp: reading compute-sanitizer's logs for `run --sanitize` (app/sanitize.hpp):
+// sanitize_test.cpp: reading compute-sanitizer's logs for `run --sanitize` (app/sanitize/):
 // the four tools in today's format (tests/data/sanitize/*.log) and CUDA 11's, racecheck's
 // hazard report, unknown lines and kinds, summary cross-checks, the closing table, where the
 // tool is looked for and the child's command line.
@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "app/sanitize/log.hpp"
+#include "app/sanitize/rerun.hpp"
 
 using namespace warplab::app::sanitize;
 

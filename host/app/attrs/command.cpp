@@ -1,8 +1,8 @@
-// cmd_attrs.cpp: `warplab attrs [PATTERN ...] [--device N|all] [--profile P] [--json|--csv]
-// [--diff A B]`: every device attribute, grouped, with units and meaning; or the profile
-// JSON a later `--profile FILE` reads back; or the difference of two devices/profiles
-// (exit 1 when they differ, as diff). Chooses what to read (cli.hpp select_target: offline,
-// the default profile, as every command) and hands rendering to attrs_render.cpp.
+// attrs/command.cpp: `warplab attrs [PATTERN ...] [--device N|all] [--profile P]
+// [--json|--csv] [--diff A B]`: every device attribute, grouped, with units and meaning; the
+// profile JSON a later `--profile FILE` reads back; or two devices/profiles compared (exit 1
+// when they differ, as diff). Depends on cli/command.hpp (select_target), cu/ (driver,
+// profiles) and render.hpp, which selects and prints.
 #include <unistd.h>
 
 #include <algorithm>

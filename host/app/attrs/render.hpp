@@ -1,6 +1,6 @@
-// attrs_render.hpp: what `warplab attrs` prints, kept apart from option handling
-// (cmd_attrs.cpp): pattern selection over the attribute table (cu/attributes.hpp) and the
-// text, CSV and diff renderings of device snapshots (cu/device.hpp).
+// attrs/render.hpp: what `warplab attrs` prints, kept apart from option handling
+// (command.cpp): pattern selection over the attribute table (select.cpp) and the text, CSV
+// and diff renderings of device snapshots (render.cpp). Depends on cu/device.hpp.
 #pragma once
 #include <ostream>
 #include <string>

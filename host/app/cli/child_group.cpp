@@ -1,4 +1,5 @@
-// child_group.cpp: see child_group.hpp.
+// cli/child_group.cpp: forking into a process group of one's own, and killing and reaping
+// that group (child_group.hpp). POSIX (fork, setpgid, prctl, waitpid) only.
 #include "app/cli/child_group.hpp"
 
 #include <fcntl.h>

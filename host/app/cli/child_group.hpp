@@ -1,7 +1,7 @@
-// child_group.hpp: the child-process rules the REPL worker and the watch run share. A
+// cli/child_group.hpp: the child-process rules the REPL worker and the watch run share. A
 // child gets a process group of its own (set on both sides of fork, so a kill right after
-// fork finds it): the terminal's Ctrl-C reaches only the parent, and killing the group
-// ends whatever the child started. Its stdin is /dev/null; it never reads the terminal.
+// fork finds it): the terminal's Ctrl-C reaches only the parent, and killing the group ends
+// whatever the child started. Its stdin is /dev/null. POSIX only.
 #pragma once
 #include <sys/types.h>
 

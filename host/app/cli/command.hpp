@@ -1,8 +1,8 @@
-// cli.hpp: what every subcommand shares: the global options (valid before or after the
+// cli/command.hpp: what every subcommand shares: the global options (before or after the
 // subcommand: docs/cli.md) in the one options struct (lab/options.hpp), the exit codes
-// (exit_codes.hpp), the hook each cmd_*.cpp uses to add itself to the CLI, and the help
-// footers and completion scripts generated from that definition (help.cpp,
-// completion.cpp). No Lua here: the commands that run Lua include app/lua_state.hpp.
+// (exit_codes.hpp), the hook each folder's command.cpp adds itself to the CLI with, target
+// selection, script options, help footers and option checks. Depends on CLI11, cu/device.hpp,
+// cu/error.hpp. No Lua: the commands that run Lua include lua_state.hpp.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -53,7 +53,7 @@ std::string offline_reason(const Globals& g);
 // --quiet or already noted; --profile and WARPLAB_PROFILE make it unnecessary.
 void note_offline(const Globals& g, const std::string& reason, const std::string& profile);
 
-// Each cmd_*.cpp defines one of these.
+// Each folder's command.cpp defines one of these.
 void add_attrs_command(CLI::App& app, const Globals& g, Commands& out);
 void add_compile_command(CLI::App& app, const Globals& g, Commands& out);
 void add_run_command(CLI::App& app, Globals& g, Commands& out);  // sets g.opts.check

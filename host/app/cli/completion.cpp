@@ -1,8 +1,8 @@
-// completion.cpp: the hidden `warplab completion bash|zsh`: a completion script written
-// from the CLI11 definition itself (subcommands, their options and the global ones), so it
-// never lags behind the program. What a value completes to comes from the option's type
-// name: PROFILE (shipped profiles, .json files), ARCH, TOOL, ATTR (attribute names),
+// cli/completion.cpp: the hidden `warplab completion bash|zsh`: a script written from the
+// CLI11 definition itself, so it never lags behind the program. A value completes by its
+// option's type name: PROFILE, ARCH, TOOL (cli/sanitize.hpp), ATTR (cu/attributes.hpp),
 // SCRIPT.lua / FILE.cu (files), DIR, FILE, and literal lists such as "info|clear".
+// Depends on command.hpp, sanitize.hpp, cu/attributes.hpp, cu/profile.hpp.
 #include <algorithm>
 #include <cctype>
 #include <iostream>
@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "app/cli/command.hpp"
-#include "app/sanitize/log.hpp"
+#include "app/cli/sanitize.hpp"
 #include "cu/attributes.hpp"
 #include "cu/profile.hpp"
 

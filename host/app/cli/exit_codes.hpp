@@ -1,4 +1,4 @@
-// exit_codes.hpp: the documented exit codes (keep in sync with docs/exit-codes.md), the
+// cli/exit_codes.hpp: the documented exit codes (keep in sync with docs/exit-codes.md), the
 // Failure a command throws to end with one of them, and the one table from the kind of a
 // driver-layer error (cu/error.hpp) to its code. Only main decides the exit code.
 #pragma once

@@ -1,6 +1,6 @@
-// help.cpp: the footer of each subcommand's --help: two or three example command lines,
-// the global options (read from the app when help is printed, so the list is the
-// definition's), then the subcommand's notes. Depends on CLI11 only.
+// cli/help.cpp: the footer of each subcommand's --help: two or three example command
+// lines, the global options (read from the app when help is printed, so the list is the
+// definition's), then the subcommand's notes. Depends on command.hpp (CLI11) only.
 #include <algorithm>
 #include <sstream>
 

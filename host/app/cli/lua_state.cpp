@@ -1,5 +1,6 @@
-// lua_state.cpp: open_lua_state: the target (target.cpp), why it is offline, and the
-// options as the command line set them, handed to bind::open_state.
+// cli/lua_state.cpp: open_lua_state: the target (target.cpp), why it is offline, and the
+// options as the command line set them, handed to bind::open_state. Depends on
+// lua_state.hpp, cu/driver.hpp and lab/deps.hpp (the file a watched run reports to).
 #include "app/cli/lua_state.hpp"
 
 #include "cu/driver.hpp"

@@ -1,6 +1,7 @@
-// lua_state.hpp: the Lua state of `run`, of `watch`'s runs and of the REPL's worker, made
-// from the command line's options. The one app header that needs Lua for this: cli.hpp,
-// and with it compile, attrs, cache and list, know nothing of Lua.
+// cli/lua_state.hpp: the Lua state of `run` (and so of `watch`'s runs) and of the REPL's
+// worker, made from the command line's options. The one header of cli/ that needs Lua
+// (bind/state.hpp): command.hpp, and with it compile, attrs, cache and list, know nothing
+// of Lua.
 #pragma once
 #include "app/cli/command.hpp"
 #include "bind/state.hpp"

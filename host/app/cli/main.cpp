@@ -1,5 +1,6 @@
-// main.cpp: the warplab program. Parses the command line (CLI11), dispatches to one
-// subcommand, and is the only place that turns errors into exit codes.
+// cli/main.cpp: the warplab program. Parses the command line (CLI11), dispatches to one
+// subcommand, and is the only place that turns errors into exit codes. Depends on
+// command.hpp (each folder's add_*_command), cu/driver.hpp, cu/error.hpp and NVRTC.
 #include <nvrtc.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
-// target.cpp: choosing the device a command works on: a profile, a live GPU, or the
-// default shipped profile when offline and the command allows it.
+// cli/target.cpp: choosing the device a command works on (command.hpp): a profile, a live
+// GPU, or the default shipped profile when offline and the command allows it, with the one
+// offline note. Depends on cu/ (driver, profiles, errors).
 #include <iostream>
 
 #include "app/cli/command.hpp"

@@ -1,8 +1,8 @@
-// cmd_compile.cpp: `warplab compile FILE.cu`: NVRTC only, no GPU needed. Prints the
-// diagnostics (stderr), a resource table per kernel (or JSON with --json), the PTX on
-// request, writes the cubin on request; --kernel instantiates templates. Uses rtc/ for
-// everything; the target arch comes from --arch (compute_XX: PTX only), else the live
-// device or the profile (select_target), else sm_90 with a note.
+// compile/command.cpp: `warplab compile FILE.cu`: NVRTC only, no GPU needed. Prints the
+// diagnostics (stderr), a resource table per kernel (or JSON), the PTX or the cubin on
+// request; --kernel instantiates templates. The arch comes from --arch (compute_XX: PTX
+// only), else the live device or profile (select_target), else sm_90 with a note.
+// Depends on cli/command.hpp, report.hpp and rtc/ (compile, cache).
 #include <unistd.h>
 
 #include <cerrno>

@@ -1,7 +1,7 @@
-// cmd_list.cpp: `warplab list [FOLDER]`: every example script (examples/**/*.lua) with the
-// one-line summary from its header ("-- name.lua: summary"), grouped by folder. Finds
-// examples/ next to the binary (build/../examples, or an installed share/warplab/examples)
-// or in the source tree (WARPLAB_SOURCE_DIR). Needs no GPU and no Lua.
+// list/command.cpp: `warplab list [FOLDER]`: every example script (examples/**/*.lua) with
+// the one-line summary of its header, grouped by folder. Finds examples/ next to the binary
+// (build/../examples, an installed share/warplab/examples) or in the source tree
+// (WARPLAB_SOURCE_DIR). Depends on cli/command.hpp and nlohmann/json; no GPU, no Lua.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>

@@ -1,7 +1,8 @@
-// cmd_repl.cpp: `warplab repl`: an interactive Lua prompt with the warplab API and `dev`
-// bound to cuda.device(). The prompt (libedit, when stdin is a terminal) runs here; the
-// Lua state lives in a worker process (repl_worker.hpp). Piped stdin is read line by
-// line with no prompts; the exit status is 1 when any chunk failed.
+// repl/command.cpp: `warplab repl`: an interactive Lua prompt with the warplab API and
+// `dev` bound to cuda.device(). The prompt (prompt.hpp, libedit, when stdin is a terminal)
+// runs here; the Lua state lives in a worker process (worker.hpp). Piped stdin is read line
+// by line with no prompts; the exit status is 1 when any chunk failed. Depends on
+// cli/command.hpp, cli/lua_state.hpp (the worker's state), help.hpp and cu/error.hpp.
 #include <unistd.h>
 
 #include <cerrno>
@@ -71,10 +72,10 @@ class Session {
       return true;
     }
     const repl::Reply r = w_.eval(pending_, false);
-    if (r.status != repl::Reply::kIncomplete) {
-      if (r.status == repl::Reply::kOk) inputs_.push_back(pending_);
+    if (r.status != repl::Status::kIncomplete) {
+      if (r.status == repl::Status::kOk) inputs_.push_back(pending_);
       last_chunk_ = pending_;
-      last_syntax_error_ = r.status == repl::Reply::kSyntax;
+      last_syntax_error_ = r.status == repl::Status::kSyntax;
       pending_.clear();
       show(r);
     }
@@ -92,13 +93,13 @@ class Session {
   // in order); a dead worker is replaced at once.
   void show(const repl::Reply& r) {
     switch (r.status) {
-      case repl::Reply::kOk:
+      case repl::Status::kOk:
         if (!r.text.empty()) std::printf("%s\n", r.text.c_str());
         break;
-      case repl::Reply::kDied:
+      case repl::Status::kDied:
         restart(r.text + "; state lost, new worker started");
         break;
-      case repl::Reply::kLost:
+      case repl::Status::kLost:
         // The error, then a new process: the only way to a usable GPU context.
         std::fflush(stdout);
         std::fprintf(stderr, "%s\n", r.text.c_str());
@@ -149,7 +150,7 @@ class Session {
     else if (cmd == ":save")
       save(arg);
     else
-      show({repl::Reply::kError, "unknown command '" + cmd + "' (:help lists them)"});
+      show({repl::Status::kError, "unknown command '" + cmd + "' (:help lists them)"});
     std::fflush(stdout);
     return true;
   }
@@ -162,7 +163,7 @@ class Session {
     std::size_t done = 0;
     for (const std::string& in : all) {
       const repl::Reply r = w_.eval(in, true);
-      if (r.status != repl::Reply::kOk) {
+      if (r.status != repl::Status::kOk) {
         show(r);
         inputs_.insert(inputs_.end(), all.begin() + static_cast<long>(done), all.end());
         std::fprintf(stderr, "replay stopped at input %zu of %zu\n", done + 1, all.size());
@@ -177,25 +178,26 @@ class Session {
   // Runs the chunk as an input of the session (kept for :replay when it succeeds) and says
   // how long it took, prompt to prompt.
   void time_chunk(const std::string& chunk) {
-    if (chunk.empty()) return show({repl::Reply::kError, ":time needs a chunk: :time k:launch(1, 32, a)"});
+    if (chunk.empty()) return show({repl::Status::kError, ":time needs a chunk: :time k:launch(1, 32, a)"});
     const auto t0 = std::chrono::steady_clock::now();
     const repl::Reply r = w_.eval(chunk, true);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (r.status == repl::Reply::kOk) inputs_.push_back(chunk);
+    if (r.status == repl::Status::kOk) inputs_.push_back(chunk);
     show(r);
     std::printf("(%.3f ms)\n", ms);
     std::fflush(stdout);
   }
 
   void save(const std::string& file) {
-    if (file.empty()) return show({repl::Reply::kError, ":save needs a file name"});
+    if (file.empty()) return show({repl::Status::kError, ":save needs a file name"});
     std::FILE* f = std::fopen(file.c_str(), "w");
-    if (!f) return show({repl::Reply::kError, ":save: cannot write '" + file + "': " + std::strerror(errno)});
+    if (!f)
+      return show({repl::Status::kError, ":save: cannot write '" + file + "': " + std::strerror(errno)});
     std::fputs("-- saved from warplab repl: the session's successful inputs, in order\n", f);
     for (const std::string& in : inputs_) std::fprintf(f, "%s\n", in.c_str());
     const bool ok = std::fclose(f) == 0;
-    if (!ok) return show({repl::Reply::kError, ":save: writing '" + file + "' failed"});
+    if (!ok) return show({repl::Status::kError, ":save: writing '" + file + "' failed"});
     std::printf("saved %zu input%s to %s\n", inputs_.size(), inputs_.size() == 1 ? "" : "s", file.c_str());
   }
 
@@ -224,17 +226,17 @@ int interactive(repl::Worker& w, Session& s, const Globals& g) {
   if (!g.opts.quiet) {
     const repl::Reply who = w.eval("tostring(dev)", false);
     std::printf("warplab %s on %s; :help for commands, Ctrl-D to leave\n", WARPLAB_VERSION,
-                who.status == repl::Reply::kOk ? who.text.c_str() : "no device");
+                who.status == repl::Status::kOk ? who.text.c_str() : "no device");
   }
   std::string line;
   for (;;) {
     std::fflush(stdout);
     const auto st = ed.read(s.continuing() ? ">> " : "> ", line);
-    if (st == repl::LineEditor::Status::kEof) {
+    if (st == repl::LineEditor::Input::kEof) {
       std::fputs("\n", stdout);
       break;
     }
-    if (st == repl::LineEditor::Status::kInterrupted) {
+    if (st == repl::LineEditor::Input::kInterrupted) {
       s.drop_pending();
       std::fputs("\n", stdout);
       continue;

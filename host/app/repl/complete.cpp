@@ -1,6 +1,6 @@
-// repl_complete.cpp: completion candidates from the live Lua state (see
-// repl_complete.hpp). Path resolution runs under lua_pcall, so a throwing __index
-// (dev.attr rejects unknown names) just means "no candidates".
+// repl/complete.cpp: completion candidates from the live Lua state (complete.hpp). Path
+// resolution runs under lua_pcall, so a throwing __index (dev.attr rejects unknown names)
+// just means "no candidates". Depends on Lua and pretty.hpp.
 #include "app/repl/complete.hpp"
 
 #include <algorithm>

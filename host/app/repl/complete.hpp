@@ -1,9 +1,8 @@
-// repl_complete.hpp: tab completion for the REPL. The prompt finds the word being
-// completed (a dotted path at the end of the line); the worker, which holds the Lua
-// state, lists candidates: globals and keywords, table fields (a.b.c<TAB>, including
-// every key of dev.attr), methods after ':' (the metatable's __index tables), and
-// the names a metatable's `__fields` gives (a list, or a function of the object
-// returning one), for objects whose __index is a function. Depends on Lua.
+// repl/complete.hpp: tab completion for the REPL. The prompt finds the dotted path at the
+// end of the line; the worker, which holds the Lua state, lists candidates: globals and
+// keywords, table fields (dev.attr.max_<Tab>), methods after ':' (the metatable's __index
+// tables) and the names a metatable's `__fields` gives, for objects whose __index is a
+// function. Depends on Lua only.
 #pragma once
 #include <lua.hpp>
 

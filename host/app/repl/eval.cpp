@@ -1,4 +1,6 @@
-// repl_eval.cpp: chunk evaluation in the REPL worker (see repl_eval.hpp).
+// repl/eval.cpp: chunk evaluation in the REPL worker (eval.hpp): loading, the message
+// handler that trims tracebacks, the interrupt hook. Depends on Lua, bind/state.hpp
+// (context_lost), and attrs.hpp, complete.hpp, pretty.hpp.
 #include "app/repl/eval.hpp"
 
 #include "bind/state.hpp"
@@ -92,7 +94,7 @@ void Evaluator::install_sigint() {
   sigaction(SIGINT, &sa, nullptr);
 }
 
-EvalResult Evaluator::eval(const std::string& chunk, bool final) {
+Reply Evaluator::eval(const std::string& chunk, bool final) {
   lua_State* L = L_;
   lua_settop(L, 0);
   lua_pushcfunction(L, message_handler);  // +1 handler (index 1)
@@ -110,15 +112,15 @@ EvalResult Evaluator::eval(const std::string& chunk, bool final) {
       incomplete = is_incomplete(L, luaL_loadbufferx(L, open_ret.data(), open_ret.size(), kChunkName, "t"));
       lua_pop(L, 1);  // -1 its chunk or message
     }
-    EvalResult r{incomplete && !final      ? EvalResult::kIncomplete
-                 : status == LUA_ERRSYNTAX ? EvalResult::kSyntax
-                                           : EvalResult::kError,
-                 lua_tostring(L, -1)};
+    Reply r{incomplete && !final      ? Status::kIncomplete
+            : status == LUA_ERRSYNTAX ? Status::kSyntax
+                                      : Status::kError,
+            lua_tostring(L, -1)};
     lua_settop(L, 0);
     return r;
   }
 
-  EvalResult r;
+  Reply r;
   g_evaluating = 1;
   status = lua_pcall(L, 0, LUA_MULTRET, 1);  // -1 +n results
   if (status == LUA_OK && lua_gettop(L) > 1) {
@@ -129,7 +131,7 @@ EvalResult Evaluator::eval(const std::string& chunk, bool final) {
   g_evaluating = 0;
   lua_sethook(L, nullptr, 0, 0);  // a Ctrl-C that came late
   if (status != LUA_OK) {
-    r.status = bind::context_lost(L) ? EvalResult::kLost : EvalResult::kError;
+    r.status = bind::context_lost(L) ? Status::kLost : Status::kError;
     r.text = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
   } else if (lua_gettop(L) > 1) {
     r.text = lua_tostring(L, -1);
@@ -146,9 +148,9 @@ std::vector<std::string> Evaluator::complete(const std::string& line) {
   return out;
 }
 
-EvalResult Evaluator::attrs(const std::string& pattern) {
+Reply Evaluator::attrs(const std::string& pattern) {
   const AttrListing l = list_attrs(L_, pattern);
-  return {l.ok ? EvalResult::kOk : EvalResult::kError, l.text};
+  return {l.ok ? Status::kOk : Status::kError, l.text};
 }
 
 }  // namespace warplab::app::repl

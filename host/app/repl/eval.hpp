@@ -1,23 +1,17 @@
-// repl_eval.hpp: what the REPL worker does with a chunk of input: compile it as
-// `return <chunk>` first (so expressions print, as lua.c), else as statements; say
-// when it is incomplete; run it under pcall; pretty-print the results. Ctrl-C arrives
-// as SIGINT and only sets a count hook that raises "interrupted" (as lua.c's laction),
-// re-armed on every instruction so a pcall in the user's code cannot swallow it.
-// Runs inside the worker process; depends on Lua and the REPL's printer/completer.
+// repl/eval.hpp: what the REPL worker does with a chunk: compile it as `return <chunk>`
+// first (so expressions print, as lua.c), else as statements; say when it is incomplete;
+// run it under pcall; pretty-print the results. Ctrl-C sets a count hook that raises
+// "interrupted", re-armed on every instruction so a pcall cannot swallow it. Runs in the
+// worker; depends on Lua and protocol.hpp (the Reply it returns).
 #pragma once
 #include <lua.hpp>
 
 #include <string>
 #include <vector>
 
-namespace warplab::app::repl {
+#include "app/repl/protocol.hpp"
 
-struct EvalResult {
-  // kLost: an error after which the GPU context is unusable (sticky fault, timeout).
-  // kSyntax: the chunk does not parse (the prompt keeps it for editing).
-  enum Status { kOk, kError, kIncomplete, kLost, kSyntax } status = kOk;
-  std::string text;  // the values, tab separated (kOk), or the message (kError)
-};
+namespace warplab::app::repl {
 
 class Evaluator {
  public:
@@ -27,10 +21,12 @@ class Evaluator {
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
 
-  // `final`: no more input follows, so an incomplete chunk is a syntax error.
-  EvalResult eval(const std::string& chunk, bool final);
+  // The values, tab separated (kOk), or the message; kLost when the error left the GPU
+  // context unusable (a sticky fault, a timeout). `final`: no more input follows, so an
+  // incomplete chunk is a syntax error (kSyntax), not kIncomplete.
+  Reply eval(const std::string& chunk, bool final);
   std::vector<std::string> complete(const std::string& line);
-  EvalResult attrs(const std::string& pattern);
+  Reply attrs(const std::string& pattern);  // kOk or kError
 
   // The SIGINT handler (installed by install_sigint()); async-signal-safe.
   static void on_sigint(int);

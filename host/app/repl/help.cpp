@@ -1,5 +1,6 @@
-// repl_help.cpp: see repl_help.hpp. lua-api.md is found beside the binary (a build tree's
-// ../docs, an install's ../share/doc/warplab/docs) or in the source tree it was built from.
+// repl/help.cpp: `:help NAME` (help.hpp). lua-api.md is found beside the binary (a build
+// tree's ../docs, an install's ../share/doc/warplab/docs) or in the source tree it was built
+// from. Depends on the standard library only.
 #include "app/repl/help.hpp"
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-// repl_help.hpp: `:help NAME` in the REPL: the rows of docs/lua-api.md (the table the
+// repl/help.hpp: `:help NAME` in the REPL: the rows of docs/lua-api.md (the table the
 // docs and their test use) whose name column mentions NAME, as "name: what (example)".
 #pragma once
 #include <string>

@@ -1,6 +1,6 @@
-// repl_pretty.hpp: how the REPL shows a Lua value: nested tables with sorted keys, cut
-// at a depth and a width; strings quoted inside tables; warplab objects (userdata) and
-// anything with __tostring through tostring. Runs in the worker; depends on Lua only.
+// repl/pretty.hpp: how the REPL shows a Lua value: nested tables with sorted keys, cut at
+// a depth and a width; strings quoted inside tables; warplab objects (userdata) and anything
+// with __tostring through tostring. Runs in the worker; depends on Lua only.
 #pragma once
 #include <lua.hpp>
 

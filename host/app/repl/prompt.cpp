@@ -1,6 +1,7 @@
-// repl_prompt.cpp: the libedit line editor of the REPL (see repl_prompt.hpp).
-// Ctrl-C: our character reader (read_char) returns -1 with errno EINTR when the
-// interrupt pipe wakes it; el_gets then returns NULL and the next line starts empty.
+// repl/prompt.cpp: the libedit line editor of the REPL (prompt.hpp). Ctrl-C: our character
+// reader returns -1 with errno EINTR when the interrupt pipe (worker.hpp) wakes it; el_gets
+// then returns NULL and the next line starts empty. Depends on libedit, complete.hpp
+// (the word at the cursor) and worker.hpp (take_interrupts).
 #include "app/repl/prompt.hpp"
 
 #include <histedit.h>
@@ -136,7 +137,7 @@ LineEditor::~LineEditor() {
 
 // el_gets returns NULL for end of file (count 0) and for a failed read (count -1): ours
 // fails only for Ctrl-C, with errno EINTR.
-LineEditor::Status LineEditor::read(const std::string& prompt, std::string& line) {
+LineEditor::Input LineEditor::read(const std::string& prompt, std::string& line) {
   prompt_ = prompt;
   int count = 0;
   errno = 0;
@@ -144,11 +145,11 @@ LineEditor::Status LineEditor::read(const std::string& prompt, std::string& line
   if (!text) {
     const bool interrupted = (count < 0 && errno == EINTR) || take_interrupts() > 0;
     take_interrupts();
-    return interrupted ? Status::kInterrupted : Status::kEof;
+    return interrupted ? Input::kInterrupted : Input::kEof;
   }
   line.assign(text, static_cast<size_t>(count));
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-  return Status::kLine;
+  return Input::kLine;
 }
 
 void LineEditor::remember(const std::string& line) {

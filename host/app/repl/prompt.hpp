@@ -1,6 +1,6 @@
-// repl_prompt.hpp: the REPL's line editor: libedit (histedit.h) with emacs keys, history
-// kept in a file, and Tab asking a completer for candidates (the worker answers).
-// Used only when stdin is a terminal. Depends on libedit.
+// repl/prompt.hpp: the REPL's line editor: libedit (histedit.h) with emacs keys, history
+// kept in a file, and Tab asking a completer for candidates (the worker answers). Used only
+// when stdin is a terminal. Depends on libedit.
 #pragma once
 #include <functional>
 #include <string>
@@ -19,7 +19,7 @@ struct Completion {
 class LineEditor {
  public:
   using Completer = std::function<Completion(const std::string& line_to_cursor)>;
-  enum class Status { kLine, kInterrupted, kEof };
+  enum class Input { kLine, kInterrupted, kEof };  // what read() got
 
   // `history_file` empty: history for this session only.
   LineEditor(std::string history_file, Completer completer);
@@ -28,7 +28,7 @@ class LineEditor {
   LineEditor& operator=(const LineEditor&) = delete;
 
   // One line without its newline; kInterrupted after Ctrl-C (the line is dropped).
-  Status read(const std::string& prompt, std::string& line);
+  Input read(const std::string& prompt, std::string& line);
   // Adds a line to the history and saves the history file.
   void remember(const std::string& line);
   // The next read() starts with `text` already typed (editable).

@@ -1,4 +1,5 @@
-// repl_protocol.cpp: framing for the prompt <-> worker socket (see repl_protocol.hpp).
+// repl/protocol.cpp: framing of the prompt <-> worker messages (protocol.hpp): whole frames
+// over send/read, retried on EINTR; a short read or write means the peer is gone. POSIX.
 #include "app/repl/protocol.hpp"
 
 #include <sys/socket.h>

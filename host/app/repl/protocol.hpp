@@ -1,5 +1,6 @@
-// repl_protocol.hpp: the messages between the REPL prompt and its worker process over a
-// socketpair: one type byte, a 4-byte little-endian length, the payload. Small and
+// repl/protocol.hpp: the messages between the REPL prompt and its worker process over a
+// socketpair: one type byte, a 4-byte little-endian length, the payload; and the one Status
+// every answer carries, from the evaluator through the socket to the prompt. Small and
 // blocking on purpose: one request, one reply. POSIX only, no Lua.
 #pragma once
 #include <cstdint>
@@ -11,17 +12,26 @@ namespace warplab::app::repl {
 // Request types (prompt -> worker).
 inline constexpr char kEval = 'E';       // a chunk; an incomplete one answers kIncomplete
 inline constexpr char kEvalFinal = 'F';  // a chunk with no more input to come (end of stdin)
-inline constexpr char kComplete = 'C';   // the line up to the cursor -> candidates
+inline constexpr char kComplete = 'C';   // the line up to the cursor -> candidates, one a line
 inline constexpr char kAttrs = 'A';      // a pattern -> matching dev.attr lines
-// Reply types (worker -> prompt).
-inline constexpr char kReady = 'R';        // the worker's state is open
-inline constexpr char kStartFailed = 'X';  // payload "<exit code>\n<message>"
-inline constexpr char kOk = 'O';           // payload: the values to print (may be empty)
-inline constexpr char kError = 'e';        // payload: the error message
-inline constexpr char kIncomplete = 'I';   // the chunk needs more lines
-inline constexpr char kSyntax = 'S';       // payload: the syntax error
-inline constexpr char kLost = 'D';         // payload: the error; the GPU context is now unusable
-inline constexpr char kCandidates = 'L';   // payload: candidates, one a line
+
+// What became of a request. The evaluator returns it, the worker sends it as the reply's
+// type byte, the prompt acts on it. The first reply, to no request, says whether the
+// worker's state opened: kOk, or kError with the payload "<exit code>\n<message>".
+enum class Status : char {
+  kOk = 'O',          // payload: the values to print (may be empty), or the candidates
+  kError = 'e',       // payload: the error message
+  kIncomplete = 'I',  // the chunk needs more lines
+  kSyntax = 'S',      // payload: the syntax error (the prompt offers the chunk for editing)
+  kLost = 'D',        // payload: the error; the worker's GPU context is now unusable
+  kDied = 0,          // never sent: the worker ended before it replied
+};
+
+// One answer: a status and its text ("worker died (signal 11)" for kDied).
+struct Reply {
+  Status status = Status::kOk;
+  std::string text;
+};
 
 struct Message {
   char type = 0;

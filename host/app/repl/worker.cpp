@@ -1,5 +1,7 @@
-// repl_worker.cpp: forking, talking to and replacing the REPL's worker process (see
-// repl_worker.hpp). The worker runs serve(): open the state, then one reply per request.
+// repl/worker.cpp: forking, talking to and replacing the REPL's worker process
+// (worker.hpp). The worker runs serve(): open the state, then one reply per request.
+// Depends on protocol.hpp, eval.hpp (what the worker runs), cli/child_group.hpp (its
+// process group) and cli/exit_codes.hpp (kInternal when it cannot start).
 #include "app/repl/worker.hpp"
 
 #include "app/cli/child_group.hpp"
@@ -18,6 +20,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "app/cli/exit_codes.hpp"
 #include "app/repl/eval.hpp"
 #include "app/repl/protocol.hpp"
 
@@ -78,16 +81,17 @@ void Worker::start() {
   // POLLHUP/EOF on the other, which is how a dead worker is noticed.
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    throw StartError(70, std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
+    throw StartError(kInternal,
+                     std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
   flush_output();  // or the child would flush our buffered output a second time
   const pid_t pid = fork_in_group({.die_with_parent = true, .unblock_signals = false});
   if (pid < 0) {
     ::close(sv[0]);
     ::close(sv[1]);
-    throw StartError(70, std::string("cannot fork the REPL worker: ") + std::strerror(errno));
+    throw StartError(kInternal, std::string("cannot fork the REPL worker: ") + std::strerror(errno));
   }
   if (pid == 0) {
-    // In the worker, in its own process group (app/child_group.hpp): the prompt decides
+    // In the worker, in its own process group (cli/child_group.hpp): the prompt decides
     // what a Ctrl-C means (interrupt, or kill when repeated); it never outlives the prompt.
     ::close(sv[0]);
     if (g_interrupt_pipe[0] >= 0) {
@@ -104,9 +108,9 @@ void Worker::start() {
   // The first message says whether the state opened (select_target may fail: no device,
   // a bad profile); only then is the worker usable.
   const Reply hello = request(0, {});
-  if (hello.status == Reply::kOk) return;
-  if (hello.status == Reply::kDied)
-    throw StartError(70, "the REPL worker " + death_.substr(7) + " while starting");
+  if (hello.status == Status::kOk) return;
+  if (hello.status == Status::kDied)
+    throw StartError(kInternal, "the REPL worker " + death_.substr(7) + " while starting");
   // kError carries "<code>\n<message>".
   const auto nl = hello.text.find('\n');
   throw StartError(std::atoi(hello.text.substr(0, nl).c_str()), hello.text.substr(nl + 1));
@@ -126,7 +130,7 @@ Reply Worker::attrs(const std::string& pattern) { return request(kAttrs, pattern
 std::vector<std::string> Worker::complete(const std::string& line) {
   const Reply r = request(kComplete, line);
   std::vector<std::string> out;
-  if (r.status != Reply::kOk) return out;
+  if (r.status != Status::kOk) return out;
   for (size_t pos = 0; pos < r.text.size();) {
     const size_t nl = r.text.find('\n', pos);
     out.push_back(r.text.substr(pos, nl - pos));
@@ -138,13 +142,13 @@ std::vector<std::string> Worker::complete(const std::string& line) {
 // Sends one request (type 0: none, just wait for the start-up message) and waits for
 // its reply while forwarding Ctrl-C: the first as SIGINT, the next as SIGKILL.
 Reply Worker::request(char type, const std::string& payload) {
-  if (!alive()) return {Reply::kDied, death_};
+  if (!alive()) return {Status::kDied, death_};
   if (payload.size() > kMaxPayload)  // refused here: the worker and its state stay as they are
-    return {Reply::kError, "input of " + std::to_string(payload.size() >> 20) +
-                               " MiB: the REPL takes at most 64 MiB per chunk (run a file with dofile)"};
+    return {Status::kError, "input of " + std::to_string(payload.size() >> 20) +
+                                " MiB: the REPL takes at most 64 MiB per chunk (run a file with dofile)"};
   if (type != 0 && !write_message(fd_, type, payload)) {
     reap(/*kill_first=*/false);
-    return {Reply::kDied, death_};
+    return {Status::kDied, death_};
   }
   int sent = 0;
   take_interrupts();  // a Ctrl-C typed before this request is not meant for it
@@ -158,22 +162,19 @@ Reply Worker::request(char type, const std::string& payload) {
     const std::optional<Message> m = read_message(fd_);
     if (!m) {
       reap(/*kill_first=*/false);
-      return {Reply::kDied, death_};
+      return {Status::kDied, death_};
     }
-    switch (m->type) {
-      case kOk:
-      case kReady:
-      case kCandidates:
-        return {Reply::kOk, m->payload};
-      case kIncomplete:
-        return {Reply::kIncomplete, m->payload};
-      case kLost:
-        return {Reply::kLost, m->payload};
-      case kSyntax:
-        return {Reply::kSyntax, m->payload};
-      default:
-        return {Reply::kError, m->payload};  // kError, kStartFailed
+    switch (const auto status = static_cast<Status>(m->type)) {
+      case Status::kOk:
+      case Status::kError:
+      case Status::kIncomplete:
+      case Status::kSyntax:
+      case Status::kLost:
+        return {status, m->payload};
+      case Status::kDied:  // never sent
+        break;
     }
+    return {Status::kError, m->payload};  // a type byte that is no status: a bug, said as an error
   }
 }
 
@@ -197,52 +198,42 @@ void Worker::reap(bool kill_first) {
     state = make();
   } catch (const StartError& e) {
     flush_output();
-    write_message(fd, kStartFailed, std::to_string(e.code) + "\n" + e.what());
+    write_message(fd, static_cast<char>(Status::kError), std::to_string(e.code) + "\n" + e.what());
     ::_exit(0);
   } catch (const std::exception& e) {
     flush_output();
-    write_message(fd, kStartFailed, "70\n" + std::string(e.what()));
+    write_message(fd, static_cast<char>(Status::kError), std::to_string(kInternal) + "\n" + e.what());
     ::_exit(0);
   } catch (...) {  // a Lua error raised outside a protected call
-    write_message(fd, kStartFailed, "70\nthe Lua state could not be opened");
+    write_message(fd, static_cast<char>(Status::kError),
+                  std::to_string(kInternal) + "\nthe Lua state could not be opened");
     ::_exit(0);
   }
   Evaluator ev(state.get());
   flush_output();
-  write_message(fd, kReady, {});
+  write_message(fd, static_cast<char>(Status::kOk), {});  // ready
   // One reply per request, after flushing what the chunk printed. A prompt that went
   // away closes the socket and ends this loop.
   while (const std::optional<Message> m = read_message(fd)) {
-    std::string reply;
-    char type = kOk;
+    Reply r;
     if (m->type == kEval || m->type == kEvalFinal) {
-      const EvalResult r = ev.eval(m->payload, m->type == kEvalFinal);
-      type = r.status == EvalResult::kOk       ? kOk
-             : r.status == EvalResult::kError  ? kError
-             : r.status == EvalResult::kLost   ? kLost
-             : r.status == EvalResult::kSyntax ? kSyntax
-                                               : kIncomplete;
-      reply = r.text;
+      r = ev.eval(m->payload, m->type == kEvalFinal);
       // A reply larger than the protocol carries is cut, never a dead worker.
-      if (reply.size() > kMaxPayload - 128)
-        reply = reply.substr(0, kMaxPayload - 128) + "\n... (output cut at 64 MiB)";
+      if (r.text.size() > kMaxPayload - 128)
+        r.text = r.text.substr(0, kMaxPayload - 128) + "\n... (output cut at 64 MiB)";
     } else if (m->type == kComplete) {
-      type = kCandidates;
-      for (const auto& c : ev.complete(m->payload)) reply += c + "\n";
-      if (!reply.empty()) reply.pop_back();
+      for (const auto& c : ev.complete(m->payload)) r.text += c + "\n";
+      if (!r.text.empty()) r.text.pop_back();
     } else if (m->type == kAttrs) {
-      const EvalResult r = ev.attrs(m->payload);
-      type = r.status == EvalResult::kOk ? kOk : kError;
-      reply = r.text;
+      r = ev.attrs(m->payload);
     } else {
-      type = kError;
-      reply = "unknown request to the REPL worker";
+      r = {Status::kError, "unknown request to the REPL worker"};
     }
     // A value whose text passes the frame limit is cut, not a reason to end the worker.
     const std::string cut = "\n... (cut: the text passed the REPL's 64 MiB limit)";
-    if (reply.size() > kMaxPayload) reply.replace(kMaxPayload - cut.size(), std::string::npos, cut);
+    if (r.text.size() > kMaxPayload) r.text.replace(kMaxPayload - cut.size(), std::string::npos, cut);
     flush_output();
-    if (!write_message(fd, type, reply)) break;
+    if (!write_message(fd, static_cast<char>(r.status), r.text)) break;
   }
   flush_output();
   ::_exit(0);

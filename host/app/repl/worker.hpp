@@ -1,9 +1,8 @@
-// repl_worker.hpp: the REPL's worker process. The prompt forks a worker that opens the
-// Lua state and answers requests over a socketpair (repl_protocol.hpp), so a crash or a
-// hang costs the Lua state, never the prompt: the prompt notices, says so and starts a
-// fresh worker. The worker gets its own process group (terminal Ctrl-C reaches only the
-// prompt, which forwards it) and dies with the prompt (PR_SET_PDEATHSIG).
-// Depends on bind/state.hpp (the state) and repl_eval.hpp (what the worker runs).
+// repl/worker.hpp: the REPL's worker process. The prompt forks a worker that opens the Lua
+// state and answers requests over a socketpair (protocol.hpp), so a crash or a hang costs
+// the state, never the prompt, which says so and starts a fresh worker. The worker has its
+// own process group (Ctrl-C reaches the prompt, which forwards it) and dies with the prompt.
+// Depends on protocol.hpp (Reply, Status) and bind/state.hpp (the state it holds).
 #pragma once
 #include <sys/types.h>
 
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/repl/protocol.hpp"
 #include "bind/state.hpp"
 
 namespace warplab::app::repl {
@@ -23,13 +23,6 @@ using StateFactory = std::function<bind::StatePtr()>;
 struct StartError : std::runtime_error {
   StartError(int code, const std::string& msg) : std::runtime_error(msg), code(code) {}
   int code;
-};
-
-struct Reply {
-  // kLost: an error after which the worker's GPU context is unusable.
-  // kSyntax: an error that the chunk does not parse.
-  enum Status { kOk, kError, kIncomplete, kDied, kLost, kSyntax } status = kOk;
-  std::string text;  // values, error message, or for kDied "worker died (signal 11)"
 };
 
 class Worker {
@@ -52,7 +45,7 @@ class Worker {
 
   bool alive() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
-  // After a kDied reply: "worker died (signal 11)" or "worker died (exit 3)".
+  // After a Status::kDied reply: "worker died (signal 11)" or "worker died (exit 3)".
   const std::string& death() const { return death_; }
 
  private:

@@ -1,14 +1,15 @@
-// cmd_run.cpp: `warplab run SCRIPT.lua [-p key=value ...] [args ...]`: runs a Lua
-// experiment script against the live GPU or, offline, a device profile.
-// Exit status: 0, 1 when the script raised an error or a warplab.check failed; with
-// --sanitize TOOL (app/sanitize.hpp) 8 without compute-sanitizer, 9 when it found errors.
+// run/command.cpp: `warplab run SCRIPT.lua [-p key=value ...] [args ...]`: runs a Lua
+// experiment script against the live GPU or, offline, a device profile. Exit 0, or 1 when
+// the script raised an error or a warplab.check failed; --sanitize TOOL runs it again under
+// compute-sanitizer (cli/sanitize.hpp: 8, 9). Depends on cli/command.hpp, cli/lua_state.hpp,
+// bind/state.hpp (run_file) and lab/ (deps, script).
 #include <filesystem>
 #include <iostream>
 #include <map>
 
 #include "app/cli/command.hpp"
 #include "app/cli/lua_state.hpp"
-#include "app/sanitize/log.hpp"
+#include "app/cli/sanitize.hpp"
 #include "bind/state.hpp"
 #include "lab/deps.hpp"
 #include "lab/script.hpp"

@@ -1,9 +1,8 @@
-// sanitize.cpp: reading compute-sanitizer's text log (see sanitize.hpp). A pure function:
-// a log in, findings out (the table is sanitize_table.cpp's). The formats read are those of
-// compute-sanitizer 2020 to 2025 (CUDA 11 to 13): records start at "========= " and their
-// details at "=========     "; locations read "kernel(args)+0x70 in file.cu:12" (CUDA 12+)
-// or "0x00000070 in file.cu:12:kernel(args)" (CUDA 11), without " in file:line" when the
-// code has no line information.
+// sanitize/log.cpp: reading compute-sanitizer's text log (log.hpp), a log in, findings
+// out, for the tool's 2020-2025 formats (CUDA 11 to 13): records start at "========= ", details
+// at "=========     "; a location reads "kernel(args)+0x70 in file.cu:12" (CUDA 12+) or
+// "0x00000070 in file.cu:12:kernel(args)" (CUDA 11), without " in file:line" when the code
+// has no line information. Depends on the standard library only.
 #include "app/sanitize/log.hpp"
 
 #include <algorithm>
@@ -227,15 +226,6 @@ void cross_check(Report& r) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& tools() {
-  static const std::vector<std::string> t = {"memcheck", "racecheck", "synccheck", "initcheck"};
-  return t;
-}
-
-bool valid_tool(const std::string& tool) {
-  return std::find(tools().begin(), tools().end(), tool) != tools().end();
-}
 
 long long Report::errors() const {
   long long read = 0;

@@ -1,20 +1,13 @@
-// sanitize.hpp: `warplab run --sanitize TOOL`: warplab runs itself again under NVIDIA's
-// compute-sanitizer (kernels compiled with -lineinfo), reads the tool's log and sums its
-// findings up per kernel and file:line. The log parser and the summary are pure functions
-// (sanitize.cpp, unit-tested); finding the tool and running the child are in
-// sanitize_run.cpp (POSIX). No Lua, no CUDA.
+// sanitize/log.hpp: what `run --sanitize TOOL` reads back: compute-sanitizer's log parsed
+// into findings (log.cpp) and summed up per kernel and file:line in the closing table
+// (table.cpp). Pure functions, unit-tested; no Lua, no CUDA.
 #pragma once
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace warplab::app::sanitize {
-
-// The tools --sanitize accepts, in the order the usage message lists them.
-const std::vector<std::string>& tools();
-bool valid_tool(const std::string& tool);
 
 // One error or warning record of the log, as compute-sanitizer printed it.
 struct Finding {
@@ -61,26 +54,5 @@ std::string display_path(const std::string& file, const std::string& cwd);
 //   racecheck: 1 error (2048 hazards) in kernel planted_race at kernels_src/...:41
 // and the cross-check notes. `cwd` shortens paths (display_path).
 std::string format_summary(const std::string& tool, const Report& r, const std::string& cwd);
-
-// ---- sanitize_run.cpp --------------------------------------------------------------
-
-// Where compute-sanitizer is looked for, in order: $WARPLAB_COMPUTE_SANITIZER alone when
-// set (a path to the executable); else each PATH entry, then $CUDA_HOME, $CUDA_PATH,
-// $CUDAToolkit_ROOT, the toolkit whose headers NVRTC uses (rtc::cuda_include_dirs) and
-// /usr/local/cuda, each as bin/compute-sanitizer and compute-sanitizer/compute-sanitizer.
-// `getenv` is injectable for tests.
-using Getenv = std::function<const char*(const char*)>;
-std::vector<std::string> candidates(const Getenv& getenv, const std::vector<std::string>& toolkit_dirs);
-// The first candidate that is an executable file; "" when none is.
-std::string find_tool(const std::vector<std::string>& candidates);
-
-// The command line of the child run: `argv` (warplab's own, argv[0] included) with
-// `--sanitize X` / `--sanitize=X` removed (never after a `--`), argv[0] replaced by `exe`.
-std::vector<std::string> child_argv(const std::vector<std::string>& argv, const std::string& exe);
-
-// Runs the child under compute-sanitizer and prints the summary. Returns the exit code:
-// the child's when the tool found nothing, kSanitizerFindings when it found errors,
-// kNoSanitizer (after one sentence) when compute-sanitizer is nowhere to be found.
-int run(const std::string& tool, const std::vector<std::string>& argv);
 
 }  // namespace warplab::app::sanitize

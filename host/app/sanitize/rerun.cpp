@@ -1,9 +1,8 @@
-// sanitize_run.cpp: finding compute-sanitizer and running warplab again under it (see
-// sanitize.hpp). The child is this very binary (/proc/self/exe) with the same arguments
-// minus --sanitize, and WARPLAB_LINEINFO=1 so every cuda.compile adds -lineinfo (the
-// compile cache keys on the options, so those builds are cached apart). The tool writes
-// to a log file of its own, so the script's output reaches the terminal untouched.
-// POSIX; depends on rtc/toolkit.hpp for the CUDA directory NVRTC's headers came from.
+// sanitize/rerun.cpp: finding compute-sanitizer and running warplab again under it
+// (cli/sanitize.hpp, rerun.hpp): this very binary (/proc/self/exe) with the same arguments
+// minus --sanitize, and WARPLAB_LINEINFO=1 so every cuda.compile adds -lineinfo; the tool
+// writes its own log file, so the script's output reaches the terminal untouched. POSIX;
+// depends on log.hpp, cli/exit_codes.hpp and rtc/toolkit.hpp (where NVRTC's CUDA is).
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 
 #include "app/cli/exit_codes.hpp"
 #include "app/sanitize/log.hpp"
+#include "app/sanitize/rerun.hpp"
 #include "rtc/toolkit.hpp"
 
 namespace warplab::app::sanitize {
@@ -108,6 +108,15 @@ struct LogFile {
 };
 
 }  // namespace
+
+const std::vector<std::string>& tools() {
+  static const std::vector<std::string> t = {"memcheck", "racecheck", "synccheck", "initcheck"};
+  return t;
+}
+
+bool valid_tool(const std::string& tool) {
+  return std::find(tools().begin(), tools().end(), tool) != tools().end();
+}
 
 std::vector<std::string> candidates(const Getenv& getenv, const std::vector<std::string>& toolkit_dirs) {
   if (const char* v = getenv("WARPLAB_COMPUTE_SANITIZER")) return {v};

@@ -1,6 +1,6 @@
-// sanitize_table.cpp: the closing table of `run --sanitize` (see sanitize.hpp): findings
-// grouped per kind, kernel and file:line, one row each, then one sentence with the totals
-// and the first place. Pure functions: findings in, text out.
+// sanitize/table.cpp: the closing table of `run --sanitize` (log.hpp): findings grouped per
+// kind, kernel and file:line, one row each, then one sentence with the totals and the first
+// place. Pure functions: findings in, text out.
 #include <algorithm>
 #include <map>
 #include <sstream>

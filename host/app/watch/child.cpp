@@ -1,4 +1,5 @@
-// watch_child.cpp: the child process of one watched run (see watch_child.hpp).
+// watch/child.cpp: the child process of one watched run (child.hpp), and the dependency
+// file it leaves. Depends on cli/child_group.hpp (fork into a group, kill, reap).
 #include "app/watch/child.hpp"
 
 #include "app/cli/child_group.hpp"
@@ -37,7 +38,7 @@ ChildRun::ChildRun(const std::string& exe, const std::vector<std::string>& argv,
   envp.push_back(nullptr);
 
   started_ = std::chrono::steady_clock::now();
-  // A process group of its own (app/child_group.hpp); the watcher blocks the signals it
+  // A process group of its own (cli/child_group.hpp); the watcher blocks the signals it
   // reads through signalfd, the run must not.
   pid_ = fork_in_group({.die_with_parent = false, .unblock_signals = true});
   if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "cannot fork a run");

@@ -1,8 +1,7 @@
-// watch_child.hpp: one run of a watched script, isolated in a child process: fork, a
-// process group of its own (so a kill reaches everything it started), signals unblocked,
-// stdin from /dev/null, then exec. The watcher never waits on it blindly: it polls
-// finished() when SIGCHLD arrives and kills the group on timeout, on a new save and on
-// exit. Also reads the dependency file the run wrote (lab/deps.hpp). POSIX only.
+// watch/child.hpp: one run of a watched script, isolated in a child process with a process
+// group of its own, signals unblocked, stdin from /dev/null. The watcher polls finished()
+// on SIGCHLD and kills the group on timeout, on a new save and on exit. Also reads the
+// dependency file the run wrote (lab/deps.hpp's format). POSIX only.
 #pragma once
 #include <sys/types.h>
 

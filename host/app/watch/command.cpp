@@ -1,9 +1,8 @@
-// cmd_watch.cpp: `warplab watch SCRIPT.lua [-p k=v ...] [--clear] [--diff] [--timeout S]`:
-// runs the script in a child (`warplab run` of this same binary), then again after every
-// save of the script, of a kernel file it compiled or of a header those include (the
-// run records them: lab/deps.hpp). A failing, crashing or hanging run ends that run
-// only. Signals arrive through a signalfd, so Ctrl-C is just another poll event.
-// Depends on watch_files.hpp (inotify, debounce) and watch_child.hpp (the runs).
+// watch/command.cpp: `warplab watch SCRIPT.lua [-p k=v ...] [--clear] [--diff] [--timeout S]`:
+// runs the script in a child (`warplab run`), then again after every save of the script, a
+// kernel file it compiled or a header those include (lab/deps.hpp). A failing, crashing or
+// hanging run ends that run only; signals arrive through a signalfd. Depends on
+// cli/command.hpp, files.hpp (inotify), child.hpp (the runs), diff.hpp, cu/profile, lab/script.
 #include <poll.h>
 #include <sys/signalfd.h>
 #include <unistd.h>

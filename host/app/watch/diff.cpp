@@ -1,5 +1,6 @@
-// watch_diff.cpp: see watch_diff.hpp. The diff is the textbook longest-common-subsequence
-// table over lines, which is plenty for kernels (capped at 3000 lines a side).
+// watch/diff.cpp: comparing two runs' code folders (diff.hpp). The diff is the textbook
+// longest-common-subsequence table over lines, plenty for kernels (3000 lines a side at
+// most). Depends on resources.hpp and rtc/ (ptx, elf, signature).
 #include "app/watch/diff.hpp"
 
 #include "rtc/ptx.hpp"

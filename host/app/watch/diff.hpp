@@ -1,8 +1,7 @@
-// watch_diff.hpp: what an edit changed in the code the GPU runs (`warplab watch`). Runs
-// write each module's PTX, CUBIN and spills, their last launches and their device into a
-// folder (lab/deps.hpp); after each good run the watcher compares them, kernel by kernel,
-// with the previous run's and prints, per changed kernel, one line of its resources and
-// occupancy old -> new (watch_resources.hpp); with --diff also a unified diff of the PTX
+// watch/diff.hpp: what an edit changed in the code the GPU runs. Runs write each module's
+// PTX, CUBIN, spills, last launches and device into a folder (lab/deps.hpp); after a good run
+// the watcher compares them kernel by kernel with the previous run's: one line of resources
+// and occupancy per changed kernel (resources.hpp), and with --diff a unified diff of the PTX
 // and, when cuobjdump or nvdisasm is installed, of the SASS.
 #pragma once
 #include <map>

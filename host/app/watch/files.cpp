@@ -1,5 +1,5 @@
-// watch_files.cpp: inotify on the directories of the watched files, with debouncing
-// (see watch_files.hpp).
+// watch/files.cpp: inotify on the directories of the watched files, with debouncing
+// (files.hpp). Linux (inotify, poll) only.
 #include "app/watch/files.hpp"
 
 #include <poll.h>

@@ -1,8 +1,7 @@
-// watch_files.hpp: the core of `warplab watch`: notices saves of a set of files. It
-// watches their DIRECTORIES with inotify, because editors save by writing a temporary
-// file and renaming it over the original (vim, VS Code, JetBrains), which a watch on the
-// file itself would lose. Events are matched against the set, editor swap and backup
-// files are ignored, and bursts are coalesced into one batch. Linux only; no Lua.
+// watch/files.hpp: the core of `warplab watch`: notices saves of a set of files. It watches
+// their DIRECTORIES with inotify, as editors save by writing a temporary file and renaming it
+// over the original, which a watch on the file would lose. Swap and backup files are
+// ignored, bursts coalesced into one batch. Linux only; no Lua.
 #pragma once
 #include <chrono>
 #include <optional>

@@ -1,8 +1,7 @@
-// watch_resources.hpp: the line `warplab watch` prints per changed kernel after a good
-// run: registers, spills, stack and shared memory old -> new, and the occupancy at the
-// block size the run last launched the kernel with (cu/occupancy.hpp, against the device
-// the run worked on). Reads the records a run leaves in the code folder (lab/deps.hpp).
-// No Lua, no driver.
+// watch/resources.hpp: the line `warplab watch` prints per changed kernel after a good run:
+// registers, spills, stack and shared memory old -> new, and the occupancy at the block size
+// the run last launched it with (cu/occupancy.hpp, on the run's device). Reads the records a
+// run leaves in the code folder (lab/deps.hpp). No Lua, no driver.
 #pragma once
 #include <map>
 #include <optional>
