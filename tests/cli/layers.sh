@@ -17,12 +17,27 @@ check cu 'lua|lauxlib|lualib|bind/|app/|lab/|rtc/' "Lua or a layer above it"
 check rtc 'lua|lauxlib|lualib|bind/|app/|lab/|cu/' "Lua or a layer above it"
 check lab 'lua|lauxlib|lualib|bind/|app/' "Lua or a layer above it"
 check bind 'app/' "the program (host/app)"
-# The commands that run no Lua (compile, attrs, cache, list) and what every command shares
-# (cli.hpp, exit_codes.hpp) include neither Lua nor the bindings: app/lua_state.hpp does.
-for f in cli/command.hpp cli/exit_codes.hpp compile/command.cpp attrs/command.cpp cache/command.cpp list/command.cpp; do
-  hits=$(grep -nE '#include [<"](lua|lauxlib|lualib|bind/|app/cli/lua_state|app/repl/worker)' "$ROOT/host/app/$f" 2>/dev/null)
-  [ -z "$hits" ] || bad "host/app/$f includes Lua or the bindings:"$'\n'"$hits"
-done
+# host/app is a folder per front end: cli/ (main and what every command shares), run/,
+# repl/, watch/, sanitize/, attrs/, compile/, cache/, list/. A folder includes another only
+# through app/cli's interfaces (or the layers below); includes name their folder
+# ("app/repl/worker.hpp"), so no relative path goes around the rule.
+# Lua and the bindings are included only by run/, repl/ and cli/lua_state.*: the commands
+# that run no Lua (compile, attrs, cache, list), watch (its runs are child processes),
+# sanitize and the rest of cli/ include neither, nor app/cli/lua_state.hpp, which does.
+while IFS= read -r f; do
+  rel=${f#"$ROOT"/host/app/}
+  case $rel in
+    */*) ;;
+    *) bad "host/app/$rel is outside the front ends' folders (host/app/cli, run, repl, ...)"; continue ;;
+  esac
+  dir=${rel%%/*}
+  hits=$(grep -nE '#include [<"]app/' "$f" | grep -vE "#include [<\"]app/($dir|cli)/"
+    grep -nE '#include "' "$f" | grep -vE '#include "(app|bind|lab|cu|rtc)/')
+  [ -z "$hits" ] || bad "host/app/$rel includes another app folder (only app/cli is shared) or a path without its folder:"$'\n'"$hits"
+  case $rel in run/* | repl/* | cli/lua_state.*) continue ;; esac
+  hits=$(grep -nE '#include [<"](lua|lauxlib|lualib|bind/|app/cli/lua_state)' "$f")
+  [ -z "$hits" ] || bad "host/app/$rel includes Lua or the bindings (only run/, repl/ and cli/lua_state.* may):"$'\n'"$hits"
+done < <(find "$ROOT/host/app" -type f \( -name '*.cpp' -o -name '*.hpp' \) | sort)
 for f in "$ROOT"/host/*/*.cpp "$ROOT"/host/*/*.hpp; do
   n=$(wc -l <"$f")
   [ "$n" -le 400 ] || bad "${f#$ROOT/} has $n lines (the limit is 400)"
