@@ -134,17 +134,22 @@ std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, con
   }
 
   if (c.cooperative) {
-    if (!d.cooperative_launch) [[unlikely]]
+    // An architecture profile knows neither cooperative_launch nor the SM count: what it
+    // cannot tell is not refused (a GPU decides), what it can (no block fits) is.
+    if (d.cooperative_known && !d.cooperative_launch) [[unlikely]]
       return broken(Limit::cooperative_support,
                     "a cooperative launch needs cooperative_launch = 1, and this device has "
                     "cooperative_launch = 0");
     // Every block of a cooperative grid must be resident at once.
     const OccupancyResult occ =
         occupancy(k, static_cast<int>(threads), static_cast<long long>(c.shared_bytes), d);
-    const u64 resident =
-        u64(occ.blocks_per_sm) * u64(d.multiprocessor_count > 0 ? d.multiprocessor_count : 0);
+    const bool sms_known = d.multiprocessor_count > 0;
+    const u64 resident = u64(occ.blocks_per_sm) * u64(sms_known ? d.multiprocessor_count : 0);
     const u64 blocks = u64{c.grid.x} * c.grid.y * c.grid.z;
-    if (blocks > resident) [[unlikely]]
+    if (!sms_known && occ.blocks_per_sm == 0) [[unlikely]]
+      return broken(Limit::cooperative_residency,
+                    "cooperative grid of " + num(static_cast<long long>(blocks)) + " blocks: " + occ.reason);
+    if (sms_known && blocks > resident) [[unlikely]]
       return broken(Limit::cooperative_residency,
                     "cooperative grid of " + num(static_cast<long long>(blocks)) + " blocks exceeds the " +
                         num(static_cast<long long>(resident)) + " co-resident blocks (" +

@@ -216,7 +216,9 @@ DeviceLimits device_limits(const DeviceSnapshot& s) {
   d.cc_major = s.cc_major ? s.cc_major : static_cast<int>(opt("compute_capability_major", 0));
   d.cc_minor = s.cc_major ? s.cc_minor : static_cast<int>(opt("compute_capability_minor", 0));
   d.warp_size = static_cast<int>(req("warp_size"));
-  d.multiprocessor_count = static_cast<int>(req("multiprocessor_count"));
+  // An architecture profile does not know the SM count: 0, and grid-wide checks skip it.
+  d.multiprocessor_count =
+      static_cast<int>(s.is_unknown("multiprocessor_count") ? 0 : req("multiprocessor_count"));
   d.max_threads_per_block = static_cast<int>(req("max_threads_per_block"));
   d.max_block_dim[0] = static_cast<int>(req("max_block_dim_x"));
   d.max_block_dim[1] = static_cast<int>(req("max_block_dim_y"));
@@ -234,6 +236,7 @@ DeviceLimits device_limits(const DeviceSnapshot& s) {
   d.max_blocks_per_sm = static_cast<int>(
       opt("max_blocks_per_multiprocessor", arch_facts(d.cc_major, d.cc_minor).default_max_blocks));
   d.cooperative_launch = opt("cooperative_launch", 0) != 0;
+  d.cooperative_known = s.attr("cooperative_launch") || !s.is_unknown("cooperative_launch");
   return d;
 }
 
