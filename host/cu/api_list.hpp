@@ -63,4 +63,20 @@
   X(cuStreamWaitEvent)                                    \
   X(cuFuncLoad)                                           \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
-  X(cuOccupancyMaxPotentialBlockSize)
+  X(cuOccupancyMaxPotentialBlockSize)                     \
+  X(cuCtxGetStreamPriorityRange)                          \
+  X(cuStreamCreateWithPriority)                           \
+  X(cuStreamGetPriority)                                  \
+  X(cuStreamBeginCapture)                                 \
+  X(cuStreamEndCapture)                                   \
+  X(cuStreamGetCaptureInfo)                               \
+  X(cuGraphInstantiateWithFlags)                          \
+  X(cuGraphLaunch)                                        \
+  X(cuGraphExecUpdate)                                    \
+  X(cuGraphGetNodes)                                      \
+  X(cuGraphNodeGetType)                                   \
+  X(cuGraphDestroy)                                       \
+  X(cuGraphExecDestroy)                                   \
+  X(cuMemAllocManaged)                                    \
+  X(cuMemPrefetchAsync)                                   \
+  X(cuMemAdvise)
