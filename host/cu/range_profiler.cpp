@@ -75,6 +75,7 @@ void RangeProfiler::configure(const std::vector<std::string>& metrics, std::vect
                               std::size_t max_ranges) {
   config_ = std::move(config_image);
   std::vector<const char*> names;
+  names.reserve(metrics.size());
   for (const auto& m : metrics) names.push_back(m.c_str());
   auto size = WL_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
   size.pRangeProfilerObject = obj_;

@@ -131,7 +131,7 @@ std::string available(const cu::MetricHost& host, std::string_view alternatives)
   std::size_t start = 0;
   while (start <= alternatives.size()) {
     const std::size_t bar = alternatives.find('|', start);
-    const std::string one(alternatives.substr(start, bar == std::string_view::npos ? bar : bar - start));
+    std::string one(alternatives.substr(start, bar == std::string_view::npos ? bar : bar - start));
     if (!one.empty() && host.properties(one)) return one;
     if (bar == std::string_view::npos) break;
     start = bar + 1;
@@ -225,7 +225,7 @@ std::string chip_for_compute_capability(int major, int minor) {
 
 std::string counter_chip(const cu::DeviceSnapshot& device) {
   if (device.live()) return cu::chip_name(device.ordinal);
-  const std::string chip = chip_for_compute_capability(device.cc_major, device.cc_minor);
+  std::string chip = chip_for_compute_capability(device.cc_major, device.cc_minor);
   if (chip.empty())
     throw Error("warplab knows no CUPTI chip for " + device.arch() + " (" + device.source +
                 "), so its counter names cannot be checked offline");
