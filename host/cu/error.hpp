@@ -27,6 +27,9 @@ class Error : public std::runtime_error {
   // An error described by one sentence, of kind_of(code). `code` stays CUDA_SUCCESS for
   // bad input and broken limits; CUDA_ERROR_NO_DEVICE marks "no driver / no GPU".
   explicit Error(const std::string& message, CUresult code = CUDA_SUCCESS);
+  // An error of a library beside the driver (CUPTI: cu/cupti.hpp) whose kind is decided
+  // by that library's own code, not by a CUresult; code() stays CUDA_SUCCESS.
+  Error(const std::string& message, ErrorKind kind);
   CUresult code() const noexcept { return code_; }
   ErrorKind kind() const noexcept { return kind_; }
   const std::string& call() const noexcept { return call_; }
