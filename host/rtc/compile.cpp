@@ -233,7 +233,7 @@ void collect_outputs(nvrtcProgram p, const Options& opt, CompileResult& r) {
 std::string cache_key(const Source& named, const Options& opt, const CompileResult& r,
                       const ResolvedIncludes& inc) {
   KeyBuilder k;
-  k.add("warplab-cache-v2").add(r.nvrtc_version).add(r.arch);
+  k.add("warplab-cache-v3").add(r.nvrtc_version).add(r.arch);
   for (const std::string& o : r.options) k.add(o);
   k.add("names");
   for (const std::string& e : opt.name_expressions) k.add(e);
