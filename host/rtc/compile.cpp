@@ -14,6 +14,7 @@
 #include <mutex>
 #include <regex>
 
+#include "rtc/nvrtc_options.hpp"
 #include "rtc/toolkit.hpp"
 
 namespace warplab::rtc {
@@ -265,6 +266,7 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   if (opt.arch.empty()) throw Error("no target architecture given (e.g. sm_90)");
   for (const auto& d : opt.defines) check_define_name(d.first);
   check_arch(opt.arch, opt.allow_virtual);
+  if (const std::string bad = check_options(opt.extra); !bad.empty()) throw Error(bad);
   CompileResult r;
   r.arch = opt.arch;
   r.nvrtc_version = nvrtc_version();
@@ -272,6 +274,8 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   // The user's dirs first, so a project can shadow a warplab header on purpose.
   std::vector<std::filesystem::path> dirs;
   for (const std::string& d : opt.include_dirs) dirs.push_back(std::filesystem::absolute(d));
+  // -I among the extra options too: what NVRTC would find there, warplab finds and tracks.
+  for (const std::string& d : option_include_dirs(opt.extra)) dirs.push_back(std::filesystem::absolute(d));
   if (auto w = warplab_include_dir(); !w.empty()) dirs.push_back(w);
   Source named = src;
   if (named.name.empty()) named.name = "source.cu";  // NVRTC needs some name for the log
