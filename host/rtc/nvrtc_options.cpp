@@ -1,8 +1,12 @@
 // nvrtc_options.cpp: see nvrtc_options.hpp. One table of NVRTC's spellings (long, short,
 // how the value is written), each accepted or refused with its reason; -Xptxas values
-// have their own list. NVRTC's own forms were read off NVRTC 13.0: an option's value may
-// follow as the next element ("-maxrregcount", "32") for the options marked `split`.
+// have their own list; then the whole option list warplab hands NVRTC. NVRTC's own forms were read off
+// NVRTC 13.0: an option's value may follow as the next element ("-maxrregcount", "32") for the options marked
+// `split`.
 #include "rtc/nvrtc_options.hpp"
+
+#include "rtc/compile.hpp"
+#include "rtc/toolkit.hpp"
 
 #include <cstring>
 #include <string_view>
@@ -152,6 +156,8 @@ std::string parse(const std::vector<std::string>& options, std::vector<Parsed>* 
     const std::string& o = options[i];
     if (o.empty()) return std::string("an empty string is not an option; ") + kWhere;
     if (o[0] != '-') return "'" + o + "' is not an option (options start with -); " + kWhere;
+    if (o.find_first_of("\r\n") != std::string::npos)
+      return "an option holds a line break ('" + o.substr(0, o.find_first_of("\r\n")) + "...'); " + kWhere;
     const std::size_t eq = o.find('=');
     const std::string name = o.substr(0, eq);
     Parsed p{o, nullptr, eq == std::string::npos ? std::string() : o.substr(eq + 1)};
@@ -189,6 +195,19 @@ std::string parse(const std::vector<std::string>& options, std::vector<Parsed>* 
 }  // namespace
 
 std::string check_options(const std::vector<std::string>& options) { return parse(options, nullptr); }
+
+std::vector<std::string> nvrtc_options(const Options& opt) {
+  std::vector<std::string> o = {"--gpu-architecture=" + opt.arch};
+  if (!is_virtual_arch(opt.arch)) o.push_back("--ptxas-options=-v");  // ptxas runs for sm_XX only
+  if (!opt.std.empty()) o.push_back("--std=" + opt.std);
+  for (const auto& [name, value] : opt.defines) o.push_back("-D" + name + "=" + value);
+  // Both dirs: CUDA 13 keeps <cuda/std/...> (needed by cooperative_groups.h) in cccl/.
+  for (const auto& dir : cuda_include_dirs()) o.push_back("-I" + dir.string());
+  if (opt.lineinfo) o.push_back("-lineinfo");
+  if (opt.max_registers > 0) o.push_back("--maxrregcount=" + std::to_string(opt.max_registers));
+  for (const std::string& e : opt.extra) o.push_back(e);
+  return o;
+}
 
 std::vector<std::string> option_include_dirs(const std::vector<std::string>& options) {
   std::vector<Parsed> parsed;

@@ -155,3 +155,37 @@ TEST(NvrtcOptions, IncludeFoldersAmongTheOptionsAreTracked) {
   EXPECT_EQ(rtc::option_include_dirs({"-DX", "-I", "a", "-Ib", "--include-path=c", "-Xptxas", "-v"}),
             (List{"a", "b", "c"}));
 }
+
+// The other inputs that become NVRTC options: a macro value with a line break, an include
+// folder that is "" (or relative with no current folder) are one sentence, never NVRTC's
+// "failed without an error message" nor a filesystem exception; an option NVRTC's front end
+// refuses ("Command-line error") is an error diagnostic.
+TEST(NvrtcOptions, OtherInputsThatBecomeOptionsAreOneSentence) {
+  rtc::Source src;
+  src.name = "k.cu";
+  src.text = "__global__ void k(int* p) { p[0] = 1; }\n";
+  rtc::Options o;
+  o.arch = "sm_80";
+  o.defines = {{"X", "1\n#error injected"}};
+  auto message = [&] {
+    try {
+      rtc::compile(src, o);
+    } catch (const rtc::Error& e) {
+      EXPECT_EQ(e.code(), NVRTC_SUCCESS);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(), "the value of the macro X holds a line break; a macro's value is one line");
+  o.defines.clear();
+  o.include_dirs = {""};
+  EXPECT_EQ(message(), "cannot use the include folder '': it is an empty string");
+  o.include_dirs.clear();
+  o.extra = {"-DY=1\n#error injected"};
+  EXPECT_NE(message().find("an option holds a line break ('-DY=1...')"), std::string::npos) << message();
+  o.extra = {"-D1X=2"};
+  const rtc::CompileResult r = rtc::compile(src, o);
+  ASSERT_FALSE(r.ok);
+  ASSERT_EQ(r.errors(), 1u) << r.log;
+  EXPECT_EQ(r.diagnostics[0].message, "in the options: invalid macro definition: 1X=2");
+}
