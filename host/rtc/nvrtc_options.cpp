@@ -169,6 +169,8 @@ std::string parse(const std::vector<std::string>& options, std::vector<Parsed>* 
           p.spec = &s;
           p.value = o.substr(2);
         }
+    if (!p.spec && name.size() == 3 && name.rfind("-O", 0) == 0 && name[2] >= '0' && name[2] <= '3')
+      return "'" + o + "' is not an NVRTC option; ptxas's is -Xptxas " + name + "; " + kWhere;
     if (!p.spec) return "'" + o + "' is not among the options warplab passes to NVRTC; " + kWhere;
     // "-arch sm_80": the value is the next element (not for "-arch=sm_80" or "-DNAME").
     const bool takes_next = (p.spec->value == Value::split || p.spec->value == Value::attached) &&

@@ -102,6 +102,7 @@ TEST(NvrtcOptions, RefusedOptionsAreOneSentenceNamingThem) {
       {{"-Xptxas", "-v,-O2"}, "is not among the ptxas options"},
       {{"-Xptxas", "--opt-level="}, "is not among the ptxas options"},
       {{"--use-fast-math"}, "'--use-fast-math' is not among the options warplab passes to NVRTC"},
+      {{"-O3"}, "'-O3' is not an NVRTC option; ptxas's is -Xptxas -O3"},
       {{"foo.cu"}, "'foo.cu' is not an option (options start with -)"},
       {{""}, "an empty string is not an option"},
       {{"-lineinfo -G"}, "'-lineinfo -G' is not among the options"},
