@@ -130,6 +130,8 @@ WriteResult write_file_at(int dir_fd, const std::string& name, std::string_view 
     if (opts.replace == Replace::never) return fail(S::exists, EEXIST, quoted(shown) + " already exists");
     if (S_ISCHR(old.st_mode) || S_ISFIFO(old.st_mode)) return write_into_device(dir_fd, name, bytes, shown);
     if (!S_ISREG(old.st_mode)) return fail(S::not_file, 0, quoted(shown) + " is not a regular file");
+    // A file its owner made read-only stays so: the rename could replace it, open() could not.
+    if (::faccessat(dir_fd, name.c_str(), W_OK, AT_EACCESS) != 0) return os_failure(errno, shown, true);
     had_old = true;
   } else if (errno != ENOENT) {
     return os_failure(errno, shown, false);

@@ -5,6 +5,7 @@
 // written into rather than replaced, and no temporary file outlives a write.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -82,6 +83,38 @@ TEST(SysWrite, ReplaceAllowedReplacesAndKeepsTheMode) {
   EXPECT_EQ(read(p), "new");
   EXPECT_EQ(mode_of(p), 0640u);
   EXPECT_TRUE(others(tmp.path(), {"results.json"}).empty());
+}
+
+// Replacing goes by the file's own permission, as writing into it would: a read-only file
+// is kept. Root may write anything, so as root the attempt runs as `nobody` in a child.
+TEST(SysWrite, AReadOnlyFileIsNotReplaced) {
+  ScratchDir tmp;
+  const fs::path p = tmp.write("ro.txt", "keep");
+  fs::permissions(p, fs::perms(0444));
+  const std::string want =
+      "cannot write '" + p.string() + "': " + std::strerror(EACCES) + " (the old file is unchanged)";
+  auto attempt = [&] {
+    const WriteResult r = write_file(p.string(), "new", Replace::allowed);
+    return r.status == WriteResult::Status::failed && r.error == EACCES && r.message == want;
+  };
+  if (::geteuid() != 0) {
+    EXPECT_TRUE(attempt());
+  } else {
+    const passwd* pw = ::getpwnam("nobody");
+    if (!pw) GTEST_SKIP() << "no user nobody";
+    ASSERT_EQ(::chown(tmp.path().c_str(), pw->pw_uid, pw->pw_gid), 0);
+    ASSERT_EQ(::chown(p.c_str(), pw->pw_uid, pw->pw_gid), 0);
+    const pid_t kid = ::fork();
+    ASSERT_GE(kid, 0);
+    if (kid == 0) {
+      if (::setgid(pw->pw_gid) != 0 || ::setuid(pw->pw_uid) != 0) ::_exit(2);
+      ::_exit(attempt() ? 0 : 1);
+    }
+    int st = 0;
+    ::waitpid(kid, &st, 0);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "status " << st;
+  }
+  EXPECT_EQ(read(p), "keep");
 }
 
 // A file size limit (RLIMIT_FSIZE) makes write() fail with EFBIG part way, as a full disk
