@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "rtc/error.hpp"
+#include "rtc/nvrtc_options.hpp"
 #include "rtc/source.hpp"
 #include "rtc/toolkit.hpp"
 
@@ -97,6 +98,9 @@ bool env_lineinfo() {
 }
 
 void add_options(rtc::Options& o, const std::vector<std::string>& options) {
+  // Refused here already (rtc::compile checks again), so the script's line is named.
+  if (const std::string bad = rtc::check_options(options); !bad.empty())
+    throw Error("cuda.compile: options: " + bad);
   for (const auto& s : options) {
     if (s == "-lineinfo" || s == "--generate-line-info")
       o.lineinfo = true;

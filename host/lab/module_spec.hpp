@@ -40,8 +40,8 @@ void set_inline_source(ModuleSpec& spec, const std::string& text, const std::str
 
 // WARPLAB_LINEINFO=1 (set by `run --sanitize` for its child): line info everywhere.
 bool env_lineinfo();
-// options = {...}: "-lineinfo" and "--generate-line-info" set o.lineinfo, the rest go to
-// o.extra.
+// options = {...}: checked (rtc::check_options; throws lab::Error with its sentence),
+// then "-lineinfo" and "--generate-line-info" set o.lineinfo, the rest go to o.extra.
 void add_options(rtc::Options& o, const std::vector<std::string>& options);
 
 // Defines, one entry at a time, each checked (throws lab::Error with the sentence):

@@ -30,8 +30,10 @@ struct Options {
   std::vector<std::string> include_dirs;
   bool lineinfo = false;
   std::string std = "c++17";
-  int max_registers = 0;                      // --maxrregcount; 0: no limit
-  std::vector<std::string> extra;             // passed to NVRTC as they are
+  int max_registers = 0;  // --maxrregcount; 0: no limit
+  // Passed to NVRTC as they are, once rtc::check_options (nvrtc_options.hpp) accepts them
+  // (compile() throws its sentence otherwise); their -I folders are searched by warplab too.
+  std::vector<std::string> extra;
   std::vector<std::string> name_expressions;  // "reduce<256>": instantiated and lowered
 };
 
@@ -60,8 +62,9 @@ struct CompileResult {
   std::string lowered_name(const std::string& expression) const;
 };
 
-// Throws rtc::Error for an unsupported arch (the sentence lists supported_archs()) and
-// when NVRTC itself fails (out of memory, ...). Everything about the source is a value.
+// Throws rtc::Error for an unsupported arch (the sentence lists supported_archs()), for an
+// option check_options refuses, and when NVRTC itself fails (out of memory, ...).
+// Everything about the source is a value.
 class Cache;
 // With a cache, a compile of exactly the same bytes, options, architecture and NVRTC
 // version is answered from disk (rtc/cache.hpp); successful compiles are stored.

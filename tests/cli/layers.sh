@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # layers.sh: the layering rules of STYLE.md and docs/ARCHITECTURE.md, checked on the
-# sources: app -> bind -> lab -> {cu, rtc}; nothing includes upward, the CUDA, NVRTC and
-# lab layers never include Lua, no host source file is over 400 lines and none in host/bind
-# over 150.
+# sources: app -> bind -> lab -> {cu, rtc} -> sys; nothing includes upward, the CUDA, NVRTC
+# and lab layers never include Lua, sys includes neither Lua nor CUDA nor NVRTC, no host
+# source file is over 400 lines and none in host/bind over 150.
 # Usage: bash layers.sh <warplab binary (unused)> <source root>
 set -u
 ROOT=$2
@@ -13,6 +13,7 @@ check() {  # layer, forbidden include pattern, what
   hits=$(grep -nE "#include [<\"]($2)" "$ROOT"/host/"$1"/*.cpp "$ROOT"/host/"$1"/*.hpp 2>/dev/null)
   [ -z "$hits" ] || bad "host/$1 includes $3:"$'\n'"$hits"
 }
+check sys 'lua|lauxlib|lualib|bind/|app/|lab/|rtc/|cu/|cuda|nvrtc|cupti' "Lua, CUDA, NVRTC or a layer above it"
 check cu 'lua|lauxlib|lualib|bind/|app/|lab/|rtc/' "Lua or a layer above it"
 check rtc 'lua|lauxlib|lualib|bind/|app/|lab/|cu/' "Lua or a layer above it"
 check lab 'lua|lauxlib|lualib|bind/|app/' "Lua or a layer above it"
