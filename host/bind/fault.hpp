@@ -49,8 +49,4 @@ void checked_sync(lua_State* L, F&& fn) {
   synced(L);
 }
 
-// Fills a timing table {median, min, max, mean, stdev, n, samples} in milliseconds
-// (lab/timing.hpp computes them; bind_stream.cpp).
-void push_timing(lua_State* L, std::vector<double> ms);
-
 }  // namespace warplab::bind

@@ -60,6 +60,12 @@ const cu::ContextPtr& gpu_context(lua_State* L, const char* what) {
   return rt.context;
 }
 
+const cu::DeviceLimits& device_limits(lua_State* L) {
+  Runtime& rt = runtime(L);
+  if (!rt.limits) rt.limits = cu::device_limits(rt.target);
+  return *rt.limits;
+}
+
 bool context_lost(lua_State* L) {
   const Runtime& rt = runtime(L);
   return rt.context_lost || rt.timed_out;

@@ -52,5 +52,7 @@ Runtime& runtime(lua_State* L);
 void require_gpu(lua_State* L, const char* what);
 // The live device's context, made current; raises like require_gpu when offline.
 const cu::ContextPtr& gpu_context(lua_State* L, const char* what);
+// The device limits of the runtime's target, computed once per state.
+const cu::DeviceLimits& device_limits(lua_State* L);
 
 }  // namespace warplab::bind

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <new>
 
+#include "bind/cuda.hpp"
 #include "bind/guard.hpp"
 #include "bind/sandbox.hpp"
 #include "lab/session.hpp"

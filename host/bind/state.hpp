@@ -34,9 +34,6 @@ struct RunResult {
 // Runs a script file with `args` in the global `arg` table (arg[0] = path).
 RunResult run_file(lua_State* L, const std::string& path, const std::vector<std::string>& args);
 
-// Registers the `cuda` global (bind_*.cpp provide the pieces).
-void open_cuda(lua_State* L);
-
 // True once this state's GPU context is unusable: a sticky fault was reported or the
 // watchdog fired (a kernel still spins). Only a new process gets a new context.
 bool context_lost(lua_State* L);

@@ -1,35 +1,59 @@
-// bind_array.cpp: cuda.array(type, n | table): typed device buffers. Indices are
-// 1-based as everywhere in Lua; a[i] and :get() copy to the host, :set() copies back;
-// the methods are in bind_array_methods.cpp. Adapters only: the checks, copies and
-// release are lab's (lab/array.hpp).
-// Depends on bind/array.hpp, bind/array_host.hpp, bind/host_array.hpp, lab/array.hpp.
+// array.cpp: cuda.array(type, n | table), typed device buffers: the userdata and its
+// release, the fields and a[i] (1-based as everywhere in Lua; a[i] copies one element to
+// the host, a[i] = v back), then the registration; the methods it shares with host arrays
+// are elements.cpp's. Adapters only: the checks, copies and release are lab/array.hpp's.
+// Depends on bind/elements.hpp, bind/udata.hpp, bind/runtime.hpp, lab/array.hpp.
 #include <string>
 #include <vector>
 
-#include "bind/array.hpp"
-#include "bind/array_host.hpp"
+#include "bind/cuda.hpp"
+#include "bind/elements.hpp"
 #include "bind/guard.hpp"
-#include "bind/host_array.hpp"
-#include "bind/modules.hpp"
 #include "bind/runtime.hpp"
 #include "bind/sandbox.hpp"
+#include "bind/udata.hpp"
 
 namespace warplab::bind {
 
-Array& push_array(lua_State* L) {
-  void* mem = lua_newuserdatauv(L, sizeof(Array), 0);  // +1 array
-  auto* a = new (mem) Array();
+lab::DeviceArray& check_array(lua_State* L, int idx) {
+  auto* a = static_cast<lab::DeviceArray*>(luaL_checkudata(L, idx, kArrayMeta));
+  if (a->freed()) luaL_error(L, "attempt to use a freed array");
+  await_gpu(L);  // --timeout: a copy would block on a kernel that may never finish
+  return *a;
+}
+
+lab::DeviceArray& push_array(lua_State* L) {
+  void* mem = lua_newuserdatauv(L, sizeof(lab::DeviceArray), 0);  // +1 array
+  auto* a = new (mem) lab::DeviceArray();
   luaL_setmetatable(L, kArrayMeta);
   return *a;
 }
 
 namespace {
 
+// :free(), __gc and __close share this: idempotent. Freeing the owner releases the
+// memory now (its views then raise on use); freeing a view only detaches it. After the
+// watchdog fired a kernel still spins and cuMemFree would wait for it forever (a <close>
+// array is released while the timeout error unwinds): the memory is left to the exit.
+int array_release(lua_State* L) {
+  lab::release(*static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta)), runtime(L).timed_out);
+  return 0;
+}
+
+int array_gc(lua_State* L) {
+  auto* a = static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta));
+  array_release(L);   // a no-op for a view; the owner's memory goes (or leaks after a timeout)
+  a->~DeviceArray();  // drops this handle's reference; views keep the memory alive
+  lua_pushnil(L);     // destroyed: any later use is a type error, not a crash
+  lua_setmetatable(L, 1);
+  return 0;
+}
+
 static int cuda_array(lua_State* L) {
   return guard(L, [L] {
     const cu::DType t = check_dtype(L, 1);
     const std::size_t n = check_count(L, 2, t, "cuda.array");
-    Array& a = push_array(L);  // +1 array
+    lab::DeviceArray& a = push_array(L);  // +1 array
     a.type = t;
     a.count = n;
     const Runtime& rt = runtime(L);
@@ -47,17 +71,19 @@ static int cuda_array(lua_State* L) {
   });
 }
 
+// ---- fields and elements ------------------------------------------------------------------
+
 static int array_index(lua_State* L) {
   return guard(L, [L] {
     if (lua_type(L, 2) == LUA_TNUMBER) {
-      Array& a = check_array(L, 1);
+      lab::DeviceArray& a = check_array(L, 1);
       const std::size_t i = lab::index0(luaL_checkinteger(L, 2), a.count, "array");
       unsigned char v[8];
       a.buf->copy_to_host(v, a.elem(), a.byte_offset() + i * a.elem());
       push_element(L, a.type, v);  // +1
       return 1;
     }
-    auto* a = static_cast<Array*>(luaL_checkudata(L, 1, kArrayMeta));
+    auto* a = static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta));
     const std::string key = luaL_checkstring(L, 2);
     if (key == "type")
       lua_pushstring(L, cu::dtype_info(a->type).name.data());
@@ -79,7 +105,7 @@ static int array_index(lua_State* L) {
 
 static int array_newindex(lua_State* L) {
   return guard(L, [L] {
-    Array& a = check_array(L, 1);
+    lab::DeviceArray& a = check_array(L, 1);
     if (lua_type(L, 2) != LUA_TNUMBER)
       return luaL_error(L, "array fields are read-only: a[i] = v takes an index 1..%d",
                         static_cast<int>(a.count));
@@ -100,7 +126,7 @@ static int array_len(lua_State* L) {
 
 static int array_tostring(lua_State* L) {
   return guard(L, [L] {
-    auto* a = static_cast<Array*>(luaL_checkudata(L, 1, kArrayMeta));
+    auto* a = static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta));
     if (a->freed())
       lua_pushstring(L, "cuda.array (freed)");
     else
@@ -121,12 +147,14 @@ void add_array(lua_State* L) {
                            {"__gc", array_gc},       {"__close", array_release},
                            {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);
-  lua_newtable(L);                   // +1 methods
-  add_array_methods(L);              // free/view/copy/zero/get/set/fill/iota/random
-  lua_setfield(L, -2, "methods");    // -1
-  lua_pop(L, 1);                     // -1 meta
-  lua_pushcfunction(L, cuda_array);  // +1
-  lua_setfield(L, -2, "array");      // -1 into cuda
+  lua_newtable(L);                          // +1 methods
+  lua_pushcfunction(L, array_release);      // +1
+  lua_setfield(L, -2, "free");              // -1
+  add_shared_methods<lab::DeviceArray>(L);  // view/copy/zero/get/set/fill/iota/random
+  lua_setfield(L, -2, "methods");           // -1
+  lua_pop(L, 1);                            // -1 meta
+  lua_pushcfunction(L, cuda_array);         // +1
+  lua_setfield(L, -2, "array");             // -1 into cuda
 }
 
 }  // namespace warplab::bind

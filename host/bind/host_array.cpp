@@ -1,31 +1,54 @@
-// bind_host_array.cpp: cuda.host_array(type, n | list [, {pinned = false}]): typed host
-// memory that device arrays copy to and from. Pinned (the default) is page-locked with
+// host_array.cpp: cuda.host_array(type, n | list [, {pinned = false}]), typed host memory
+// that device arrays copy to and from. Pinned (the default) is page-locked with
 // cuMemHostAlloc, so copies run at the DMA engine's speed and need a GPU; pageable
 // (pinned = false) is plain aligned_alloc memory, which works offline too. Both start
-// zeroed. Elements, views and release behave as cuda.array's (bind_array.cpp); the methods
-// are in bind_host_array_methods.cpp, the checks in lab/array.hpp.
-// Depends on bind/host_array.hpp, bind/array.hpp, bind/array_host.hpp, cu/host_buffer.hpp.
+// zeroed. Depends on bind/elements.hpp (the methods it shares with cuda.array), lab/array.hpp.
 #include <cstring>
 #include <string>
 
-#include "bind/array.hpp"
-#include "bind/array_host.hpp"
+#include "bind/cuda.hpp"
+#include "bind/elements.hpp"
 #include "bind/guard.hpp"
-#include "bind/host_array.hpp"
-#include "bind/modules.hpp"
 #include "bind/runtime.hpp"
 #include "bind/sandbox.hpp"
+#include "bind/udata.hpp"
 
 namespace warplab::bind {
 
-HostArray& push_host_array(lua_State* L) {
-  void* mem = lua_newuserdatauv(L, sizeof(HostArray), 0);  // +1 host array
-  auto* h = new (mem) HostArray();
+lab::HostArray* test_host_array(lua_State* L, int idx) {
+  return static_cast<lab::HostArray*>(luaL_testudata(L, idx, kHostArrayMeta));
+}
+
+lab::HostArray& check_host_array(lua_State* L, int idx) {
+  auto* h = static_cast<lab::HostArray*>(luaL_checkudata(L, idx, kHostArrayMeta));
+  if (h->freed()) luaL_error(L, "attempt to use a freed host array");
+  return *h;
+}
+
+lab::HostArray& push_host_array(lua_State* L) {
+  void* mem = lua_newuserdatauv(L, sizeof(lab::HostArray), 0);  // +1 host array
+  auto* h = new (mem) lab::HostArray();
   luaL_setmetatable(L, kHostArrayMeta);
   return *h;
 }
 
 namespace {
+
+// :free(), __close share this (idempotent): freeing the owner releases the memory now
+// (its views then raise on use); freeing a view only detaches it. After the watchdog
+// fired, cuMemFreeHost could wait for a spinning kernel: the memory is left to the exit.
+int host_array_release(lua_State* L) {
+  lab::release(*static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta)), runtime(L).timed_out);
+  return 0;
+}
+
+int host_array_gc(lua_State* L) {
+  host_array_release(L);
+  static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta))->~HostArray();
+  lua_pushnil(L);  // destroyed: any later use is a type error, not a crash
+  lua_setmetatable(L, 1);
+  return 0;
+}
 
 // The options table at idx: {pinned = true|false}; anything else is misuse.
 bool check_pinned_option(lua_State* L, int idx) {
@@ -54,7 +77,7 @@ static int cuda_host_array(lua_State* L) {
     auto buf = std::make_shared<cu::HostBuffer>(
         pinned ? cu::HostBuffer::pinned(gpu_context(L, "a pinned cuda.host_array"), bytes)
                : cu::HostBuffer::pageable(bytes));
-    HostArray& h = push_host_array(L);  // +1 host array
+    lab::HostArray& h = push_host_array(L);  // +1 host array
     h.type = t;
     h.count = n;
     h.buf = std::move(buf);
@@ -66,15 +89,17 @@ static int cuda_host_array(lua_State* L) {
   });
 }
 
-static int host_index(lua_State* L) {
+// ---- fields and elements ------------------------------------------------------------------
+
+static int host_array_index(lua_State* L) {
   return guard(L, [L] {
     if (lua_type(L, 2) == LUA_TNUMBER) {
-      const HostArray& h = check_host_array(L, 1);
+      const lab::HostArray& h = check_host_array(L, 1);
       push_element(L, h.type,
                    h.data() + lab::index0(luaL_checkinteger(L, 2), h.count, "host array") * h.elem());
       return 1;
     }
-    auto* h = static_cast<HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta));
+    auto* h = static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta));
     const std::string key = luaL_checkstring(L, 2);
     if (key == "type")
       lua_pushstring(L, cu::dtype_info(h->type).name.data());
@@ -94,9 +119,9 @@ static int host_index(lua_State* L) {
   });
 }
 
-static int host_newindex(lua_State* L) {
+static int host_array_newindex(lua_State* L) {
   return guard(L, [L] {
-    HostArray& h = check_host_array(L, 1);
+    lab::HostArray& h = check_host_array(L, 1);
     if (lua_type(L, 2) != LUA_TNUMBER)
       return luaL_error(L, "host array fields are read-only: h[i] = v takes an index 1..%d",
                         static_cast<int>(h.count));
@@ -106,16 +131,16 @@ static int host_newindex(lua_State* L) {
   });
 }
 
-static int host_len(lua_State* L) {
+static int host_array_len(lua_State* L) {
   return guard(L, [L] {
     lua_pushinteger(L, static_cast<lua_Integer>(check_host_array(L, 1).count));
     return 1;
   });
 }
 
-static int host_tostring(lua_State* L) {
+static int host_array_tostring(lua_State* L) {
   return guard(L, [L] {
-    auto* h = static_cast<HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta));
+    auto* h = static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta));
     if (h->freed())
       lua_pushstring(L, "cuda.host_array (freed)");
     else
@@ -132,17 +157,22 @@ void add_host_array(lua_State* L) {
   luaL_newmetatable(L, kHostArrayMeta);  // +1 meta
   lock_metatable(L, kHostArrayMeta);     // getmetatable() gives the name, never the table
   set_fields(L, {"type", "bytes", "pinned", "freed"});
-  const luaL_Reg meta[] = {{"__index", host_index}, {"__newindex", host_newindex},
-                           {"__len", host_len},     {"__tostring", host_tostring},
-                           {"__gc", host_gc},       {"__close", host_release},
+  const luaL_Reg meta[] = {{"__index", host_array_index},
+                           {"__newindex", host_array_newindex},
+                           {"__len", host_array_len},
+                           {"__tostring", host_array_tostring},
+                           {"__gc", host_array_gc},
+                           {"__close", host_array_release},
                            {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);
-  lua_newtable(L);                        // +1 methods
-  add_host_array_methods(L);              // free/view/copy/zero/get/set/fill/iota/random
-  lua_setfield(L, -2, "methods");         // -1
-  lua_pop(L, 1);                          // -1 meta
-  lua_pushcfunction(L, cuda_host_array);  // +1
-  lua_setfield(L, -2, "host_array");      // -1 into cuda
+  lua_newtable(L);                           // +1 methods
+  lua_pushcfunction(L, host_array_release);  // +1
+  lua_setfield(L, -2, "free");               // -1
+  add_shared_methods<lab::HostArray>(L);     // view/copy/zero/get/set/fill/iota/random
+  lua_setfield(L, -2, "methods");            // -1
+  lua_pop(L, 1);                             // -1 meta
+  lua_pushcfunction(L, cuda_host_array);     // +1
+  lua_setfield(L, -2, "host_array");         // -1 into cuda
 }
 
 }  // namespace warplab::bind

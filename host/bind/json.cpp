@@ -1,16 +1,17 @@
-// bind_json.cpp: JSON text -> Lua values for warplab.json.decode (nlohmann's parser, so
+// json.cpp: JSON text -> Lua values for warplab.json.decode (nlohmann's parser, so
 // scripts can read profiles and earlier results). Objects become tables with string keys,
 // arrays 1-based lists, null the sentinel json.null (a light userdata, since nil cannot
 // sit in a table), integers Lua integers, other numbers floats. A syntax error is one
 // sentence with the line and column; nesting deeper than 200 levels is refused. The
 // parsing and its sentences are lab/json.hpp's; this file pushes the values.
+// Depends on nlohmann/json, lab/json.hpp.
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <string_view>
 
+#include "bind/cuda.hpp"
 #include "bind/guard.hpp"
-#include "bind/modules.hpp"
 #include "lab/json.hpp"
 
 namespace warplab::bind {

@@ -1,13 +1,15 @@
-// bind_device.cpp: cuda.device([i]) and cuda.devices(): a device object backed by a
-// live snapshot or by the profile, with every attribute under dev.attr.
-// Depends on cu/device.hpp, cu/attributes.hpp.
+// device.cpp: cuda.device([i]) and cuda.devices(): a device object backed by a live
+// snapshot or by the profile, and dev.attr, a plain table of every attribute (so pairs()
+// and completion work) whose metatable answers aliases and other spellings
+// (registers_per_block, MAX_THREADS_PER_BLOCK) and rejects unknown names, so a typo cannot
+// pass silently. Depends on cu/device.hpp, cu/attributes.hpp, bind/runtime.hpp.
 #include <string>
 
-#include "bind/device_attr.hpp"
+#include "bind/cuda.hpp"
 #include "bind/guard.hpp"
-#include "bind/modules.hpp"
 #include "bind/runtime.hpp"
 #include "bind/sandbox.hpp"
+#include "cu/attributes.hpp"
 #include "cu/device.hpp"
 #include "cu/driver.hpp"
 
@@ -15,6 +17,7 @@ namespace warplab::bind {
 namespace {
 
 constexpr const char* kDeviceMeta = "warplab.device";
+constexpr const char* kAttrMeta = "warplab.attr";
 
 cu::DeviceSnapshot& check_device(lua_State* L, int idx) {
   return *static_cast<cu::DeviceSnapshot*>(luaL_checkudata(L, idx, kDeviceMeta));
@@ -33,7 +36,33 @@ int device_gc(lua_State* L) {
   return 0;
 }
 
-}  // namespace
+// ---- dev.attr -----------------------------------------------------------------------------
+
+// A real attribute the device did not report is nil; an unknown name raises.
+int attr_index(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  const char* name = luaL_checkstring(L, 2);
+  if (const auto* info = cu::find_attribute(name)) {
+    lua_pushlstring(L, info->name.data(), info->name.size());  // +1 canonical name
+    lua_rawget(L, 1);                                          // -1 +1 value or nil
+    return 1;
+  }
+  if (const std::string near = cu::suggest_attribute(name); !near.empty())
+    return luaL_error(L, "unknown attribute '%s': did you mean '%s'? (see `warplab attrs %s`)", name,
+                      near.c_str(), near.c_str());
+  return luaL_error(L, "unknown attribute '%s' (`warplab attrs` lists them)", name);
+}
+
+void push_attr_table(lua_State* L, const cu::DeviceSnapshot& d) {
+  lua_createtable(L, 0, static_cast<int>(d.attributes.size()));  // +1 attr
+  for (const auto& [name, value] : d.attributes) {
+    lua_pushinteger(L, value);          // +1
+    lua_setfield(L, -2, name.c_str());  // -1
+  }
+  luaL_setmetatable(L, kAttrMeta);
+}
+
+// ---- fields -------------------------------------------------------------------------------
 
 static int device_index(lua_State* L) {
   return guard(L, [&] {
@@ -81,6 +110,8 @@ static int device_tostring(lua_State* L) {
   });
 }
 
+// ---- cuda.device, cuda.devices ------------------------------------------------------------
+
 static int cuda_device(lua_State* L) {
   return guard(L, [&] {
     Runtime& rt = runtime(L);
@@ -115,6 +146,8 @@ static int cuda_devices(lua_State* L) {
   });
 }
 
+}  // namespace
+
 void add_device(lua_State* L) {
   luaL_newmetatable(L, kDeviceMeta);  // +1
   lock_metatable(L, kDeviceMeta);     // getmetatable() gives the name, never the table
@@ -123,8 +156,12 @@ void add_device(lua_State* L) {
   const luaL_Reg meta[] = {
       {"__index", device_index}, {"__tostring", device_tostring}, {"__gc", device_gc}, {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);
-  lua_pop(L, 1);  // -1
-  add_attr_meta(L);
+  lua_pop(L, 1);                     // -1
+  luaL_newmetatable(L, kAttrMeta);   // +1
+  lock_metatable(L, kAttrMeta);      // getmetatable() gives the name, never the table
+  lua_pushcfunction(L, attr_index);  // +1
+  lua_setfield(L, -2, "__index");    // -1
+  lua_pop(L, 1);                     // -1
   const luaL_Reg fns[] = {{"device", cuda_device}, {"devices", cuda_devices}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda table
 }

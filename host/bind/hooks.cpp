@@ -1,12 +1,12 @@
-// bind_host.cpp: the host hooks the Lua library uses when the warplab program runs it
+// hooks.cpp: the hooks the Lua library uses when the warplab program runs it
 // (docs/lua-library.md): the global `warplab` table with mkdir(dir) (parents too, no
 // shell; nil and the sentence on failure) and now() (monotonic seconds with
 // sub-microsecond resolution, for progress estimates; os.time() ticks whole seconds).
 // Adapters over lab/host.hpp.
 #include <string>
 
+#include "bind/cuda.hpp"
 #include "bind/guard.hpp"
-#include "bind/modules.hpp"
 #include "lab/host.hpp"
 
 namespace warplab::bind {
@@ -34,7 +34,7 @@ static int host_now(lua_State* L) {
 
 }  // namespace
 
-void add_host_hooks(lua_State* L) {
+void add_hooks(lua_State* L) {
   const luaL_Reg fns[] = {{"mkdir", host_mkdir}, {"now", host_now}, {nullptr, nullptr}};
   luaL_newlib(L, fns);          // +1
   lua_setglobal(L, "warplab");  // -1

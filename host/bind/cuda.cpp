@@ -1,6 +1,6 @@
-// bind_cuda.cpp: assembles the `cuda` global from the bind_*.cpp pieces.
-#include "bind/modules.hpp"
-#include "bind/state.hpp"
+// cuda.cpp: assembles the `cuda` global from the pieces of each Lua type's file (cuda.hpp).
+// Depends on bind/cuda.hpp.
+#include "bind/cuda.hpp"
 
 namespace warplab::bind {
 
@@ -13,7 +13,7 @@ void open_cuda(lua_State* L) {
   add_module(L);
   add_kernel(L);
   add_json(L);
-  add_host_hooks(L);
+  add_hooks(L);
   lua_pushstring(L, WARPLAB_VERSION);  // +1
   lua_setfield(L, -2, "version");      // -1
   lua_setglobal(L, "cuda");            // -1

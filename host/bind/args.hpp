@@ -1,0 +1,59 @@
+// args.hpp: reading arguments off the Lua stack, for kernel.cpp, stream.cpp and
+// module.cpp: a launch's configuration and argument list (launch_args.cpp) and
+// cuda.compile's table (compile_args.cpp). Each misuse raises its one sentence.
+// Depends on cu/launch.hpp, lab/module.hpp.
+#pragma once
+#include <lua.hpp>
+
+#include <optional>
+#include <string>
+
+#include "cu/launch.hpp"
+#include "lab/module.hpp"
+
+namespace warplab::bind {
+
+struct Runtime;
+
+// ---- launch_args.cpp ----------------------------------------------------------------------
+
+// The launch table's keys, as upvalues of the C closures that read launch tables, so no
+// key is looked up by a C string: the usual table is read in one pass over its entries,
+// keys told apart by their interned address; any other field by field, one lookup of an
+// interned key each (through the metatable of a table that has one: its __index may
+// supply fields). The upvalue index of each key: the fields are kGrid..kArgs; kCount is
+// the args list's `n`.
+enum LaunchKey : int { kGrid = 1, kBlock, kShared, kStream, kCooperative, kCluster, kArgs, kCount };
+inline constexpr int kLaunchKeys = kCount;
+// Pushes the kLaunchKeys key strings, for lua_pushcclosure / luaL_setfuncs.
+void push_launch_keys(lua_State* L);
+
+// A dimension at idx: an integer >= 0 or a list of 1 to 3 of them. Zero passes here so
+// that validation names it ("has a zero dimension") and k:check can answer false for it.
+cu::Dim3 check_dim(lua_State* L, int idx, const char* what);
+
+// A launch table, read: its configuration and, when asked for, its argument list's
+// elements, pushed at stack [first, first + n).
+struct TableLaunch {
+  cu::LaunchConfig config;
+  int first = 0, n = 0;
+};
+// Reads the launch table at the absolute index idx, leaving its fields' values on the
+// stack (below the arguments). The args list: a list of values, nil for none; one with nil
+// holes (a null pointer) counts to its `n` field when it has one, as table.pack makes.
+TableLaunch read_launch_table(lua_State* L, int idx, bool with_args);
+// The configuration alone; the stack is left as it was.
+cu::LaunchConfig config_from_table(lua_State* L, int idx);
+
+// The arguments at stack [first, first + n) into k's parameter buffer, checked against
+// the signature (types and ranges only when rt.opts.check).
+void marshal(lua_State* L, Runtime& rt, lab::KernelObj& k, int first, int n);
+
+// ---- compile_args.cpp ---------------------------------------------------------------------
+
+// cuda.compile(path | {...})'s arguments at idx as a spec. Misuse (wrong field types,
+// unknown fields) raises; a file that cannot be read returns nullopt with `why` set (an
+// environment failure the script may handle).
+std::optional<lab::ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why);
+
+}  // namespace warplab::bind
