@@ -1,7 +1,7 @@
 // args.hpp: reading arguments off the Lua stack, for kernel.cpp, stream.cpp and
 // module.cpp: a launch's configuration and argument list (launch_args.cpp) and
 // cuda.compile's table (compile_args.cpp). Each misuse raises its one sentence.
-// Depends on cu/launch.hpp, lab/module.hpp.
+// Depends on cu/launch.hpp, lab/fault.hpp (Where), lab/module.hpp.
 #pragma once
 #include <lua.hpp>
 
@@ -9,11 +9,12 @@
 #include <string>
 
 #include "cu/launch.hpp"
+#include "lab/fault.hpp"
 #include "lab/module.hpp"
 
 namespace warplab::bind {
 
-struct Runtime;
+struct StateRecord;
 
 // ---- launch_args.cpp ----------------------------------------------------------------------
 
@@ -45,9 +46,14 @@ TableLaunch read_launch_table(lua_State* L, int idx, bool with_args);
 // The configuration alone; the stack is left as it was.
 cu::LaunchConfig config_from_table(lua_State* L, int idx);
 
-// The arguments at stack [first, first + n) into k's parameter buffer, checked against
-// the signature (types and ranges only when rt.opts.check).
-void marshal(lua_State* L, Runtime& rt, lab::KernelObj& k, int first, int n);
+// The arguments at stack [first, first + n) into k's parameter buffer, checked against the
+// signature (types and ranges only with opts.check): nullptr, or the sentence for the first
+// that does not fit (the count, or "argument 2 (int) of k: ..."), pushed on the stack for
+// lab::launch to raise after the configuration's checks. Allocates nothing unless it fails.
+const char* marshal(lua_State* L, StateRecord& st, lab::KernelObj& k, int first, int n);
+// Where the running C function was called from: the calling Lua function's chunk name
+// (read again only when the function differs from the last launch's) and current line.
+lab::Where launch_site(lua_State* L, StateRecord& st);
 
 // ---- compile_args.cpp ---------------------------------------------------------------------
 

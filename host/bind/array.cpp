@@ -2,23 +2,24 @@
 // release, the fields and a[i] (1-based as everywhere in Lua; a[i] copies one element to
 // the host, a[i] = v back), then the registration; the methods it shares with host arrays
 // are elements.cpp's. Adapters only: the checks, copies and release are lab/array.hpp's.
-// Depends on bind/elements.hpp, bind/udata.hpp, bind/runtime.hpp, lab/array.hpp.
+// Depends on bind/elements.hpp, bind/udata.hpp, bind/record.hpp, lab/array.hpp, lab/sync.hpp.
 #include <string>
 #include <vector>
 
 #include "bind/cuda.hpp"
 #include "bind/elements.hpp"
 #include "bind/guard.hpp"
-#include "bind/runtime.hpp"
+#include "bind/record.hpp"
 #include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
+#include "lab/sync.hpp"
 
 namespace warplab::bind {
 
 lab::DeviceArray& check_array(lua_State* L, int idx) {
   auto* a = static_cast<lab::DeviceArray*>(luaL_checkudata(L, idx, kArrayMeta));
   if (a->freed()) luaL_error(L, "attempt to use a freed array");
-  await_gpu(L);  // --timeout: a copy would block on a kernel that may never finish
+  lab::await_gpu(record_of(L).run);  // --timeout: a copy would block on a kernel that may never finish
   return *a;
 }
 
@@ -36,7 +37,8 @@ namespace {
 // watchdog fired a kernel still spins and cuMemFree would wait for it forever (a <close>
 // array is released while the timeout error unwinds): the memory is left to the exit.
 int array_release(lua_State* L) {
-  lab::release(*static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta)), runtime(L).timed_out);
+  lab::release(*static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta)),
+               record_of(L).run.timed_out);
   return 0;
 }
 
@@ -56,12 +58,12 @@ static int cuda_array(lua_State* L) {
     lab::DeviceArray& a = push_array(L);  // +1 array
     a.type = t;
     a.count = n;
-    const Runtime& rt = runtime(L);
-    if (rt.offline) {  // host memory with the same API and checks, so a script runs up to its launch
-      lab::check_offline_bytes(a.bytes(), rt.target.total_memory, rt.target.name);
+    lab::Run& run = record_of(L).run;
+    if (run.offline) {  // host memory with the same API and checks, so a script runs up to its launch
+      lab::check_offline_bytes(a.bytes(), run.target.total_memory, run.target.name);
       a.buf = std::make_shared<cu::DeviceBuffer>(cu::DeviceBuffer::host_backed(a.bytes()));
     } else {
-      a.buf = std::make_shared<cu::DeviceBuffer>(gpu_context(L, "cuda.array"), a.bytes());
+      a.buf = std::make_shared<cu::DeviceBuffer>(run.gpu_context("cuda.array"), a.bytes());
     }
     if (lua_istable(L, 2)) {
       const std::vector<unsigned char> img = table_image(L, 2, t);

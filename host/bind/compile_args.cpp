@@ -2,13 +2,13 @@
 // which fields are given and their Lua types, the defines, the calling script's file and
 // line. Finding the file, placing an inline source and checking defines are lab's
 // (lab/module_spec.hpp). Each misuse raises its "cuda.compile: ..." sentence.
-// Depends on bind/args.hpp, bind/runtime.hpp (the target's arch), lab/module_spec.hpp.
+// Depends on bind/args.hpp, bind/record.hpp (the target's arch), lab/module_spec.hpp.
 #include <set>
 #include <string>
 #include <vector>
 
 #include "bind/args.hpp"
-#include "bind/runtime.hpp"
+#include "bind/record.hpp"
 #include "lab/module_spec.hpp"
 
 namespace warplab::bind {
@@ -160,7 +160,7 @@ void read_table(lua_State* L, int idx, lab::ModuleSpec& spec, std::string& file,
 std::optional<lab::ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why) {
   const Caller c = caller(L);
   lab::ModuleSpec spec;
-  spec.options.arch = runtime(L).target.arch();
+  spec.options.arch = record_of(L).run.target.arch();
   spec.options.lineinfo = lab::env_lineinfo();
   std::string file, inline_text;
   if (lua_type(L, idx) == LUA_TSTRING) {

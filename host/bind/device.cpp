@@ -2,12 +2,12 @@
 // snapshot or by the profile, and dev.attr, a plain table of every attribute (so pairs()
 // and completion work) whose metatable answers aliases and other spellings
 // (registers_per_block, MAX_THREADS_PER_BLOCK) and rejects unknown names, so a typo cannot
-// pass silently. Depends on cu/device.hpp, cu/attributes.hpp, bind/runtime.hpp.
+// pass silently. Depends on cu/device.hpp, cu/attributes.hpp, bind/record.hpp (the target).
 #include <string>
 
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
-#include "bind/runtime.hpp"
+#include "bind/record.hpp"
 #include "bind/sandbox.hpp"
 #include "cu/attributes.hpp"
 #include "cu/device.hpp"
@@ -114,13 +114,13 @@ static int device_tostring(lua_State* L) {
 
 static int cuda_device(lua_State* L) {
   return guard(L, [&] {
-    Runtime& rt = runtime(L);
-    const lua_Integer i = luaL_optinteger(L, 1, rt.offline ? 0 : rt.target.ordinal);
-    if (rt.offline || i == rt.target.ordinal) {
-      if (rt.offline && i != 0)
+    const lab::Run& run = record_of(L).run;
+    const lua_Integer i = luaL_optinteger(L, 1, run.offline ? 0 : run.target.ordinal);
+    if (run.offline || i == run.target.ordinal) {
+      if (run.offline && i != 0)
         return luaL_error(L, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,
-                          rt.target.source.c_str());
-      push_device(L, rt.target);
+                          run.target.source.c_str());
+      push_device(L, run.target);
       return 1;
     }
     push_device(L, cu::snapshot_device(static_cast<int>(i)));
@@ -130,17 +130,17 @@ static int cuda_device(lua_State* L) {
 
 static int cuda_devices(lua_State* L) {
   return guard(L, [&] {
-    Runtime& rt = runtime(L);
+    const lab::Run& run = record_of(L).run;
     lua_newtable(L);  // +1 list
-    if (rt.offline) {
-      push_device(L, rt.target);  // +1
-      lua_rawseti(L, -2, 1);      // -1
+    if (run.offline) {
+      push_device(L, run.target);  // +1
+      lua_rawseti(L, -2, 1);       // -1
       return 1;
     }
     const int n = cu::device_count();
     for (int i = 0; i < n; ++i) {
-      push_device(L, i == rt.target.ordinal ? rt.target : cu::snapshot_device(i));  // +1
-      lua_rawseti(L, -2, i + 1);                                                    // -1
+      push_device(L, i == run.target.ordinal ? run.target : cu::snapshot_device(i));  // +1
+      lua_rawseti(L, -2, i + 1);                                                      // -1
     }
     return 1;
   });

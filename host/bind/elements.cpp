@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bind/guard.hpp"
-#include "bind/runtime.hpp"
+#include "bind/record.hpp"
 #include "bind/udata.hpp"
 #include "lab/array_fill.hpp"
 
@@ -116,8 +116,8 @@ int zero_method(lua_State* L) {
 lab::Elements elements(lua_State* L, int idx) {
   if (test_host_array(L, idx)) return lab::elements_of(check_host_array(L, idx));
   lab::DeviceArray& a = check_array(L, idx);
-  Runtime& rt = runtime(L);
-  return lab::elements_of(a, rt.staging, rt.context);
+  lab::Run& run = record_of(L).run;
+  return lab::elements_of(a, run.staging, run.context);
 }
 
 static int array_get(lua_State* L) {

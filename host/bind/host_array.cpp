@@ -9,7 +9,7 @@
 #include "bind/cuda.hpp"
 #include "bind/elements.hpp"
 #include "bind/guard.hpp"
-#include "bind/runtime.hpp"
+#include "bind/record.hpp"
 #include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
 
@@ -38,7 +38,8 @@ namespace {
 // (its views then raise on use); freeing a view only detaches it. After the watchdog
 // fired, cuMemFreeHost could wait for a spinning kernel: the memory is left to the exit.
 int host_array_release(lua_State* L) {
-  lab::release(*static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta)), runtime(L).timed_out);
+  lab::release(*static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta)),
+               record_of(L).run.timed_out);
   return 0;
 }
 
@@ -75,7 +76,7 @@ static int cuda_host_array(lua_State* L) {
     const std::size_t bytes = n * static_cast<std::size_t>(cu::dtype_info(t).size);
     // Allocated before the userdata exists, so a refusal leaves nothing half-made.
     auto buf = std::make_shared<cu::HostBuffer>(
-        pinned ? cu::HostBuffer::pinned(gpu_context(L, "a pinned cuda.host_array"), bytes)
+        pinned ? cu::HostBuffer::pinned(record_of(L).run.gpu_context("a pinned cuda.host_array"), bytes)
                : cu::HostBuffer::pageable(bytes));
     lab::HostArray& h = push_host_array(L);  // +1 host array
     h.type = t;

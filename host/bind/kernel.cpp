@@ -4,7 +4,7 @@
 // k:check{...} and k:clusters{...}; then the metatable. What the fields show and every
 // rule is lab's (lab/kernel_info.hpp, lab/launch.hpp); the launch table is launch_args.cpp's.
 // Nothing on the launch path allocates: the argument buffer is the kernel's own, the
-// limits are cached. Depends on bind/args.hpp, bind/fault.hpp, bind/runtime.hpp, cu/launch.hpp.
+// limits are cached. Depends on bind/args.hpp, bind/record.hpp, lab/launch.hpp, lab/kernel_info.hpp.
 #include <climits>
 #include <memory>
 #include <optional>
@@ -14,9 +14,8 @@
 
 #include "bind/args.hpp"
 #include "bind/cuda.hpp"
-#include "bind/fault.hpp"
 #include "bind/guard.hpp"
-#include "bind/runtime.hpp"
+#include "bind/record.hpp"
 #include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
 #include "cu/launch.hpp"
@@ -35,15 +34,15 @@ namespace {
 // ---- the userdata -------------------------------------------------------------------------
 
 // By the metatable's address (udata.hpp); luaL_checkudata words the error otherwise.
-lab::KernelRef& check_kernel(lua_State* L, int idx, Runtime& rt) {
-  if (void* p = fast_testudata(L, idx, rt.kernel_meta, kKernelMeta)) return *static_cast<lab::KernelRef*>(p);
+lab::KernelRef& check_kernel(lua_State* L, int idx, StateRecord& st) {
+  if (void* p = fast_testudata(L, idx, st.kernel_meta, kKernelMeta)) return *static_cast<lab::KernelRef*>(p);
   return *static_cast<lab::KernelRef*>(luaL_checkudata(L, idx, kKernelMeta));
 }
 
-lab::KernelRef& check_kernel(lua_State* L, int idx) { return check_kernel(L, idx, runtime(L)); }
+lab::KernelRef& check_kernel(lua_State* L, int idx) { return check_kernel(L, idx, record_of(L)); }
 
 int kernel_gc(lua_State* L) {
-  // By name: at lua_close the runtime (and its cached metatable address) may be gone.
+  // By name, not by the record's cached metatable address: a finalizer looks up nothing more.
   std::destroy_at(static_cast<lab::KernelRef*>(luaL_checkudata(L, 1, kKernelMeta)));
   lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
   lua_setmetatable(L, 1);
@@ -187,61 +186,26 @@ static int kernel_occupancy(lua_State* L) {
       req.shared = opt_int(L, "shared", 0);
       req.carveout = opt_int(L, "carveout", -1);
     }
-    const std::string why = lab::occupancy_error(k, req, device_limits(L));
+    const cu::DeviceLimits& d = record_of(L).run.limits();
+    const std::string why = lab::occupancy_error(k, req, d);
     if (!why.empty()) return luaL_error(L, "%s", why.c_str());
-    push_occupancy(L, static_cast<int>(req.block), lab::occupancy_report(k, req, device_limits(L)));
+    push_occupancy(L, static_cast<int>(req.block), lab::occupancy_report(k, req, d));
     return 1;
   });
 }
 
-// ---- k:launch, k{...}, k:bench ------------------------------------------------------------
-
-// The device limits of the runtime's target, read once.
-const cu::DeviceLimits& limits_of(Runtime& rt) {
-  if (!rt.limits) [[unlikely]]
-    rt.limits = cu::device_limits(rt.target);
-  return *rt.limits;
-}
-
-// Everything a launch checks, before the driver sees it: the configuration against the
-// limits (the message names the kernel), the arguments into the kernel's buffer, a GPU.
-void prepare(lua_State* L, Runtime& rt, lab::KernelObj& k, const cu::LaunchConfig& c, int first, int n) {
-  if (rt.opts.check) {
-    const std::string why = lab::why_not(k, c, limits_of(rt));  // empty: no allocation
-    if (!why.empty()) luaL_error(L, "%s: %s", k.display.c_str(), why.c_str());
-  }
-  marshal(L, rt, k, first, n);
-  if (!k.fn) require_gpu(L, "a kernel launch");
-}
-
-// Launches with the prepared arguments, noted for fault attribution (script line of the
-// caller). A launch the driver refused never ran, so its note goes again: after an
-// earlier kernel faulted, the error then names that kernel, not this one.
-void launch_noted(lua_State* L, Runtime& rt, lab::KernelObj& k, const cu::LaunchConfig& c) {
-  k.last_launch = {c.block.x * c.block.y * c.block.z, c.shared_bytes};  // for `warplab watch` (lab/deps.hpp)
-  note_launch(L, rt.faults, k.display, c, k.limits);
-  try {
-    cu::launch(*k.fn, c, k.argptrs.data());
-  } catch (const cu::Error&) {
-    forget_launch(L);
-    throw;
-  }
-}
-
-void do_launch(lua_State* L, Runtime& rt, lab::KernelObj& k, const cu::LaunchConfig& c, int first, int n) {
-  prepare(L, rt, k, c, first, n);
-  launch_noted(L, rt, k, c);
-  if (rt.opts.sync) checked_sync(L, [&] { rt.context->synchronize(); });
-}
+// ---- k:launch, k{...}, k:bench: the configuration, the arguments marshaled and the calling
+// line read here, then one call down: lab::launch checks, notes, launches (lab/launch.hpp) --
 
 static int kernel_launch(lua_State* L) {
   return guard(L, [&] {
-    Runtime& rt = runtime(L);
-    lab::KernelObj& k = *check_kernel(L, 1, rt);
+    StateRecord& st = record_of(L);
+    lab::KernelObj& k = *check_kernel(L, 1, st);
     cu::LaunchConfig c;
     c.grid = check_dim(L, 2, "grid");
     c.block = check_dim(L, 3, "block");
-    do_launch(L, rt, k, c, 4, lua_gettop(L) - 3);
+    const char* arg_error = marshal(L, st, k, 4, lua_gettop(L) - 3);
+    lab::launch(st.run, k, c, arg_error, launch_site(L, st));
     return 0;
   });
 }
@@ -249,11 +213,12 @@ static int kernel_launch(lua_State* L) {
 // k{grid=, block=, ...}
 static int kernel_call(lua_State* L) {
   return guard(L, [&] {
-    Runtime& rt = runtime(L);
-    lab::KernelObj& k = *check_kernel(L, 1, rt);
+    StateRecord& st = record_of(L);
+    lab::KernelObj& k = *check_kernel(L, 1, st);
     luaL_checktype(L, 2, LUA_TTABLE);
     const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
-    do_launch(L, rt, k, t.config, t.first, t.n);
+    const char* arg_error = marshal(L, st, k, t.first, t.n);
+    lab::launch(st.run, k, t.config, arg_error, launch_site(L, st));
     return 0;
   });
 }
@@ -268,56 +233,38 @@ int count_option(lua_State* L, const char* name, int dflt) {
 }
 
 // k:bench{grid=, block=, shared=, stream=, args={}, warmup=5, reps=100}: checks everything
-// once, then launches reusing the marshaled arguments (lab::time_launches).
+// once, then launches reusing the marshaled arguments (lab::bench).
 static int kernel_bench(lua_State* L) {
   return guard(L, [&] {
-    Runtime& rt = runtime(L);
-    lab::KernelObj& k = *check_kernel(L, 1, rt);
+    StateRecord& st = record_of(L);
+    lab::KernelObj& k = *check_kernel(L, 1, st);
     luaL_checktype(L, 2, LUA_TTABLE);
     const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
     const int warmup = count_option(L, "warmup", 5), reps = count_option(L, "reps", 100);
     luaL_argcheck(L, reps >= 1, 2, "warmup must be >= 0 and reps >= 1");
-    prepare(L, rt, k, t.config, t.first, t.n);
-    launch_noted(L, rt, k, t.config);  // one untimed launch even with warmup = 0: it loads the code
-    auto wait = [L](cu::Event& last) { checked_sync(L, [&] { last.synchronize(); }); };
-    push_timing(L, lab::time_launches(k, t.config, rt.context, warmup, reps, wait));  // +1
+    const char* arg_error = marshal(L, st, k, t.first, t.n);
+    push_timing(L, lab::bench(st.run, k, t.config, arg_error, launch_site(L, st), warmup, reps));  // +1
     return 1;
   });
 }
 
 // ---- k:check, k:clusters: off the launch path, the launch table read as a launch reads it --
 
-// The arguments' checks of a launch, alone: (kernel, args...) -> nothing, or an error.
-static int check_args(lua_State* L) {
-  return guard(L, [&] {
-    marshal(L, runtime(L), *check_kernel(L, 1), 2, lua_gettop(L) - 1);
-    return 0;
-  });
-}
-
 // k:check{grid=, block=, shared=, cooperative=, cluster=, args=} -> true | false, why
 // (works offline; on a GPU a cluster is also asked of the driver). With args, they get
 // the launch's checks too: count, types, integer ranges.
 static int kernel_check(lua_State* L) {
   return guard(L, [&] {
-    lab::KernelObj& k = *check_kernel(L, 1);
+    StateRecord& st = record_of(L);
+    lab::KernelObj& k = *check_kernel(L, 1, st);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     const bool has_args = lua_getfield(L, 2, "args") != LUA_TNIL;  // +1
     lua_pop(L, 1);                                                 // -1
     const TableLaunch t = read_launch_table(L, 2, has_args);       // +fields +n
-    std::string why = lab::why_not(k, t.config, device_limits(L));
-    if (why.empty() && has_args) {
-      lua_pushcfunction(L, check_args);  // +1
-      lua_pushvalue(L, 1);               // +1
-      luaL_checkstack(L, t.n, "k:check");
-      for (int i = 0; i < t.n; ++i) lua_pushvalue(L, t.first + i);  // +n
-      if (lua_pcall(L, t.n + 1, 0, 0) != LUA_OK) {                  // -(n+2) +1
-        why = luaL_tolstring(L, -1, nullptr);
-        const std::string prefix = k.display + ": ";
-        if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
-      }
-    }
+    std::string why = lab::why_not(k, t.config, st.run.limits());
+    if (why.empty() && has_args)
+      if (const char* arg_error = marshal(L, st, k, t.first, t.n)) why = arg_error;
     lua_pushboolean(L, why.empty());  // +1
     if (why.empty()) return 1;
     lua_pushstring(L, why.c_str());  // +1
@@ -333,9 +280,9 @@ static int kernel_clusters(lua_State* L) {
     luaL_checktype(L, 2, LUA_TTABLE);
     const cu::LaunchConfig c = config_from_table(L, 2);
     if (!c.clustered()) luaL_error(L, "clusters: the launch table needs cluster =");
-    std::string why = lab::limit_error(c, k.limits, device_limits(L));
-    if (why.empty() && !k.fn)
-      why = "cuOccupancyMaxActiveClusters needs a GPU (" + runtime(L).offline_reason + ")";
+    lab::Run& run = record_of(L).run;
+    std::string why = lab::limit_error(c, k.limits, run.limits());
+    if (why.empty() && !k.fn) why = "cuOccupancyMaxActiveClusters needs a GPU (" + run.offline_reason + ")";
     if (!why.empty()) {
       luaL_pushfail(L);                // +1
       lua_pushstring(L, why.c_str());  // +1

@@ -3,13 +3,13 @@
 // buffer, each checked against its C++ parameter type (an f32 array is not an int*, 3.5
 // is not an int, 2^40 does not fit one). All of it is on the launch path: the usual case
 // looks nothing up by text, allocates nothing and builds no message. Depends on bind/args.hpp,
-// bind/udata.hpp (arrays and streams), bind/runtime.hpp, lab/launch.hpp (the plan and its rules).
+// bind/udata.hpp (arrays and streams), bind/record.hpp, lab/launch.hpp (the plan and its rules).
 #include <algorithm>
 #include <climits>
 #include <cstring>
 
 #include "bind/args.hpp"
-#include "bind/runtime.hpp"
+#include "bind/record.hpp"
 #include "bind/udata.hpp"
 #include "lab/launch.hpp"
 
@@ -77,11 +77,11 @@ int push_list(lua_State* L, int idx, int top) {
 
 // The usual launch table, plain, with integer grid and block >= 1 and an args list, in
 // one pass over its entries (lua_next), keys told apart by their interned address
-// (Runtime::launch_keys): a cost per entry present, none per field absent. Anything else
+// (StateRecord::launch_keys): a cost per entry present, none per field absent. Anything else
 // (a list for a dimension, a zero, a missing or bad field, shared, stream, cooperative or
 // cluster present) returns false with the stack as it was, for read_fields.
-bool read_plain(lua_State* L, int idx, Runtime& rt, bool with_args, TableLaunch& t) {
-  const void** keys = rt.launch_keys;
+bool read_plain(lua_State* L, int idx, StateRecord& st, bool with_args, TableLaunch& t) {
+  const void** keys = st.launch_keys;
   if (!keys[0]) [[unlikely]]
     for (int k = 0; k < kArgs; ++k) keys[k] = lua_topointer(L, lua_upvalueindex(k + 1));
   const int list = lua_gettop(L) + 1;
@@ -154,7 +154,7 @@ TableLaunch read_launch_table(lua_State* L, int idx, bool with_args) {
   TableLaunch t;
   if (lua_getmetatable(L, idx))
     lua_pop(L, 1);  // +1 -1: its __index may supply fields
-  else if (read_plain(L, idx, runtime(L), with_args, t))
+  else if (read_plain(L, idx, record_of(L), with_args, t))
     return t;
   return read_fields(L, idx, with_args);
 }
@@ -168,105 +168,138 @@ cu::LaunchConfig config_from_table(lua_State* L, int idx) {
 
 // ---- the arguments: what a check compares with is derived once per kernel (lab::plan_args):
 // the accepted array types as a bit set, integer ranges as numbers; here only the Lua values
-// are read and the errors worded -------------------------------------------------------------
+// are read and the errors worded, onto the Lua stack (lab::launch raises them after the
+// configuration's checks) -------------------------------------------------------------------
 
 namespace {
 
 using Kind = rtc::ParamType::Kind;
 
-// "argument 2 (int) of saxpy: <why>", raised; the message is built only here.
-[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void arg_error(lua_State* L, const lab::KernelObj& k,
-                                                            std::size_t i, const char* why) {
-  luaL_error(L, "argument %d (%s) of %s: %s", static_cast<int>(i + 1), k.sig->params[i].spelling.c_str(),
-             k.display.c_str(), why);
-  __builtin_unreachable();
+// "argument 2 (int) of saxpy: <why>": the message is built only here.
+[[gnu::cold]] [[gnu::noinline]] const char* arg_error(lua_State* L, const lab::KernelObj& k, std::size_t i,
+                                                      const char* why) {
+  return lua_pushfstring(L, "argument %d (%s) of %s: %s", static_cast<int>(i + 1),
+                         k.sig->params[i].spelling.c_str(), k.display.c_str(), why);
 }
 
-[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void range_error(lua_State* L, const lab::KernelObj& k,
-                                                              std::size_t i, lua_Integer v) {
+[[gnu::cold]] [[gnu::noinline]] const char* range_error(lua_State* L, const lab::KernelObj& k, std::size_t i,
+                                                        lua_Integer v) {
   const std::string range = lab::range_text(k.slots[i]);
-  arg_error(L, k, i, lua_pushfstring(L, "%I is out of range (%s)", v, range.c_str()));
+  return arg_error(L, k, i, lua_pushfstring(L, "%I is out of range (%s)", v, range.c_str()));
 }
 
 // A pointer parameter: a live cuda.array of an accepted element type, or nil (null).
-void put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, int idx, bool check,
-                 const void*& array_meta, unsigned char* dst) {
+const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, int idx, bool check,
+                        const void*& array_meta, unsigned char* dst) {
   CUdeviceptr ptr = 0;
   if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, idx, array_meta, kArrayMeta))) {
-    if (!a->buf || !a->buf->valid()) arg_error(L, k, i, "attempt to use a freed array");
+    if (!a->buf || !a->buf->valid()) return arg_error(L, k, i, "attempt to use a freed array");
     if (check && !lab::accepts(k.slots[i], a->type))
-      arg_error(L, k, i,
-                lua_pushfstring(L, "%s %s array cannot be passed as %s", cu::dtype_article(a->type).data(),
-                                cu::dtype_info(a->type).name.data(), k.sig->params[i].spelling.c_str()));
+      return arg_error(
+          L, k, i,
+          lua_pushfstring(L, "%s %s array cannot be passed as %s", cu::dtype_article(a->type).data(),
+                          cu::dtype_info(a->type).name.data(), k.sig->params[i].spelling.c_str()));
     ptr = a->ptr();
   } else if (!lua_isnil(L, idx)) {
     if (test_host_array(L, idx))
-      arg_error(L, k, i,
-                "a cuda.host_array is host memory: copy it into a cuda.array (a:copy(h)) and pass that");
-    arg_error(L, k, i,
-              lua_pushfstring(L, "expected a cuda.array (or nil for a null pointer), got %s",
-                              luaL_typename(L, idx)));
+      return arg_error(
+          L, k, i, "a cuda.host_array is host memory: copy it into a cuda.array (a:copy(h)) and pass that");
+    return arg_error(L, k, i,
+                     lua_pushfstring(L, "expected a cuda.array (or nil for a null pointer), got %s",
+                                     luaL_typename(L, idx)));
   }
   std::memcpy(dst, &ptr, sizeof ptr);
+  return nullptr;
 }
 
 // One argument into the kernel's parameter buffer, checked against its declared type.
-void put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, bool check, const void*& array_meta) {
+const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, bool check,
+                    const void*& array_meta) {
   const lab::ArgSlot& s = k.slots[i];
   unsigned char* dst = k.argbuf.data() + s.offset;
   if (check && s.size_mismatch)
-    arg_error(L, k, i,
-              lua_pushfstring(L, "the signature says %d bytes but the kernel takes %d", k.sig->params[i].size,
-                              static_cast<int>(s.size)));
+    return arg_error(L, k, i,
+                     lua_pushfstring(L, "the signature says %d bytes but the kernel takes %d",
+                                     k.sig->params[i].size, static_cast<int>(s.size)));
   switch (s.kind) {
     case Kind::Pointer:
-      put_pointer(L, k, i, idx, check, array_meta, dst);
-      return;
+      return put_pointer(L, k, i, idx, check, array_meta, dst);
     case Kind::Signed:
     case Kind::Unsigned: {
       int exact = 0;  // integers, and floats and numeric strings with an integral value
       const lua_Integer v = lua_tointegerx(L, idx, &exact);
       if (!exact)
-        arg_error(L, k, i,
-                  lua_pushfstring(L, "expected an integer, got %s", luaL_tolstring(L, idx, nullptr)));
-      if (check && !lab::fits(s, v)) range_error(L, k, i, v);
+        return arg_error(L, k, i,
+                         lua_pushfstring(L, "expected an integer, got %s", luaL_tolstring(L, idx, nullptr)));
+      if (check && !lab::fits(s, v)) return range_error(L, k, i, v);
       lab::put_integer(s, k.argbuf.data(), v);
-      return;
+      return nullptr;
     }
     case Kind::Float: {
       int isnum = 0;
       const double x = lua_tonumberx(L, idx, &isnum);
-      if (!isnum) arg_error(L, k, i, lua_pushfstring(L, "expected a number, got %s", luaL_typename(L, idx)));
+      if (!isnum)
+        return arg_error(L, k, i, lua_pushfstring(L, "expected a number, got %s", luaL_typename(L, idx)));
       lab::put_float(s, k.argbuf.data(), x);
-      return;
+      return nullptr;
     }
     case Kind::Bool:
       if (!lua_isboolean(L, idx))
-        arg_error(L, k, i, lua_pushfstring(L, "expected a boolean, got %s", luaL_typename(L, idx)));
+        return arg_error(L, k, i, lua_pushfstring(L, "expected a boolean, got %s", luaL_typename(L, idx)));
       *dst = lua_toboolean(L, idx) ? 1 : 0;
-      return;
+      return nullptr;
     case Kind::Other: {
       std::size_t n = 0;
       const char* str = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &n) : nullptr;
       if (!str || n != s.size)
-        arg_error(L, k, i,
-                  lua_pushfstring(L, "this parameter type is passed as its raw bytes: a string of %d bytes",
-                                  static_cast<int>(s.size)));
+        return arg_error(
+            L, k, i,
+            lua_pushfstring(L, "this parameter type is passed as its raw bytes: a string of %d bytes",
+                            static_cast<int>(s.size)));
       std::memcpy(dst, str, s.size);
-      return;
+      return nullptr;
     }
   }
+  return nullptr;
+}
+
+// The function on top of the stack (left there) launched: remember its chunk name.
+[[gnu::noinline]] void remember_source(lua_State* L, StateRecord& st) {
+  lua_Debug ar;
+  lua_pushvalue(L, -1);                                    // +1 function
+  lua_getinfo(L, ">S", &ar);                               // -1
+  std::memcpy(st.source, ar.short_src, sizeof st.source);  // both LUA_IDSIZE, NUL-terminated
+  lua_pushvalue(L, -1);                                    // +1 function
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &st.source_fn);        // -1 keeps it alive while remembered
+  st.source_fn = lua_topointer(L, -1);
 }
 
 }  // namespace
 
-// Arguments at stack [first, first + n) into the buffer.
-void marshal(lua_State* L, Runtime& rt, lab::KernelObj& k, int first, int n) {
-  const bool check = rt.opts.check;
+const char* marshal(lua_State* L, StateRecord& st, lab::KernelObj& k, int first, int n) {
   if (lab::wrong_arity(k, n)) [[unlikely]]
-    luaL_error(L, "%s", lab::arity_error(k, n).c_str());
+    return lua_pushstring(L, lab::arity_error(k, n).c_str());
+  const bool check = st.run.opts.check;
   const std::size_t want = k.slots.size();
-  for (std::size_t i = 0; i < want; ++i) put_arg(L, k, i, first + static_cast<int>(i), check, rt.array_meta);
+  for (std::size_t i = 0; i < want; ++i)
+    if (const char* why = put_arg(L, k, i, first + static_cast<int>(i), check, st.array_meta)) [[unlikely]]
+      return why;
+  return nullptr;
+}
+
+static_assert(sizeof(StateRecord::source) == lab::kSourceSize, "lab::kSourceSize must be LUA_IDSIZE");
+
+lab::Where launch_site(lua_State* L, StateRecord& st) {
+  lab::Where w;
+  lua_Debug ar;
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "fl", &ar)) {  // +1 function
+    if (ar.currentline > 0) {                                  // a Lua function (a C caller has no line)
+      if (lua_topointer(L, -1) != st.source_fn) remember_source(L, st);
+      w = {st.source, ar.currentline};
+    }
+    lua_pop(L, 1);  // -1
+  }
+  return w;
 }
 
 }  // namespace warplab::bind

@@ -3,7 +3,7 @@
 // the module type: m.ptx, m.kernels, ..., kernels by name (m.saxpy, cached per module),
 // m:kernel(), m:reload(), m:free(). cuda.compile's table is read by compile_args.cpp;
 // compiling, recompiling and kernels by name are lab's (lab/module.hpp, module_reload.hpp,
-// module_find.hpp). Depends on bind/args.hpp, bind/udata.hpp (kernels), bind/runtime.hpp.
+// module_find.hpp). Depends on bind/args.hpp, bind/udata.hpp (kernels), bind/record.hpp.
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -11,7 +11,7 @@
 #include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
-#include "bind/runtime.hpp"
+#include "bind/record.hpp"
 #include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
 #include "lab/launch.hpp"
@@ -42,21 +42,12 @@ int module_gc(lua_State* L) {
   return 0;
 }
 
-// lab::build with this state's cache, and its GPU context unless offline.
-lab::ModuleRef build_module(lua_State* L, lab::ModuleSpec spec) {
-  static const cu::ContextPtr none;
-  const cu::ContextPtr& ctx = runtime(L).offline ? none : gpu_context(L, "cuda.compile");
-  return lab::build(std::move(spec), runtime(L).cache.get(), ctx);
-}
-
 // Live modules: when a file the module at idx was built from changed, compiles it again
 // (lab::refresh) and drops the kernels cached for the old one.
 void refresh_module(lua_State* L, int idx) {
   lab::ModuleRef& m = check_module(L, idx);
-  const Runtime& rt = runtime(L);
-  if (!lab::refresh(
-          m, [L](lab::ModuleSpec s) { return build_module(L, std::move(s)); }, rt.opts.color, rt.opts.quiet))
-    return;
+  lab::Run& run = record_of(L).run;
+  if (!lab::refresh(m, run.builder(), run.opts.color, run.opts.quiet)) return;
   lua_newtable(L);               // +1
   lua_setiuservalue(L, idx, 1);  // -1 drop cached kernels
 }
@@ -66,7 +57,7 @@ void push_module_kernel(lua_State* L, const lab::ModuleRef& m, const std::string
                         std::optional<rtc::Signature> sig) {
   lab::KernelRef k;
   try {
-    k = lab::make_kernel(m, mangled, std::move(sig), m->live ? nullptr : &device_limits(L));
+    k = lab::make_kernel(m, mangled, std::move(sig), m->live ? nullptr : &record_of(L).run.limits());
   } catch (const lab::Error& e) {
     luaL_error(L, "%s", e.what());
     return;
@@ -80,8 +71,9 @@ void push_module_kernel(lua_State* L, const lab::ModuleRef& m, const std::string
 // Pushes nil, the formatted diagnostics, and a list of {file, line, col, severity, message}.
 int push_failure(lua_State* L, const rtc::CompileResult& r) {
   lua_pushnil(L);  // +1
-  const std::string text = rtc::format_diagnostics(r, 10, runtime(L).opts.color);
-  if (runtime(L).opts.echo_compile_errors) std::fprintf(stderr, "%s", text.c_str());
+  const lab::Options& opts = record_of(L).run.opts;
+  const std::string text = rtc::format_diagnostics(r, 10, opts.color);
+  if (opts.echo_compile_errors) std::fprintf(stderr, "%s", text.c_str());
   lua_pushstring(L, text.c_str());                                // +1
   lua_createtable(L, static_cast<int>(r.diagnostics.size()), 0);  // +1 list
   int i = 0;
@@ -111,7 +103,7 @@ static int cuda_compile(lua_State* L) {
       lua_pushstring(L, why.c_str());
       return 2;
     }
-    lab::ModuleRef m = build_module(L, std::move(*spec));
+    lab::ModuleRef m = record_of(L).run.build(std::move(*spec));
     if (!m->result.ok) return push_failure(L, m->result);
     new (lua_newuserdatauv(L, sizeof(lab::ModuleRef), 1)) lab::ModuleRef(std::move(m));  // +1
     luaL_setmetatable(L, kModuleMeta);
@@ -229,8 +221,7 @@ static int module_reload(lua_State* L) {
   return guard(L, [&] {
     lab::ModuleRef& m = check_module(L, 1);
     std::string why;
-    lab::ModuleRef fresh = lab::reload(
-        m, [L](lab::ModuleSpec s) { return build_module(L, std::move(s)); }, why);
+    lab::ModuleRef fresh = lab::reload(m, record_of(L).run.builder(), why);
     if (!fresh) {
       lua_pushnil(L);
       lua_pushstring(L, why.c_str());

@@ -1,6 +1,6 @@
 // state.hpp: a Lua 5.4 state with the standard libraries, the `cuda` module, the
-// warplab Lua library on package.path, and script parameters. Used by `run`, `watch`
-// and `repl`. Depends on bind/runtime.hpp.
+// warplab Lua library on package.path, and script parameters: what the program (host/app:
+// `run`, `watch`, `repl`) uses of the bindings. Depends on lab/options.hpp, cu/device.hpp.
 #pragma once
 #include <lua.hpp>
 
@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "bind/runtime.hpp"
+#include "cu/device.hpp"
+#include "lab/options.hpp"
 
 namespace warplab::bind {
 

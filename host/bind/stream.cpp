@@ -2,18 +2,19 @@
 // cuda.event() and ev:record([stream]), ev:synchronize(), ev:elapsed(later), ev:free();
 // cuda.synchronize(); cuda.bench(), which times a Lua function's GPU work with device
 // events (never host clocks); cuda.clock(), the host's steady clock. A synchronizing call
-// names the launch behind an asynchronous fault. Depends on cu/stream.hpp, bind/fault.hpp.
+// names the launch behind an asynchronous fault. Waiting and timing are lab's (lab/sync.hpp,
+// lab/timing.hpp). Depends on cu/stream.hpp, bind/record.hpp.
 #include <chrono>
 #include <climits>
 #include <utility>
 #include <vector>
 
 #include "bind/cuda.hpp"
-#include "bind/fault.hpp"
 #include "bind/guard.hpp"
-#include "bind/runtime.hpp"
+#include "bind/record.hpp"
 #include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
+#include "lab/sync.hpp"
 #include "lab/timing.hpp"
 
 namespace warplab::bind {
@@ -82,7 +83,7 @@ static int cuda_stream(lua_State* L) {
     } else if (!lua_isnoneornil(L, 1)) {
       return luaL_error(L, "cuda.stream takes nothing or {non_blocking = true}, got %s", luaL_typename(L, 1));
     }
-    const cu::ContextPtr& ctx = gpu_context(L, "cuda.stream");
+    const cu::ContextPtr& ctx = record_of(L).run.gpu_context("cuda.stream");
     new (lua_newuserdatauv(L, sizeof(cu::Stream), 0)) cu::Stream(ctx, non_blocking);  // +1
     luaL_setmetatable(L, kStreamMeta);
     return 1;
@@ -94,8 +95,7 @@ int stream_gc(lua_State* L) { return collect<cu::Stream>(L, kStreamMeta); }
 
 static int stream_synchronize(lua_State* L) {
   return guard(L, [&] {
-    check_live<cu::Stream>(L, 1, kStreamMeta, "stream");
-    checked_sync(L, [&] { static_cast<cu::Stream*>(lua_touserdata(L, 1))->synchronize(); });
+    lab::synchronize(record_of(L).run, check_live<cu::Stream>(L, 1, kStreamMeta, "stream"));
     return 0;
   });
 }
@@ -111,7 +111,7 @@ static int stream_query(lua_State* L) {
 
 static int cuda_event(lua_State* L) {
   return guard(L, [&] {
-    const cu::ContextPtr& ctx = gpu_context(L, "cuda.event");
+    const cu::ContextPtr& ctx = record_of(L).run.gpu_context("cuda.event");
     new (lua_newuserdatauv(L, sizeof(cu::Event), 0)) cu::Event(ctx);  // +1
     luaL_setmetatable(L, kEventMeta);
     return 1;
@@ -131,8 +131,7 @@ static int event_record(lua_State* L) {
 
 static int event_synchronize(lua_State* L) {
   return guard(L, [&] {
-    auto& e = check_live<cu::Event>(L, 1, kEventMeta, "event");
-    checked_sync(L, [&] { e.synchronize(); });
+    lab::synchronize(record_of(L).run, check_live<cu::Event>(L, 1, kEventMeta, "event"));
     return 0;
   });
 }
@@ -142,7 +141,7 @@ static int event_elapsed(lua_State* L) {
   return guard(L, [&] {
     auto& a = check_live<cu::Event>(L, 1, kEventMeta, "event");
     auto& b = check_live<cu::Event>(L, 2, kEventMeta, "event");
-    checked_sync(L, [&] { b.synchronize(); });
+    lab::synchronize(record_of(L).run, b);
     lua_pushnumber(L, cu::elapsed_ms(a, b));
     return 1;
   });
@@ -152,8 +151,7 @@ static int event_elapsed(lua_State* L) {
 
 static int cuda_synchronize(lua_State* L) {
   return guard(L, [&] {
-    const cu::ContextPtr& ctx = gpu_context(L, "cuda.synchronize");
-    checked_sync(L, [&] { ctx->synchronize(); });
+    lab::synchronize(record_of(L).run);
     return 0;
   });
 }
@@ -184,17 +182,20 @@ static int cuda_bench(lua_State* L) {
     luaL_argcheck(L, warmup >= 0 && reps >= 1, 2, "warmup must be >= 0 and reps >= 1");
     CUstream stream = nullptr;
     if (lua_istable(L, 2) && lua_getfield(L, 2, "stream") != LUA_TNIL) stream = opt_stream(L, -1);
-    const cu::ContextPtr& ctx = gpu_context(L, "cuda.bench");
+    lab::Run& run = record_of(L).run;
+    const cu::ContextPtr& ctx = run.gpu_context("cuda.bench");
     for (int i = 0; i < warmup; ++i) {
       lua_pushvalue(L, 1);  // +1
       lua_call(L, 0, 0);    // -1
     }
-    auto call = [L] {
+    lab::EventTimes times(ctx, stream, reps);
+    for (int i = 0; i < reps; ++i) {
+      times.start(i);
       lua_pushvalue(L, 1);  // +1
       lua_call(L, 0, 0);    // -1
-    };
-    auto wait = [L](cu::Event& last) { checked_sync(L, [&] { last.synchronize(); }); };
-    push_timing(L, lab::time_events(ctx, stream, reps, call, wait));  // +1
+      times.stop(i);
+    }
+    push_timing(L, times.ms(run));  // +1
     return 1;
   });
 }

@@ -6,25 +6,21 @@
 // (host/bind), the REPL and watch use these; any other front end can too. Depends on cu/ and rtc/ only.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cu/context.hpp"
 #include "cu/module.hpp"
 #include "cu/occupancy.hpp"
+#include "lab/error.hpp"
 #include "lab/live.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
 
 namespace warplab::lab {
-
-// Misuse a front end reports as its own error (one sentence).
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // How a module was compiled, kept so a reload can compile it again.
 struct ModuleSpec {
@@ -88,6 +84,9 @@ using KernelRef = std::shared_ptr<KernelObj>;
 // loads the CUBIN into `ctx` (null: offline, nothing is loaded). A source that does not
 // compile is a module whose result says so, not an error.
 ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx);
+// Compiles a spec into a module: build with a run's cache and context (Run::builder), or a
+// test's stand-in; module_reload.hpp recompiles with one.
+using Builder = std::function<ModuleRef(ModuleSpec)>;
 
 // Kernel `mangled` of module m: resources, limits and parameter layout, from the driver
 // when m is live, else from the CUBIN and PTX against `offline_limits`. Throws lab::Error

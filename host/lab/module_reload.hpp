@@ -2,15 +2,11 @@
 // was built from changed: recompile, or keep the old module and say why once per change)
 // and m:reload() (compile again now, the failure handed back).
 #pragma once
-#include <functional>
 #include <string>
 
 #include "lab/module.hpp"
 
 namespace warplab::lab {
-
-// Compiles a spec into a module (the front end's lab::build with its cache and context).
-using Builder = std::function<ModuleRef(ModuleSpec)>;
 
 // When a file the module m was built from changed (live.hpp), compiles it again with
 // `build`. Success replaces m (kernels already handed out keep the old code alive),

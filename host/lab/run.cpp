@@ -1,5 +1,5 @@
-// session.cpp: see session.hpp.
-#include "lab/session.hpp"
+// run.cpp: see run.hpp.
+#include "lab/run.hpp"
 
 #include <unistd.h>
 
@@ -10,6 +10,34 @@
 namespace fs = std::filesystem;
 
 namespace warplab::lab {
+
+Run::Run(const Options& o, cu::DeviceSnapshot t, bool off, std::string reason)
+    : opts(o), target(std::move(t)), offline(off), offline_reason(std::move(reason)), cache(open_cache(o)) {
+  opts.color = stdout_color(o);
+}
+
+void Run::require_gpu(const char* what) const {
+  if (offline) throw Error("no CUDA device: " + std::string(what) + " needs a GPU (" + offline_reason + ")");
+}
+
+const cu::ContextPtr& Run::gpu_context(const char* what) {
+  require_gpu(what);
+  if (!context) context = cu::primary_context(target.ordinal);
+  context->make_current();
+  return context;
+}
+
+std::string Run::describe(const cu::Error& e) {
+  if (!is_async_fault(e.code())) return e.what();
+  context_lost = true;  // every later call on this context fails the same way
+  if (faults.since_sync == 0) return e.what();
+  return fault_text(faults, e.code(), e.call());
+}
+
+ModuleRef Run::build(ModuleSpec spec) {
+  static const cu::ContextPtr none;
+  return lab::build(std::move(spec), cache.get(), offline ? none : gpu_context("cuda.compile"));
+}
 
 std::string exe_dir() {
   std::error_code ec;
