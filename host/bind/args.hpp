@@ -16,6 +16,21 @@ namespace warplab::bind {
 
 struct StateRecord;
 
+// ---- numbers ------------------------------------------------------------------------------
+
+// The one integer reader: the value at idx as an integer in [lo, hi], as Lua converts it
+// (lua_tointegerx: an integer, or a float or numeric string with an integral value, so
+// 256.0 and 2^8 are 256): true with `out` set, else false (the caller words the sentence).
+inline bool read_integer(lua_State* L, int idx, lua_Integer lo, lua_Integer hi, lua_Integer& out) {
+  int exact = 0;
+  out = lua_tointegerx(L, idx, &exact);
+  return exact && out >= lo && out <= hi;
+}
+// A count option t.name of the options table at t (k:bench's, cuda.bench's): an integer
+// 0..INT_MAX, or `dflt` when absent or when t is not a table; else raises "<who>: <name>
+// must be an integer >= 0" (launch_args.cpp).
+int count_field(lua_State* L, int t, const char* name, int dflt, const char* who);
+
 // ---- launch_args.cpp ----------------------------------------------------------------------
 
 // The launch table's keys, as upvalues of the C closures that read launch tables, so no

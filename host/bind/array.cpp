@@ -18,7 +18,7 @@ namespace warplab::bind {
 
 lab::DeviceArray& check_array(lua_State* L, int idx) {
   auto* a = static_cast<lab::DeviceArray*>(luaL_checkudata(L, idx, kArrayMeta));
-  if (a->freed()) luaL_error(L, "attempt to use a freed array");
+  if (a->freed()) raise(L, "attempt to use a freed array");
   lab::await_gpu(record_of(L).run);  // --timeout: a copy would block on a kernel that may never finish
   return *a;
 }
@@ -99,7 +99,7 @@ static int array_index(lua_State* L) {
       luaL_getmetatable(L, kArrayMeta);                  // +1 meta
       lua_getfield(L, -1, "methods");                    // +1 methods
       if (lua_getfield(L, -1, key.c_str()) == LUA_TNIL)  // +1 method or nil
-        return luaL_error(L, "array has no field or method '%s'", key.c_str());
+        raise(L, "array has no field or method '%s'", key.c_str());
     }
     return 1;
   });
@@ -109,8 +109,7 @@ static int array_newindex(lua_State* L) {
   return guard(L, [L] {
     lab::DeviceArray& a = check_array(L, 1);
     if (lua_type(L, 2) != LUA_TNUMBER)
-      return luaL_error(L, "array fields are read-only: a[i] = v takes an index 1..%d",
-                        static_cast<int>(a.count));
+      raise(L, "array fields are read-only: a[i] = v takes an index 1..%d", static_cast<int>(a.count));
     const std::size_t i = lab::index0(luaL_checkinteger(L, 2), a.count, "array");
     unsigned char v[8];
     to_element(L, 3, a.type, v, "value");

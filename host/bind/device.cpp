@@ -97,7 +97,7 @@ static int device_index(lua_State* L) {
     else if (key == "driver_version")
       lua_pushinteger(L, d.driver_version);
     else
-      return luaL_error(L, "device has no field '%s'", key.c_str());
+      raise(L, "device has no field '%s'", key.c_str());
     return 1;
   });
 }
@@ -118,8 +118,8 @@ static int cuda_device(lua_State* L) {
     const lua_Integer i = luaL_optinteger(L, 1, run.offline ? 0 : run.target.ordinal);
     if (run.offline || i == run.target.ordinal) {
       if (run.offline && i != 0)
-        return luaL_error(L, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,
-                          run.target.source.c_str());
+        raise(L, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,
+              run.target.source.c_str());
       push_device(L, run.target);
       return 1;
     }

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "bind/args.hpp"
 #include "bind/guard.hpp"
 #include "bind/record.hpp"
 #include "bind/udata.hpp"
@@ -184,12 +185,13 @@ static int array_random(lua_State* L) {
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
     if (lua_istable(L, 2)) {
       // Named in the sentence: luaL_check* on a field would say "bad argument #-1".
+      if (lua_getfield(L, 2, "seed") != LUA_TNIL &&
+          !read_integer(L, -1, LUA_MININTEGER, LUA_MAXINTEGER, seed))
+        raise(L, "random: seed must be an integer, got %s", luaL_tolstring(L, -1, nullptr));
       int ok = 1;
-      if (lua_getfield(L, 2, "seed") != LUA_TNIL && (seed = lua_tointegerx(L, -1, &ok), !ok))
-        return luaL_error(L, "random: seed must be an integer, got %s", luaL_tolstring(L, -1, nullptr));
       for (auto [field, v] : {std::pair{"lo", &lo}, std::pair{"hi", &hi}})
         if (lua_getfield(L, 2, field) != LUA_TNIL && (*v = lua_tonumberx(L, -1, &ok), !ok))
-          return luaL_error(L, "random: %s must be a number, got %s", field, luaL_tolstring(L, -1, nullptr));
+          raise(L, "random: %s must be a number, got %s", field, luaL_tolstring(L, -1, nullptr));
       lua_pop(L, 3);
     }
     lab::random(e, static_cast<std::uint64_t>(seed), lo, hi);

@@ -2,17 +2,17 @@
 // (docs/lua-library.md): the global `warplab` table with mkdir(dir) (parents too, no
 // shell; nil and the sentence on failure) and now() (monotonic seconds with
 // sub-microsecond resolution, for progress estimates; os.time() ticks whole seconds).
-// Adapters over lab/host.hpp.
+// Adapters over lab/hooks.hpp.
 #include <string>
 
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
-#include "lab/host.hpp"
+#include "lab/hooks.hpp"
 
 namespace warplab::bind {
 namespace {
 
-static int host_mkdir(lua_State* L) {
+static int warplab_mkdir(lua_State* L) {
   return guard(L, [L] {
     const std::string why = lab::make_dir(luaL_checkstring(L, 1));
     if (!why.empty()) {
@@ -25,7 +25,7 @@ static int host_mkdir(lua_State* L) {
   });
 }
 
-static int host_now(lua_State* L) {
+static int warplab_now(lua_State* L) {
   return guard(L, [L] {
     lua_pushnumber(L, lab::now_seconds());
     return 1;
@@ -35,7 +35,7 @@ static int host_now(lua_State* L) {
 }  // namespace
 
 void add_hooks(lua_State* L) {
-  const luaL_Reg fns[] = {{"mkdir", host_mkdir}, {"now", host_now}, {nullptr, nullptr}};
+  const luaL_Reg fns[] = {{"mkdir", warplab_mkdir}, {"now", warplab_now}, {nullptr, nullptr}};
   luaL_newlib(L, fns);          // +1
   lua_setglobal(L, "warplab");  // -1
 }

@@ -21,7 +21,7 @@ lab::HostArray* test_host_array(lua_State* L, int idx) {
 
 lab::HostArray& check_host_array(lua_State* L, int idx) {
   auto* h = static_cast<lab::HostArray*>(luaL_checkudata(L, idx, kHostArrayMeta));
-  if (h->freed()) luaL_error(L, "attempt to use a freed host array");
+  if (h->freed()) raise(L, "attempt to use a freed host array");
   return *h;
 }
 
@@ -59,9 +59,9 @@ bool check_pinned_option(lua_State* L, int idx) {
   lua_pushnil(L);             // +1 key
   while (lua_next(L, idx)) {  // +1 value
     if (lua_type(L, -2) != LUA_TSTRING || std::strcmp(lua_tostring(L, -2), "pinned") != 0)
-      luaL_error(L, "cuda.host_array: unknown option '%s' (options: pinned)", luaL_tolstring(L, -2, nullptr));
+      raise(L, "cuda.host_array: unknown option '%s' (options: pinned)", luaL_tolstring(L, -2, nullptr));
     if (!lua_isboolean(L, -1))
-      luaL_error(L, "cuda.host_array: pinned must be true or false, got %s", luaL_typename(L, -1));
+      raise(L, "cuda.host_array: pinned must be true or false, got %s", luaL_typename(L, -1));
     pinned = lua_toboolean(L, -1);
     lua_pop(L, 1);  // -1 value
   }
@@ -114,7 +114,7 @@ static int host_array_index(lua_State* L) {
       luaL_getmetatable(L, kHostArrayMeta);              // +1 meta
       lua_getfield(L, -1, "methods");                    // +1 methods
       if (lua_getfield(L, -1, key.c_str()) == LUA_TNIL)  // +1 method or nil
-        return luaL_error(L, "host array has no field or method '%s'", key.c_str());
+        raise(L, "host array has no field or method '%s'", key.c_str());
     }
     return 1;
   });
@@ -124,8 +124,7 @@ static int host_array_newindex(lua_State* L) {
   return guard(L, [L] {
     lab::HostArray& h = check_host_array(L, 1);
     if (lua_type(L, 2) != LUA_TNUMBER)
-      return luaL_error(L, "host array fields are read-only: h[i] = v takes an index 1..%d",
-                        static_cast<int>(h.count));
+      raise(L, "host array fields are read-only: h[i] = v takes an index 1..%d", static_cast<int>(h.count));
     const std::size_t i = lab::index0(luaL_checkinteger(L, 2), h.count, "host array");
     to_element(L, 3, h.type, h.data() + i * h.elem(), "value");
     return 0;

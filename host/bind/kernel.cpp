@@ -42,7 +42,7 @@ lab::KernelRef& check_kernel(lua_State* L, int idx, StateRecord& st) {
 lab::KernelRef& check_kernel(lua_State* L, int idx) { return check_kernel(L, idx, record_of(L)); }
 
 int kernel_gc(lua_State* L) {
-  // By name, not by the record's cached metatable address: a finalizer looks up nothing more.
+  // By name (luaL_checkudata), as every finalizer here: only the launch path needs the fast test.
   std::destroy_at(static_cast<lab::KernelRef*>(luaL_checkudata(L, 1, kKernelMeta)));
   lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
   lua_setmetatable(L, 1);
@@ -82,7 +82,7 @@ static int kernel_field(lua_State* L) {
     } else if (lab::kernel_number(k, key, number)) {
       push_opt(L, number);
     } else {
-      return luaL_error(L, "kernel has no field or method '%s'", key.c_str());
+      raise(L, "kernel has no field or method '%s'", key.c_str());
     }
     return 1;
   });
@@ -147,23 +147,13 @@ void push_occupancy(lua_State* L, int block, const lab::OccupancyReport& rep) {
   }
 }
 
-// The number at `idx` as an integer: an integer, or a float with an integral value (2^8),
-// as launch dimensions take them; anything else raises naming `what`.
-long long int_value(lua_State* L, int idx, const char* what) {
-  int ok = 0;
-  const lua_Integer v = lua_tointegerx(L, idx, &ok);
-  if (!ok || lua_type(L, idx) != LUA_TNUMBER)
-    luaL_error(L, "occupancy: %s must be an integer, got %s", what, luaL_tolstring(L, idx, nullptr));
-  return v;
-}
-
-// An optional integer field of the options table at index 2 (or dflt).
+// An optional integer field of the options table at index 2 (or dflt): a number with an
+// integral value (2^8), as launch dimensions take them, not a numeric string.
 long long opt_int(lua_State* L, const char* field, long long dflt) {
-  if (lua_getfield(L, 2, field) == LUA_TNIL) {
-    lua_pop(L, 1);
-    return dflt;
-  }  // +1 -1
-  const long long v = int_value(L, -1, field);
+  lua_Integer v = dflt;
+  if (lua_getfield(L, 2, field) != LUA_TNIL &&  // +1
+      (lua_type(L, -1) != LUA_TNUMBER || !read_integer(L, -1, LUA_MININTEGER, LUA_MAXINTEGER, v)))
+    raise(L, "occupancy: %s must be an integer, got %s", field, luaL_tolstring(L, -1, nullptr));
   lua_pop(L, 1);  // -1
   return v;
 }
@@ -175,11 +165,10 @@ static int kernel_occupancy(lua_State* L) {
     const lab::KernelObj& k = *check_kernel(L, 1);
     lab::OccupancyRequest req;
     if (lua_type(L, 2) == LUA_TNUMBER) {  // k:occupancy(256), also 256.0 or 2^8
-      int exact = 0;
-      req.block = lua_tointegerx(L, 2, &exact);
-      if (!exact)
-        return luaL_error(L, "occupancy: block must be a whole number of threads, got %s",
-                          luaL_tolstring(L, 2, nullptr));
+      lua_Integer block = 0;
+      if (!read_integer(L, 2, LUA_MININTEGER, LUA_MAXINTEGER, block))
+        raise(L, "occupancy: block must be a whole number of threads, got %s", luaL_tolstring(L, 2, nullptr));
+      req.block = block;
     } else {
       luaL_argexpected(L, lua_istable(L, 2), 2, "table {block = ...} or a block size");
       req.block = opt_int(L, "block", 0);
@@ -188,7 +177,7 @@ static int kernel_occupancy(lua_State* L) {
     }
     const cu::DeviceLimits& d = record_of(L).run.limits();
     const std::string why = lab::occupancy_error(k, req, d);
-    if (!why.empty()) return luaL_error(L, "%s", why.c_str());
+    if (!why.empty()) raise(L, "%s", why.c_str());
     push_occupancy(L, static_cast<int>(req.block), lab::occupancy_report(k, req, d));
     return 1;
   });
@@ -223,15 +212,6 @@ static int kernel_call(lua_State* L) {
   });
 }
 
-// A count option of k:bench: an integer >= 0, or `dflt` when absent.
-int count_option(lua_State* L, const char* name, int dflt) {
-  int exact = lua_getfield(L, 2, name) == LUA_TNIL;  // +1
-  const lua_Integer v = exact ? dflt : lua_tointegerx(L, -1, &exact);
-  if (!exact || v < 0 || v > INT_MAX) luaL_error(L, "bench: %s must be an integer >= 0", name);
-  lua_pop(L, 1);  // -1
-  return static_cast<int>(v);
-}
-
 // k:bench{grid=, block=, shared=, stream=, args={}, warmup=5, reps=100}: checks everything
 // once, then launches reusing the marshaled arguments (lab::bench).
 static int kernel_bench(lua_State* L) {
@@ -240,7 +220,8 @@ static int kernel_bench(lua_State* L) {
     lab::KernelObj& k = *check_kernel(L, 1, st);
     luaL_checktype(L, 2, LUA_TTABLE);
     const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
-    const int warmup = count_option(L, "warmup", 5), reps = count_option(L, "reps", 100);
+    const int warmup = count_field(L, 2, "warmup", 5, "bench"),
+              reps = count_field(L, 2, "reps", 100, "bench");
     luaL_argcheck(L, reps >= 1, 2, "warmup must be >= 0 and reps >= 1");
     const char* arg_error = marshal(L, st, k, t.first, t.n);
     push_timing(L, lab::bench(st.run, k, t.config, arg_error, launch_site(L, st), warmup, reps));  // +1
@@ -262,7 +243,8 @@ static int kernel_check(lua_State* L) {
     const bool has_args = lua_getfield(L, 2, "args") != LUA_TNIL;  // +1
     lua_pop(L, 1);                                                 // -1
     const TableLaunch t = read_launch_table(L, 2, has_args);       // +fields +n
-    std::string why = lab::why_not(k, t.config, st.run.limits());
+    const auto broken = lab::broken_rule(k, t.config, st.run.limits());
+    std::string why = broken ? broken->sentence : std::string();
     if (why.empty() && has_args)
       if (const char* arg_error = marshal(L, st, k, t.first, t.n)) why = arg_error;
     lua_pushboolean(L, why.empty());  // +1
@@ -279,9 +261,10 @@ static int kernel_clusters(lua_State* L) {
     lab::KernelObj& k = *check_kernel(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     const cu::LaunchConfig c = config_from_table(L, 2);
-    if (!c.clustered()) luaL_error(L, "clusters: the launch table needs cluster =");
+    if (!c.clustered()) raise(L, "clusters: the launch table needs cluster =");
     lab::Run& run = record_of(L).run;
-    std::string why = lab::limit_error(c, k.limits, run.limits());
+    const auto broken = lab::broken_rule(k, c, run.limits(), false);  // the driver is asked below
+    std::string why = broken ? broken->sentence : std::string();
     if (why.empty() && !k.fn) why = "cuOccupancyMaxActiveClusters needs a GPU (" + run.offline_reason + ")";
     if (!why.empty()) {
       luaL_pushfail(L);                // +1

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "bind/args.hpp"
+#include "bind/guard.hpp"
 #include "bind/record.hpp"
 #include "bind/udata.hpp"
 #include "lab/launch.hpp"
@@ -21,27 +22,33 @@ namespace warplab::bind {
 namespace {
 
 unsigned dim_value(lua_State* L, int at, const char* what) {
-  int exact = 0;
-  const lua_Integer n = lua_tointegerx(L, at, &exact);  // 256.0 is 256
-  if (!exact || n < 0 || n > UINT_MAX)
-    luaL_error(L, "%s must be an integer >= 0 or a list of 1 to 3 of them (got %s)", what,
-               luaL_tolstring(L, at, nullptr));
+  lua_Integer n = 0;
+  if (!read_integer(L, at, 0, UINT_MAX, n))
+    raise(L, "%s must be an integer >= 0 or a list of 1 to 3 of them (got %s)", what,
+          luaL_tolstring(L, at, nullptr));
   return static_cast<unsigned>(n);
 }
 
 }  // namespace
 
+int count_field(lua_State* L, int t, const char* name, int dflt, const char* who) {
+  if (!lua_istable(L, t)) return dflt;
+  lua_Integer v = dflt;
+  if (lua_getfield(L, t, name) != LUA_TNIL && !read_integer(L, -1, 0, INT_MAX, v))  // +1
+    raise(L, "%s: %s must be an integer >= 0", who, name);
+  lua_pop(L, 1);  // -1
+  return static_cast<int>(v);
+}
+
 cu::Dim3 check_dim(lua_State* L, int idx, const char* what) {
-  int exact = 0;
-  const lua_Integer n = lua_tointegerx(L, idx, &exact);
-  if (exact && n >= 0 && n <= UINT_MAX) return {static_cast<unsigned>(n), 1, 1};  // the usual case
-  if (!lua_istable(L, idx)) return {dim_value(L, idx, what), 1, 1};               // raises
+  lua_Integer n = 0;
+  if (read_integer(L, idx, 0, UINT_MAX, n)) return {static_cast<unsigned>(n), 1, 1};  // the usual case
+  if (!lua_istable(L, idx)) return {dim_value(L, idx, what), 1, 1};                   // raises
   idx = lua_absindex(L, idx);
   cu::Dim3 d;
   unsigned* v[3] = {&d.x, &d.y, &d.z};
   const auto len = lua_rawlen(L, idx);
-  if (len < 1 || len > 3)
-    luaL_error(L, "%s must have 1 to 3 dimensions, got %d", what, static_cast<int>(len));
+  if (len < 1 || len > 3) raise(L, "%s must have 1 to 3 dimensions, got %d", what, static_cast<int>(len));
   for (int i = 0; i < static_cast<int>(len); ++i) {
     lua_rawgeti(L, idx, i + 1);  // +1
     *v[i] = dim_value(L, lua_gettop(L), what);
@@ -67,7 +74,7 @@ int push_list(lua_State* L, int idx, int top) {
   lua_pushvalue(L, lua_upvalueindex(kCount));                                               // +1 "n"
   if (lua_rawget(L, idx) == LUA_TNUMBER && lua_isinteger(L, -1)) n = lua_tointeger(L, -1);  // -1 +1 n
   lua_pop(L, 1);                                                                            // -1
-  if (n < 0 || n > 4096) luaL_error(L, "args.n = %I is not an argument count", n);
+  if (n < 0 || n > 4096) raise(L, "args.n = %I is not an argument count", n);
   // Room for the arguments and what the launch pushes after them (the fault note's): a C
   // function is given LUA_MINSTACK free slots, enough for the usual few.
   if (top + n + 4 > LUA_MINSTACK) luaL_checkstack(L, static_cast<int>(n) + 4, "too many kernel arguments");
@@ -90,10 +97,10 @@ bool read_plain(lua_State* L, int idx, StateRecord& st, bool with_args, TableLau
   unsigned seen = 0;
   while (lua_next(L, idx)) {  // -1 +2 key, value
     const void* key = lua_topointer(L, -2);
-    int usual = 1;
-    lua_Integer n = 1;
+    bool usual = true;
     if (key == keys[kGrid - 1] || key == keys[kBlock - 1]) {
-      n = lua_tointegerx(L, -1, &usual);
+      lua_Integer n = 0;
+      usual = read_integer(L, -1, 1, UINT_MAX, n);
       (key == keys[kGrid - 1] ? t.config.grid : t.config.block) = {static_cast<unsigned>(n), 1, 1};
       seen |= key == keys[kGrid - 1] ? 1u : 2u;
     } else if (key == keys[kArgs - 1]) {
@@ -103,7 +110,7 @@ bool read_plain(lua_State* L, int idx, StateRecord& st, bool with_args, TableLau
     } else if (key) {  // one of the other fields, or a key of the caller's own
       usual = std::find(keys + kShared - 1, keys + kCluster, key) == keys + kCluster;
     }
-    if (!usual || n < 1 || n > UINT_MAX) break;
+    if (!usual) break;
     lua_pop(L, 1);  // -1 value
   }
   if (lua_gettop(L) != list || (seen & 3u) != 3u) {  // left early, or grid or block missing
@@ -119,26 +126,26 @@ bool read_plain(lua_State* L, int idx, StateRecord& st, bool with_args, TableLau
 TableLaunch read_fields(lua_State* L, int idx, bool with_args) {
   TableLaunch t;
   cu::LaunchConfig& c = t.config;
-  if (field(L, idx, kGrid) == LUA_TNIL) luaL_error(L, "launch table needs grid =");  // +1
+  if (field(L, idx, kGrid) == LUA_TNIL) raise(L, "launch table needs grid =");  // +1
   c.grid = check_dim(L, -1, "grid");
-  if (field(L, idx, kBlock) == LUA_TNIL) luaL_error(L, "launch table needs block =");  // +1
+  if (field(L, idx, kBlock) == LUA_TNIL) raise(L, "launch table needs block =");  // +1
   c.block = check_dim(L, -1, "block");
   if (field(L, idx, kShared) != LUA_TNIL) {  // +1
-    int exact = 0;
-    const lua_Integer s = lua_tointegerx(L, -1, &exact);
-    if (!exact || s < 0 || s > UINT_MAX)
-      luaL_error(L, "shared must be a byte count >= 0, got %s", luaL_tolstring(L, -1, nullptr));
+    lua_Integer s = 0;
+    if (!read_integer(L, -1, 0, UINT_MAX, s))
+      raise(L, "shared must be a byte count >= 0, got %s", luaL_tolstring(L, -1, nullptr));
     c.shared_bytes = static_cast<unsigned>(s);
   }
-  if (field(L, idx, kStream) != LUA_TNIL) c.stream = opt_stream(L, lua_gettop(L));   // +1
-  c.cooperative = field(L, idx, kCooperative) != LUA_TNIL && lua_toboolean(L, -1);   // +1
-  if (field(L, idx, kCluster) != LUA_TNIL) c.cluster = check_dim(L, -1, "cluster");  // +1; a zero: validate()
+  if (field(L, idx, kStream) != LUA_TNIL) c.stream = opt_stream(L, lua_gettop(L));  // +1
+  c.cooperative = field(L, idx, kCooperative) != LUA_TNIL && lua_toboolean(L, -1);  // +1
+  if (field(L, idx, kCluster) != LUA_TNIL)
+    c.cluster = check_dim(L, -1, "cluster");  // +1; a zero: cu::check names it
   if (!with_args) return t;
   const int args = lua_gettop(L) + 1;
   if (field(L, idx, kArgs) == LUA_TTABLE)
     t.n = push_list(L, args, args);  // +1 +n
   else if (!lua_isnil(L, args))
-    luaL_error(L, "args must be a list");
+    raise(L, "args must be a list");
   t.first = args + 1;
   return t;
 }
@@ -226,9 +233,8 @@ const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, boo
       return put_pointer(L, k, i, idx, check, array_meta, dst);
     case Kind::Signed:
     case Kind::Unsigned: {
-      int exact = 0;  // integers, and floats and numeric strings with an integral value
-      const lua_Integer v = lua_tointegerx(L, idx, &exact);
-      if (!exact)
+      lua_Integer v = 0;  // integers, and floats and numeric strings with an integral value
+      if (!read_integer(L, idx, LUA_MININTEGER, LUA_MAXINTEGER, v))
         return arg_error(L, k, i,
                          lua_pushfstring(L, "expected an integer, got %s", luaL_tolstring(L, idx, nullptr)));
       if (check && !lab::fits(s, v)) return range_error(L, k, i, v);

@@ -14,7 +14,6 @@
 #include "bind/record.hpp"
 #include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
-#include "lab/launch.hpp"
 #include "lab/module_find.hpp"
 #include "lab/module_reload.hpp"
 
@@ -25,7 +24,7 @@ namespace {
 
 lab::ModuleRef& check_module(lua_State* L, int idx) {
   auto& m = *static_cast<lab::ModuleRef*>(luaL_checkudata(L, idx, kModuleMeta));
-  if (!m || m->freed) luaL_error(L, "attempt to use a freed module");
+  if (!m || m->freed) raise(L, "attempt to use a freed module");
   return m;
 }
 
@@ -52,18 +51,12 @@ void refresh_module(lua_State* L, int idx) {
   lua_setiuservalue(L, idx, 1);  // -1 drop cached kernels
 }
 
-// Pushes the kernel `mangled` of module m (layout, limits, function handle when live).
+// Pushes the kernel `mangled` of module m (layout, limits, launch plan, function handle
+// when live: lab::make_kernel).
 void push_module_kernel(lua_State* L, const lab::ModuleRef& m, const std::string& mangled,
                         std::optional<rtc::Signature> sig) {
-  lab::KernelRef k;
-  try {
-    k = lab::make_kernel(m, mangled, std::move(sig), m->live ? nullptr : &record_of(L).run.limits());
-  } catch (const lab::Error& e) {
-    luaL_error(L, "%s", e.what());
-    return;
-  }
-  lab::plan_args(*k);  // the per-parameter launch plan (lab/launch.cpp)
-  push_kernel(L, std::move(k));
+  push_kernel(L,
+              lab::make_kernel(m, mangled, std::move(sig), m->live ? nullptr : &record_of(L).run.limits()));
 }
 
 // ---- cuda.compile -------------------------------------------------------------------------

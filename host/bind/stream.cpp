@@ -3,12 +3,13 @@
 // cuda.synchronize(); cuda.bench(), which times a Lua function's GPU work with device
 // events (never host clocks); cuda.clock(), the host's steady clock. A synchronizing call
 // names the launch behind an asynchronous fault. Waiting and timing are lab's (lab/sync.hpp,
-// lab/timing.hpp). Depends on cu/stream.hpp, bind/record.hpp.
+// lab/timing.hpp). Depends on cu/stream.hpp, bind/record.hpp, bind/args.hpp (counts).
 #include <chrono>
 #include <climits>
 #include <utility>
 #include <vector>
 
+#include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
 #include "bind/record.hpp"
@@ -22,8 +23,8 @@ namespace warplab::bind {
 CUstream opt_stream(lua_State* L, int idx) {
   if (lua_isnoneornil(L, idx)) return nullptr;
   auto* s = static_cast<cu::Stream*>(luaL_testudata(L, idx, kStreamMeta));
-  if (!s) luaL_error(L, "stream must be a cuda.stream() or nil, got %s", luaL_typename(L, idx));
-  if (!s->valid()) luaL_error(L, "attempt to use a destroyed stream");
+  if (!s) raise(L, "stream must be a cuda.stream() or nil, got %s", luaL_typename(L, idx));
+  if (!s->valid()) raise(L, "attempt to use a destroyed stream");
   return s->get();
 }
 
@@ -35,7 +36,7 @@ namespace {
 template <class T>
 T& check_live(lua_State* L, int idx, const char* meta, const char* what) {
   auto* p = static_cast<T*>(luaL_checkudata(L, idx, meta));
-  if (!p->valid()) luaL_error(L, "attempt to use a destroyed %s", what);
+  if (!p->valid()) raise(L, "attempt to use a destroyed %s", what);
   return *p;
 }
 
@@ -81,7 +82,7 @@ static int cuda_stream(lua_State* L) {
       non_blocking = lua_toboolean(L, -1);
       lua_pop(L, 1);  // -1
     } else if (!lua_isnoneornil(L, 1)) {
-      return luaL_error(L, "cuda.stream takes nothing or {non_blocking = true}, got %s", luaL_typename(L, 1));
+      raise(L, "cuda.stream takes nothing or {non_blocking = true}, got %s", luaL_typename(L, 1));
     }
     const cu::ContextPtr& ctx = record_of(L).run.gpu_context("cuda.stream");
     new (lua_newuserdatauv(L, sizeof(cu::Stream), 0)) cu::Stream(ctx, non_blocking);  // +1
@@ -163,22 +164,13 @@ int cuda_clock(lua_State* L) {
   return 1;
 }
 
-int opt_field(lua_State* L, int t, const char* k, int dflt) {
-  if (!lua_istable(L, t)) return dflt;
-  lua_getfield(L, t, k);  // +1
-  int exact = lua_isnil(L, -1);
-  const lua_Integer v = exact ? dflt : lua_tointegerx(L, -1, &exact);
-  if (!exact || v < 0 || v > INT_MAX) luaL_error(L, "cuda.bench: %s must be an integer >= 0", k);
-  lua_pop(L, 1);  // -1
-  return static_cast<int>(v);
-}
-
 // cuda.bench(fn, {warmup=5, reps=100, stream=s}): calls fn warmup times, then reps
 // times between two events recorded on `stream` (default stream when absent).
 static int cuda_bench(lua_State* L) {
   return guard(L, [&] {
     luaL_checktype(L, 1, LUA_TFUNCTION);
-    const int warmup = opt_field(L, 2, "warmup", 5), reps = opt_field(L, 2, "reps", 100);
+    const int warmup = count_field(L, 2, "warmup", 5, "cuda.bench"),
+              reps = count_field(L, 2, "reps", 100, "cuda.bench");
     luaL_argcheck(L, warmup >= 0 && reps >= 1, 2, "warmup must be >= 0 and reps >= 1");
     CUstream stream = nullptr;
     if (lua_istable(L, 2) && lua_getfield(L, 2, "stream") != LUA_TNIL) stream = opt_stream(L, -1);
@@ -215,7 +207,7 @@ void push_timing(lua_State* L, std::vector<double> ms) {
     lua_call(L, 1, 1);                                       // -2 +1 stats
   }
   if (!lua_istable(L, -1) || lua_getfield(L, -1, "summary") != LUA_TFUNCTION)  // +1 summary
-    luaL_error(L, "timing needs warplab.stats.summary, but package.loaded[\"warplab.stats\"] was replaced");
+    raise(L, "timing needs warplab.stats.summary, but package.loaded[\"warplab.stats\"] was replaced");
   lua_createtable(L, static_cast<int>(ms.size()), 0);  // +1 samples
   for (std::size_t i = 0; i < ms.size(); ++i) {
     lua_pushnumber(L, ms[i]);                             // +1

@@ -61,22 +61,13 @@ std::string arity_error(const KernelObj& k, int n) {
          "), got " + std::to_string(n);
 }
 
-std::string limit_error(const cu::LaunchConfig& c, const cu::KernelLimits& k, const cu::DeviceLimits& d) {
-  if (auto v = cu::check(c, k, d)) [[unlikely]]
-    return std::move(v->sentence);
-  return {};
-}
-
-std::string why_not(const KernelObj& k, const cu::LaunchConfig& c, const cu::DeviceLimits& d) {
-  if (auto v = cu::check(c, k.limits, d)) [[unlikely]]
-    return std::move(v->sentence);
-  if (!k.fn || !c.clustered()) return {};
+std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchConfig& c,
+                                         const cu::DeviceLimits& d, bool ask_driver) {
   try {  // only the driver's answer can throw here (a failed cuOccupancyMaxActiveClusters)
-    if (auto v = cu::check_clusters(*k.fn, c)) return std::move(v->sentence);
+    return cu::check(c, k.limits, d, ask_driver ? k.fn.get() : nullptr);
   } catch (const cu::Error& e) {
-    return e.what();
+    return cu::Violation{cu::Limit::cluster_schedule, e.what()};
   }
-  return {};
 }
 
 namespace {
@@ -90,9 +81,8 @@ namespace {
 void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
                     const Where& where) {
   if (run.opts.check) {
-    const std::string why = why_not(k, c, run.limits());  // empty: no allocation
-    if (!why.empty()) [[unlikely]]
-      refuse(k, why);
+    if (const auto broken = broken_rule(k, c, run.limits())) [[unlikely]]
+      refuse(k, broken->sentence);
   }
   if (arg_error) [[unlikely]]
     throw Error(arg_error);

@@ -5,6 +5,7 @@
 // nothing. Depends on lab/module.hpp, lab/run.hpp, lab/fault.hpp, cu/launch.hpp.
 #pragma once
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,11 +53,13 @@ inline bool wrong_arity(const KernelObj& k, int n) {
 }
 std::string arity_error(const KernelObj& k, int n);
 
-// The configuration's first broken rule, or "": c against the kernel's and the device's
-// limits (cu::validate; works offline).
-std::string limit_error(const cu::LaunchConfig& c, const cu::KernelLimits& k, const cu::DeviceLimits& d);
-// The same for kernel k, then for a cluster on a GPU whether the driver can schedule it.
-std::string why_not(const KernelObj& k, const cu::LaunchConfig& c, const cu::DeviceLimits& d);
+// Is launching k with c valid? The first rule it breaks, or nullopt: c against the kernel's
+// and the device's limits (cu::check; works offline), then, when `ask_driver` and k is
+// live, for a cluster whether the driver can schedule it (a failing driver call is the
+// broken rule's sentence). A launch, k:check and k:clusters (which asks the driver itself)
+// all ask this one question.
+std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchConfig& c,
+                                         const cu::DeviceLimits& d, bool ask_driver = true);
 
 // Launches k with configuration c, its arguments already marshaled into k's buffer by the
 // front end, made at `where`. In order: with opts.check the configuration's first broken

@@ -89,8 +89,9 @@ ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx);
 using Builder = std::function<ModuleRef(ModuleSpec)>;
 
 // Kernel `mangled` of module m: resources, limits and parameter layout, from the driver
-// when m is live, else from the CUBIN and PTX against `offline_limits`. Throws lab::Error
-// when a declared signature's parameter count differs from the kernel's.
+// when m is live, else from the CUBIN and PTX against `offline_limits`, and the launch plan
+// (launch.hpp plan_args). Throws lab::Error when a declared signature's parameter count
+// differs from the kernel's.
 KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optional<rtc::Signature> sig,
                       const cu::DeviceLimits* offline_limits);
 

@@ -1,5 +1,6 @@
-// host.hpp: the host hooks behind the global `warplab` table (bind/bind_host.cpp), without
-// Lua: making a folder with its parents, and a monotonic clock.
+// hooks.hpp: what the hooks of the global `warplab` table do (bind/hooks.cpp), without
+// Lua: making a folder with its parents, and a monotonic clock. Depends on the standard
+// library only.
 #pragma once
 #include <string>
 

@@ -1,5 +1,5 @@
-// host.cpp: make_dir and now_seconds (lab/host.hpp).
-#include "lab/host.hpp"
+// hooks.cpp: make_dir and now_seconds (lab/hooks.hpp).
+#include "lab/hooks.hpp"
 
 #include <chrono>
 #include <filesystem>
