@@ -1,6 +1,7 @@
 // elements.cpp: see elements.hpp. The element work and its checks are lab's
 // (lab/array.hpp, lab/array_fill.hpp): a device array is worked on through a host image,
-// a host array in place. Depends on bind/udata.hpp (either kind as self), lab/array_fill.hpp.
+// a host array in place. Depends on bind/elements.hpp, bind/udata.hpp (either kind as self),
+// bind/args.hpp (the seed), bind/record.hpp (the staging buffer), lab/array_fill.hpp.
 #include "bind/elements.hpp"
 
 #include <cstdint>

@@ -1,8 +1,8 @@
-// guard.hpp: the one place C++ exceptions become Lua errors (as LÖVE does). The
-// exception is caught, its text copied, and the Lua error raised only after the catch
-// block has ended, so no C++ exception object is alive while Lua unwinds.
-// A binding that may throw is a plain function (ctags and indexers see its name):
+// guard.hpp: the one place C++ exceptions become Lua errors (as LÖVE does): caught, their
+// text copied, and the Lua error raised only after the catch block has ended, so no C++
+// exception object is alive while Lua unwinds; raise(), a binding's own error inside it.
 //   static int kernel_launch(lua_State* L) { return guard(L, [L] { ...; return 0; }); }
+// Depends on cu/error.hpp, lab/error.hpp (the exceptions it turns into sentences).
 #pragma once
 #include <lua.hpp>
 

@@ -1,8 +1,7 @@
-// hooks.cpp: the hooks the Lua library uses when the warplab program runs it
-// (docs/lua-library.md): the global `warplab` table with mkdir(dir) (parents too, no
-// shell; nil and the sentence on failure) and now() (monotonic seconds with
-// sub-microsecond resolution, for progress estimates; os.time() ticks whole seconds).
-// Adapters over lab/hooks.hpp.
+// hooks.cpp: the global `warplab` table the Lua library uses when the warplab program runs
+// it (docs/lua-library.md): mkdir(dir) (parents too, no shell; nil and the sentence on
+// failure) and now() (monotonic seconds, sub-microsecond; os.time() ticks whole seconds).
+// Adapters over lab/hooks.hpp. Depends on bind/cuda.hpp, bind/guard.hpp, lab/hooks.hpp.
 #include <string>
 
 #include "bind/cuda.hpp"

@@ -1,10 +1,7 @@
-// json.cpp: JSON text -> Lua values for warplab.json.decode (nlohmann's parser, so
-// scripts can read profiles and earlier results). Objects become tables with string keys,
-// arrays 1-based lists, null the sentinel json.null (a light userdata, since nil cannot
-// sit in a table), integers Lua integers, other numbers floats. A syntax error is one
-// sentence with the line and column; nesting deeper than 200 levels is refused. The
-// parsing and its sentences are lab/json.hpp's; this file pushes the values.
-// Depends on nlohmann/json, lab/json.hpp.
+// json.cpp: JSON text -> Lua values for warplab.json.decode (parsing and its sentences
+// are lab/json.hpp's): objects become tables with string keys, arrays 1-based lists,
+// null the sentinel json.null (a light userdata: nil cannot sit in a table), integers
+// Lua integers, other numbers floats. Depends on lab/json.hpp, nlohmann/json.
 #include <nlohmann/json.hpp>
 
 #include <string>

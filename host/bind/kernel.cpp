@@ -1,11 +1,8 @@
-// kernel.cpp: kernel handles (m:kernel, m.name make them): the userdata; the fields (regs,
-// shared_bytes, signature, ...) and tostring; k:occupancy; k:launch(grid, block, args...),
-// k{grid=, block=, shared=, stream=, cooperative=, cluster=, args={...}} and k:bench{...};
-// k:check{...} and k:clusters{...}; then the metatable. What the fields show and every
-// rule is lab's (lab/kernel_info.hpp, lab/launch.hpp); the launch table is launch_args.cpp's.
-// Nothing on the launch path allocates: the argument buffer is the kernel's own, the
-// limits are cached. Depends on bind/args.hpp, bind/record.hpp, lab/launch.hpp, lab/kernel_info.hpp.
-#include <climits>
+// kernel.cpp: kernel handles (m:kernel and m.name make them): the userdata; the fields and
+// tostring; k:occupancy; k:launch, k{...} and k:bench; k:check and k:clusters; then the
+// metatable. What the fields show and every rule are lab's (lab/kernel_info.hpp,
+// lab/launch.hpp), the launch table launch_args.cpp's. Depends on bind/args.hpp,
+// bind/record.hpp, bind/udata.hpp, lab/launch.hpp, lab/kernel_info.hpp.
 #include <memory>
 #include <optional>
 #include <string>

@@ -1,9 +1,8 @@
-// launch_args.cpp: a launch read from Lua (args.hpp): a dimension, the launch table and
-// its argument list, and the arguments marshaled into the kernel's preallocated parameter
-// buffer, each checked against its C++ parameter type (an f32 array is not an int*, 3.5
-// is not an int, 2^40 does not fit one). All of it is on the launch path: the usual case
-// looks nothing up by text, allocates nothing and builds no message. Depends on bind/args.hpp,
-// bind/udata.hpp (arrays and streams), bind/record.hpp, lab/launch.hpp (the plan and its rules).
+// launch_args.cpp: a launch read from Lua (args.hpp): counts, a dimension, the launch table
+// and its argument list, the arguments marshaled into the kernel's preallocated parameter
+// buffer (an f32 array is not an int*, 3.5 is not an int), and the calling line. The usual
+// case looks nothing up by text, allocates nothing and builds no message. Depends on
+// bind/args.hpp, bind/udata.hpp, bind/record.hpp, lab/launch.hpp (the plan and its rules).
 #include <algorithm>
 #include <climits>
 #include <cstring>

@@ -1,9 +1,8 @@
-// module.cpp: cuda.compile(path | {file=, source=, ...}) -> module, or nil plus the
-// formatted diagnostics (a failed compile is a value a script or the watcher can print);
-// the module type: m.ptx, m.kernels, ..., kernels by name (m.saxpy, cached per module),
-// m:kernel(), m:reload(), m:free(). cuda.compile's table is read by compile_args.cpp;
-// compiling, recompiling and kernels by name are lab's (lab/module.hpp, module_reload.hpp,
-// module_find.hpp). Depends on bind/args.hpp, bind/udata.hpp (kernels), bind/record.hpp.
+// module.cpp: cuda.compile(path | {...}) -> module, or nil plus the diagnostics (a failed
+// compile is a value); the module type: m.ptx, m.kernels, ..., kernels by name (cached per
+// module), m:kernel(), m:reload(), m:free(). The table is read by compile_args.cpp; the
+// rest is lab's (lab/module.hpp, module_reload.hpp, module_find.hpp). Depends on
+// bind/args.hpp, bind/udata.hpp (kernels), bind/record.hpp.
 #include <cstdio>
 #include <memory>
 #include <vector>

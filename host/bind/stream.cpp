@@ -1,11 +1,9 @@
-// stream.cpp: streams and events: cuda.stream() and s:synchronize(), s:query(), s:free();
-// cuda.event() and ev:record([stream]), ev:synchronize(), ev:elapsed(later), ev:free();
-// cuda.synchronize(); cuda.bench(), which times a Lua function's GPU work with device
-// events (never host clocks); cuda.clock(), the host's steady clock. A synchronizing call
-// names the launch behind an asynchronous fault. Waiting and timing are lab's (lab/sync.hpp,
-// lab/timing.hpp). Depends on cu/stream.hpp, bind/record.hpp, bind/args.hpp (counts).
+// stream.cpp: streams and events (cuda.stream, s:synchronize/query/free; cuda.event,
+// ev:record/synchronize/elapsed/free), cuda.synchronize, cuda.bench (a Lua function's GPU
+// work timed with device events, never host clocks) and cuda.clock. Waiting and timing are
+// lab's (lab/sync.hpp: the watchdog; lab/timing.hpp). Depends on cu/stream.hpp,
+// bind/record.hpp, bind/args.hpp (counts), bind/udata.hpp.
 #include <chrono>
-#include <climits>
 #include <utility>
 #include <vector>
 

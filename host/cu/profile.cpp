@@ -1,6 +1,7 @@
 // profile.cpp: device profiles to and from JSON (nlohmann-json), and finding one by
 // embedded name or file path. Every malformed input ends in one cu::Error sentence that
-// names the profile and the field; nothing here needs the driver.
+// names the profile and the field; nothing here needs the driver. Depends on
+// cu/profile.hpp, cu/attributes.hpp, cu/error.hpp, nlohmann/json.
 #include "cu/profile.hpp"
 
 #include <cctype>

@@ -1,8 +1,8 @@
 // profile.hpp: device profiles, JSON captures of a real GPU's attributes (warplab attrs
-// --json), shipped in profiles/ and embedded in the binary so `--profile h100` works on
-// any machine. Needs no driver. Format (docs/attrs.md): {"format": "warplab-profile",
-// "format_version": 1, "name", "compute_capability": "9.0", "total_memory", "uuid",
-// "driver_version", "warplab_version", "captured", "attributes": {name: integer}}.
+// --json), shipped in profiles/ and embedded so `--profile h100` works on any machine,
+// without a driver. Format (docs/attrs.md): {"format": "warplab-profile", "format_version":
+// 1, "name", "compute_capability": "9.0", "total_memory", "uuid", "driver_version",
+// "warplab_version", "captured", "attributes": {name: integer}}. Depends on cu/device.hpp.
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 #include <string>

@@ -1,4 +1,5 @@
-// hooks.cpp: make_dir and now_seconds (lab/hooks.hpp).
+// hooks.cpp: make_dir and now_seconds, with std::filesystem and std::chrono.
+// Depends on lab/hooks.hpp.
 #include "lab/hooks.hpp"
 
 #include <chrono>

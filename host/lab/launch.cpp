@@ -1,4 +1,6 @@
-// launch.cpp: see launch.hpp.
+// launch.cpp: the launch plan, the one validity check (broken_rule) and the launch itself:
+// checks, fault note, cuLaunchKernel, --sync; k:bench's timed launches (see launch.hpp).
+// Depends on lab/launch.hpp, lab/sync.hpp, lab/timing.hpp, cu/error.hpp.
 #include "lab/launch.hpp"
 
 #include <climits>

@@ -1,4 +1,6 @@
-// module.cpp: see module.hpp.
+// module.cpp: building a module (compile, record what it read, stamp, load) and making
+// its kernels (resources, limits, layout, launch plan). Depends on lab/module.hpp,
+// lab/deps.hpp, lab/launch.hpp (plan_args).
 #include "lab/module.hpp"
 
 #include <algorithm>

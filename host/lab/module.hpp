@@ -1,9 +1,8 @@
-// module.hpp: warplab's compiled module and typed kernel, with no Lua: compile -> load ->
-// record (lab::build), a kernel's resources, limits and parameter layout
-// (lab::make_kernel), the offline answers from the PTX (kernel_offline.cpp), live files
-// (live.hpp) and the watch side channel (deps.hpp). Specs from files and inline sources:
-// module_spec.hpp; kernels by name: module_find.hpp; recompiling: module_reload.hpp. The Lua bindings
-// (host/bind), the REPL and watch use these; any other front end can too. Depends on cu/ and rtc/ only.
+// module.hpp: warplab's compiled module and typed kernel, without Lua: compile -> load ->
+// record (build), a kernel's resources, limits, parameter layout and launch plan
+// (make_kernel; offline from the PTX: kernel_offline.cpp). Specs: module_spec.hpp; kernels
+// by name: module_find.hpp; recompiling: module_reload.hpp. Depends on cu/context.hpp,
+// cu/module.hpp, cu/occupancy.hpp, rtc/cache.hpp, rtc/compile.hpp, lab/live.hpp, lab/error.hpp.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -1,4 +1,5 @@
-// run.cpp: see run.hpp.
+// run.cpp: a run's GPU context, error sentences and module builds, and what it sets up
+// around its script (see run.hpp). Depends on lab/run.hpp.
 #include "lab/run.hpp"
 
 #include <unistd.h>
