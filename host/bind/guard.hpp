@@ -6,7 +6,6 @@
 #pragma once
 #include <lua.hpp>
 
-#include <cstdarg>
 #include <exception>
 #include <string>
 #include <utility>
@@ -23,16 +22,10 @@ namespace warplab::bind {
 std::string describe_error(lua_State* L, const cu::Error& e);
 void arm_timeout_hook(lua_State* L);
 
-// How a binding raises its own error inside guard(): throws the sentence, formatted as
+// How a binding raises its own error inside guard() (state.cpp): throws the sentence, formatted as
 // luaL_error formats it (lua_pushvfstring: %s %d %I %f %p %c %U %%), for guard() to raise with
 // the caller's script line. One way: no luaL_error inside a guarded body.
-[[noreturn]] [[gnu::cold]] inline void raise(lua_State* L, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  const char* msg = lua_pushvfstring(L, fmt, ap);  // +1
-  va_end(ap);
-  throw lab::Error(msg);
-}
+[[noreturn]] [[gnu::cold]] void raise(lua_State* L, const char* fmt, ...);
 
 // Runs body; what it throws is raised as a Lua error prefixed with the caller's script
 // line. Lua is linked as C++ (see CMakeLists.txt): Lua's own errors are exceptions of a

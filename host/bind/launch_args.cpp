@@ -28,6 +28,23 @@ unsigned dim_value(lua_State* L, int at, const char* what) {
   return static_cast<unsigned>(n);
 }
 
+// A dimension that is not one integer: a list of 1 to 3, or an error. Out of line, so the
+// usual case in check_dim saves no registers for it.
+[[gnu::noinline]] cu::Dim3 dim_list(lua_State* L, int idx, const char* what) {
+  if (!lua_istable(L, idx)) return {dim_value(L, idx, what), 1, 1};  // raises
+  idx = lua_absindex(L, idx);
+  cu::Dim3 d;
+  unsigned* v[3] = {&d.x, &d.y, &d.z};
+  const auto len = lua_rawlen(L, idx);
+  if (len < 1 || len > 3) raise(L, "%s must have 1 to 3 dimensions, got %d", what, static_cast<int>(len));
+  for (int i = 0; i < static_cast<int>(len); ++i) {
+    lua_rawgeti(L, idx, i + 1);  // +1
+    *v[i] = dim_value(L, lua_gettop(L), what);
+    lua_pop(L, 1);  // -1
+  }
+  return d;
+}
+
 }  // namespace
 
 int count_field(lua_State* L, int t, const char* name, int dflt, const char* who) {
@@ -41,19 +58,9 @@ int count_field(lua_State* L, int t, const char* name, int dflt, const char* who
 
 cu::Dim3 check_dim(lua_State* L, int idx, const char* what) {
   lua_Integer n = 0;
-  if (read_integer(L, idx, 0, UINT_MAX, n)) return {static_cast<unsigned>(n), 1, 1};  // the usual case
-  if (!lua_istable(L, idx)) return {dim_value(L, idx, what), 1, 1};                   // raises
-  idx = lua_absindex(L, idx);
-  cu::Dim3 d;
-  unsigned* v[3] = {&d.x, &d.y, &d.z};
-  const auto len = lua_rawlen(L, idx);
-  if (len < 1 || len > 3) raise(L, "%s must have 1 to 3 dimensions, got %d", what, static_cast<int>(len));
-  for (int i = 0; i < static_cast<int>(len); ++i) {
-    lua_rawgeti(L, idx, i + 1);  // +1
-    *v[i] = dim_value(L, lua_gettop(L), what);
-    lua_pop(L, 1);  // -1
-  }
-  return d;
+  if (read_integer(L, idx, 0, UINT_MAX, n)) [[likely]]
+    return {static_cast<unsigned>(n), 1, 1};  // the usual case
+  return dim_list(L, idx, what);
 }
 
 // ---- the launch table ------------------------------------------------------------------------

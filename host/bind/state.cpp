@@ -1,11 +1,12 @@
 // state.cpp: opening a Lua state for warplab (libraries, package.path, the state's record,
 // the `cuda` module) and running a script file with a traceback on error; the record's
-// part of guard() (describe_error, the watchdog's hook). The library folders and the
+// part of guard() (describe_error, the watchdog's hook, raise). The library folders and the
 // compile cache are lab's (lab/run.hpp). Depends on bind/record.hpp, bind/cuda.hpp.
 #include "bind/state.hpp"
 
 #include <unistd.h>
 
+#include <cstdarg>
 #include <cstring>
 #include <filesystem>
 #include <new>
@@ -152,5 +153,13 @@ bool context_lost(lua_State* L) { return record_of(L).run.lost(); }
 std::string describe_error(lua_State* L, const cu::Error& e) { return record_of(L).run.describe(e); }
 
 void arm_timeout_hook(lua_State* L) { lua_sethook(L, timeout_hook, LUA_MASKCOUNT, 1); }
+
+void raise(lua_State* L, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const char* msg = lua_pushvfstring(L, fmt, ap);  // +1
+  va_end(ap);
+  throw lab::Error(msg);
+}
 
 }  // namespace warplab::bind
