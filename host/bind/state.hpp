@@ -1,6 +1,6 @@
 // state.hpp: a Lua 5.4 state with the standard libraries, the `cuda` module, the
-// warplab Lua library on package.path, and script parameters. Used by `run`, `watch`
-// and `repl`. Depends on bind/runtime.hpp.
+// warplab Lua library on package.path, and script parameters: what the program (host/app:
+// `run`, `watch`, `repl`) uses of the bindings. Depends on lab/options.hpp, cu/device.hpp.
 #pragma once
 #include <lua.hpp>
 
@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "bind/runtime.hpp"
+#include "cu/device.hpp"
+#include "lab/options.hpp"
 
 namespace warplab::bind {
 
@@ -33,9 +34,6 @@ struct RunResult {
 };
 // Runs a script file with `args` in the global `arg` table (arg[0] = path).
 RunResult run_file(lua_State* L, const std::string& path, const std::vector<std::string>& args);
-
-// Registers the `cuda` global (bind_*.cpp provide the pieces).
-void open_cuda(lua_State* L);
 
 // True once this state's GPU context is unusable: a sticky fault was reported or the
 // watchdog fired (a kernel still spins). Only a new process gets a new context.

@@ -1,5 +1,6 @@
-// device.cpp: live device snapshots through the driver (cu/driver.hpp): every attribute of
-// the table (attributes.hpp), name, memory, UUID and versions; DeviceSnapshot helpers.
+// device.cpp: live device snapshots through the driver: every attribute of the table,
+// name, memory, UUID and versions; DeviceSnapshot helpers. Depends on cu/device.hpp,
+// cu/attributes.hpp, cu/driver.hpp, cu/error.hpp.
 #include "cu/device.hpp"
 
 #include <cstdio>

@@ -1,6 +1,7 @@
 // device.hpp: what warplab knows about a GPU, from the live driver or from a captured
 // profile: name, compute capability, memory, every attribute. Live queries need the
-// driver (cu/driver.hpp); a snapshot is plain data and works offline.
+// driver (device.cpp); a snapshot is plain data and works offline. Depends on the
+// standard library only.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,5 +1,6 @@
 // driver.cpp: finds libcuda.so.1 with dlopen, resolves cuGetProcAddress with dlsym and
 // every other entry point through it, then calls cuInit(0). Runs once per process.
+// Depends on cu/driver.hpp, cu/error.hpp, dlfcn.h.
 #include "cu/driver.hpp"
 
 #include <dlfcn.h>

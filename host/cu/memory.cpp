@@ -1,4 +1,5 @@
-// memory.cpp: DeviceBuffer and PinnedBuffer. Depends on cu/driver.hpp, cu/error.hpp.
+// memory.cpp: DeviceBuffer and PinnedBuffer. Depends on cu/memory.hpp, cu/driver.hpp,
+// cu/error.hpp, cu/attributes.hpp (format_bytes, for out-of-memory sentences).
 #include "cu/memory.hpp"
 
 #include "cu/attributes.hpp"

@@ -1,4 +1,5 @@
-// stream.cpp: Stream and Event. Depends on cu/driver.hpp, cu/error.hpp.
+// stream.cpp: Stream and Event, over cuStream* and cuEvent*. Depends on cu/stream.hpp,
+// cu/driver.hpp, cu/error.hpp.
 #include "cu/stream.hpp"
 
 #include <utility>

@@ -1,9 +1,12 @@
-// module.cpp: see module.hpp.
+// module.cpp: building a module (compile, record what it read, stamp, load) and making
+// its kernels (resources, limits, layout, launch plan). Depends on lab/module.hpp,
+// lab/deps.hpp, lab/launch.hpp (plan_args).
 #include "lab/module.hpp"
 
 #include <algorithm>
 
 #include "lab/deps.hpp"
+#include "lab/launch.hpp"
 
 namespace warplab::lab {
 
@@ -63,6 +66,7 @@ KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optio
   for (std::size_t i = 0; i < k->offsets.size(); ++i) bytes = std::max(bytes, k->offsets[i] + k->sizes[i]);
   k->argbuf.assign(bytes + 16, 0);
   for (std::size_t off : k->offsets) k->argptrs.push_back(k->argbuf.data() + off);
+  plan_args(*k);  // the per-parameter launch plan (launch.hpp)
   return k;
 }
 

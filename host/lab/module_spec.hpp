@@ -1,8 +1,8 @@
-// module_spec.hpp: the Lua-free half of cuda.compile's arguments: finding a kernel file
-// (as given, next to the calling script, in kernels_src), placing an inline source at
-// its line in the calling file, checking defines, the -lineinfo spellings, and reading
-// a module's file again (reload, live refresh). host/bind/module_spec.cpp reads the Lua
-// table and calls these.
+// module_spec.hpp: cuda.compile's arguments without Lua: finding a kernel file (as given,
+// next to the calling script, in kernels_src), placing an inline source at its line in the
+// calling file, checking defines, the -lineinfo spellings, and reading a module's file
+// again (reload, live refresh). bind/compile_args.cpp reads the Lua table and calls these.
+// Depends on lab/module.hpp.
 #pragma once
 #include <filesystem>
 #include <map>
