@@ -25,7 +25,7 @@ void add_json(lua_State* L);        // package.preload["warplab.json_c"]: decode
 void add_hooks(lua_State* L);       // the global `warplab`: mkdir(dir), now() (hooks.cpp)
 
 // Sets __fields on the metatable on top of the stack: the names its __index function
-// answers, for the REPL's completion (host/app/repl_complete.cpp).
+// answers, for the REPL's completion (host/app/repl/complete.cpp).
 inline void set_fields(lua_State* L, std::initializer_list<const char*> names) {
   lua_createtable(L, static_cast<int>(names.size()), 0);  // +1 list
   int i = 0;

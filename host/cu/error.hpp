@@ -1,6 +1,6 @@
 // error.hpp: the driver layer's one exception type, carrying the CUresult, the failing
 // call, the object involved and the error's kind (what went wrong, for the exit code:
-// app/exit_codes.hpp). Message text comes from cuGetErrorName/cuGetErrorString.
+// app/cli/exit_codes.hpp). Message text comes from cuGetErrorName/cuGetErrorString.
 // Depends on cuda.h (CUresult).
 #pragma once
 #include <cuda.h>
@@ -10,7 +10,7 @@
 
 namespace warplab::cu {
 
-// What a cu::Error says went wrong. Each kind has one exit code (app/exit_codes.hpp).
+// What a cu::Error says went wrong. Each kind has one exit code (app/cli/exit_codes.hpp).
 enum class ErrorKind {
   bad_input,  // a malformed profile, a broken launch limit, a bad size: the caller's input
   no_device,  // no driver, no GPU, no such device index

@@ -9,7 +9,7 @@
 namespace warplab::app {
 
 // A Lua state on the device or profile select_target picks (falling back offline), with
-// g.opts as its runtime options. `notes`, when given, decides whether the offline note
+// g.opts as its run options (lab::Run). `notes`, when given, decides whether the offline note
 // is printed (the REPL says it once, not on every worker restart).
 bind::StatePtr open_lua_state(const Globals& g, const Globals* notes = nullptr);
 
