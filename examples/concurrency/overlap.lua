@@ -28,6 +28,8 @@ local S = {1, 2, 4}
 local plan = {}
 for i, s in ipairs(S) do plan[i] = {s, p.chunks, chunk * 4 / 2^20, "H2D -> scale_rounds -> D2H"} end
 report.table(plan, {title = "the pipeline: chunk i on stream i % streams", columns = {"streams", "chunks", "MiB a chunk", "per chunk"}})
+local grid, block = 4 * math.max(1, dev.sm_count), 256
+c:that(k:check{grid = grid, block = block}, "scale_rounds' launch passes the checks (offline too)")
 if ex.offline(dev, "timing copies and kernels on streams", p.save and {"results/overlap.svg", "results/overlap.csv"}) then
   print("it would check: the results; 4 streams <= 0.7x the time of 1 (pinned); pageable >= 0.85x (no overlap)")
   return c:summary()
@@ -39,7 +41,6 @@ local d_in <close> = cuda.array("f32", n)
 local d_out <close> = cuda.array("f32", n)
 local streams = {}
 for i = 1, 4 do streams[i] = cuda.stream{non_blocking = true} end
-local grid, block = 4 * dev.sm_count, 256
 
 -- Rounds so that one chunk's kernel takes about as long as its copy in (two measurements).
 local s1 = streams[1]
