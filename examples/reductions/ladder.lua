@@ -44,7 +44,7 @@ print(string.format("grid-stride versions: %d blocks (%d SMs x %d resident), %d 
                     r.resident // dev.attr.multiprocessor_count, p.unroll, r.coop_grid))
 if p.save then print("saved " .. report.save("results/ladder_versions.csv", rows, {columns = vcols})) end
 local claims = {"strided index: >= 0.5 shared bank conflicts per shared request; sequential: none at all",
-                "vec4 grid-stride and the single-pass versions: DRAM bytes read = 4n (within 2 %), the best at >= 80 % "
+                "vec4 grid-stride and the single-pass versions: DRAM bytes read = 4n (less at most the L2's size), the best at >= 80 % "
                 .. "of DRAM peak; warp shuffle: a smaller barrier stall share than sequential's"}
 if ex.offline(dev, "summing and timing", p.save and {"results/ladder.svg", "results/ladder.csv",
               "results/ladder_check.json"}) then
@@ -149,23 +149,30 @@ report.table(trows, {title = string.format("n = %s floats (%d MiB): streaming re
                      m.copy.gbs), columns = tcols, format = {ms = "%.3f", ["GB/s"] = "%.0f"}})
 c:that(best >= 0.9 * m.read.gbs, "the best version reads at >= 90 % of the streaming read's bandwidth",
        string.format("%.0f GB/s of %.0f", best, m.read.gbs))
--- The second witness: each version's first pass at n = p.n once more, counted.
+-- The second witness: each version's first pass at n = p.n once more, counted (the
+-- cooperative one apart: a failure to count it is printed, not fatal).
 if hw.witness(claims) then
-  local vs = {}
-  for _, v in ipairs(reduce.versions) do if not v.extra then vs[#vs + 1] = v end end
-  local rows = hw.each(vs, function(v) r:first_pass(v, x:view(1, p.n), p.n) end, {"shared_ld_conflicts",
-                       "shared_st_conflicts", "shared_ld_requests", "shared_st_requests", "stall_barrier",
-                       "dram_peak_pct", "dram_read_bytes"})
+  local names = {"shared_ld_conflicts", "shared_st_conflicts", "shared_ld_requests", "shared_st_requests",
+                 "stall_barrier", "dram_peak_pct", "dram_read_bytes"}
+  local vs, coop = {}, nil
+  for _, v in ipairs(reduce.versions) do
+    if v.kind == "coop" then coop = v elseif not v.extra then vs[#vs + 1] = v end
+  end
+  local function first(v) r:first_pass(v, x:view(1, p.n), p.n) end
+  local rows = hw.each(vs, first, names)
+  local ok, crow = pcall(hw.each, {coop}, first, names)
+  if ok then vs[#vs + 1], rows[#vs + 1] = coop, crow[1] else print("counters of " .. coop.name .. ": " .. crow) end
+  -- The L2 may still hold up to its size of x from the run before: that much less from DRAM.
+  local lo = 1 - dev.attr.l2_cache_size / (4 * p.n) - 0.01
   local hrows, by, best_dram, wrong_bytes = {}, {}, 0, {}
   for i, v in ipairs(vs) do
     local w = rows[i]
     w.conflicts, w.requests = w.shared_ld_conflicts + w.shared_st_conflicts, w.shared_ld_requests + w.shared_st_requests
-    by[v.kernel] = w
-    hrows[i] = {v.name, w.requests > 0 and w.conflicts / w.requests or 0, w.stall_barrier, w.dram_peak_pct,
-                w.dram_read_bytes / (4 * p.n)}
+    by[v.kernel], w.bytes = w, w.dram_read_bytes / (4 * p.n)
+    hrows[i] = {v.name, w.requests > 0 and w.conflicts / w.requests or 0, w.stall_barrier, w.dram_peak_pct, w.bytes}
     if v.kind ~= "tree" then
       best_dram = math.max(best_dram, w.dram_peak_pct)
-      if math.abs(w.dram_read_bytes / (4 * p.n) - 1) > 0.02 then wrong_bytes[#wrong_bytes + 1] = v.name end
+      if w.bytes < lo or w.bytes > 1.02 then wrong_bytes[#wrong_bytes + 1] = string.format("%s %.3f", v.name, w.bytes) end
     end
   end
   report.table(hrows, {title = "hardware counters, first pass at n = " .. reduce.size_name(p.n), columns = {"version",
@@ -176,7 +183,8 @@ if hw.witness(claims) then
   c:that(st.conflicts >= 0.5 * st.requests, "strided index: bank conflicts (>= 0.5 per shared request)",
          string.format("%d conflicts in %d requests", st.conflicts, st.requests))
   c:eq(sq.conflicts, 0, "sequential addressing: no bank conflict at all")
-  c:that(#wrong_bytes == 0, "the one-launch versions read 4n bytes from DRAM (within 2 %)", table.concat(wrong_bytes, ", "))
+  c:that(#wrong_bytes == 0, string.format("the one-launch versions read 4n bytes from DRAM (%.3f..1.02 x: the L2 may "
+         .. "hold some of x)", lo), table.concat(wrong_bytes, ", "))
   c:within(best_dram, 80, 100, "the best of them reads at >= 80 % of DRAM peak")
   c:that(by.reduce_shuffle.stall_barrier < sq.stall_barrier, "warp shuffle (one barrier) stalls at barriers less "
          .. "than sequential (one per level)", string.format("%.1f %% vs %.1f %%", by.reduce_shuffle.stall_barrier,

@@ -48,6 +48,7 @@ std::string plural(std::size_t n, const char* one, const char* many) {
 struct InDriver {
   std::mutex mu;
   bool inside = false;
+  std::size_t passes = 1;  // the launch runs this often inside the call
   std::chrono::steady_clock::time_point since;
   std::string kernel, site;
 };
@@ -112,6 +113,7 @@ void CounterSession::driver_call(const std::string& kernel, const std::string& s
   InDriver& d = in_driver();
   std::lock_guard<std::mutex> lock(d.mu);
   d.inside = true;
+  d.passes = selection_.passes > 0 ? selection_.passes : 1;
   d.since = std::chrono::steady_clock::now();
   try {
     d.kernel = kernel;
@@ -135,13 +137,14 @@ std::string CounterSession::overdue(double seconds) {
   InDriver& d = in_driver();
   std::lock_guard<std::mutex> lock(d.mu);
   if (!d.inside || seconds <= 0) return "";
+  // Each replay pass runs the kernel once: each gets the whole timeout.
   const std::chrono::duration<double> in = std::chrono::steady_clock::now() - d.since;
-  if (in.count() <= seconds) return "";
-  char secs[32];
-  std::snprintf(secs, sizeof secs, "%g", seconds);
+  if (in.count() <= seconds * static_cast<double>(d.passes)) return "";
+  char secs[64];
+  std::snprintf(secs, sizeof secs, "%g s", seconds * static_cast<double>(d.passes));
   return "kernel " + d.kernel + (d.site.empty() ? "" : " launched at " + d.site) + " did not finish within " +
-         secs +
-         " s while its hardware counters were counted (CUPTI replays a counted launch to its end inside the "
+         secs + (d.passes > 1 ? " (" + std::to_string(d.passes) + " replay passes)" : std::string()) +
+         " while its hardware counters were counted (CUPTI replays a counted launch to its end inside the "
          "launch call): probable deadlock or endless loop";
 }
 

@@ -143,8 +143,8 @@ class CounterSession {
   static CounterSession* active() noexcept { return active_; }
 
   // The sentence for a counted launch that has been inside the driver for more than
-  // `seconds` (a kernel that hangs under replay), or "" (thread-safe: a watchdog thread
-  // asks while the launching thread is blocked).
+  // `seconds` per replay pass (a kernel that hangs under replay), or "" (thread-safe: a
+  // watchdog thread asks while the launching thread is blocked).
   static std::string overdue(double seconds);
 
  private:

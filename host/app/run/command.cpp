@@ -95,7 +95,7 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too (--flag)")
       ->type_name("ARGS");
   set_help(sub,
-           {"warplab run examples/tour.lua", "warplab run examples/reductions/ladder.lua -p block=512 -q",
+           {"warplab run examples/reductions/ladder.lua -p block=512 -q",
             "warplab run examples/memory/banks.lua --counters shared",
             "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
            "Exit status: 0 ok; 1 script error or failed check; 4 bad input (a -p value "
