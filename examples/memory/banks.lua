@@ -49,7 +49,13 @@ for i, pt in ipairs(pats) do
   prow[i] = {pt.name, pt.stride, pt.ways}
 end
 local pcols = {"pattern", "stride (words)", "ways"}
-if p.save then print("saved " .. report.save("results/banks_predicted.csv", prow, {columns = pcols})) end
+if p.save then
+  print("saved " .. report.save("results/banks_predicted.csv", prow, {columns = pcols}))
+  local wbars = {}
+  for i, pt in ipairs(pats) do wbars[i] = {label = pt.name, value = pt.ways} end
+  print("saved " .. report.svg_bars(wbars, "results/banks_predicted.svg", {title = "predicted words one bank serves "
+        .. "per warp access (" .. mem.BANKS .. " banks)", xlabel = "ways (1: no conflict)", format = "%d"}))
+end
 if ex.offline(dev, "timing the accesses", p.save and {"results/banks.svg", "results/banks.csv"}) then
   report.table(prow, {title = "predicted: words one bank serves per warp access (" .. mem.BANKS .. " banks of "
                       .. mem.BANK_WIDTH .. " bytes)", columns = pcols})
