@@ -1,6 +1,7 @@
 // run/command.cpp: `warplab run SCRIPT.lua [-p key=value ...] [args ...]`: runs a Lua
 // experiment script against the live GPU or, offline, a device profile. Exit 0, or 1 when
-// the script raised an error or a warplab.check failed; --sanitize TOOL runs it again under
+// the script raised an error or a warplab.check failed, 3 when it needed a GPU the run does
+// not have, 5 when it raised a failed compile's diagnostics; --sanitize TOOL runs it again under
 // compute-sanitizer (cli/sanitize.hpp: 8, 9); --counters counts every launch (run/counters.hpp).
 // Depends on cli/command.hpp, cli/lua_state.hpp, bind/state.hpp (run_file) and lab/ (deps, script).
 #include <filesystem>
@@ -25,6 +26,11 @@ struct RunArgs {
   std::string sanitize;  // --sanitize TOOL: run again under compute-sanitizer
   CounterArgs counters;  // --counters SET[,SET], --counters-by, --json
 };
+
+// After "no CUDA device: <call> needs a GPU (...)": how a script keeps its offline part.
+constexpr const char* kNeedsGpuHint =
+    "hint: without a GPU, end the script before its GPU part with "
+    "`if not cuda.device().live then return end`, as the examples do (docs/tutorial.md)";
 
 // True unless the script loaded warplab.check and some check failed.
 bool checks_ok(lua_State* L) {
@@ -68,6 +74,14 @@ int run_script(const Globals& g, const RunArgs& a) {
       std::cerr << "warplab: " << r.error << "\n";
       return kBadInput;
     }
+    if (r.compile_error) {  // the diagnostics once and where the script stopped, no traceback
+      std::cerr << r.error << "\n";
+      return kCompileError;
+    }
+    if (r.needs_gpu) {  // a GPU-only call on a run without one: its own outcome, with the idiom
+      std::cerr << r.error << "\n" << kNeedsGpuHint << "\n";
+      return kNoDevice;
+    }
     std::cerr << r.error << "\n";
     if (r.timed_out) {
       // The kernel still runs and the context cannot be torn down under it: leave the
@@ -98,8 +112,9 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
            {"warplab run examples/reductions/ladder.lua -p block=512 -q",
             "warplab run examples/memory/banks.lua --counters shared",
             "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
-           "Exit status: 0 ok; 1 script error or failed check; 4 bad input (a -p value "
-           "the script's params{} refuses); 7 --timeout fired; "
+           "Exit status: 0 ok; 1 script error or failed check; 3 a GPU-only call without a GPU; "
+           "4 bad input (a -p value "
+           "the script's params{} refuses); 5 a compile error the script raised; 7 --timeout fired; "
            "8 --sanitize without compute-sanitizer; 9 --sanitize found errors; "
            "with --counters, 3 no CUPTI library and 6 counters refused "
            "(all codes: docs/exit-codes.md).\n");
