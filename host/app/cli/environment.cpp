@@ -39,8 +39,9 @@ const std::vector<EnvVar>& environment() {
 
 const std::vector<EnvVar>& files() {
   static const std::vector<EnvVar> out = {
-      {"compile cache", "$WARPLAB_CACHE_DIR, else $XDG_CACHE_HOME/warplab, else ~/.cache/warplab, else "
-                        "$TMPDIR/warplab-cache-UID; `warplab cache info` prints it, `warplab cache clear` empties it"},
+      {"compile cache",
+       "$WARPLAB_CACHE_DIR, else $XDG_CACHE_HOME/warplab, else ~/.cache/warplab, else "
+       "$TMPDIR/warplab-cache-UID; `warplab cache info` prints it, `warplab cache clear` empties it"},
       {"REPL history", "$XDG_STATE_HOME/warplab/history, else ~/.local/state/warplab/history"},
       {"examples, Lua library, kernels, profiles",
        "share/warplab/ beside the binary's folder (PREFIX/bin/warplab: PREFIX/share/warplab/)"},

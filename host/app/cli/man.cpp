@@ -29,8 +29,10 @@ std::string roff(const std::string& s) {
 // "\fB\-p\fR, \fB\-\-param\fR \fIKEY=VALUE\fR"
 std::string option_head(const CLI::Option& o) {
   std::string out;
-  for (const std::string& s : o.get_snames()) out += (out.empty() ? "" : ", ") + ("\\fB" + roff("-" + s) + "\\fR");
-  for (const std::string& l : o.get_lnames()) out += (out.empty() ? "" : ", ") + ("\\fB" + roff("--" + l) + "\\fR");
+  for (const std::string& s : o.get_snames())
+    out += (out.empty() ? "" : ", ") + ("\\fB" + roff("-" + s) + "\\fR");
+  for (const std::string& l : o.get_lnames())
+    out += (out.empty() ? "" : ", ") + ("\\fB" + roff("--" + l) + "\\fR");
   if (const std::string v = value_name(o); o.get_expected_max() != 0 && !v.empty()) {
     out += " \\fI" + roff(v) + "\\fR";
     if (o.get_expected_min() == 2) out += " \\fI" + roff(v) + "\\fR";
@@ -39,7 +41,8 @@ std::string option_head(const CLI::Option& o) {
 }
 
 void options(std::ostream& out, const std::vector<const CLI::Option*>& opts) {
-  for (const CLI::Option* o : opts) out << ".TP\n" << option_head(*o) << "\n" << roff(o->get_description()) << "\n";
+  for (const CLI::Option* o : opts)
+    out << ".TP\n" << option_head(*o) << "\n" << roff(o->get_description()) << "\n";
 }
 
 // A paragraph of plain text: one roff line per source line, blank lines as paragraph breaks.
