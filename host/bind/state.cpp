@@ -148,6 +148,8 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   return out;
 }
 
+lab::Run& run_of(lua_State* L) { return record_of(L).run; }
+
 bool context_lost(lua_State* L) { return record_of(L).run.lost(); }
 
 std::string describe_error(lua_State* L, const cu::Error& e) { return record_of(L).run.describe(e); }

@@ -12,6 +12,10 @@
 #include "cu/device.hpp"
 #include "lab/options.hpp"
 
+namespace warplab::lab {
+struct Run;
+}
+
 namespace warplab::bind {
 
 struct StateDeleter {
@@ -38,5 +42,8 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
 // True once this state's GPU context is unusable: a sticky fault was reported or the
 // watchdog fired (a kernel still spins). Only a new process gets a new context.
 bool context_lost(lua_State* L);
+
+// The run of a state opened by open_state (lab/run.hpp): what `run --counters` counts on.
+lab::Run& run_of(lua_State* L);
 
 }  // namespace warplab::bind

@@ -1,9 +1,10 @@
 // run/command.cpp: `warplab run SCRIPT.lua [-p key=value ...] [args ...]`: runs a Lua
 // experiment script against the live GPU or, offline, a device profile. Exit 0, or 1 when
 // the script raised an error or a warplab.check failed; --sanitize TOOL runs it again under
-// compute-sanitizer (cli/sanitize.hpp: 8, 9); --params lists the parameters the script
-// declares. SCRIPT may be an example's `warplab list` name (cli/examples.cpp). Depends on
-// cli/command.hpp, cli/lua_state.hpp, bind/state.hpp (run_file) and lab/ (deps, script).
+// compute-sanitizer (cli/sanitize.hpp: 8, 9); --counters counts every launch (run/counters.hpp);
+// --params lists the parameters the script declares. SCRIPT may be an example's `warplab
+// list` name (cli/examples.cpp). Depends on cli/command.hpp, cli/lua_state.hpp,
+// bind/state.hpp (run_file) and lab/ (deps, script).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "app/cli/command.hpp"
 #include "app/cli/lua_state.hpp"
 #include "app/cli/sanitize.hpp"
+#include "app/run/counters.hpp"
 #include "bind/state.hpp"
 #include "lab/deps.hpp"
 #include "lab/script.hpp"
@@ -30,6 +32,7 @@ struct RunArgs {
   std::vector<std::string> params;  // key=value
   std::vector<std::string> args;
   std::string sanitize;  // --sanitize TOOL: run again under compute-sanitizer
+  CounterArgs counters;  // --counters SET[,SET], --counters-by, --json
   bool list_params = false;
 };
 
@@ -130,6 +133,11 @@ int run_script(const Globals& g, const RunArgs& given) {
     for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
     throw Failure(kUsage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
   }
+  if (!a.sanitize.empty() && !a.counters.words.empty())
+    throw Failure(
+        kUsage,
+        "--counters and --sanitize cannot run together: compute-sanitizer and CUPTI's counters both "
+        "instrument every launch; run the script once with each");
   if (const std::string why = lab::script_problem(a.script); !why.empty()) {
     const std::string dir = shipped_examples();
     const bool relative = !std::filesystem::path(a.script).is_absolute();
@@ -143,9 +151,13 @@ int run_script(const Globals& g, const RunArgs& given) {
   lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
   bind::StatePtr state = open_lua_state(g);
   bind::set_params(state.get(), params);
+  start_counter_watchdog(g.opts);  // a counted launch, even the script's own cuda.counters
+  std::unique_ptr<RunCounters> counters;
+  if (!a.counters.words.empty()) counters = std::make_unique<RunCounters>(a.counters, state.get());
   std::vector<std::string> args = a.args;  // before `--`, then after it
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
   const bind::RunResult r = bind::run_file(state.get(), a.script, args);
+  const int counted = counters && !r.bad_input ? counters->finish(r.timed_out) : kOk;
   if (!r.ok) {
     if (r.bad_input) {  // a wrong -p value: the command line's fault (docs/exit-codes.md)
       std::cerr << "warplab: " << r.error << "\n";
@@ -168,6 +180,7 @@ int run_script(const Globals& g, const RunArgs& given) {
     }
     return kFailed;
   }
+  if (counted != kOk) return counted;
   return checks_ok(state.get()) ? kOk : kFailed;
 }
 
@@ -184,19 +197,21 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
   sub->add_option("--sanitize", a->sanitize,
                   "run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck")
       ->type_name("TOOL");
+  add_counter_options(sub, a->counters, true);
   sub->add_flag("--params", a->list_params,
                 "list the parameters the script declares (name, default, type) and run nothing else");
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too (--flag)")
       ->type_name("ARGS");
-  set_help(
-      sub,
-      {"warplab run examples/tour.lua", "warplab run reductions/ladder.lua --params   # then -p block=512",
-       "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
-      "Exit status: 0 ok; 1 script error or failed check; 3 a value the profile does not know "
-      "(--profile sm_86: the SM count); 4 bad input (a -p value "
-      "the script's params{} refuses); 7 --timeout fired; "
-      "8 --sanitize without compute-sanitizer; 9 --sanitize found errors "
-      "(all codes: docs/exit-codes.md).\n");
+  set_help(sub,
+           {"warplab run reductions/ladder.lua --params   # then -p block=512",
+            "warplab run examples/memory/banks.lua --counters shared",
+            "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
+           "Exit status: 0 ok; 1 script error or failed check; 3 a value the profile does not know "
+           "(--profile sm_86: the SM count); 4 bad input (a -p value "
+           "the script's params{} refuses); 7 --timeout fired; "
+           "8 --sanitize without compute-sanitizer; 9 --sanitize found errors; "
+           "with --counters, 3 no CUPTI library and 6 counters refused "
+           "(all codes: docs/exit-codes.md).\n");
   out.push_back({sub, [&g, a] { return run_script(g, *a); }});
 }
 
