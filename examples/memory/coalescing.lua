@@ -30,7 +30,7 @@ if reads & (reads - 1) ~= 0 or reads * MAX_STRIDE > 1 << 32 then
                       reads, MAX_STRIDE), 0)
 end
 local footprint = 4 * reads * MAX_STRIDE
-if footprint > dev.memory // 2 then
+if not dev.unknown.total_memory and footprint > dev.memory // 2 then
   error(string.format("reads %d: stride %d spans %s, more than half of the device's %s; use -p reads=%d",
                       reads, MAX_STRIDE, mem.bytes_name(footprint), mem.bytes_name(dev.memory),
                       mem.pow2_at_least(dev.memory // 8 // (4 * MAX_STRIDE))), 0)

@@ -21,7 +21,8 @@ local p = params{step = 32, steps = 336, waves = 8, reps = 3, save = false}
 
 local dev = cuda.device()
 local a = dev.attr
-local sms, ws = a.multiprocessor_count, a.warp_size
+local ws = a.warp_size
+local sms = dev.live and a.multiprocessor_count -- the GPU part only (--profile sm_86 has no SM count)
 local variants = {}
 for i, n in ipairs{4, 24, 48, 112} do
   local m = assert(cuda.compile{file = "scheduling/latency_chain.cu", defines = {NACC = n}})

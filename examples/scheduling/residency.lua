@@ -19,7 +19,7 @@ local p = params{block = 256, spin_us = 1000, iters = 1000, reps = 5, save = fal
 
 local dev = cuda.device()
 local a = dev.attr
-local sms = a.multiprocessor_count
+local sms = dev.live and a.multiprocessor_count -- the GPU part only (--profile sm_86 has no SM count)
 -- Sizes derived from the device: half the SM's shared memory (less a margin for the
 -- per-block reserve) as dynamic shared, so two blocks fit; __launch_bounds__ asking for
 -- half the SM's threads, which caps registers per thread at 65536 / that many (64 where an
