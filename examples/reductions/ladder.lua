@@ -9,7 +9,7 @@
 --         n on all ones up to 2^24; atomics only stall at exactly 2^24 on 2^28 elements
 --         (beyond that, adding x < 1 rounds away); u32 sums exact. The best version
 --         reads at >= 90 % of the streaming read's GB/s. Hardware counters: bank conflicts
---         in the strided-index tree, none in the sequential one; the one-launch versions
+--         in the strided-index tree, next to none in the sequential one; the one-launch versions
 --         read 4n bytes from DRAM, the best at >= 80 % of DRAM peak; barrier stalls per version.
 -- Run:    warplab run examples/reductions/ladder.lua [-p block=256] [-p grid=0] [-p unroll=4] [-p acc=0] [-p load=3] [-p layout=0|1|2] [-p reps=20] [-p save=true]
 local report = require "warplab.report"
@@ -43,7 +43,7 @@ print(string.format("grid-stride versions: %d blocks (%d SMs x %d resident), %d 
                     .. "thread; cooperative grid: %d blocks", r.grid, dev.attr.multiprocessor_count,
                     r.resident // dev.attr.multiprocessor_count, p.unroll, r.coop_grid))
 if p.save then print("saved " .. report.save("results/ladder_versions.csv", rows, {columns = vcols})) end
-local claims = {"strided index: >= 0.5 shared bank conflicts per shared request; sequential: none at all",
+local claims = {"strided index: >= 0.5 shared bank conflicts per shared request; sequential: <= 0.02",
                 "vec4 grid-stride and the single-pass versions: DRAM bytes read = 4n (less at most the L2's size), the best at >= 80 % "
                 .. "of DRAM peak; warp shuffle: a smaller barrier stall share than sequential's"}
 if ex.offline(dev, "summing and timing", p.save and {"results/ladder.svg", "results/ladder.csv",
@@ -182,7 +182,9 @@ if hw.witness(claims) then
   local st, sq = by.reduce_strided, by.reduce_sequential
   c:that(st.conflicts >= 0.5 * st.requests, "strided index: bank conflicts (>= 0.5 per shared request)",
          string.format("%d conflicts in %d requests", st.conflicts, st.requests))
-  c:eq(sq.conflicts, 0, "sequential addressing: no bank conflict at all")
+  c:that(sq.conflicts <= 0.02 * sq.requests, "sequential addressing: next to no bank conflict (<= 0.02 per shared "
+         .. "request)", string.format("%d conflicts in %d requests: %.4f", sq.conflicts, sq.requests,
+         sq.requests > 0 and sq.conflicts / sq.requests or 0))
   c:that(#wrong_bytes == 0, string.format("the one-launch versions read 4n bytes from DRAM (%.3f..1.02 x: the L2 may "
          .. "hold some of x)", lo), table.concat(wrong_bytes, ", "))
   c:within(best_dram, 80, 100, "the best of them reads at >= 80 % of DRAM peak")

@@ -110,11 +110,19 @@ void DeviceBuffer::check_range(const char* what, std::size_t bytes, std::size_t 
   if (ctx_) ctx_->make_current();
 }
 
+// cuMemcpyHtoD from pageable memory returns once the data is staged, and cuMemcpyDtoD
+// returns at once: the copy finishes later on the legacy stream, which a kernel on a
+// non-blocking stream does not wait for. A copy without a stream is finished when it returns.
+static void finish_legacy_copy() { WL_CU_CHECK(api().cuStreamSynchronize(CU_STREAM_LEGACY), "copy"); }
+
 void DeviceBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_t offset) {
   check_range("copy to device", bytes, offset);
   if (!ctx_)
     return (void)(bytes ? std::memcpy(reinterpret_cast<unsigned char*>(ptr_ + offset), src, bytes) : nullptr);
-  if (bytes) WL_CU_CHECK(api().cuMemcpyHtoD(ptr_ + offset, src, bytes), range_text(bytes, offset));
+  if (bytes) {
+    WL_CU_CHECK(api().cuMemcpyHtoD(ptr_ + offset, src, bytes), range_text(bytes, offset));
+    finish_legacy_copy();
+  }
 }
 
 void DeviceBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t offset) const {
@@ -150,8 +158,10 @@ void DeviceBuffer::copy_from(const DeviceBuffer& src, std::size_t bytes, std::si
                    reinterpret_cast<const unsigned char*>(src.ptr_ + src_offset), bytes);
     return;
   }
-  if (bytes)
+  if (bytes) {
     WL_CU_CHECK(api().cuMemcpyDtoD(ptr_ + offset, src.ptr_ + src_offset, bytes), range_text(bytes, offset));
+    finish_legacy_copy();
+  }
 }
 
 void DeviceBuffer::copy_from_async(const DeviceBuffer& src, std::size_t bytes, CUstream stream,

@@ -40,10 +40,13 @@ end)
 t.case("f32 and f16 round to nearest (even)", function()
   t.eq(cuda.array("f32", {0.1, 1 / 3, 16777217}):get(), {f32(0.1), f32(1 / 3), 16777216.0})
   -- binary16: 10 mantissa bits; 2049 is a tie (to even: 2048), 2051 too (to 2052);
-  -- 65519 rounds down to the largest half, 65520 up to infinity; 3e-8 rounds to the
-  -- smallest subnormal 2^-24, 1e-8 to zero.
-  t.eq(cuda.array("f16", {0.1, 1 / 3, 2049, 2051, 65519, 65520, -65520, 3e-8, 1e-8}):get(),
+  -- 65519 rounds down to the largest half; 65520 would round up to infinity, so it is
+  -- refused (infinity itself is written as asked); 3e-8 rounds to the smallest subnormal
+  -- 2^-24, 1e-8 to zero.
+  t.eq(cuda.array("f16", {0.1, 1 / 3, 2049, 2051, 65519, math.huge, -math.huge, 3e-8, 1e-8}):get(),
        {0.0999755859375, 0.333251953125, 2048.0, 2052.0, 65504.0, math.huge, -math.huge, 2^-24, 0.0})
+  t.checkerror("element 65520 does not fit f16 (finite values up to ±65504)", cuda.array, "f16", {65520})
+  t.checkerror("element -65520 does not fit f16", cuda.array, "f16", {1, -65520})
 end)
 
 t.case("values out of a type's range are rejected", function()
