@@ -41,9 +41,21 @@ Runtime& create_runtime(lua_State* L, const lab::Options& opts, cu::DeviceSnapsh
   return *rt;
 }
 
+// The chooser is kept until it succeeds: one that throws (a driver failure) throws again
+// on the next use rather than leave an empty target behind.
+static void choose(Runtime& rt) {
+  ChosenTarget t = rt.choose_target();
+  rt.choose_target = nullptr;
+  rt.target = std::move(t.device);
+  rt.offline = t.offline;
+  rt.offline_reason = std::move(t.offline_reason);
+}
+
 Runtime& runtime(lua_State* L) {
   auto* rt = *static_cast<Runtime**>(lua_getextraspace(L));
   if (!rt) luaL_error(L, "warplab runtime missing (state not opened by warplab)");
+  if (rt->choose_target) [[unlikely]]
+    choose(*rt);
   return *rt;
 }
 
@@ -60,9 +72,10 @@ const cu::ContextPtr& gpu_context(lua_State* L, const char* what) {
   return rt.context;
 }
 
+// Asks nothing of a target not chosen yet: a state that never touched the GPU lost nothing.
 bool context_lost(lua_State* L) {
-  const Runtime& rt = runtime(L);
-  return rt.context_lost || rt.timed_out;
+  const auto* rt = *static_cast<Runtime**>(lua_getextraspace(L));
+  return rt && (rt->context_lost || rt->timed_out);
 }
 
 }  // namespace warplab::bind

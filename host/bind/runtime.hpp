@@ -1,7 +1,7 @@
 // runtime.hpp: per-Lua-state runtime data kept in the Lua registry (as redis keeps its
 // per-run state under a named key): the options the program was started with (the one
-// options struct, lab/options.hpp) and the device (live or profile) the script works on.
-// Depends on cu/device.hpp.
+// options struct, lab/options.hpp) and the device (live or profile) the script works on,
+// chosen when the script first needs it. Depends on cu/device.hpp.
 #pragma once
 #include <lua.hpp>
 
@@ -18,15 +18,27 @@
 #include "lab/options.hpp"
 #include "rtc/cache.hpp"
 
+#include <functional>
 #include <optional>
 
 namespace warplab::bind {
+
+// The device a state works on, when it is chosen on first use: a script that never
+// touches the GPU then never starts the driver (cuInit). The chooser is the program's
+// (app/cli/lua_state.cpp: select the device, say the offline note); it may throw.
+struct ChosenTarget {
+  cu::DeviceSnapshot device;
+  bool offline = true;
+  std::string offline_reason;
+};
+using TargetChooser = std::function<ChosenTarget()>;
 
 struct Runtime {
   lab::Options opts;                       // as the command line set them; color also needs a terminal
   cu::DeviceSnapshot target;               // the selected device or profile
   bool offline = true;                     // true when `target` is a profile
   std::string offline_reason;              // why (no driver, no GPU, --profile ...)
+  TargetChooser choose_target;             // set until runtime() first chooses the three above
   cu::ContextPtr context;                  // the device's primary context, retained on first use
   cu::PinnedBuffer staging;                // page-locked bounce buffer for large host<->device copies
   FaultLog faults;                         // recent launches, for naming asynchronous faults
@@ -46,7 +58,7 @@ struct Runtime {
 // options (color only on a terminal), the target, the compile cache. open_state() calls it.
 Runtime& create_runtime(lua_State* L, const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
                         std::string offline_reason);
-// The runtime of this state; created by open_state().
+// The runtime of this state; created by open_state(). Chooses the target on first use.
 Runtime& runtime(lua_State* L);
 // Raises "no CUDA device: <reason>" unless a live device backs this state.
 void require_gpu(lua_State* L, const char* what);

@@ -39,13 +39,19 @@ int traceback(lua_State* L) {
 
 StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
                     std::string offline_reason) {
+  ChosenTarget t{std::move(target), offline, std::move(offline_reason)};
+  return open_state(opts, [t] { return t; });
+}
+
+StatePtr open_state(const lab::Options& opts, TargetChooser choose) {
   StatePtr state(luaL_newstate());
   if (!state) throw std::bad_alloc();
   lua_State* L = state.get();
   luaL_openlibs(L);
   harden_libs(L);
 
-  Runtime* rt = &create_runtime(L, opts, std::move(target), offline, std::move(offline_reason));
+  Runtime* rt = &create_runtime(L, opts, {}, true, {});
+  rt->choose_target = std::move(choose);
 
   // package.path: the warplab library first, then Lua's defaults.
   std::string path;
@@ -108,7 +114,8 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   if (lua_pcall(L, static_cast<int>(args.size()), 0, handler) != LUA_OK) {  // -(n+1), +1 msg
     out.ok = false;
     out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
-    out.timed_out = runtime(L).timed_out;
+    // context_lost() first: a script that never chose its target has nothing timed out.
+    out.timed_out = context_lost(L) && runtime(L).timed_out;
     out.bad_input = lua_getfield(L, LUA_REGISTRYINDEX, "warplab.bad_input") == LUA_TBOOLEAN;  // +1
     lua_pop(L, 1);                                                                            // -1
     lua_pop(L, 1);                                                                            // -1

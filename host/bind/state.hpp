@@ -21,6 +21,8 @@ using StatePtr = std::unique_ptr<lua_State, StateDeleter>;
 // Opens a state; `target` is the device or profile to expose as cuda.device().
 StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
                     std::string offline_reason);
+// The same with the target chosen on the state's first use of it (runtime.hpp).
+StatePtr open_state(const lab::Options& opts, TargetChooser choose);
 
 // Script parameters from `-p key=value` (read by require "warplab.params").
 void set_params(lua_State* L, const std::map<std::string, std::string>& params);

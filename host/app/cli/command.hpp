@@ -64,6 +64,24 @@ void add_list_command(CLI::App& app, const Globals& g, Commands& out);
 // The hidden `completion bash|zsh` (completion.cpp): scripts generated from `app`.
 void add_completion_command(CLI::App& app, Commands& out);
 
+// `run` of a script in this process, made ready before it starts (run/command.cpp): the
+// Lua state, and when the device can be chosen without the script, the device, its context
+// and the modules of `modules` (a lab/prebuilt.hpp record) built and loaded; then
+// `ready()` is called, which returns when the script may start (false: it never will,
+// return kOk). The script is read after that, so it is the file as it is then. `watch`
+// runs each edit this way in a process forked ahead of the save (its standby).
+struct PreparedRun {
+  std::string script;
+  std::vector<std::string> params;  // -p key=value
+  std::vector<std::string> args;    // the script's arguments
+  std::string modules;              // what the last run built
+};
+int run_prepared(const Globals& g, const PreparedRun& r, const std::function<bool()>& ready);
+
+// A command's body with main's answer to its errors: a Failure, a cu::Error or any other
+// exception is one sentence on stderr and its exit code (main.cpp; watch's runs too).
+int run_command(const std::function<int()>& body);
+
 // What `run` and `watch` both take, defined once (script_options.cpp): `-p,--param
 // KEY=VALUE` into `params` (one value each: later words are script arguments) and
 // `--no-check`, which clears g.opts.check.
