@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lab/deps.hpp"
+#include "lab/prebuilt.hpp"
 
 namespace warplab::lab {
 
@@ -14,13 +15,18 @@ void record_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r) {
 }
 
 ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx) {
-  auto m = std::make_shared<ModuleObj>();
-  m->spec = std::move(spec);
-  m->result = rtc::compile(m->spec.source, m->spec.options, cache);
+  record_module(spec);                     // for `warplab watch`'s next run (prebuilt.hpp)
+  ModuleRef m = take_prebuilt(spec, ctx);  // built ahead by a watched run's standby
+  const bool ahead = m != nullptr;
+  if (!ahead) {
+    m = std::make_shared<ModuleObj>();
+    m->spec = std::move(spec);
+    m->result = rtc::compile(m->spec.source, m->spec.options, cache);
+  }
   record_dependencies(m->spec, m->result);
-  m->stamps = stamp_files(m->spec, m->result);
+  if (!ahead) m->stamps = stamp_files(m->spec, m->result);
   if (m->result.ok) record_code(m->spec.source.name, m->result);
-  if (m->result.ok && ctx)
+  if (m->result.ok && ctx && !ahead)
     m->live = cu::Module::load_cubin(ctx, std::string_view(m->result.cubin.data(), m->result.cubin.size()),
                                      m->spec.source.name);
   return m;
