@@ -1,8 +1,10 @@
 // run/command.cpp: `warplab run SCRIPT.lua [-p key=value ...] [args ...]`: runs a Lua
 // experiment script against the live GPU or, offline, a device profile. Exit 0, or 1 when
 // the script raised an error or a warplab.check failed; --sanitize TOOL runs it again under
-// compute-sanitizer (cli/sanitize.hpp: 8, 9). Depends on cli/command.hpp, cli/lua_state.hpp,
-// bind/state.hpp (run_file) and lab/ (deps, script).
+// compute-sanitizer (cli/sanitize.hpp: 8, 9). Also run_prepared, the same run made ready
+// ahead of its start (watch's standby: the context and the last run's modules first).
+// Depends on cli/command.hpp, cli/lua_state.hpp, bind/state.hpp (run_file), bind/runtime.hpp
+// (the device, made ready), lab/ (deps, prebuilt, script) and cu/trace.hpp.
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -10,8 +12,11 @@
 #include "app/cli/command.hpp"
 #include "app/cli/lua_state.hpp"
 #include "app/cli/sanitize.hpp"
+#include "bind/runtime.hpp"
 #include "bind/state.hpp"
+#include "cu/trace.hpp"
 #include "lab/deps.hpp"
+#include "lab/prebuilt.hpp"
 #include "lab/script.hpp"
 
 namespace warplab::app {
@@ -37,21 +42,9 @@ bool checks_ok(lua_State* L) {
   return ok;
 }
 
-int run_script(const Globals& g, const RunArgs& a) {
-  if (!a.sanitize.empty() && !sanitize::valid_tool(a.sanitize)) {
-    std::string valid;
-    for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
-    throw Failure(kUsage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
-  }
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
-  if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
-  const auto params = parse_params(a.params);
-  lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
-  bind::StatePtr state = open_lua_state(g);
-  bind::set_params(state.get(), params);
-  std::vector<std::string> args = a.args;  // before `--`, then after it
-  args.insert(args.end(), g.script_args.begin(), g.script_args.end());
-  const bind::RunResult r = bind::run_file(state.get(), a.script, args);
+// The script in `state`, and run's exit code for how it went.
+int run_in_state(bind::StatePtr& state, const std::string& script, const std::vector<std::string>& args) {
+  const bind::RunResult r = bind::run_file(state.get(), script, args);
   if (!r.ok) {
     if (r.bad_input) {  // a wrong -p value: the command line's fault (docs/exit-codes.md)
       std::cerr << "warplab: " << r.error << "\n";
@@ -69,7 +62,49 @@ int run_script(const Globals& g, const RunArgs& a) {
   return checks_ok(state.get()) ? kOk : kFailed;
 }
 
+int run_script(const Globals& g, const RunArgs& a) {
+  if (!a.sanitize.empty() && !sanitize::valid_tool(a.sanitize)) {
+    std::string valid;
+    for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
+    throw Failure(kUsage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
+  }
+  if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+  if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
+  const auto params = parse_params(a.params);
+  lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
+  bind::StatePtr state = open_lua_state(g);
+  bind::set_params(state.get(), params);
+  std::vector<std::string> args = a.args;  // before `--`, then after it
+  args.insert(args.end(), g.script_args.begin(), g.script_args.end());
+  return run_in_state(state, a.script, args);
+}
+
+// The device chosen, its context made and `modules` built while nobody waits. Whatever
+// fails here is left for the script to meet where it would have anyway.
+void make_ready(lua_State* L, const std::string& modules) {
+  try {
+    bind::Runtime& rt = bind::runtime(L);  // chooses the device: cuInit, its attributes
+    if (!rt.offline) bind::gpu_context(L, "a watched run");
+    const cu::TraceScope t("modules of the last run built ahead");
+    lab::prebuild(lab::read_module_records(modules), rt.cache.get(), rt.context);
+  } catch (const std::exception&) {
+  }
+}
+
 }  // namespace
+
+int run_prepared(const Globals& g, const PreparedRun& a, const std::function<bool()>& ready) {
+  const auto params = parse_params(a.params);
+  bind::StatePtr state = open_lua_state(g);
+  bind::set_params(state.get(), params);
+  make_ready(state.get(), a.modules);
+  cu::trace("ready");
+  if (!ready()) return kOk;
+  cu::trace("go");
+  if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+  lab::record_dependency(a.script);
+  return run_in_state(state, a.script, a.args);
+}
 
 void add_run_command(CLI::App& app, Globals& g, Commands& out) {
   auto a = std::make_shared<RunArgs>();

@@ -1,13 +1,17 @@
 // watch/command.cpp: `warplab watch SCRIPT.lua [-p k=v ...] [--clear] [--diff] [--timeout S]`:
-// runs the script in a child (`warplab run`), then again after every save of the script, a
-// kernel file it compiled or a header those include (lab/deps.hpp). A failing, crashing or
-// hanging run ends that run only; signals arrive through a signalfd. Depends on
-// cli/command.hpp, files.hpp (inotify), child.hpp (the runs), diff.hpp, cu/profile, lab/script.
+// runs the script again after every save of it, a kernel file or a header (lab/deps.hpp), in
+// a child forked ahead of the save (child.hpp: the standby, with its Lua state, context and
+// the last run's modules) that compiles with the headers this process keeps warm (rtc/pch).
+// This process never starts the CUDA driver. Depends on cli/ (command, cleanup), files.hpp,
+// child.hpp, diff.hpp, cu/profile, cu/trace, lab/prebuilt, lab/script, rtc/pch.
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cfloat>
 #include <climits>
 #include <csignal>
@@ -15,14 +19,21 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <sstream>
 
+#include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
 #include "app/watch/child.hpp"
 #include "app/watch/diff.hpp"
 #include "app/watch/files.hpp"
 #include "cu/profile.hpp"
+#include "cu/trace.hpp"
+#include "lab/prebuilt.hpp"
 #include "lab/script.hpp"
+#include "rtc/pch.hpp"
 
 namespace fs = std::filesystem;
 
@@ -40,6 +51,9 @@ struct WatchArgs {
   double timeout = 0;  // seconds per run, 0 = none
 };
 
+// At most this many modules get their headers kept warm (each PCH is ~100 MB on disk).
+constexpr std::size_t kMaxWarmModules = 4;
+
 std::string wall_clock() {
   const std::time_t t = std::time(nullptr);
   std::tm tm = {};
@@ -53,34 +67,20 @@ long long ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
 }
 
-// The command line of one run: the same global options, then `run`.
-std::vector<std::string> run_argv(const Globals& g, const WatchArgs& a) {
-  const lab::Options& o = g.opts;
-  std::vector<std::string> v = {"warplab", "--device", std::to_string(o.device), "--offline-noted"};
-  if (!o.profile.empty()) v.insert(v.end(), {"--profile", o.profile});
-  if (o.timeout > 0) v.insert(v.end(), {"--timeout", std::to_string(o.timeout)});
-  if (o.sync) v.push_back("--sync");
-  if (!o.color) v.push_back("--no-color");
-  if (o.quiet) v.push_back("--quiet");
-  if (!o.cache) v.push_back("--no-cache");
-  v.insert(v.end(), {"run", a.script});
-  for (const auto& p : a.params) v.insert(v.end(), {"-p", p});
-  if (!o.check) v.push_back("--no-check");
-  if (!a.args.empty() || !g.script_args.empty()) {
-    v.push_back("--");
-    v.insert(v.end(), a.args.begin(), a.args.end());
-    v.insert(v.end(), g.script_args.begin(), g.script_args.end());
-  }
-  return v;
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
-// SIGINT, SIGTERM, SIGHUP (leave) and SIGCHLD (a run ended), read through a signalfd;
-// blocked while this lives, restored after.
+// SIGINT, SIGTERM, SIGHUP, SIGQUIT (leave) and SIGCHLD (a run ended), read through a
+// signalfd; blocked while this lives, restored after.
 class Signals {
  public:
   Signals() {
     sigemptyset(&set_);
-    for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&set_, s);
+    for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&set_, s);
     ::sigprocmask(SIG_BLOCK, &set_, &old_);
     fd_ = ::signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
     if (fd_ < 0) throw Failure(kInternal, "cannot create a signalfd");
@@ -91,7 +91,7 @@ class Signals {
   }
   int fd() const { return fd_; }
   // Drains the signalfd; true when a signal asking us to leave arrived. SIGCHLD needs
-  // no handling here: the loop checks the run after every wake-up.
+  // no handling here: the loop checks the runs after every wake-up.
   bool leave() {
     bool out = false;
     signalfd_siginfo si;
@@ -105,18 +105,49 @@ class Signals {
   int fd_ = -1;
 };
 
+// Why there is no GPU (offline_reason), asked in a child: asking starts the driver, and
+// this process must not (its runs are forked from it). "" when there is one.
+std::string offline_reason_from_child(const Globals& g) {
+  if (!g.opts.profile.empty()) return {};
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return {};
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(p[0]);
+    const std::string why = offline_reason(g);
+    [[maybe_unused]] const ssize_t w = ::write(p[1], why.data(), why.size());
+    ::_exit(0);
+  }
+  ::close(p[1]);
+  std::string why;
+  char buf[512];
+  for (ssize_t n; pid > 0 && ((n = ::read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR));)
+    if (n > 0) why.append(buf, static_cast<std::size_t>(n));
+  ::close(p[0]);
+  int st = 0;
+  if (pid > 0) ::waitpid(pid, &st, 0);
+  return why;
+}
+
 class Watch {
  public:
-  Watch(const Globals& g, const WatchArgs& a) : g_(g), a_(a), argv_(run_argv(g, a)) {
+  Watch(const Globals& g, const WatchArgs& a, Signals& sig, Cleanup& keep)
+      : g_(g), a_(a), sig_(sig), keep_(keep) {
+    g_.offline_noted = true;  // said once by run_watch, never by a run
     script_ = fs::absolute(a.script).lexically_normal().string();
     deps_ = {script_};
     files_.set_files(deps_);
+    args_ = a.args;
+    args_.insert(args_.end(), g.script_args.begin(), g.script_args.end());
+    pch_dir_ = keep.dir() + "/pch";
+    fs::create_directories(pch_dir_);
   }
 
-  // One poll over the signalfd and inotify; the timeout is the nearer of the pending
-  // batch's deadline and the run's --timeout. Everything else happens between polls.
-  int loop(Signals& sig) {
-    code_ = std::make_unique<watch::CodeDiff>(a_.diff);
+  // One poll over the signalfd, inotify and the standby's "ready"; the timeout is the
+  // nearer of the pending batch's deadline and the run's --timeout.
+  int loop() {
+    code_ = std::make_unique<watch::CodeDiff>(a_.diff, keep_.dir());
     start(nullptr);
     for (;;) {
       int timeout = files_.timeout_ms();
@@ -126,19 +157,26 @@ class Watch {
         const int left_ms = static_cast<int>(std::clamp(left, 0.0, static_cast<double>(INT_MAX)));
         timeout = timeout < 0 ? left_ms : std::min(timeout, left_ms);
       }
-      pollfd fds[2] = {{sig.fd(), POLLIN, 0}, {files_.fd(), POLLIN, 0}};
-      ::poll(fds, 2, timeout);
-      if ((fds[0].revents & POLLIN) && sig.leave()) break;
+      check_standby();  // (its "ready" may have come with the last wake-up)
+      const bool waiting = standby_ && !standby_->ready();
+      pollfd fds[3] = {
+          {sig_.fd(), POLLIN, 0}, {files_.fd(), POLLIN, 0}, {waiting ? standby_->ready_fd() : -1, POLLIN, 0}};
+      ::poll(fds, 3, timeout);
+      if ((fds[0].revents & POLLIN) && sig_.leave()) break;
       if (run_) {
         if (const auto st = run_->finished())
           finish(*st, {});
         else if (a_.timeout > 0 && ms_since(run_->started()) >= a_.timeout * 1000)
           finish(run_->kill(), "timed out after " + fmt_seconds(a_.timeout) + " s");
       }
+      check_standby();
       if (fds[1].revents & POLLIN) files_.read_events();
       if (const auto batch = files_.take_due()) changed(*batch);
+      // The next run gets ready while the user edits: after a run, never beside one.
+      if (!run_ && !standby_ && standby_wanted_) standby_ = fork_run();
     }
-    if (run_) run_->kill();  // no child left behind
+    drop(run_);  // no child left behind
+    drop(standby_);
     if (!g_.opts.quiet) note("stopped");
     return kOk;
   }
@@ -155,6 +193,53 @@ class Watch {
     std::fprintf(stderr, "warplab: %s\n", line.c_str());
   }
 
+  // A process that will be run N (runs_ + 1 when it goes): ready as soon as it can be,
+  // and the script read only when it goes. Its deps file is its own.
+  std::unique_ptr<watch::ChildRun> fork_run() {
+    const std::string deps = keep_.dir() + "/deps." + std::to_string(++forks_);
+    const PreparedRun pr{a_.script, a_.params, args_, modules_};
+    const std::string code = code_->dir();
+    const Globals& g = g_;
+    auto body = [&g, pr, deps, code](const watch::ChildRun::Ready& ready) {
+      cu::trace_reset("run forked");
+      ::setenv("WARPLAB_DEPS_FILE", deps.c_str(), 1);  // lab/deps.hpp, lab/prebuilt.hpp
+      ::setenv("WARPLAB_CODE_DIR", code.c_str(), 1);
+      return run_command([&] { return run_prepared(g, pr, ready); });
+    };
+    auto child =
+        std::make_unique<watch::ChildRun>(body, std::vector<int>{sig_.fd(), files_.fd(), keep_.fd()});
+    keep_.adopt_group(child->pid());
+    deps_of_[child.get()] = deps;
+    return child;
+  }
+
+  // Kills and reaps a child (if any), and forgets it.
+  void drop(std::unique_ptr<watch::ChildRun>& c) {
+    if (!c) return;
+    c->kill();
+    keep_.forget_group(c->pid());
+    std::error_code ec;
+    fs::remove(deps_of_[c.get()], ec);
+    deps_of_.erase(c.get());
+    c.reset();
+  }
+
+  // A standby that died before its run (a broken device, a failing state) is not forked
+  // again until a run has ended: the next save starts one at once instead.
+  void check_standby() {
+    if (!standby_) return;
+    if (standby_->finished()) {
+      if (cu::tracing()) note("standby " + std::to_string(runs_ + 1) + " ended before its run");
+      drop(standby_);
+      standby_wanted_ = false;
+    } else if (!ready_said_ && standby_->ready()) {
+      ready_said_ = true;
+      if (cu::tracing())
+        note("trace: standby for run " + std::to_string(runs_ + 1) + " ready (" +
+             std::to_string(ms_since(standby_->forked())) + " ms after it was forked)");
+    }
+  }
+
   // A settled batch: re-run, unless the script itself is gone (an editor mid-save that
   // the debounce did not cover, or a real delete): then wait for it to come back.
   void changed(const watch::Batch& b) {
@@ -166,13 +251,14 @@ class Watch {
     if (run_) {
       run_->kill();
       note("run cancelled: a file was saved");
-      run_.reset();
+      drop(run_);
     }
     start(&b);
   }
 
-  // Starts run N. The header (with the latency) is printed before the fork, so it never
-  // interleaves with the run's own output.
+  // Starts run N: the standby when there is one, else a process forked now. The header
+  // (with the latency) is printed before the run goes, so it never interleaves with the
+  // run's own output.
   void start(const watch::Batch* b) {
     ++runs_;
     if (a_.clear) std::fputs("\x1b[H\x1b[2J\x1b[3J", stdout);
@@ -189,32 +275,37 @@ class Watch {
       std::fflush(stdout);
       std::fprintf(stderr, "%s\n", line.c_str());
     }
-    deps_file_ = std::make_unique<watch::TempFile>();
-    watch::ChildRun::Env env{{"WARPLAB_DEPS_FILE", deps_file_->path()}};
-    if (code_) env.push_back({"WARPLAB_CODE_DIR", code_->dir()});
-    run_ = std::make_unique<watch::ChildRun>("/proc/self/exe", argv_, env);
+    if (standby_ && standby_->finished()) drop(standby_);
+    run_ = standby_ ? std::move(standby_) : fork_run();
+    ready_said_ = false;
+    run_->go();
   }
 
   // A run ended: report it, and watch what it read (plus what a failed run did not get
-  // to read, so fixing that file still triggers a run).
+  // to read, so fixing that file still triggers a run); then keep its headers warm.
   void finish(int status, const std::string& why) {
     const double secs = ms_since(run_->started()) / 1000.0;
-    run_.reset();
     const bool ok = why.empty() && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    std::vector<std::string> deps = watch::read_deps_file(deps_file_->path());
-    deps_file_.reset();
+    std::vector<std::string> deps = watch::read_deps_file(deps_of_[run_.get()]);
+    drop(run_);
     deps.push_back(script_);
     if (!ok) deps.insert(deps.end(), deps_.begin(), deps_.end());
     const size_t before = files_.files().size();
     deps_ = deps;
     for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + dir);
+    // What it built, for the next run and the warm headers (lab/prebuilt.hpp); a run that
+    // built nothing keeps the last record.
+    const std::string record = (fs::path(code_->dir()) / "modules").string();
+    if (std::string m = read_text(record); !m.empty()) modules_ = std::move(m);
+    std::error_code ec;
+    fs::remove(record, ec);
 
     // Our stdout buffer first, so the status line follows whatever we printed before.
     std::fflush(stdout);
     if (ok) {
       last_good_ = wall_clock();
       if (!g_.opts.quiet) std::fprintf(stderr, "[%s] run %d ok (%.2f s)\n", last_good_.c_str(), runs_, secs);
-      if (code_) std::fputs(code_->collect().c_str(), stderr);
+      std::fputs(code_->collect().c_str(), stderr);
     } else {
       std::fprintf(stderr, "run failed (%s) at %s; %s\n",
                    why.empty() ? watch::describe_status(status).c_str() : why.c_str(), wall_clock().c_str(),
@@ -224,19 +315,50 @@ class Watch {
       std::fprintf(stderr, "watching %zu file%s in %zu director%s; Ctrl-C to stop\n", files_.files().size(),
                    files_.files().size() == 1 ? "" : "s", files_.directory_count(),
                    files_.directory_count() == 1 ? "y" : "ies");
+    std::fflush(stderr);
+    warm_headers();
+    standby_wanted_ = true;
   }
 
-  const Globals& g_;
+  // NVRTC and the headers the last run's modules open with, kept warm here so that every
+  // run forked from now on compiles with them (rtc/pch.hpp): a PCH that still fits is
+  // kept, one whose header changed is made again, the others are removed.
+  void warm_headers() {
+    std::vector<std::string> files;
+    std::vector<lab::ModuleSpec> specs = lab::read_module_records(modules_);
+    if (specs.size() > kMaxWarmModules) specs.resize(kMaxWarmModules);
+    for (const lab::ModuleSpec& s : specs) {
+      try {
+        const rtc::WarmResult w = rtc::warm_headers(s.source, s.options, pch_dir_);
+        if (w.made) files.push_back(w.file);
+        if (cu::tracing())
+          note("trace: headers of " + s.source.name + ": " +
+               (w.kept   ? "still warm"
+                : w.made ? "kept warm"
+                         : "none kept (" + w.why + ")") +
+               ", " + std::to_string(static_cast<long>(w.ms)) + " ms");
+      } catch (const std::exception&) {  // an unsupported arch: the run said so already
+      }
+    }
+    rtc::forget_warm_headers(files);
+  }
+
+  Globals g_;
   const WatchArgs& a_;
-  std::vector<std::string> argv_;
+  Signals& sig_;
+  Cleanup& keep_;
   std::string script_;
+  std::vector<std::string> args_;
   std::vector<std::string> deps_;
   watch::FileWatcher files_;
-  std::unique_ptr<watch::ChildRun> run_;
+  std::unique_ptr<watch::ChildRun> run_, standby_;
+  std::map<const watch::ChildRun*, std::string> deps_of_;  // each child's dependency file
   std::unique_ptr<watch::CodeDiff> code_;  // resource lines; with --diff the PTX/SASS diffs too
-  std::unique_ptr<watch::TempFile> deps_file_;
+  std::string modules_;                    // what the last run built (lab/prebuilt.hpp)
+  std::string pch_dir_;
   std::string last_good_;
-  int runs_ = 0;
+  int runs_ = 0, forks_ = 0;
+  bool standby_wanted_ = false, ready_said_ = false;
 };
 
 // The script must exist at start and each -p be key=value (exit 4, as `run`); later the
@@ -244,16 +366,17 @@ class Watch {
 int run_watch(const Globals& g, const WatchArgs& a) {
   if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
   parse_params(a.params);
-  // The signals are blocked first, before anything can start the CUDA driver (asking
-  // whether a GPU is there does): its threads inherit the mask, so SIGCHLD always reaches
-  // the signalfd. Created after them, a driver thread with SIGCHLD unblocked could take
-  // it, and a finished run would go unnoticed (seen on the H100: "run 2" never ended).
+  // The keeper first, while this process has no thread: it removes the runs' files and
+  // kills their groups however watch ends, SIGKILL included.
+  Cleanup keep("watch");
+  // The signals are blocked before any child is forked: the runs unblock them, and a
+  // child forked before would not know the mask.
   Signals sig;
-  // Said here once; each run gets --offline-noted (run_argv) and does not repeat it.
-  if (const std::string why = offline_reason(g); !why.empty())
+  // Said here once (asked in a child: this process never starts the driver).
+  if (const std::string why = offline_reason_from_child(g); !why.empty())
     note_offline(g, why, cu::default_profile_name());
-  Watch w(g, a);
-  return w.loop(sig);
+  Watch w(g, a, sig, keep);
+  return w.loop();
 }
 
 }  // namespace

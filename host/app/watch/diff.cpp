@@ -179,7 +179,7 @@ std::map<std::string, Lines> sass_kernels(const std::string& dump) {
   return out;
 }
 
-CodeDiff::CodeDiff(bool code_diffs) : code_diffs_(code_diffs) {
+CodeDiff::CodeDiff(bool code_diffs, const std::string& under) : code_diffs_(code_diffs) {
   // SASS from cuobjdump, else nvdisasm (both in the toolkit); the first report says when
   // neither is there.
   if (!code_diffs_) {
@@ -188,7 +188,8 @@ CodeDiff::CodeDiff(bool code_diffs) : code_diffs_(code_diffs) {
   } else if (const std::string d = find_tool("nvdisasm"); !d.empty()) {
     cuobjdump_ = d;
   }
-  std::string tmpl = (fs::temp_directory_path() / "warplab-code-XXXXXX").string();
+  std::string tmpl =
+      ((under.empty() ? fs::temp_directory_path() : fs::path(under)) / "warplab-code-XXXXXX").string();
   if (::mkdtemp(tmpl.data())) dir_ = tmpl;
 }
 
