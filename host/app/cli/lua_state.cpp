@@ -6,6 +6,7 @@
 // reports to).
 #include "app/cli/lua_state.hpp"
 
+#include "bind/runtime.hpp"
 #include "cu/driver.hpp"
 #include "cu/trace.hpp"
 #include "lab/deps.hpp"
@@ -35,6 +36,16 @@ bool target_can_wait(const Globals& g) {
   // number is checked now (exit 5 when it is not there), and without a driver the offline
   // note comes first, as before: none of them costs a driver start.
   return g.opts.profile.empty() && g.opts.device == 0 && cu::driver_loaded();
+}
+
+bind::Runtime* prepare_device(lua_State* L) {
+  try {
+    bind::Runtime& rt = bind::runtime(L);  // chooses the device: cuInit, its attributes
+    if (!rt.offline) bind::gpu_context(L, "a run made ready");
+    return &rt;
+  } catch (const std::exception&) {
+    return nullptr;
+  }
 }
 
 bind::StatePtr open_lua_state(const Globals& g, const Globals* notes) {

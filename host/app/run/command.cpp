@@ -12,7 +12,6 @@
 #include "app/cli/command.hpp"
 #include "app/cli/lua_state.hpp"
 #include "app/cli/sanitize.hpp"
-#include "bind/runtime.hpp"
 #include "bind/state.hpp"
 #include "cu/trace.hpp"
 #include "lab/deps.hpp"
@@ -82,13 +81,10 @@ int run_script(const Globals& g, const RunArgs& a) {
 // The device chosen, its context made and `modules` built while nobody waits. Whatever
 // fails here is left for the script to meet where it would have anyway.
 void make_ready(lua_State* L, const std::string& modules) {
-  try {
-    bind::Runtime& rt = bind::runtime(L);  // chooses the device: cuInit, its attributes
-    if (!rt.offline) bind::gpu_context(L, "a watched run");
-    const cu::TraceScope t("modules of the last run built ahead");
-    lab::prebuild(lab::read_module_records(modules), rt.cache.get(), rt.context);
-  } catch (const std::exception&) {
-  }
+  bind::Runtime* rt = prepare_device(L);
+  if (!rt) return;
+  const cu::TraceScope t("modules of the last run built ahead");
+  lab::prebuild(lab::read_module_records(modules), rt->cache.get(), rt->context);
 }
 
 }  // namespace
