@@ -2,7 +2,9 @@
 #include "lab/module.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
+#include "cu/trace.hpp"
 #include "lab/deps.hpp"
 #include "lab/prebuilt.hpp"
 
@@ -23,12 +25,24 @@ ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx) {
     m->spec = std::move(spec);
     m->result = rtc::compile(m->spec.source, m->spec.options, cache);
   }
+  if (cu::tracing()) {  // WARPLAB_STARTUP_TRACE: where a run's compile time went
+    const rtc::CompileResult& r = m->result;
+    const std::string how = ahead          ? "built ahead"
+                            : r.from_cache ? "from the cache"
+                            : r.pch        ? "warm headers"
+                                           : "no PCH";
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.1f", r.compile_ms);
+    cu::trace(("module " + m->spec.source.name + " (" + how + ", compile " + ms + " ms)").c_str());
+  }
   record_dependencies(m->spec, m->result);
   if (!ahead) m->stamps = stamp_files(m->spec, m->result);
   if (m->result.ok) record_code(m->spec.source.name, m->result);
-  if (m->result.ok && ctx && !ahead)
+  if (m->result.ok && ctx && !ahead) {
+    const cu::TraceScope t("module loaded");
     m->live = cu::Module::load_cubin(ctx, std::string_view(m->result.cubin.data(), m->result.cubin.size()),
                                      m->spec.source.name);
+  }
   return m;
 }
 
