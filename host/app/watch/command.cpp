@@ -3,10 +3,9 @@
 // a child forked ahead of the save (child.hpp: the standby, with its Lua state, context and
 // the last run's modules) that compiles with the headers this process keeps warm (rtc/pch).
 // This process never starts the CUDA driver. Depends on cli/ (command, cleanup), files.hpp,
-// child.hpp, diff.hpp, cu/profile, cu/trace, lab/prebuilt, lab/script, rtc/pch.
+// child.hpp, diff.hpp, signals.hpp, cu/profile, cu/trace, lab/prebuilt, lab/script, rtc/pch.
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +28,7 @@
 #include "app/watch/child.hpp"
 #include "app/watch/diff.hpp"
 #include "app/watch/files.hpp"
+#include "app/watch/signals.hpp"
 #include "cu/profile.hpp"
 #include "cu/trace.hpp"
 #include "lab/prebuilt.hpp"
@@ -74,37 +74,6 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-// SIGINT, SIGTERM, SIGHUP, SIGQUIT (leave) and SIGCHLD (a run ended), read through a
-// signalfd; blocked while this lives, restored after.
-class Signals {
- public:
-  Signals() {
-    sigemptyset(&set_);
-    for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&set_, s);
-    ::sigprocmask(SIG_BLOCK, &set_, &old_);
-    fd_ = ::signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (fd_ < 0) throw Failure(kInternal, "cannot create a signalfd");
-  }
-  ~Signals() {
-    ::close(fd_);
-    ::sigprocmask(SIG_SETMASK, &old_, nullptr);
-  }
-  int fd() const { return fd_; }
-  // Drains the signalfd; true when a signal asking us to leave arrived. SIGCHLD needs
-  // no handling here: the loop checks the runs after every wake-up.
-  bool leave() {
-    bool out = false;
-    signalfd_siginfo si;
-    while (::read(fd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si))
-      out = out || si.ssi_signo != SIGCHLD;
-    return out;
-  }
-
- private:
-  sigset_t set_, old_;
-  int fd_ = -1;
-};
-
 // Why there is no GPU (offline_reason), asked in a child: asking starts the driver, and
 // this process must not (its runs are forked from it). "" when there is one.
 std::string offline_reason_from_child(const Globals& g) {
@@ -132,7 +101,7 @@ std::string offline_reason_from_child(const Globals& g) {
 
 class Watch {
  public:
-  Watch(const Globals& g, const WatchArgs& a, Signals& sig, Cleanup& keep)
+  Watch(const Globals& g, const WatchArgs& a, watch::Signals& sig, Cleanup& keep)
       : g_(g), a_(a), sig_(sig), keep_(keep) {
     g_.offline_noted = true;  // said once by run_watch, never by a run
     script_ = fs::absolute(a.script).lexically_normal().string();
@@ -345,7 +314,7 @@ class Watch {
 
   Globals g_;
   const WatchArgs& a_;
-  Signals& sig_;
+  watch::Signals& sig_;
   Cleanup& keep_;
   std::string script_;
   std::vector<std::string> args_;
@@ -371,7 +340,7 @@ int run_watch(const Globals& g, const WatchArgs& a) {
   Cleanup keep("watch");
   // The signals are blocked before any child is forked: the runs unblock them, and a
   // child forked before would not know the mask.
-  Signals sig;
+  watch::Signals sig;
   // Said here once (asked in a child: this process never starts the driver).
   if (const std::string why = offline_reason_from_child(g); !why.empty())
     note_offline(g, why, cu::default_profile_name());
