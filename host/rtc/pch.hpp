@@ -28,7 +28,7 @@ struct WarmResult {
 // is. A source that opens with no #include, or whose headers do not compile cleanly (a
 // warning too: with the PCH it would not be shown again), keeps nothing; NVRTC itself is
 // then warmed with one empty compile under `opt` (what a process's first compile pays).
-// Throws rtc::Error for an unsupported architecture.
+// Throws rtc::Error only when NVRTC itself fails.
 WarmResult warm_headers(const Source& src, const Options& opt, const std::string& dir);
 
 // Forgets every kept PCH but those in `files`, and removes their files.

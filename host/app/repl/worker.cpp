@@ -74,9 +74,12 @@ Worker::Worker(StateFactory make, Warm warm) : make_(std::move(make)), warm_(std
 
 Worker::~Worker() {
   if (alive()) reap(/*kill_first=*/true);
+  // The spare is killed, not waited for: it may be inside cuInit, and leaving the REPL
+  // must not wait on the driver (it dies with us in any case; init reaps it).
   if (spare_pid_ > 0) {
     ::close(spare_fd_);
-    kill_group(spare_pid_);
+    ::kill(-spare_pid_, SIGKILL);
+    ::kill(spare_pid_, SIGKILL);
   }
 }
 
