@@ -11,7 +11,9 @@
 // CPU caches. WARPLAB_FAKE_INIT_MS and WARPLAB_FAKE_CONTEXT_MS make cuInit and the first
 // primary-context retain take that long (a real driver's start-up, for the offline tests
 // of what start-up pays), and WARPLAB_FAKE_LOG=FILE appends "cuInit PID" and "context PID"
-// there when they happen. Never packed for the GPU machine. Needs cuda.h only.
+// there when they happen. Streams have priorities (range 0..-5, as an H100's), events may
+// be made without timing, managed memory is host memory; stream capture and graphs are
+// fake_graph.cpp's. Never packed for the GPU machine. Needs cuda.h only.
 #include <cuda.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -22,22 +24,20 @@
 #include <string>
 #include <thread>
 
+#include "fake_driver.hpp"
+
+namespace fake {
+CUresult g_sticky = CUDA_SUCCESS;  // what a faulted kernel leaves for the next synchronization
+}  // namespace fake
+
 namespace {
 
-using Clock = std::chrono::steady_clock;
-struct Event {
-  Clock::time_point at;
-};
-struct Function {
-  std::string name;
-  bool faults;  // "fake_fault" in the name
-};
+using namespace fake;
 struct Module {
   int unused = 0;
 };
-int g_object;  // the address behind the context, device and stream handles
+int g_object;  // the address behind the context and device handles
 volatile unsigned long g_launches = 0;
-CUresult g_sticky = CUDA_SUCCESS;  // what a faulted kernel leaves for the next synchronization
 
 // The memory a launch writes (WARPLAB_FAKE_LAUNCH_BYTES), one store per cache line.
 struct Scratch {
@@ -108,6 +108,9 @@ int attribute(CUdevice_attribute a) {
       return 52428800;
     case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY:
       return 65536;
+    case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
+    case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS:
+      return 1;
     default:
       return -1;
   }
@@ -137,18 +140,45 @@ CUresult f_version(int* v) {
   *v = CUDA_VERSION;
   return ok();
 }
+// The codes the stand-in returns, with the real driver's names and texts.
+const struct {
+  CUresult code;
+  const char* name;
+  const char* text;
+} kErrors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE",
+     "the operation cannot be performed in the present state"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+     "operation not permitted when stream is capturing"},
+    {CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+     "operation failed due to a previous error during capture"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNJOINED, "CUDA_ERROR_STREAM_CAPTURE_UNJOINED",
+     "capture was not joined back to the origin stream"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED",
+     "capture was not ended in the same stream as it began"},
+    {CUDA_ERROR_STREAM_CAPTURE_ISOLATION, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
+     "dependency created on uncaptured work in another stream"},
+    {CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
+     "operation would make the legacy stream depend on a capturing blocking stream"},
+    {CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE",
+     "the graph update was not performed because it included changes which violated constraints specific to "
+     "instantiated graph update"},
+};
 CUresult f_error_name(CUresult c, const char** s) {
-  *s = c == CUDA_SUCCESS                 ? "CUDA_SUCCESS"
-       : c == CUDA_ERROR_INVALID_VALUE   ? "CUDA_ERROR_INVALID_VALUE"
-       : c == CUDA_ERROR_ILLEGAL_ADDRESS ? "CUDA_ERROR_ILLEGAL_ADDRESS"
-                                         : "CUDA_ERROR_UNKNOWN";
+  *s = "CUDA_ERROR_UNKNOWN";
+  for (const auto& e : kErrors)
+    if (e.code == c) *s = e.name;
   return ok();
 }
 CUresult f_error_string(CUresult c, const char** s) {
-  *s = c == CUDA_SUCCESS                 ? "no error"
-       : c == CUDA_ERROR_INVALID_VALUE   ? "invalid argument"
-       : c == CUDA_ERROR_ILLEGAL_ADDRESS ? "an illegal memory access was encountered"
-                                         : "unknown error";
+  *s = "unknown error";
+  for (const auto& e : kErrors)
+    if (e.code == c) *s = e.text;
   return ok();
 }
 CUresult f_count(int* n) {
@@ -188,7 +218,7 @@ CUresult f_ctx_get(CUcontext* c) {
   *c = reinterpret_cast<CUcontext>(&g_object);
   return ok();
 }
-CUresult f_sync() { return g_sticky; }
+CUresult f_sync() { return refused_during_capture() ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : g_sticky; }
 CUresult f_get_limit(std::size_t* v, CUlimit) {
   *v = 1024;
   return ok();
@@ -243,66 +273,133 @@ CUresult f_func_set(CUfunction, CUfunction_attribute, int) { return ok(); }
 
 // ---- memory -------------------------------------------------------------------------
 CUresult f_alloc(CUdeviceptr* p, std::size_t n) {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   void* m = std::aligned_alloc(256, (n + 255) / 256 * 256);
   *p = reinterpret_cast<CUdeviceptr>(m);
   return m ? ok() : CUDA_ERROR_OUT_OF_MEMORY;
 }
 CUresult f_free(CUdeviceptr p) {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   std::free(reinterpret_cast<void*>(p));
   return ok();
 }
 CUresult f_host_alloc(void** p, std::size_t n, unsigned) {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   *p = std::malloc(n ? n : 1);
   return *p ? ok() : CUDA_ERROR_OUT_OF_MEMORY;
 }
 CUresult f_host_free(void* p) {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   std::free(p);
   return ok();
 }
 void* at(CUdeviceptr p) { return reinterpret_cast<void*>(p); }
+CUresult f_managed(CUdeviceptr* p, std::size_t n, unsigned) {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  void* m = std::calloc(1, n ? n : 1);
+  *p = reinterpret_cast<CUdeviceptr>(m);
+  return m ? ok() : CUDA_ERROR_OUT_OF_MEMORY;
+}
+bool valid_location(CUmemLocation l) {
+  return (l.type == CU_MEM_LOCATION_TYPE_DEVICE && l.id == 0) || l.type == CU_MEM_LOCATION_TYPE_HOST;
+}
+CUresult f_prefetch(CUdeviceptr, std::size_t, CUmemLocation l, unsigned, CUstream) {
+  return valid_location(l) ? ok() : CUDA_ERROR_INVALID_DEVICE;
+}
+CUresult f_advise(CUdeviceptr, std::size_t, CUmem_advise, CUmemLocation l) {
+  return valid_location(l) ? ok() : CUDA_ERROR_INVALID_DEVICE;
+}
+// Synchronous copies and memsets: refused while this thread captures.
 CUresult f_htod(CUdeviceptr d, const void* s, std::size_t n) {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   std::memcpy(at(d), s, n);
   return ok();
 }
 CUresult f_dtoh(void* d, CUdeviceptr s, std::size_t n) {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   if (g_sticky != CUDA_SUCCESS) return g_sticky;
   std::memcpy(d, at(s), n);
   return ok();
 }
 CUresult f_dtod(CUdeviceptr d, CUdeviceptr s, std::size_t n) {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   std::memmove(at(d), at(s), n);
   return ok();
 }
-CUresult f_htod_a(CUdeviceptr d, const void* s, std::size_t n, CUstream) { return f_htod(d, s, n); }
-CUresult f_dtoh_a(void* d, CUdeviceptr s, std::size_t n, CUstream) { return f_dtoh(d, s, n); }
-CUresult f_dtod_a(CUdeviceptr d, CUdeviceptr s, std::size_t n, CUstream) { return f_dtod(d, s, n); }
 CUresult f_set8(CUdeviceptr d, unsigned char v, std::size_t n) {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   std::memset(at(d), v, n);
   return ok();
 }
-CUresult f_set8_a(CUdeviceptr d, unsigned char v, std::size_t n, CUstream) { return f_set8(d, v, n); }
-
-// ---- streams, events ----------------------------------------------------------------
-CUresult f_stream(CUstream* s, unsigned) {
-  *s = reinterpret_cast<CUstream>(&g_object);
+// Asynchronous ones: a node of the capture when the stream captures, else done now.
+CUresult copy_on(CUstream s, void* d, const void* src, std::size_t n) {
+  const Node node{CU_GRAPH_NODE_TYPE_MEMCPY, nullptr, d, src, n};
+  if (record(s, node)) return ok();
+  if (g_sticky != CUDA_SUCCESS) return g_sticky;
+  run_node(node);
   return ok();
 }
-CUresult f_stream_1(CUstream) { return g_sticky; }
-CUresult f_stream_wait(CUstream, CUevent, unsigned) { return ok(); }
-CUresult f_event(CUevent* e, unsigned) {
-  *e = reinterpret_cast<CUevent>(new Event);
+CUresult f_htod_a(CUdeviceptr d, const void* s, std::size_t n, CUstream st) {
+  return copy_on(st, at(d), s, n);
+}
+CUresult f_dtoh_a(void* d, CUdeviceptr s, std::size_t n, CUstream st) { return copy_on(st, d, at(s), n); }
+CUresult f_dtod_a(CUdeviceptr d, CUdeviceptr s, std::size_t n, CUstream st) {
+  return copy_on(st, at(d), at(s), n);
+}
+CUresult f_set8_a(CUdeviceptr d, unsigned char v, std::size_t n, CUstream st) {
+  const Node node{CU_GRAPH_NODE_TYPE_MEMSET, nullptr, at(d), nullptr, n, v};
+  if (!record(st, node)) run_node(node);
+  return ok();
+}
+
+// ---- streams, events ----------------------------------------------------------------
+constexpr int kLeastPriority = 0, kGreatestPriority = -5;  // an H100's range
+CUresult f_priority_range(int* least, int* greatest) {
+  if (least) *least = kLeastPriority;
+  if (greatest) *greatest = kGreatestPriority;
+  return ok();
+}
+CUresult f_stream_prio(CUstream* s, unsigned, int priority) {
+  // Clamped into the range, as the driver does.
+  const int p = priority > kLeastPriority      ? kLeastPriority
+                : priority < kGreatestPriority ? kGreatestPriority
+                                               : priority;
+  *s = reinterpret_cast<CUstream>(new Stream{p});
+  return ok();
+}
+CUresult f_stream(CUstream* s, unsigned flags) { return f_stream_prio(s, flags, 0); }
+CUresult f_stream_priority(CUstream s, int* p) {
+  *p = stream_of(s) ? stream_of(s)->priority : 0;
+  return ok();
+}
+CUresult f_stream_destroy(CUstream s) {
+  Stream* st = stream_of(s);
+  if (st && st->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  delete st;
+  return g_sticky;
+}
+// Synchronize and query: a capturing stream has nothing submitted to wait for.
+CUresult f_stream_1(CUstream s) {
+  if (stream_of(s) && stream_of(s)->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  return g_sticky;
+}
+CUresult f_stream_wait(CUstream s, CUevent e, unsigned) { return stream_wait(s, e); }
+CUresult f_event(CUevent* e, unsigned flags) {
+  *e = reinterpret_cast<CUevent>(new Event{Clock::now(), (flags & CU_EVENT_DISABLE_TIMING) == 0});
   return ok();
 }
 CUresult f_event_destroy(CUevent e) {
   delete reinterpret_cast<Event*>(e);
   return ok();
 }
-CUresult f_record(CUevent e, CUstream) {
-  reinterpret_cast<Event*>(e)->at = Clock::now();
+CUresult f_record(CUevent e, CUstream s) {
+  event_recorded(e, s);
   return ok();
 }
 CUresult f_event_1(CUevent) { return g_sticky; }
 CUresult f_elapsed(float* ms, CUevent a, CUevent b) {
+  if (!reinterpret_cast<Event*>(a)->timing || !reinterpret_cast<Event*>(b)->timing)
+    return CUDA_ERROR_INVALID_HANDLE;
   *ms = std::chrono::duration<float, std::milli>(reinterpret_cast<Event*>(b)->at -
                                                  reinterpret_cast<Event*>(a)->at)
             .count();
@@ -311,19 +408,20 @@ CUresult f_elapsed(float* ms, CUevent a, CUevent b) {
 
 // ---- launches, occupancy ------------------------------------------------------------
 CUresult f_launch(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                  CUstream, void**, void**) {
-  g_launches = g_launches + 1;
-  if (g_scratch.p) g_scratch.touch();
-  if (reinterpret_cast<Function*>(f)->faults) [[unlikely]]
-    g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+                  CUstream s, void**, void**) {
+  if (const Stream* st = stream_of(s); st && st->capture) [[unlikely]]
+    return (record(s, Node{CU_GRAPH_NODE_TYPE_KERNEL, reinterpret_cast<Function*>(f)}), ok());
+  run_kernel(reinterpret_cast<Function*>(f));
   return g_sticky == CUDA_SUCCESS || reinterpret_cast<Function*>(f)->faults ? ok() : g_sticky;
 }
-CUresult f_launch_coop(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                       CUstream, void**) {
+CUresult f_launch_coop(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                       CUstream s, void**) {
+  if (record(s, Node{CU_GRAPH_NODE_TYPE_KERNEL, reinterpret_cast<Function*>(f)})) return ok();
   g_launches = g_launches + 1;
   return ok();
 }
-CUresult f_launch_ex(const CUlaunchConfig*, CUfunction, void**, void**) {
+CUresult f_launch_ex(const CUlaunchConfig* c, CUfunction f, void**, void**) {
+  if (record(c->hStream, Node{CU_GRAPH_NODE_TYPE_KERNEL, reinterpret_cast<Function*>(f)})) return ok();
   g_launches = g_launches + 1;
   return ok();
 }
@@ -341,10 +439,6 @@ CUresult f_potential(int* grid, int* block, CUfunction, CUoccupancyB2DSize, std:
   return ok();
 }
 
-struct Entry {
-  const char* name;
-  void* fn;
-};
 #define E(name, fn) \
   { name, reinterpret_cast<void*>(&fn) }
 // Entry points left out (cuFuncGetParamInfo, cuFuncLoad, the module enumeration) are
@@ -386,8 +480,14 @@ const Entry kEntries[] = {
     E("cuMemcpyDtoDAsync", f_dtod_a),
     E("cuMemsetD8", f_set8),
     E("cuMemsetD8Async", f_set8_a),
+    E("cuMemAllocManaged", f_managed),
+    E("cuMemPrefetchAsync", f_prefetch),
+    E("cuMemAdvise", f_advise),
     E("cuStreamCreate", f_stream),
-    E("cuStreamDestroy", f_stream_1),
+    E("cuStreamCreateWithPriority", f_stream_prio),
+    E("cuStreamGetPriority", f_stream_priority),
+    E("cuCtxGetStreamPriorityRange", f_priority_range),
+    E("cuStreamDestroy", f_stream_destroy),
     E("cuStreamSynchronize", f_stream_1),
     E("cuStreamQuery", f_stream_1),
     E("cuStreamWaitEvent", f_stream_wait),
@@ -409,15 +509,37 @@ const Entry kEntries[] = {
 
 }  // namespace
 
+namespace fake {
+
+void run_kernel(Function* f) {
+  g_launches = g_launches + 1;
+  if (g_scratch.p) g_scratch.touch();
+  if (f->faults) [[unlikely]]
+    g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+}
+
+void run_node(const Node& n) {
+  if (n.type == CU_GRAPH_NODE_TYPE_MEMCPY && n.bytes) std::memmove(n.dst, n.src, n.bytes);
+  if (n.type == CU_GRAPH_NODE_TYPE_MEMSET && n.bytes) std::memset(n.dst, n.value, n.bytes);
+}
+
+}  // namespace fake
+
 // The one exported symbol: warplab resolves everything else through it (cu/driver.cpp).
 extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
     const char* symbol, void** pfn, int, cuuint64_t, CUdriverProcAddressQueryResult* status) {
-  for (const Entry& e : kEntries)
-    if (std::strcmp(e.name, symbol) == 0) {
-      *pfn = e.fn;
-      if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
-      return CUDA_SUCCESS;
-    }
+  std::size_t n_graph = 0;
+  const fake::Entry* graph = fake::graph_entries(&n_graph);
+  const void* fn = nullptr;
+  for (const fake::Entry& e : kEntries)
+    if (!fn && std::strcmp(e.name, symbol) == 0) fn = e.fn;
+  for (std::size_t i = 0; i < n_graph; ++i)
+    if (!fn && std::strcmp(graph[i].name, symbol) == 0) fn = graph[i].fn;
+  if (fn) {
+    *pfn = const_cast<void*>(fn);
+    if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+  }
   *pfn = nullptr;
   if (status) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
   return CUDA_ERROR_NOT_FOUND;

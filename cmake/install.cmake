@@ -1,13 +1,43 @@
 # install.cmake: `cmake --install BUILD --prefix P` and `cpack -G DEB` (run in BUILD).
-# Layout: P/bin/warplab, P/share/warplab/{lua,examples,kernels_src,profiles},
-# P/share/doc/warplab. NVRTC (libnvrtc.so) comes from the CUDA toolkit, which Debian does
-# not package: the .deb recommends NVIDIA's packages of it instead of depending on them.
+# Layout: P/bin/warplab (stripped), P/share/warplab/{lua,examples,kernels_src,profiles},
+# P/share/doc/warplab/{README.md,copyright,docs}, the bash and zsh completions in their
+# system folders. NVRTC (libnvrtc.so) comes from the CUDA toolkit, which Debian does not
+# package: the .deb recommends NVIDIA's packages of it instead of depending on them.
 install(TARGETS warplab RUNTIME DESTINATION bin)
+# Stripped as the .deb is (CPACK_STRIP_FILES below): the RelWithDebInfo binary is ~88 MB
+# with its debug information, ~2.5 MB without. -DWARPLAB_INSTALL_STRIP=OFF keeps it.
+option(WARPLAB_INSTALL_STRIP "strip bin/warplab when installing" ON)
+if(WARPLAB_INSTALL_STRIP AND CMAKE_STRIP)
+  install(CODE "
+    execute_process(COMMAND \"${CMAKE_STRIP}\" \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/bin/warplab\"
+                    RESULT_VARIABLE rc)
+    if(rc)
+      message(FATAL_ERROR \"strip of \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/bin/warplab failed: \${rc}\")
+    endif()")
+endif()
 foreach(dir lua examples kernels_src profiles)
   install(DIRECTORY ${CMAKE_SOURCE_DIR}/${dir}/ DESTINATION share/warplab/${dir})
 endforeach()
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/warplab)
+# The licence in Debian's machine-readable form (the .deb's /usr/share/doc/warplab/copyright):
+# warplab's MIT licence (LICENSE) and the notices of the libraries compiled into the binary.
+install(FILES ${CMAKE_SOURCE_DIR}/cmake/copyright DESTINATION share/doc/warplab)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION share/doc/warplab/docs)
+
+# The completion scripts, written by the built program from its own CLI definition
+# (`warplab completion bash|zsh`, so they cannot drift), installed where bash-completion
+# and zsh look for a package's: share/bash-completion/completions/warplab and
+# share/zsh/vendor-completions/_warplab.
+set(WARPLAB_COMPLETIONS ${CMAKE_BINARY_DIR}/completions)
+add_custom_command(
+  OUTPUT ${WARPLAB_COMPLETIONS}/warplab ${WARPLAB_COMPLETIONS}/_warplab
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:warplab> -DOUT=${WARPLAB_COMPLETIONS}
+          -P ${CMAKE_SOURCE_DIR}/cmake/completions.cmake
+  DEPENDS warplab ${CMAKE_SOURCE_DIR}/cmake/completions.cmake
+  COMMENT "Writing the bash and zsh completions")
+add_custom_target(warplab_completions ALL DEPENDS ${WARPLAB_COMPLETIONS}/warplab ${WARPLAB_COMPLETIONS}/_warplab)
+install(FILES ${WARPLAB_COMPLETIONS}/warplab DESTINATION share/bash-completion/completions)
+install(FILES ${WARPLAB_COMPLETIONS}/_warplab DESTINATION share/zsh/vendor-completions)
 # libnvrtc is found through the loader's paths, or the toolkit's folder recorded here.
 set_target_properties(warplab PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
 

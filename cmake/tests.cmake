@@ -21,6 +21,17 @@ target_compile_definitions(warplab_unit_tests PRIVATE
   WARPLAB_CUDA_H="${CUDAToolkit_INCLUDE_DIRS}/cuda.h")
 gtest_discover_tests(warplab_unit_tests TEST_PREFIX "unit." DISCOVERY_TIMEOUT 60)
 
+# The driver paths of host/cu and host/lab (streams, capture, graphs, managed memory)
+# against the stand-in driver (bench/fake_driver.cpp), offline: the binary's RUNPATH names
+# build/fake_driver, so its dlopen("libcuda.so.1") finds the stand-in before any real one.
+file(GLOB WARPLAB_FAKE_DRIVER_TEST_SRC CONFIGURE_DEPENDS tests/fake_driver/*.cpp)
+add_executable(warplab_fake_driver_tests ${WARPLAB_FAKE_DRIVER_TEST_SRC})
+target_link_libraries(warplab_fake_driver_tests PRIVATE warplab_lab GTest::gtest_main)
+set_target_properties(warplab_fake_driver_tests PROPERTIES BUILD_RPATH ${CMAKE_BINARY_DIR}/fake_driver)
+target_link_options(warplab_fake_driver_tests PRIVATE -Wl,--enable-new-dtags)
+add_dependencies(warplab_fake_driver_tests warplab_fake_driver)
+gtest_discover_tests(warplab_fake_driver_tests TEST_PREFIX "fake." DISCOVERY_TIMEOUT 60)
+
 # GPU tests: listing works anywhere; each case exits 77 (skipped) without a device.
 file(GLOB WARPLAB_GPU_SRC CONFIGURE_DEPENDS tests/gpu/*.cpp)
 add_executable(warplab_gpu_tests ${WARPLAB_GPU_SRC})
@@ -31,6 +42,9 @@ gtest_discover_tests(warplab_gpu_tests TEST_PREFIX "gpu." DISCOVERY_TIMEOUT 60)
 file(WRITE ${CMAKE_BINARY_DIR}/warplab_test_labels.cmake [=[
 foreach(t IN LISTS warplab_unit_tests_TESTS)
   set_tests_properties(${t} PROPERTIES LABELS "offline;unit")
+endforeach()
+foreach(t IN LISTS warplab_fake_driver_tests_TESTS)
+  set_tests_properties(${t} PROPERTIES LABELS "offline;unit" ENVIRONMENT_MODIFICATION "WARPLAB_NO_DRIVER=unset:")
 endforeach()
 foreach(t IN LISTS warplab_gpu_tests_TESTS)
   set_tests_properties(${t} PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77 TIMEOUT 600)
@@ -135,13 +149,17 @@ foreach(e ${WARPLAB_EXAMPLES})
                        TIMEOUT 600)
 endforeach()
 
-# Benchmarks (scripts/bench): the raw cuLaunchKernel baseline for the launch path.
+# Benchmarks (scripts/bench): the raw cuLaunchKernel baseline for the launch path, and the
+# raw stream-launch / graph-replay baseline for the graphs section.
 add_executable(warplab_bench_launch bench/launch_raw.cpp)
 target_link_libraries(warplab_bench_launch PRIVATE warplab_cu warplab_rtc)
+add_executable(warplab_bench_graphs bench/graphs_raw.cpp)
+target_link_libraries(warplab_bench_graphs PRIVATE warplab_cu warplab_rtc)
 
-# A stand-in libcuda.so.1 (bench/fake_driver.cpp): with LD_LIBRARY_PATH=build/fake_driver
-# warplab takes its live launch path without a GPU, for host-side measurements offline.
-add_library(warplab_fake_driver SHARED bench/fake_driver.cpp)
+# A stand-in libcuda.so.1 (bench/fake_driver.cpp, fake_graph.cpp): with
+# LD_LIBRARY_PATH=build/fake_driver warplab takes its live paths without a GPU, for
+# host-side measurements and tests of the driver paths offline.
+add_library(warplab_fake_driver SHARED bench/fake_driver.cpp bench/fake_graph.cpp)
 target_include_directories(warplab_fake_driver SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
 set_target_properties(warplab_fake_driver PROPERTIES OUTPUT_NAME cuda PREFIX lib SUFFIX .so.1
   CXX_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fake_driver)

@@ -9,7 +9,7 @@
 --         n on all ones up to 2^24; atomics only stall at exactly 2^24 on 2^28 elements
 --         (beyond that, adding x < 1 rounds away); u32 sums exact. The best version
 --         reads at >= 90 % of the streaming read's GB/s.
--- Run:    warplab run examples/reductions/ladder.lua [-p block=256] [-p grid=0] [-p unroll=4] [-p acc=0] [-p load=3] [-p layout=0|1] [-p reps=20] [-p save=true]
+-- Run:    warplab run examples/reductions/ladder.lua [-p block=256] [-p grid=0] [-p unroll=4] [-p acc=0] [-p load=3] [-p layout=0|1|2] [-p reps=20] [-p save=true]
 local report = require "warplab.report"
 local check = require "warplab.check"
 local params = require "warplab.params"

@@ -1,22 +1,54 @@
-// state.cpp: opening a Lua state for warplab (libraries, package.path, the runtime from
-// runtime.cpp) and running a script file with a traceback on error. The library folders
-// and the compile cache are lab's (lab/session.hpp).
+// state.cpp: opening a Lua state for warplab (libraries, package.path, the state's record,
+// the `cuda` module) and running a script file with a traceback on error; the record's
+// part of guard() (describe_error, the watchdog's hook, raise). The library folders and the
+// compile cache are lab's (lab/run.hpp). Depends on bind/record.hpp, bind/cuda.hpp.
 #include "bind/state.hpp"
 
 #include <unistd.h>
 
+#include <cstdarg>
 #include <cstring>
 #include <filesystem>
 #include <new>
 
+#include "bind/cuda.hpp"
 #include "bind/guard.hpp"
+#include "bind/record.hpp"
 #include "bind/sandbox.hpp"
-#include "lab/session.hpp"
+#include "lab/run.hpp"
 
 namespace fs = std::filesystem;
 
 namespace warplab::bind {
 namespace {
+
+constexpr const char* kRecordKey = "warplab.record";
+
+int record_gc(lua_State* L) {
+  *static_cast<StateRecord**>(lua_getextraspace(L)) = nullptr;  // no dangling pointer at close
+  static_cast<StateRecord*>(lua_touserdata(L, 1))->~StateRecord();
+  return 0;
+}
+
+// The record, owned by the registry (its __gc destroys it); the thread's extra space holds
+// a plain pointer to it. Coroutines start with a copy of the main thread's extra space, so
+// they see it too. Made before any other object with a finalizer, so it is finalized last.
+// `target`: a lab::Target, or a lab::TargetChooser for a target chosen on first use.
+template <class T>
+StateRecord& create_record(lua_State* L, const lab::Options& opts, T target) {
+  void* mem = lua_newuserdatauv(L, sizeof(StateRecord), 0);  // +1 record
+  auto* st = new (mem) StateRecord(opts, std::move(target));
+  lua_createtable(L, 0, 1);                        // +1 metatable
+  lua_pushcfunction(L, record_gc);                 // +1
+  lua_setfield(L, -2, "__gc");                     // -1
+  lua_setmetatable(L, -2);                         // -1
+  lua_setfield(L, LUA_REGISTRYINDEX, kRecordKey);  // -1
+  *static_cast<StateRecord**>(lua_getextraspace(L)) = st;
+  return *st;
+}
+
+// The watchdog fired: raised on every instruction count tick (arm_timeout_hook).
+void timeout_hook(lua_State* L, lua_Debug*) { luaL_error(L, "%s", record_of(L).run.timeout_message.c_str()); }
 
 // Message handler for lua_pcall: "file:line: msg" plus a traceback.
 // The message handler of run_file: the message plus a traceback, except for a wrong -p
@@ -35,23 +67,17 @@ int traceback(lua_State* L) {
   return 1;
 }
 
-}  // namespace
-
-StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
-                    std::string offline_reason) {
-  ChosenTarget t{std::move(target), offline, std::move(offline_reason)};
-  return open_state(opts, [t] { return t; });
-}
-
-StatePtr open_state(const lab::Options& opts, TargetChooser choose) {
+// A state with its libraries, its record (made from `target`, as create_record), the
+// warplab library on package.path and the cuda table.
+template <class T>
+StatePtr open_with(const lab::Options& opts, T target) {
   StatePtr state(luaL_newstate());
   if (!state) throw std::bad_alloc();
   lua_State* L = state.get();
   luaL_openlibs(L);
   harden_libs(L);
 
-  Runtime* rt = &create_runtime(L, opts, {}, true, {});
-  rt->choose_target = std::move(choose);
+  const StateRecord& st = create_record(L, opts, std::move(target));
 
   // package.path: the warplab library first, then Lua's defaults.
   std::string path;
@@ -64,12 +90,23 @@ StatePtr open_state(const lab::Options& opts, TargetChooser choose) {
   lua_setfield(L, -2, "path");      // -1
   lua_pop(L, 1);                    // -1 package
 
-  lua_pushboolean(L, rt->opts.color);         // +1
+  lua_pushboolean(L, st.run.opts.color);      // +1
   lua_setglobal(L, "warplab_tty");            // -1
   lua_pushboolean(L, isatty(STDERR_FILENO));  // +1
   lua_setglobal(L, "warplab_tty_err");        // -1
   open_cuda(L);
   return state;
+}
+
+}  // namespace
+
+StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
+                    std::string offline_reason) {
+  return open_with(opts, lab::Target{std::move(target), offline, std::move(offline_reason)});
+}
+
+StatePtr open_state(const lab::Options& opts, lab::TargetChooser choose) {
+  return open_with(opts, std::move(choose));
 }
 
 void set_params(lua_State* L, const std::map<std::string, std::string>& params) {
@@ -114,14 +151,29 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   if (lua_pcall(L, static_cast<int>(args.size()), 0, handler) != LUA_OK) {  // -(n+1), +1 msg
     out.ok = false;
     out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
-    // context_lost() first: a script that never chose its target has nothing timed out.
-    out.timed_out = context_lost(L) && runtime(L).timed_out;
+    out.timed_out = record_of(L).run.timed_out;
     out.bad_input = lua_getfield(L, LUA_REGISTRYINDEX, "warplab.bad_input") == LUA_TBOOLEAN;  // +1
     lua_pop(L, 1);                                                                            // -1
     lua_pop(L, 1);                                                                            // -1
   }
   lua_pop(L, 1);  // -1 handler
   return out;
+}
+
+bool context_lost(lua_State* L) { return record_of(L).run.lost(); }
+
+lab::Run& run_of(lua_State* L) { return record_of(L).run; }
+
+std::string describe_error(lua_State* L, const cu::Error& e) { return record_of(L).run.describe(e); }
+
+void arm_timeout_hook(lua_State* L) { lua_sethook(L, timeout_hook, LUA_MASKCOUNT, 1); }
+
+void raise(lua_State* L, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const char* msg = lua_pushvfstring(L, fmt, ap);  // +1
+  va_end(ap);
+  throw lab::Error(msg);
 }
 
 }  // namespace warplab::bind

@@ -1,14 +1,42 @@
-// udata.hpp: telling a warplab userdata by the address of its metatable, for the launch
-// path. luaL_testudata looks the metatable up in the registry by name on every call (a
-// string lookup with a strcmp); the registry keeps each metatable for the life of the
-// state, so its address, read once, identifies it with one pointer comparison.
+// udata.hpp: warplab's userdata as files other than their own see them: each metatable's
+// name, the checkers and pushers a type's file defines for the others (a copy takes either
+// array kind, a launch takes arrays and streams, a module makes kernels), and
+// fast_testudata, which tells a userdata by its metatable's address on the launch path.
+// Depends on lab/array.hpp and lab/module.hpp (the records), cu/stream.hpp.
 #pragma once
 #include <lua.hpp>
 
+#include "cu/stream.hpp"
+#include "lab/array.hpp"
+#include "lab/module.hpp"
+
 namespace warplab::bind {
 
-// The userdata at idx when its metatable is registry[name], else nullptr. `meta` caches
-// the metatable's address (null until the first call that finds it registered).
+inline constexpr const char* kArrayMeta = "warplab.array";
+inline constexpr const char* kHostArrayMeta = "warplab.host_array";
+inline constexpr const char* kModuleMeta = "warplab.module";
+inline constexpr const char* kKernelMeta = "warplab.kernel";
+inline constexpr const char* kStreamMeta = "warplab.stream";
+inline constexpr const char* kEventMeta = "warplab.event";
+
+// array.cpp: the array at idx, raising "attempt to use a freed array" when released; a
+// new empty array userdata on the stack.
+lab::DeviceArray& check_array(lua_State* L, int idx);
+lab::DeviceArray& push_array(lua_State* L);
+// host_array.cpp: the same for host arrays ("attempt to use a freed host array"), and
+// nullptr unless the value at idx is a host array (live or freed).
+lab::HostArray& check_host_array(lua_State* L, int idx);
+lab::HostArray& push_host_array(lua_State* L);
+lab::HostArray* test_host_array(lua_State* L, int idx);
+// kernel.cpp: pushes a new kernel handle (m:kernel and m.name make them).
+void push_kernel(lua_State* L, lab::KernelRef k);
+// stream.cpp: the CUstream of the stream at idx (raises when freed); nullptr for nil/none.
+CUstream opt_stream(lua_State* L, int idx);
+
+// The userdata at idx when its metatable is registry[name], else nullptr. luaL_testudata
+// looks the metatable up by name on every call (a string lookup with a strcmp); the
+// registry keeps each metatable for the life of the state, so its address, read once into
+// `meta`, identifies it with one pointer comparison.
 inline void* fast_testudata(lua_State* L, int idx, const void*& meta, const char* name) {
   if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return nullptr;  // +1 meta
   if (!meta) {

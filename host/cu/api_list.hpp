@@ -1,7 +1,7 @@
 // api_list.hpp: the driver entry points warplab uses, as one X-macro list.
 // Each name is looked up with cuGetProcAddress for the CUDA_VERSION of the header we
 // compiled against, so versioned symbols (cuMemAlloc -> _v2) resolve as cuda.h intends.
-// Add an entry here, then call it as warplab::cu::api().NAME(...).
+// Add an entry here, then call it as warplab::cu::api().NAME(...). Expanded by driver.hpp.
 #pragma once
 
 #define WARPLAB_CU_API(X)                                 \
@@ -63,4 +63,20 @@
   X(cuStreamWaitEvent)                                    \
   X(cuFuncLoad)                                           \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
-  X(cuOccupancyMaxPotentialBlockSize)
+  X(cuOccupancyMaxPotentialBlockSize)                     \
+  X(cuCtxGetStreamPriorityRange)                          \
+  X(cuStreamCreateWithPriority)                           \
+  X(cuStreamGetPriority)                                  \
+  X(cuStreamBeginCapture)                                 \
+  X(cuStreamEndCapture)                                   \
+  X(cuStreamGetCaptureInfo)                               \
+  X(cuGraphInstantiateWithFlags)                          \
+  X(cuGraphLaunch)                                        \
+  X(cuGraphExecUpdate)                                    \
+  X(cuGraphGetNodes)                                      \
+  X(cuGraphNodeGetType)                                   \
+  X(cuGraphDestroy)                                       \
+  X(cuGraphExecDestroy)                                   \
+  X(cuMemAllocManaged)                                    \
+  X(cuMemPrefetchAsync)                                   \
+  X(cuMemAdvise)

@@ -1,5 +1,6 @@
-// device.cpp: live device snapshots through the driver (cu/driver.hpp): every attribute of
-// the table (attributes.hpp), name, memory, UUID and versions; DeviceSnapshot helpers.
+// device.cpp: live device snapshots through the driver: every attribute of the table,
+// name, memory, UUID and versions; DeviceSnapshot helpers. Depends on cu/device.hpp,
+// cu/attributes.hpp, cu/driver.hpp, cu/error.hpp.
 #include "cu/device.hpp"
 
 #include <cstdio>
@@ -49,21 +50,33 @@ std::optional<long long> DeviceSnapshot::attr(const std::string& n) const {
   return it->second;
 }
 
+bool DeviceSnapshot::is_unknown(const std::string& n) const {
+  if (unknown.count(n)) return true;
+  if (!architecture) return false;  // a capture lacking an attribute: an older driver
+  return n == "total_memory" ? total_memory == 0 : !attributes.count(n);
+}
+
 long long DeviceSnapshot::require(const std::string& n) const {
   if (auto v = attr(n)) return *v;
+  if (is_unknown(n))
+    throw Error("attribute '" + n + "' is unknown for " + source +
+                (architecture ? " (architecture limits, not a captured device)" : ""));
   throw Error("attribute '" + n + "' is missing from " + source);
 }
 
 std::string DeviceSnapshot::summary() const {
   std::string out = name + " (" + arch();
-  if (auto sms = attr("multiprocessor_count")) out += ", " + std::to_string(*sms) + " SMs";
+  if (auto sms = attr("multiprocessor_count"))
+    out += ", " + std::to_string(*sms) + " SMs";
+  else if (is_unknown("multiprocessor_count"))
+    out += ", SM count unknown";
   // Whole GiB, rounded down, as the marketing names do not: an "80GB" H100 shows 79 GiB.
   constexpr std::uint64_t kGiB = 1ull << 30;
   if (total_memory >= kGiB)
     out += ", " + std::to_string(total_memory / kGiB) + " GiB";
   else if (total_memory > 0)
     out += ", " + std::to_string(total_memory >> 20) + " MiB";
-  return out + ")";
+  return out + (architecture ? "; architecture limits, not a captured device)" : ")");
 }
 
 // Throws (exit 3 in main) when there is no driver; 0 devices is a valid answer.

@@ -1,10 +1,12 @@
 // device.hpp: what warplab knows about a GPU, from the live driver or from a captured
 // profile: name, compute capability, memory, every attribute. Live queries need the
-// driver (cu/driver.hpp); a snapshot is plain data and works offline.
+// driver (device.cpp); a snapshot is plain data and works offline. Depends on the
+// standard library only.
 #pragma once
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace warplab::cu {
@@ -20,14 +22,27 @@ struct DeviceSnapshot {
   std::string captured;                         // ISO date of capture
   std::string source;                           // "device 0" or "profile h100" / "profile path/to.json"
   std::map<std::string, long long> attributes;  // name (attributes.hpp) -> value
+  // An architecture profile (profiles/sm_*.json, or a product built on one) holds NVIDIA's
+  // documented limits for a compute capability, not a capture: `reference` says where they
+  // come from, and every attribute it does not give is unknown, never 0.
+  bool architecture = false;
+  std::string reference;
+  // Attributes the profile says it does not know (JSON null); "total_memory" for the field.
+  std::set<std::string> unknown;
 
-  // The value of a named attribute; nullopt when the capture lacks it.
+  // The value of a named attribute; nullopt when the source lacks it or does not know it.
   std::optional<long long> attr(const std::string& name) const;
-  // Like attr() but throws cu::Error naming the attribute and the source when missing.
+  // True when the profile says it does not know `name` (as opposed to a capture that
+  // lacks it): a JSON null, or anything an architecture profile does not give.
+  bool is_unknown(const std::string& name) const;
+  // Like attr() but throws cu::Error naming the attribute and the source when missing,
+  // or saying the value is unknown for an architecture profile.
   long long require(const std::string& name) const;
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
   bool live() const { return ordinal >= 0; }
-  // "NVIDIA H200 (sm_90, 132 SMs, 139 GiB)"
+  // "NVIDIA H200 (sm_90, 132 SMs, 139 GiB)"; an architecture profile says so:
+  // "NVIDIA compute capability 8.6 (sm_86, SM count unknown; architecture limits, not a
+  // captured device)".
   std::string summary() const;
 };
 

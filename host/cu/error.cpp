@@ -1,4 +1,5 @@
 // error.cpp: cu::Error and the text of CUresult codes, read from the driver itself.
+// Depends on cu/error.hpp, cu/driver.hpp (cuGetErrorName, cuGetErrorString).
 #include "cu/error.hpp"
 
 #include "cu/driver.hpp"
@@ -32,6 +33,8 @@ Error::Error(CUresult code, std::string call, std::string object)
 
 Error::Error(const std::string& message, CUresult code)
     : std::runtime_error(message), code_(code), kind_(kind_of(code)) {}
+
+Error::Error(const std::string& message, ErrorKind kind) : std::runtime_error(message), kind_(kind) {}
 
 ErrorKind kind_of(CUresult code) noexcept {
   switch (code) {

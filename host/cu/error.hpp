@@ -1,6 +1,7 @@
 // error.hpp: the driver layer's one exception type, carrying the CUresult, the failing
 // call, the object involved and the error's kind (what went wrong, for the exit code:
-// app/exit_codes.hpp). Message text comes from cuGetErrorName/cuGetErrorString.
+// app/cli/exit_codes.hpp). Message text comes from cuGetErrorName/cuGetErrorString.
+// Depends on cuda.h (CUresult).
 #pragma once
 #include <cuda.h>
 
@@ -9,7 +10,7 @@
 
 namespace warplab::cu {
 
-// What a cu::Error says went wrong. Each kind has one exit code (app/exit_codes.hpp).
+// What a cu::Error says went wrong. Each kind has one exit code (app/cli/exit_codes.hpp).
 enum class ErrorKind {
   bad_input,  // a malformed profile, a broken launch limit, a bad size: the caller's input
   no_device,  // no driver, no GPU, no such device index
@@ -27,6 +28,9 @@ class Error : public std::runtime_error {
   // An error described by one sentence, of kind_of(code). `code` stays CUDA_SUCCESS for
   // bad input and broken limits; CUDA_ERROR_NO_DEVICE marks "no driver / no GPU".
   explicit Error(const std::string& message, CUresult code = CUDA_SUCCESS);
+  // An error of a library beside the driver (CUPTI: cu/cupti.hpp) whose kind is decided
+  // by that library's own code, not by a CUresult; code() stays CUDA_SUCCESS.
+  Error(const std::string& message, ErrorKind kind);
   CUresult code() const noexcept { return code_; }
   ErrorKind kind() const noexcept { return kind_; }
   const std::string& call() const noexcept { return call_; }

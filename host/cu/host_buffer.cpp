@@ -1,5 +1,5 @@
-// host_buffer.cpp: HostBuffer's two kinds. Depends on cu/memory.hpp, cu/attributes.hpp
-// (format_bytes), cu/error.hpp.
+// host_buffer.cpp: HostBuffer's two kinds. Depends on cu/host_buffer.hpp,
+// cu/attributes.hpp (format_bytes), cu/error.hpp.
 #include "cu/host_buffer.hpp"
 
 #include <unistd.h>

@@ -1,5 +1,5 @@
-// launch.cpp: launch checks (integer comparisons against cached limits; a Violation is
-// built only when a check fails, and validate() throws it) and the launch through cuLaunchKernel,
+// launch.cpp: the launch check (integer comparisons against cached limits; a Violation is
+// built only when a check fails) and the launch through cuLaunchKernel,
 // cuLaunchCooperativeKernel or, for thread-block clusters, cuLaunchKernelEx.
 // Depends on cu/function.hpp, cu/driver.hpp, cu/error.hpp.
 #include "cu/launch.hpp"
@@ -66,9 +66,13 @@ std::optional<Violation> check_cluster(const LaunchConfig& c, const DeviceLimits
   return std::nullopt;
 }
 
+// The driver's verdict on a cluster that passed the rules above.
+std::optional<Violation> check_schedule(const Function& f, const LaunchConfig& c);
+
 }  // namespace
 
-std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d) {
+std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d,
+                               const Function* driver) {
   const unsigned block[3] = {c.block.x, c.block.y, c.block.z};
   const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
   if (!c.block.x || !c.block.y || !c.block.z) [[unlikely]]
@@ -131,39 +135,32 @@ std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, con
   if (c.clustered()) {
     if (auto v = check_cluster(c, d)) [[unlikely]]
       return v;
+    if (driver) return check_schedule(*driver, c);  // a cluster is never cooperative (check_cluster)
   }
 
   if (c.cooperative) {
-    if (!d.cooperative_launch) [[unlikely]]
+    // An architecture profile knows neither cooperative_launch nor the SM count: what it
+    // cannot tell is not refused (a GPU decides), what it can (no block fits) is.
+    if (d.cooperative_known && !d.cooperative_launch) [[unlikely]]
       return broken(Limit::cooperative_support,
                     "a cooperative launch needs cooperative_launch = 1, and this device has "
                     "cooperative_launch = 0");
     // Every block of a cooperative grid must be resident at once.
     const OccupancyResult occ =
         occupancy(k, static_cast<int>(threads), static_cast<long long>(c.shared_bytes), d);
-    const u64 resident =
-        u64(occ.blocks_per_sm) * u64(d.multiprocessor_count > 0 ? d.multiprocessor_count : 0);
+    const bool sms_known = d.multiprocessor_count > 0;
+    const u64 resident = u64(occ.blocks_per_sm) * u64(sms_known ? d.multiprocessor_count : 0);
     const u64 blocks = u64{c.grid.x} * c.grid.y * c.grid.z;
-    if (blocks > resident) [[unlikely]]
+    if (!sms_known && occ.blocks_per_sm == 0) [[unlikely]]
+      return broken(Limit::cooperative_residency,
+                    "cooperative grid of " + num(static_cast<long long>(blocks)) + " blocks: " + occ.reason);
+    if (sms_known && blocks > resident) [[unlikely]]
       return broken(Limit::cooperative_residency,
                     "cooperative grid of " + num(static_cast<long long>(blocks)) + " blocks exceeds the " +
                         num(static_cast<long long>(resident)) + " co-resident blocks (" +
                         num(occ.blocks_per_sm) + " per SM × " + num(d.multiprocessor_count) + " SMs)");
   }
   return std::nullopt;
-}
-
-std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, const DeviceSnapshot& d) {
-  return check(c, k, device_limits(d));
-}
-
-void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d) {
-  if (auto v = check(c, k, d)) [[unlikely]]
-    throw Error(v->sentence);
-}
-
-void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceSnapshot& d) {
-  validate(c, k, device_limits(d));
 }
 
 namespace {
@@ -206,8 +203,10 @@ int max_active_clusters(const Function& f, const LaunchConfig& c) {
   return n;
 }
 
-std::optional<Violation> check_clusters(const Function& f, const LaunchConfig& c) {
-  if (!c.clustered() || max_active_clusters(f, c) > 0) return std::nullopt;
+namespace {
+
+std::optional<Violation> check_schedule(const Function& f, const LaunchConfig& c) {
+  if (max_active_clusters(f, c) > 0) return std::nullopt;
   return broken(Limit::cluster_schedule,
                 "cluster " + dims(c.cluster) + " of blocks of " + dims(c.block) + " threads and " +
                     num(c.shared_bytes) +
@@ -216,9 +215,7 @@ std::optional<Violation> check_clusters(const Function& f, const LaunchConfig& c
                     "on the SMs of one GPC)");
 }
 
-void validate_clusters(const Function& f, const LaunchConfig& c) {
-  if (auto v = check_clusters(f, c)) throw Error(v->sentence);
-}
+}  // namespace
 
 void launch(const Function& f, const LaunchConfig& c, void** args) {
   if (c.shared_bytes > f.dynamic_shared_limit()) f.ensure_dynamic_shared(c.shared_bytes);
@@ -240,11 +237,6 @@ void launch(const Function& f, const LaunchConfig& c, void** args) {
                                              c.block.z, c.shared_bytes, c.stream, args, nullptr);
   if (rc != CUDA_SUCCESS) [[unlikely]]
     throw Error(rc, c.cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel", describe(f, c));
-}
-
-void launch_checked(const Function& f, const LaunchConfig& c, const DeviceLimits& d, void** args) {
-  validate(c, f.limits(), d);
-  launch(f, c, args);
 }
 
 }  // namespace warplab::cu

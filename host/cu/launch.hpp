@@ -1,8 +1,8 @@
-// launch.hpp: launch configurations, their checks against the device's and the kernel's
+// launch.hpp: launch configurations, their check against the device's and the kernel's
 // limits (a Violation: which limit, and one sentence naming its attribute and value), and
 // the launch itself. The launch path allocates nothing and queries nothing: limits come
 // cached (DeviceLimits, Function::limits()); only a cluster launch asks the driver once
-// more (cuOccupancyMaxActiveClusters, in check_clusters). Depends on cu/occupancy.hpp.
+// more (cuOccupancyMaxActiveClusters). Depends on cu/occupancy.hpp.
 #pragma once
 #include <cuda.h>
 
@@ -32,7 +32,7 @@ struct LaunchConfig {
 // non-portable opt-in (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED), not made.
 inline constexpr unsigned kMaxClusterBlocks = 8;
 
-// The limits check() and check_clusters() apply, in the order they are checked.
+// The limits check() applies, in the order they are checked.
 enum class Limit {
   block_zero,                // a block dimension is 0
   grid_zero,                 // a grid dimension is 0
@@ -49,7 +49,7 @@ enum class Limit {
   cluster_cooperative,       // a cluster with cooperative = true
   cooperative_support,       // cooperative_launch
   cooperative_residency,     // every block of a cooperative grid resident at once
-  cluster_schedule,          // cuOccupancyMaxActiveClusters = 0 (check_clusters, on a GPU)
+  cluster_schedule,          // cuOccupancyMaxActiveClusters = 0 (asked of the driver, on a GPU)
 };
 
 // A broken limit: which one, and the sentence that says so.
@@ -65,31 +65,21 @@ struct Violation {
 // support (compute capability 9.0+), the portable size (8 blocks), the grid a multiple of
 // the cluster in each dimension, and no cooperative flag with it; for cooperative
 // launches the device's support and the co-resident block count from our occupancy
-// calculator. Works offline: nothing here asks the driver.
-std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d);
-// Convenience: reads the limits from a snapshot first (slower: use DeviceLimits in loops).
-std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, const DeviceSnapshot& d);
-// check(), for callers that want an exception: throws cu::Error (kind bad_input, code
-// CUDA_SUCCESS) with the violation's sentence.
-void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d);
-void validate(const LaunchConfig& c, const KernelLimits& k, const DeviceSnapshot& d);
+// calculator. Works offline: nothing above asks the driver. Given the kernel's function
+// `driver` (a GPU), a cluster launch that passes them all is also asked of the driver:
+// Limit::cluster_schedule when max_active_clusters is 0 (a failing driver call throws).
+std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, const DeviceLimits& d,
+                               const Function* driver = nullptr);
 
 // The driver's answer for a cluster launch (`c.clustered()`): how many clusters of c's
 // shape can be resident at once (cuOccupancyMaxActiveClusters). 0 means the cluster
 // cannot be scheduled at all. Opts in dynamic shared memory first, as launch() would.
 int max_active_clusters(const Function& f, const LaunchConfig& c);
-// Limit::cluster_schedule when max_active_clusters is 0; nullopt for a launch without a
-// cluster. Needs a GPU (a failing driver call still throws); call after check().
-std::optional<Violation> check_clusters(const Function& f, const LaunchConfig& c);
-// check_clusters(), throwing its sentence as validate() does.
-void validate_clusters(const Function& f, const LaunchConfig& c);
 
 // Launches `f` with `args` (one pointer per parameter, as cuLaunchKernel takes them).
 // Dynamic shared memory above the kernel's current limit is opted in first (once per new
 // maximum). A cluster launch goes through cuLaunchKernelEx with the cluster dimension
-// attribute. Does not validate; driver errors throw cu::Error naming the kernel.
+// attribute. Does not check (call check() first); driver errors throw cu::Error naming the kernel.
 void launch(const Function& f, const LaunchConfig& c, void** args);
-// validate(c, f.limits(), d) then launch(f, c, args).
-void launch_checked(const Function& f, const LaunchConfig& c, const DeviceLimits& d, void** args);
 
 }  // namespace warplab::cu

@@ -1,4 +1,5 @@
-// memory.cpp: DeviceBuffer and PinnedBuffer. Depends on cu/driver.hpp, cu/error.hpp.
+// memory.cpp: DeviceBuffer and PinnedBuffer. Depends on cu/memory.hpp, cu/driver.hpp,
+// cu/error.hpp, cu/attributes.hpp (format_bytes, for out-of-memory sentences).
 #include "cu/memory.hpp"
 
 #include "cu/attributes.hpp"
@@ -23,25 +24,48 @@ void set_current_quietly(const ContextPtr& ctx) {
   if (ctx && driver_available()) api().cuCtxSetCurrent(ctx->get());
 }
 
+// Throws for a failed allocation `call` of `bytes`; running out names what was free.
+void check_alloc(CUresult rc, const char* call, std::size_t bytes, const ContextPtr& ctx) {
+  if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
+    std::size_t free_b = 0, total_b = 0;
+    api().cuMemGetInfo(&free_b, &total_b);
+    throw Error(rc, call,
+                format_bytes(bytes) + " requested, " + format_bytes(free_b) + " free of " +
+                    format_bytes(total_b) + " on " + ctx->label());
+  }
+  if (rc != CUDA_SUCCESS) throw Error(rc, call, format_bytes(bytes) + " requested");
+}
+
 }  // namespace
 
 DeviceBuffer::DeviceBuffer(ContextPtr ctx, std::size_t bytes) : ctx_(std::move(ctx)) {
   if (bytes == 0) throw Error("a device buffer of 0 bytes cannot be allocated: give a size >= 1");
   ctx_->make_current();
-  const CUresult rc = api().cuMemAlloc(&ptr_, bytes);
-  if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
-    std::size_t free_b = 0, total_b = 0;
-    api().cuMemGetInfo(&free_b, &total_b);
-    throw Error(rc, "cuMemAlloc",
-                format_bytes(bytes) + " requested, " + format_bytes(free_b) + " free of " +
-                    format_bytes(total_b) + " on " + ctx_->label());
-  }
-  if (rc != CUDA_SUCCESS) throw Error(rc, "cuMemAlloc", format_bytes(bytes) + " requested");
+  check_alloc(api().cuMemAlloc(&ptr_, bytes), "cuMemAlloc", bytes, ctx_);
   size_ = bytes;
 }
 
+DeviceBuffer DeviceBuffer::managed(ContextPtr ctx, std::size_t bytes) {
+  if (bytes == 0) throw Error("a managed buffer of 0 bytes cannot be allocated: give a size >= 1");
+  ctx->make_current();
+  int supported = 0;
+  WL_CU_CHECK(api().cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, ctx->device()),
+              ctx->label());
+  if (!supported)
+    throw Error(ctx->label() + " has no managed memory (CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 0)");
+  DeviceBuffer b;
+  check_alloc(api().cuMemAllocManaged(&b.ptr_, bytes, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged", bytes, ctx);
+  b.ctx_ = std::move(ctx);
+  b.size_ = bytes;
+  b.managed_ = true;
+  return b;
+}
+
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
-    : ctx_(std::move(o.ctx_)), ptr_(std::exchange(o.ptr_, 0)), size_(std::exchange(o.size_, 0)) {}
+    : ctx_(std::move(o.ctx_)),
+      ptr_(std::exchange(o.ptr_, 0)),
+      size_(std::exchange(o.size_, 0)),
+      managed_(std::exchange(o.managed_, false)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   if (this != &o) {
@@ -49,17 +73,19 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
     ctx_ = std::move(o.ctx_);
     ptr_ = std::exchange(o.ptr_, 0);
     size_ = std::exchange(o.size_, 0);
+    managed_ = std::exchange(o.managed_, false);
   }
   return *this;
 }
 
-DeviceBuffer DeviceBuffer::host_backed(std::size_t bytes) {
+DeviceBuffer DeviceBuffer::host_backed(std::size_t bytes, bool managed) {
   if (bytes == 0) throw Error("a device buffer of 0 bytes cannot be allocated: give a size >= 1");
   void* p = std::calloc(1, bytes);
   if (!p) throw Error("cannot allocate " + format_bytes(bytes) + " of host memory for an offline array");
   DeviceBuffer b;
   b.ptr_ = reinterpret_cast<CUdeviceptr>(p);
   b.size_ = bytes;
+  b.managed_ = managed;
   return b;
 }
 
@@ -72,6 +98,7 @@ void DeviceBuffer::free() noexcept {
   }
   ptr_ = 0;
   size_ = 0;
+  managed_ = false;
   ctx_.reset();  // the context may go now
 }
 
@@ -152,6 +179,21 @@ void DeviceBuffer::memset_async(std::uint8_t value, CUstream stream, std::size_t
   if (!ctx_) return memset(value, bytes, offset);
   if (bytes)
     WL_CU_CHECK(api().cuMemsetD8Async(ptr_ + offset, value, bytes, stream), range_text(bytes, offset));
+}
+
+void DeviceBuffer::prefetch(CUmemLocation to, CUstream stream, std::size_t bytes, std::size_t offset) const {
+  check_range("prefetch", bytes, offset);
+  if (!managed_) throw Error("prefetch needs managed memory: this buffer is plain device memory");
+  if (ctx_ && bytes)
+    WL_CU_CHECK(api().cuMemPrefetchAsync(ptr_ + offset, bytes, to, 0, stream), range_text(bytes, offset));
+}
+
+void DeviceBuffer::advise(CUmem_advise advice, CUmemLocation where, std::size_t bytes,
+                          std::size_t offset) const {
+  check_range("advise", bytes, offset);
+  if (!managed_) throw Error("advise needs managed memory: this buffer is plain device memory");
+  if (ctx_ && bytes)
+    WL_CU_CHECK(api().cuMemAdvise(ptr_ + offset, bytes, advice, where), range_text(bytes, offset));
 }
 
 PinnedBuffer::PinnedBuffer(ContextPtr ctx, std::size_t bytes, unsigned flags) : ctx_(std::move(ctx)) {

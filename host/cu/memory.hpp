@@ -1,6 +1,7 @@
-// memory.hpp: device memory (cuMemAlloc) and page-locked host memory (cuMemHostAlloc),
-// move-only, each holding its context. Copies check their ranges and say which bytes
-// were out of range; running out of memory names the request and what was free.
+// memory.hpp: device memory (cuMemAlloc), managed memory (cuMemAllocManaged: one address
+// for host and device, migrated on demand or by prefetch) and page-locked host memory
+// (cuMemHostAlloc), move-only, each holding its context. Copies check their ranges and say
+// which bytes were out of range; running out of memory names the request and what was free.
 // Depends on cu/context.hpp.
 #pragma once
 #include <cuda.h>
@@ -21,8 +22,21 @@ class DeviceBuffer {
   // Without a GPU: the same buffer, with the same checks, in zeroed host memory; every
   // copy and memset is a memcpy/memset, asynchronous ones included. get() is then a host
   // address, which no kernel can be launched with (launches need a GPU anyway).
-  static DeviceBuffer host_backed(std::size_t bytes);
+  // `managed`: the offline stand-in of a managed buffer (prefetch and advise are checked,
+  // then do nothing: host memory is where the data already is).
+  static DeviceBuffer host_backed(std::size_t bytes, bool managed = false);
+  // Managed memory (cuMemAllocManaged, CU_MEM_ATTACH_GLOBAL): any stream may use it, and
+  // the host reads and writes it at host_address(). Throws when the device has no managed
+  // memory, or as the constructor does when it runs out.
+  static DeviceBuffer managed(ContextPtr ctx, std::size_t bytes);
   bool is_host_backed() const noexcept { return ptr_ != 0 && !ctx_; }
+  bool is_managed() const noexcept { return managed_; }
+  // Where the host may read and write the bytes directly: host-backed and managed buffers
+  // (for managed memory only once the device work that touches it is finished); nullptr
+  // for plain device memory.
+  unsigned char* host_address() const noexcept {
+    return (!ctx_ || managed_) ? reinterpret_cast<unsigned char*>(ptr_) : nullptr;
+  }
   DeviceBuffer(DeviceBuffer&& o) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -53,6 +67,10 @@ class DeviceBuffer {
   void memset(std::uint8_t value, std::size_t bytes = SIZE_MAX, std::size_t offset = 0);
   void memset_async(std::uint8_t value, CUstream stream, std::size_t bytes = SIZE_MAX,
                     std::size_t offset = 0);
+  // Managed buffers only (anything else throws): migrate `bytes` at `offset` to `to` in
+  // stream order (cuMemPrefetchAsync), or set a policy for them (cuMemAdvise).
+  void prefetch(CUmemLocation to, CUstream stream, std::size_t bytes, std::size_t offset = 0) const;
+  void advise(CUmem_advise advice, CUmemLocation where, std::size_t bytes, std::size_t offset = 0) const;
 
  private:
   // Throws when freed, or when [offset, offset + bytes) is not inside the buffer.
@@ -61,6 +79,7 @@ class DeviceBuffer {
   ContextPtr ctx_;
   CUdeviceptr ptr_ = 0;
   std::size_t size_ = 0;
+  bool managed_ = false;
 };
 
 // Page-locked host memory (the driver DMA-s from it directly): staging copies and pinned

@@ -1,7 +1,8 @@
 // occupancy.cpp: warplab's occupancy calculator. The architecture facts (allocation
 // granularities, shared-memory carveout sizes, how the default carveout is chosen) are
-// those NVIDIA documents in cuda_occupancy.h; the code is our own. The calculator is
-// pure integer math; only driver_occupancy() and the sweep call the driver.
+// those NVIDIA documents in cuda_occupancy.h; the code is our own. The calculator is pure
+// integer math; only driver_occupancy() and the sweep call the driver. Depends on
+// cu/occupancy.hpp, cu/function.hpp, cu/driver.hpp, cu/error.hpp.
 #include "cu/occupancy.hpp"
 
 #include <algorithm>
@@ -216,7 +217,9 @@ DeviceLimits device_limits(const DeviceSnapshot& s) {
   d.cc_major = s.cc_major ? s.cc_major : static_cast<int>(opt("compute_capability_major", 0));
   d.cc_minor = s.cc_major ? s.cc_minor : static_cast<int>(opt("compute_capability_minor", 0));
   d.warp_size = static_cast<int>(req("warp_size"));
-  d.multiprocessor_count = static_cast<int>(req("multiprocessor_count"));
+  // An architecture profile does not know the SM count: 0, and grid-wide checks skip it.
+  d.multiprocessor_count =
+      static_cast<int>(s.is_unknown("multiprocessor_count") ? 0 : req("multiprocessor_count"));
   d.max_threads_per_block = static_cast<int>(req("max_threads_per_block"));
   d.max_block_dim[0] = static_cast<int>(req("max_block_dim_x"));
   d.max_block_dim[1] = static_cast<int>(req("max_block_dim_y"));
@@ -234,6 +237,7 @@ DeviceLimits device_limits(const DeviceSnapshot& s) {
   d.max_blocks_per_sm = static_cast<int>(
       opt("max_blocks_per_multiprocessor", arch_facts(d.cc_major, d.cc_minor).default_max_blocks));
   d.cooperative_launch = opt("cooperative_launch", 0) != 0;
+  d.cooperative_known = s.attr("cooperative_launch") || !s.is_unknown("cooperative_launch");
   return d;
 }
 

@@ -21,7 +21,7 @@ class Function;
 struct DeviceLimits {
   int cc_major = 0, cc_minor = 0;
   int warp_size = 32;
-  int multiprocessor_count = 0;
+  int multiprocessor_count = 0;  // 0: unknown (an architecture profile): no grid-wide answer
   int max_threads_per_block = 0;
   int max_block_dim[3] = {0, 0, 0};
   long long max_grid_dim[3] = {0, 0, 0};
@@ -34,11 +34,13 @@ struct DeviceLimits {
   int max_threads_per_sm = 0;
   int max_blocks_per_sm = 0;
   bool cooperative_launch = false;
+  bool cooperative_known = true;  // false: the profile does not know cooperative_launch
 };
 
 // Reads the attributes above from `d`. Throws cu::Error naming a missing attribute and
 // the snapshot's source; the optional ones (opt-in, reserved shared, blocks per SM,
-// cooperative_launch) fall back to the architecture's documented values.
+// cooperative_launch) fall back to the architecture's documented values, and an unknown
+// SM count or cooperative_launch (an architecture profile) is recorded as unknown.
 DeviceLimits device_limits(const DeviceSnapshot& d);
 
 // What a kernel uses, from the loaded Function (cuFuncGetAttribute) or from an offline

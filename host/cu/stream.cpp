@@ -1,4 +1,5 @@
-// stream.cpp: Stream and Event. Depends on cu/driver.hpp, cu/error.hpp.
+// stream.cpp: Stream and Event, over cuStream* and cuEvent*. Depends on cu/stream.hpp,
+// cu/driver.hpp, cu/error.hpp.
 #include "cu/stream.hpp"
 
 #include <utility>
@@ -19,6 +20,20 @@ Stream::Stream(ContextPtr ctx, bool non_blocking) : ctx_(std::move(ctx)) {
   ctx_->make_current();
   WL_CU_CHECK(api().cuStreamCreate(&s_, non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT),
               ctx_->label());
+}
+
+Stream::Stream(ContextPtr ctx, bool non_blocking, int priority) : ctx_(std::move(ctx)) {
+  ctx_->make_current();
+  WL_CU_CHECK(api().cuStreamCreateWithPriority(&s_, non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT,
+                                               priority),
+              ctx_->label() + ", priority " + std::to_string(priority));
+}
+
+PriorityRange stream_priorities(const ContextPtr& ctx) {
+  ctx->make_current();
+  PriorityRange r;
+  WL_CU_CHECK(api().cuCtxGetStreamPriorityRange(&r.least, &r.greatest), ctx->label());
+  return r;
 }
 
 Stream::Stream(Stream&& o) noexcept : ctx_(std::move(o.ctx_)), s_(std::exchange(o.s_, nullptr)) {}
@@ -60,18 +75,32 @@ void Stream::wait(CUevent event) const {
   WL_CU_CHECK(api().cuStreamWaitEvent(s_, event, 0), "stream");
 }
 
-Event::Event(ContextPtr ctx) : ctx_(std::move(ctx)) {
-  ctx_->make_current();
-  WL_CU_CHECK(api().cuEventCreate(&e_, CU_EVENT_DEFAULT), ctx_->label());
+void Stream::wait(const Event& event) const {
+  require(event.valid(), "event");
+  wait(event.get());
 }
 
-Event::Event(Event&& o) noexcept : ctx_(std::move(o.ctx_)), e_(std::exchange(o.e_, nullptr)) {}
+int Stream::priority() const {
+  require(s_, "stream");
+  int p = 0;
+  WL_CU_CHECK(api().cuStreamGetPriority(s_, &p), "stream");
+  return p;
+}
+
+Event::Event(ContextPtr ctx, bool timing) : ctx_(std::move(ctx)), timing_(timing) {
+  ctx_->make_current();
+  WL_CU_CHECK(api().cuEventCreate(&e_, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING), ctx_->label());
+}
+
+Event::Event(Event&& o) noexcept
+    : ctx_(std::move(o.ctx_)), e_(std::exchange(o.e_, nullptr)), timing_(o.timing_) {}
 
 Event& Event::operator=(Event&& o) noexcept {
   if (this != &o) {
     destroy();
     ctx_ = std::move(o.ctx_);
     e_ = std::exchange(o.e_, nullptr);
+    timing_ = o.timing_;
   }
   return *this;
 }
@@ -105,6 +134,8 @@ bool Event::query() const {
 
 float elapsed_ms(const Event& start, const Event& end) {
   require(start.valid() && end.valid(), "event");
+  if (!start.timing() || !end.timing())
+    throw Error("an event made without timing cannot be timed: make both events with timing (the default)");
   end.synchronize();
   float ms = 0.0f;
   WL_CU_CHECK(api().cuEventElapsedTime(&ms, start.get(), end.get()), "event pair");

@@ -1,5 +1,6 @@
-// stream.hpp: CUDA streams and events, move-only, each holding its context. Events time
-// work on the device (cuEventElapsedTime), never with host clocks.
+// stream.hpp: CUDA streams (with a priority from the device's range) and events (timed,
+// or made without timing for pure ordering), move-only, each holding its context. Events
+// time work on the device (cuEventElapsedTime), never with host clocks.
 // Depends on cu/context.hpp.
 #pragma once
 #include <cuda.h>
@@ -8,11 +9,24 @@
 
 namespace warplab::cu {
 
+class Event;
+
+// cuCtxGetStreamPriorityRange: `least` is the lowest priority (0), `greatest` the highest,
+// a smaller number (-5 on an H100): work on a stream of higher priority is scheduled first.
+struct PriorityRange {
+  int least = 0, greatest = 0;
+  bool contains(int p) const noexcept { return p <= least && p >= greatest; }
+};
+PriorityRange stream_priorities(const ContextPtr& ctx);
+
 class Stream {
  public:
   Stream() = default;  // empty
   // cuStreamCreate; non-blocking by default, so it does not serialize with stream 0.
   explicit Stream(ContextPtr ctx, bool non_blocking = true);
+  // cuStreamCreateWithPriority. The driver clamps a priority outside the device's range
+  // silently; callers check it first (lab::check_priority says which range).
+  Stream(ContextPtr ctx, bool non_blocking, int priority);
   Stream(Stream&& o) noexcept;
   Stream& operator=(Stream&& o) noexcept;
   Stream(const Stream&) = delete;
@@ -31,6 +45,9 @@ class Stream {
   bool query() const;
   // Later work on this stream waits for `event` (recorded on any stream).
   void wait(CUevent event) const;
+  void wait(const Event& event) const;
+  // The priority the driver gave the stream (cuStreamGetPriority).
+  int priority() const;
 
  private:
   ContextPtr ctx_;
@@ -40,8 +57,9 @@ class Stream {
 class Event {
  public:
   Event() = default;  // empty
-  // cuEventCreate with default flags (timing enabled).
-  explicit Event(ContextPtr ctx);
+  // cuEventCreate: with timing (the default), or with CU_EVENT_DISABLE_TIMING, which makes
+  // recording and waiting cheaper when the event only orders work between streams.
+  explicit Event(ContextPtr ctx, bool timing = true);
   Event(Event&& o) noexcept;
   Event& operator=(Event&& o) noexcept;
   Event(const Event&) = delete;
@@ -50,6 +68,7 @@ class Event {
 
   void destroy() noexcept;
   bool valid() const noexcept { return e_ != nullptr; }
+  bool timing() const noexcept { return timing_; }
   CUevent get() const noexcept { return e_; }
 
   // Records the event on `stream` (nullptr: the legacy default stream).
@@ -60,9 +79,11 @@ class Event {
  private:
   ContextPtr ctx_;
   CUevent e_ = nullptr;
+  bool timing_ = true;
 };
 
-// Milliseconds between two recorded events (waits for `end`). Resolution ~0.5 us.
+// Milliseconds between two recorded events (waits for `end`). Resolution ~0.5 us. An event
+// made without timing is refused with one sentence (the driver would say "invalid handle").
 float elapsed_ms(const Event& start, const Event& end);
 
 }  // namespace warplab::cu

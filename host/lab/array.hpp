@@ -1,11 +1,8 @@
-// array.hpp: typed arrays without Lua. The records behind cuda.array (DeviceArray) and
-// cuda.host_array (HostArray); one element's conversion between memory and a number, with
-// the range checks and their sentences; the checks of an index, an element count, a view,
-// a copy's shape and a :set's placement (each throws lab::Error with the sentence the
-// script sees); copies, zeroing and release. The bind layer (bind/bind_array.cpp,
-// bind_host_array.cpp, array_host.cpp) reads Lua values and pushes results. The helpers on
-// the a[i] path are inline; their error sentences are built out of line.
-// Depends on cu/dtype.hpp, cu/memory.hpp, cu/host_buffer.hpp, lab/module.hpp (lab::Error).
+// array.hpp: typed arrays without Lua: the records behind cuda.array (DeviceArray) and
+// cuda.host_array (HostArray); one element's conversion with its range checks; the checks
+// of an index, a count, a view, a copy's shape and a :set's placement (lab::Error with the
+// script's sentence); copies, zeroing, release. The a[i] helpers are inline. Depends on
+// cu/dtype.hpp, cu/memory.hpp, cu/host_buffer.hpp, lab/error.hpp.
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -17,7 +14,7 @@
 #include "cu/dtype.hpp"
 #include "cu/host_buffer.hpp"
 #include "cu/memory.hpp"
-#include "lab/module.hpp"
+#include "lab/error.hpp"
 
 namespace warplab::lab {
 

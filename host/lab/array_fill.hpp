@@ -1,10 +1,8 @@
-// array_fill.hpp: the bulk element work of :get/:set/:fill/:iota/:random, without Lua. An
-// array's elements are worked on in host memory (Elements): a host array's own memory, or
-// an image of a device array, downloaded by load() and uploaded by commit(); a large image
-// bounces through the page-locked staging buffer, a small one uses a plain vector. The
-// fills check their arguments first (throwing lab::Error with the script's sentence), then
-// write every element and commit. Rng: the seeded generator behind :random.
-// Depends on lab/array.hpp, cu/memory.hpp, cu/context.hpp.
+// array_fill.hpp: the bulk element work of :get/:set/:fill/:iota/:random, without Lua: an
+// array's elements in host memory (Elements: a host array's own, or a device array's image,
+// downloaded by load() and uploaded by commit(), bounced through the page-locked staging
+// buffer when large); fills check their arguments first (lab::Error); Rng, :random's
+// seeded generator. Depends on lab/array.hpp, cu/memory.hpp, cu/context.hpp.
 #pragma once
 #include <cstddef>
 #include <cstdint>

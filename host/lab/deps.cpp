@@ -1,6 +1,7 @@
 // deps.cpp: appends dependency paths to $WARPLAB_DEPS_FILE, and writes the code, launch
 // and device records into $WARPLAB_CODE_DIR (see deps.hpp). One O_APPEND write per line,
-// so a file stays line-complete even if the run crashes.
+// so a file stays line-complete even if the run crashes. Depends on lab/deps.hpp,
+// cu/profile.hpp (the device record), rtc/compile.hpp.
 #include "lab/deps.hpp"
 
 #include <fcntl.h>

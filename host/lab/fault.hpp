@@ -1,8 +1,7 @@
-// fault.hpp: the Lua-free half of attributing asynchronous GPU faults: the ring of recent
-// launches (kernel name and script line, copied into fixed arrays: no allocation on the
-// launch path), which error codes a kernel leaves behind, and the sentences that name the
-// launches in flight (a fault) or the stuck one (the watchdog's deadlock verdict). The Lua
-// half (reading the caller's line, the watchdog's hook) is bind/fault.cpp.
+// fault.hpp: attributing asynchronous GPU faults: the ring of recent launches (kernel name
+// and script line, copied into fixed arrays: no allocation on the launch path), which error
+// codes a kernel leaves behind, and the sentences that name the launches in flight (a
+// fault) or the stuck one (the watchdog's deadlock verdict, sync.hpp).
 // Depends on cu/error.hpp, cu/launch.hpp, cu/occupancy.hpp.
 #pragma once
 #include <array>
@@ -19,6 +18,13 @@ namespace warplab::lab {
 // The size of a chunk's short name ("script.lua"): Lua's LUA_IDSIZE (bind checks they agree).
 inline constexpr std::size_t kSourceSize = 60;
 
+// Where a launch was made, as the front end read it: the chunk's short name (NUL-terminated,
+// at most kSourceSize bytes, kept by the caller) and its line; nullptr and 0: unknown.
+struct Where {
+  const char* source = nullptr;
+  int line = 0;
+};
+
 struct LaunchNote {
   char kernel[64];
   char source[kSourceSize];  // the chunk's short name ("script.lua")
@@ -32,14 +38,10 @@ struct FaultLog {
   std::array<LaunchNote, 8> ring{};
   unsigned head = 0;        // next slot
   unsigned since_sync = 0;  // launches since the last completed synchronization
-  // The chunk name of the function that launched last, by the function's address: the
-  // function is kept in the registry while it is remembered, so the address stays its.
-  const void* source_fn = nullptr;
-  char source[kSourceSize] = {};
 
   // Takes the next slot for a launch of `kernel` (its name copied, cut to fit), with
   // config and limits; the caller fills source and line. Plain copies, no formatting:
-  // this runs on every launch (inline, as it was in the binding).
+  // this runs on every launch (inline).
   LaunchNote& note(const std::string& kernel, const cu::LaunchConfig& c, const cu::KernelLimits& k) {
     LaunchNote& n = ring[head];
     head = (head + 1) % ring.size();

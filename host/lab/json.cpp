@@ -1,11 +1,11 @@
-// json.cpp: JSON text to a document for warplab.json.decode, with its error sentences
-// (lab/json.hpp).
+// json.cpp: JSON text to a document for warplab.json.decode, with its error sentences.
+// Depends on lab/json.hpp, lab/error.hpp.
 #include "lab/json.hpp"
 
 #include <algorithm>
 #include <string>
 
-#include "lab/module.hpp"
+#include "lab/error.hpp"
 
 namespace warplab::lab {
 

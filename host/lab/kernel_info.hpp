@@ -1,8 +1,7 @@
 // kernel_info.hpp: what a kernel handle tells about itself, without Lua: its signature
-// text, its numeric fields (regs, shared_bytes, ..., from the driver when live, else from
-// the compile, unknown rather than guessed), the one-line summary tostring() shows, and
-// k:occupancy's checks and answer (warplab's calculator plus the driver's when live).
-// The Lua adapters are bind/bind_kernel.cpp and bind/kernel_occupancy.cpp.
+// text, its numeric fields (from the driver when live, else from the compile: unknown
+// rather than guessed), the summary tostring() shows, and k:occupancy's checks and answer
+// (warplab's calculator plus the driver's when live). bind/kernel.cpp adapts them.
 // Depends on lab/module.hpp, cu/occupancy.hpp.
 #pragma once
 #include <optional>

@@ -1,8 +1,7 @@
 // kernel_offline.cpp: what a kernel's PTX entry tells when no driver can be asked (a
 // profile, no GPU): its parameter layout and its own thread cap (.maxntid / .reqntid from
 // __launch_bounds__, combined with the register limit), so offline launch checks see what
-// the driver would report. The PTX is read by rtc/ptx.hpp (the one PTX reader); no Lua
-// stack use. Depends on bind/module.hpp, cu/occupancy.hpp.
+// the driver would report. Depends on lab/module.hpp, rtc/ptx.hpp (the one PTX reader).
 #include <algorithm>
 #include <optional>
 

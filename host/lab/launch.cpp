@@ -1,11 +1,13 @@
-// launch.cpp: see launch.hpp.
+// launch.cpp: the launch plan, the one validity check (broken_rule) and the launch itself:
+// checks, fault note, cuLaunchKernel, --sync; k:bench's timed launches (see launch.hpp).
+// Depends on lab/launch.hpp, lab/sync.hpp, lab/timing.hpp, cu/error.hpp.
 #include "lab/launch.hpp"
 
 #include <climits>
 #include <cstdio>
 
 #include "cu/error.hpp"
-#include "cu/stream.hpp"
+#include "lab/sync.hpp"
 #include "lab/timing.hpp"
 
 namespace warplab::lab {
@@ -61,29 +63,65 @@ std::string arity_error(const KernelObj& k, int n) {
          "), got " + std::to_string(n);
 }
 
-std::string limit_error(const cu::LaunchConfig& c, const cu::KernelLimits& k, const cu::DeviceLimits& d) {
-  if (auto v = cu::check(c, k, d)) [[unlikely]]
-    return std::move(v->sentence);
-  return {};
-}
-
-std::string why_not(const KernelObj& k, const cu::LaunchConfig& c, const cu::DeviceLimits& d) {
-  if (auto v = cu::check(c, k.limits, d)) [[unlikely]]
-    return std::move(v->sentence);
-  if (!k.fn || !c.clustered()) return {};
+std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchConfig& c,
+                                         const cu::DeviceLimits& d, bool ask_driver) {
   try {  // only the driver's answer can throw here (a failed cuOccupancyMaxActiveClusters)
-    if (auto v = cu::check_clusters(*k.fn, c)) return std::move(v->sentence);
+    return cu::check(c, k.limits, d, ask_driver ? k.fn.get() : nullptr);
   } catch (const cu::Error& e) {
-    return e.what();
+    return cu::Violation{cu::Limit::cluster_schedule, e.what()};
   }
-  return {};
 }
 
-std::vector<double> time_launches(KernelObj& k, const cu::LaunchConfig& c, const cu::ContextPtr& ctx,
-                                  int warmup, int reps, const std::function<void(cu::Event&)>& wait) {
+namespace {
+
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void refuse(const KernelObj& k, const std::string& why) {
+  throw Error(k.display + ": " + why);
+}
+
+// Everything a launch checks before the driver sees it, then the launch, noted for fault
+// attribution: kernel, configuration and the script line that made it.
+void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
+                    const Where& where) {
+  if (run.opts.check) {
+    if (const auto broken = broken_rule(k, c, run.limits())) [[unlikely]]
+      refuse(k, broken->sentence);
+  }
+  if (arg_error) [[unlikely]]
+    throw Error(arg_error);
+  if (!k.fn) [[unlikely]]
+    run.require_gpu("a kernel launch");
+  k.last_launch = {c.block.x * c.block.y * c.block.z, c.shared_bytes};  // for `warplab watch` (deps.hpp)
+  LaunchNote& n = run.faults.note(k.display, c, k.limits);              // plain copies, no formatting
+  if (where.line > 0) {
+    std::memcpy(n.source, where.source, sizeof n.source);
+    n.line = where.line;
+  }
+  try {
+    cu::launch(*k.fn, c, k.argptrs.data());
+  } catch (const cu::Error&) {
+    run.faults.forget();
+    throw;
+  }
+}
+
+}  // namespace
+
+void launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error, const Where& where) {
+  checked_launch(run, k, c, arg_error, where);
+  if (run.opts.sync) synchronize_launched(run);
+}
+
+std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
+                          const Where& where, int warmup, int reps) {
+  checked_launch(run, k, c, arg_error, where);  // one untimed launch even with warmup = 0: it loads the code
   for (int i = 1; i < warmup; ++i) cu::launch(*k.fn, c, k.argptrs.data());
-  return time_events(
-      ctx, c.stream, reps, [&] { cu::launch(*k.fn, c, k.argptrs.data()); }, wait);
+  EventTimes t(run.context, c.stream, reps);
+  for (int i = 0; i < reps; ++i) {
+    t.start(i);
+    cu::launch(*k.fn, c, k.argptrs.data());
+    t.stop(i);
+  }
+  return t.ms(run);
 }
 
 }  // namespace warplab::lab

@@ -1,20 +1,19 @@
-// launch.hpp: a kernel launch's rules, without Lua: the per-parameter plan a launch fills
-// the argument buffer by (plan_args, derived once per kernel so a launch compares numbers,
-// never spellings), the checks of one value against its slot, the configuration's first
-// broken rule, the sentences for a wrong argument count, and k:bench's timed loop. The
-// Lua adapters (bind/kernel_launch.cpp, kernel_args.cpp, launch_table.cpp) read values and
-// raise; the rules live here. The helpers on the launch path are inline and allocate nothing.
-// Depends on lab/module.hpp, cu/launch.hpp, cu/stream.hpp.
+// launch.hpp: a kernel launch, without Lua: the per-parameter plan the front end fills the
+// argument buffer by (plan_args: numbers, never spellings), one value's checks, the
+// configuration's first broken rule, and the launch itself (launch, bench: checks, fault
+// note, cuLaunchKernel, --sync). The helpers on the launch path are inline and allocate
+// nothing. Depends on lab/module.hpp, lab/run.hpp, lab/fault.hpp, cu/launch.hpp.
 #pragma once
 #include <cstring>
-#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cu/dtype.hpp"
 #include "cu/launch.hpp"
-#include "cu/stream.hpp"
+#include "lab/fault.hpp"
 #include "lab/module.hpp"
+#include "lab/run.hpp"
 
 namespace warplab::lab {
 
@@ -54,17 +53,26 @@ inline bool wrong_arity(const KernelObj& k, int n) {
 }
 std::string arity_error(const KernelObj& k, int n);
 
-// The configuration's first broken rule, or "": c against the kernel's and the device's
-// limits (cu::validate; works offline).
-std::string limit_error(const cu::LaunchConfig& c, const cu::KernelLimits& k, const cu::DeviceLimits& d);
-// The same for kernel k, then for a cluster on a GPU whether the driver can schedule it.
-std::string why_not(const KernelObj& k, const cu::LaunchConfig& c, const cu::DeviceLimits& d);
+// Is launching k with c valid? The first rule it breaks, or nullopt: c against the kernel's
+// and the device's limits (cu::check; works offline), then, when `ask_driver` and k is
+// live, for a cluster whether the driver can schedule it (a failing driver call is the
+// broken rule's sentence). A launch, k:check and k:clusters (which asks the driver itself)
+// all ask this one question.
+std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchConfig& c,
+                                         const cu::DeviceLimits& d, bool ask_driver = true);
 
-// k:bench's loop, after one launch that loaded the code: warmup - 1 more untimed launches,
-// then reps launches each between two events on c.stream (lab/timing.hpp time_events);
-// `wait(last)` waits for the last event (the caller's synchronization, with its
-// watchdog); returns each launch's ms.
-std::vector<double> time_launches(KernelObj& k, const cu::LaunchConfig& c, const cu::ContextPtr& ctx,
-                                  int warmup, int reps, const std::function<void(cu::Event&)>& wait);
+// Launches k with configuration c, its arguments already marshaled into k's buffer by the
+// front end, made at `where`. In order: with opts.check the configuration's first broken
+// rule (lab::Error "K: why"); `arg_error`, the sentence for the first argument that did not
+// marshal (nullptr: none), so a bad configuration is named first; no GPU ("no CUDA device:
+// a kernel launch needs a GPU (...)"); then the launch is noted in run.faults and made (one
+// the driver refused is forgotten again: it cannot have faulted), and with opts.sync waited
+// for (sync.hpp, a Timeout with --timeout). Allocates nothing unless it throws.
+void launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error, const Where& where);
+// k:bench: the same checks and one noted untimed launch (it loads the code), warmup - 1
+// more, then reps launches each between two events on c.stream (timing.hpp); returns each
+// launch's ms once the last event is reached (behind the watchdog).
+std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
+                          const Where& where, int warmup, int reps);
 
 }  // namespace warplab::lab

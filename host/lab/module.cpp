@@ -1,4 +1,7 @@
-// module.cpp: see module.hpp.
+// module.cpp: building a module (compile, record what it read, stamp, load) and making
+// its kernels (resources, limits, layout, launch plan). Depends on lab/module.hpp,
+// lab/deps.hpp, lab/launch.hpp (plan_args), lab/prebuilt.hpp (modules built ahead),
+// cu/trace.hpp (WARPLAB_STARTUP_TRACE).
 #include "lab/module.hpp"
 
 #include <algorithm>
@@ -6,6 +9,7 @@
 
 #include "cu/trace.hpp"
 #include "lab/deps.hpp"
+#include "lab/launch.hpp"
 #include "lab/prebuilt.hpp"
 
 namespace warplab::lab {
@@ -83,6 +87,7 @@ KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optio
   for (std::size_t i = 0; i < k->offsets.size(); ++i) bytes = std::max(bytes, k->offsets[i] + k->sizes[i]);
   k->argbuf.assign(bytes + 16, 0);
   for (std::size_t off : k->offsets) k->argptrs.push_back(k->argbuf.data() + off);
+  plan_args(*k);  // the per-parameter launch plan (launch.hpp)
   return k;
 }
 

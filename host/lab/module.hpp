@@ -1,30 +1,25 @@
-// module.hpp: warplab's compiled module and typed kernel, with no Lua: compile -> load ->
-// record (lab::build), a kernel's resources, limits and parameter layout
-// (lab::make_kernel), the offline answers from the PTX (kernel_offline.cpp), live files
-// (live.hpp) and the watch side channel (deps.hpp). Specs from files and inline sources:
-// module_spec.hpp; kernels by name: module_find.hpp; recompiling: module_reload.hpp. The Lua bindings
-// (host/bind), the REPL and watch use these; any other front end can too. Depends on cu/ and rtc/ only.
+// module.hpp: warplab's compiled module and typed kernel, without Lua: compile -> load ->
+// record (build), a kernel's resources, limits, parameter layout and launch plan
+// (make_kernel; offline from the PTX: kernel_offline.cpp). Specs: module_spec.hpp; kernels
+// by name: module_find.hpp; recompiling: module_reload.hpp. Depends on cu/context.hpp,
+// cu/module.hpp, cu/occupancy.hpp, rtc/cache.hpp, rtc/compile.hpp, lab/live.hpp, lab/error.hpp.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cu/context.hpp"
 #include "cu/module.hpp"
 #include "cu/occupancy.hpp"
+#include "lab/error.hpp"
 #include "lab/live.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
 
 namespace warplab::lab {
-
-// Misuse a front end reports as its own error (one sentence).
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // How a module was compiled, kept so a reload can compile it again.
 struct ModuleSpec {
@@ -88,10 +83,14 @@ using KernelRef = std::shared_ptr<KernelObj>;
 // loads the CUBIN into `ctx` (null: offline, nothing is loaded). A source that does not
 // compile is a module whose result says so, not an error.
 ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx);
+// Compiles a spec into a module: build with a run's cache and context (Run::builder), or a
+// test's stand-in; module_reload.hpp recompiles with one.
+using Builder = std::function<ModuleRef(ModuleSpec)>;
 
 // Kernel `mangled` of module m: resources, limits and parameter layout, from the driver
-// when m is live, else from the CUBIN and PTX against `offline_limits`. Throws lab::Error
-// when a declared signature's parameter count differs from the kernel's.
+// when m is live, else from the CUBIN and PTX against `offline_limits`, and the launch plan
+// (launch.hpp plan_args). Throws lab::Error when a declared signature's parameter count
+// differs from the kernel's.
 KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optional<rtc::Signature> sig,
                       const cu::DeviceLimits* offline_limits);
 

@@ -1,5 +1,6 @@
 // module_find.cpp: see module_find.hpp. Names enter the sentences as C strings (up to a
-// NUL), as the Lua error formatting printed them before this moved out of host/bind.
+// NUL), as Lua's error formatting prints them. Depends on lab/module_find.hpp,
+// rtc/signature.hpp.
 #include "lab/module_find.hpp"
 
 #include "rtc/signature.hpp"

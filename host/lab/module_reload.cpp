@@ -1,4 +1,5 @@
-// module_reload.cpp: see module_reload.hpp.
+// module_reload.cpp: the live refresh and m:reload() (see module_reload.hpp).
+// Depends on lab/module_reload.hpp, lab/module_spec.hpp, rtc/compile.hpp.
 #include "lab/module_reload.hpp"
 
 #include <cstdio>

@@ -1,16 +1,13 @@
-// module_reload.hpp: compiling a file-backed module again: the live refresh (a file it
-// was built from changed: recompile, or keep the old module and say why once per change)
-// and m:reload() (compile again now, the failure handed back).
+// module_reload.hpp: compiling a file-backed module again, with a Builder (Run::builder):
+// the live refresh (a file it was built from changed: recompile, or keep the old module and
+// say why once per change) and m:reload() (compile again now, the failure handed back).
+// Depends on lab/module.hpp.
 #pragma once
-#include <functional>
 #include <string>
 
 #include "lab/module.hpp"
 
 namespace warplab::lab {
-
-// Compiles a spec into a module (the front end's lab::build with its cache and context).
-using Builder = std::function<ModuleRef(ModuleSpec)>;
 
 // When a file the module m was built from changed (live.hpp), compiles it again with
 // `build`. Success replaces m (kernels already handed out keep the old code alive),

@@ -1,6 +1,7 @@
 // module_spec.cpp: see module_spec.hpp. Inline sources: the text is located in the Lua
 // file after the calling line, so a diagnostic on the kernel's line 3 is reported at the
-// Lua file's line where that kernel line is written.
+// Lua file's line where that kernel line is written. Depends on lab/module_spec.hpp,
+// rtc/error.hpp, rtc/source.hpp, rtc/toolkit.hpp.
 #include "lab/module_spec.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "rtc/error.hpp"
+#include "rtc/nvrtc_options.hpp"
 #include "rtc/source.hpp"
 #include "rtc/toolkit.hpp"
 
@@ -97,6 +99,9 @@ bool env_lineinfo() {
 }
 
 void add_options(rtc::Options& o, const std::vector<std::string>& options) {
+  // Refused here already (rtc::compile checks again), so the script's line is named.
+  if (const std::string bad = rtc::check_options(options); !bad.empty())
+    throw Error("cuda.compile: options: " + bad);
   for (const auto& s : options) {
     if (s == "-lineinfo" || s == "--generate-line-info")
       o.lineinfo = true;

@@ -1,8 +1,8 @@
-// module_spec.hpp: the Lua-free half of cuda.compile's arguments: finding a kernel file
-// (as given, next to the calling script, in kernels_src), placing an inline source at
-// its line in the calling file, checking defines, the -lineinfo spellings, and reading
-// a module's file again (reload, live refresh). host/bind/module_spec.cpp reads the Lua
-// table and calls these.
+// module_spec.hpp: cuda.compile's arguments without Lua: finding a kernel file (as given,
+// next to the calling script, in kernels_src), placing an inline source at its line in the
+// calling file, checking defines, the -lineinfo spellings, and reading a module's file
+// again (reload, live refresh). bind/compile_args.cpp reads the Lua table and calls these.
+// Depends on lab/module.hpp.
 #pragma once
 #include <filesystem>
 #include <map>
@@ -40,8 +40,8 @@ void set_inline_source(ModuleSpec& spec, const std::string& text, const std::str
 
 // WARPLAB_LINEINFO=1 (set by `run --sanitize` for its child): line info everywhere.
 bool env_lineinfo();
-// options = {...}: "-lineinfo" and "--generate-line-info" set o.lineinfo, the rest go to
-// o.extra.
+// options = {...}: checked (rtc::check_options; throws lab::Error with its sentence),
+// then "-lineinfo" and "--generate-line-info" set o.lineinfo, the rest go to o.extra.
 void add_options(rtc::Options& o, const std::vector<std::string>& options);
 
 // Defines, one entry at a time, each checked (throws lab::Error with the sentence):

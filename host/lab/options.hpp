@@ -1,6 +1,7 @@
 // options.hpp: the options a run works with, in one plain struct: the command line sets
 // them once (app/main.cpp: the global options; run's and watch's --no-check; the REPL's
-// echo), and the runtime of a Lua state reads them (bind/runtime.hpp). No Lua, no CUDA.
+// echo), and the run of a Lua state keeps them (lab/run.hpp). No Lua, no CUDA: depends on
+// the standard library only.
 #pragma once
 #include <string>
 

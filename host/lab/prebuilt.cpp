@@ -2,7 +2,7 @@
 // folder, line offset) and everything NVRTC is handed (rtc::nvrtc_options, the name
 // expressions) are the same: what the compile cache keys on, so a field added to
 // rtc::Options that changes the output changes this too. Depends on module.hpp,
-// module_spec.hpp (reading a file again), deps.hpp and nlohmann-json.
+// module_spec.hpp (reading a file again), deps.hpp, rtc/nvrtc_options.hpp and nlohmann-json.
 #include "lab/prebuilt.hpp"
 
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 
 #include "lab/module_spec.hpp"
 #include "rtc/includes.hpp"
+#include "rtc/nvrtc_options.hpp"
 
 namespace warplab::lab {
 namespace {

@@ -1,4 +1,5 @@
-// script.cpp: see script.hpp.
+// script.cpp: a script file checked and read before Lua loads it (see script.hpp).
+// Depends on lab/script.hpp.
 #include "lab/script.hpp"
 
 #include <cerrno>

@@ -1,6 +1,7 @@
 // script.hpp: a script file checked and read before Lua loads it (no Lua here): a
 // regular file of at most kMaxScriptBytes, or one sentence why not; a #! first line
-// turned into a Lua comment. host/bind/sandbox.cpp loads the text.
+// turned into a Lua comment. bind/sandbox.cpp loads the text. Depends on the standard
+// library only.
 #pragma once
 #include <string>
 

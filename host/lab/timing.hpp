@@ -1,34 +1,37 @@
-// timing.hpp: timing GPU work with device events, without Lua: the timed loop shared by
-// cuda.bench (a Lua function's work) and k:bench (a kernel's launches, lab/launch.hpp).
-// Their statistics are warplab.stats.summary's, the one statistics path
-// (bind/bind_stream.cpp push_timing).
-// Depends on cu/stream.hpp.
+// timing.hpp: timing GPU work with device events, without Lua: reps intervals, each
+// between two events recorded on one stream, for cuda.bench (bind times a Lua function's
+// work between start and stop) and k:bench (lab/launch.hpp bench). Their statistics are
+// warplab.stats.summary's, the one statistics path. Depends on cu/stream.hpp, lab/sync.hpp.
 #pragma once
 #include <cstddef>
 #include <vector>
 
 #include "cu/stream.hpp"
+#include "lab/sync.hpp"
 
 namespace warplab::lab {
 
-// reps runs of body(), each between two events recorded on `stream`; wait(last) waits
-// for the last event (the caller's synchronization, with its watchdog); returns each
-// run's milliseconds. Inline: nothing but the events between a record and the work.
-template <class Body, class Wait>
-std::vector<double> time_events(const cu::ContextPtr& ctx, CUstream stream, int reps, Body&& body,
-                                Wait&& wait) {
-  std::vector<cu::Event> ev;
-  ev.reserve(2 * static_cast<std::size_t>(reps));
-  for (int i = 0; i < 2 * reps; ++i) ev.emplace_back(ctx);
-  for (int i = 0; i < reps; ++i) {
-    ev[2 * i].record(stream);
-    body();
-    ev[2 * i + 1].record(stream);
+class EventTimes {
+ public:
+  // Creates the 2 * reps events first, so nothing but a record lies between an interval's
+  // event and its work.
+  EventTimes(const cu::ContextPtr& ctx, CUstream stream, int reps) : stream_(stream) {
+    ev_.reserve(2 * static_cast<std::size_t>(reps));
+    for (int i = 0; i < 2 * reps; ++i) ev_.emplace_back(ctx);
   }
-  wait(ev.back());
-  std::vector<double> ms(static_cast<std::size_t>(reps));
-  for (int i = 0; i < reps; ++i) ms[i] = cu::elapsed_ms(ev[2 * i], ev[2 * i + 1]);
-  return ms;
-}
+  void start(int i) { ev_[2 * i].record(stream_); }
+  void stop(int i) { ev_[2 * i + 1].record(stream_); }
+  // Waits for the last event (synchronize: behind the watchdog), then each interval's ms.
+  std::vector<double> ms(Run& run) {
+    synchronize(run, ev_.back());
+    std::vector<double> out(ev_.size() / 2);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = cu::elapsed_ms(ev_[2 * i], ev_[2 * i + 1]);
+    return out;
+  }
+
+ private:
+  CUstream stream_;
+  std::vector<cu::Event> ev_;
+};
 
 }  // namespace warplab::lab

@@ -1,31 +1,40 @@
 // cache.cpp: see cache.hpp. File format (one file per key, <dir>/<key[0:2]>/<key>.wlc):
-//   "WLCACHE1"  u64 checksum of the rest (XXH3-64)  u64 json length  json  cubin bytes
+//   "WLCACHE2"  u64 checksum of the rest (XXH3-64)  key (32 hex)  u64 json length  json  cubin
+// Every step inside the folder is relative to descriptors (openat with O_NOFOLLOW, the one
+// writer sys::write_file_at), so no symbolic link in the cache is ever followed.
 // xxHash is used header-only (XXH_INLINE_ALL), so the binary needs no extra library.
 #include "rtc/cache.hpp"
 
 #define XXH_INLINE_ALL
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "rtc/cache_json.hpp"
 #include "rtc/compile.hpp"
 #include "rtc/error.hpp"
+#include "sys/own_folder.hpp"
+#include "sys/temp.hpp"
+#include "sys/write.hpp"
 
 namespace fs = std::filesystem;
 
 namespace warplab::rtc {
 namespace {
 
-constexpr char kMagic[8] = {'W', 'L', 'C', 'A', 'C', 'H', 'E', '1'};
+constexpr char kMagic[8] = {'W', 'L', 'C', 'A', 'C', 'H', 'E', '2'};
+constexpr std::size_t kKeyBytes = 32;                   // KeyBuilder::hex()
+constexpr std::size_t kHeader = 8 + 8 + kKeyBytes + 8;  // magic, checksum, key, json length
+// Entries are a few MiB at most; anything bigger is not one of ours.
+constexpr std::uintmax_t kMaxEntryBytes = 1ull << 30;
 
 void put_u64(std::string& s, std::uint64_t v) { s.append(reinterpret_cast<const char*>(&v), 8); }
 std::uint64_t get_u64(const std::string& s, std::size_t at) {
@@ -34,37 +43,45 @@ std::uint64_t get_u64(const std::string& s, std::size_t at) {
   return v;
 }
 
-// Entries are a few MiB at most; anything bigger is not one of ours.
-constexpr std::uintmax_t kMaxEntryBytes = 1ull << 30;
-
-bool read_all(const fs::path& p, std::string& out) {
-  std::error_code ec;
-  if (!fs::is_regular_file(p, ec)) return false;  // missing, or a folder where an entry goes
-  const std::uintmax_t size = fs::file_size(p, ec);
-  if (ec || size > kMaxEntryBytes) return false;
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return false;
-  out.resize(size);
-  in.read(out.data(), static_cast<std::streamsize>(size));
-  out.resize(static_cast<std::size_t>(in.gcount()));
-  return true;
-}
-
 bool is_hex(std::string_view s) {
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
+// A key names a file: anything but 32 lowercase hex digits ("../x") is refused.
+bool valid_key(const std::string& key) { return key.size() == kKeyBytes && is_hex(key); }
 
-// "ab" shard folders hold "ab<30 more hex>.wlc" entries (and ".tmp.<pid>.<n>" while written).
+// Opens and reads the entry `name` in the shard folder, never through a link (O_NOFOLLOW),
+// never blocking on a FIFO (O_NONBLOCK); the descriptor stays open for the touch.
+sys::Fd read_entry(int shard_fd, const std::string& name, std::string& out) {
+  sys::Fd fd(::openat(shard_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      static_cast<std::uintmax_t>(st.st_size) > kMaxEntryBytes)
+    return {};
+  out.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t n = ::read(fd.get(), out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  out.resize(got);
+  return fd;
+}
+
+// "ab" shard folders hold "ab<30 more hex>.wlc" entries (and "<entry>.tmp.<...>" while
+// sys::write_file_at writes one, or after a crash).
 bool is_shard(const fs::path& p) {
   const std::string n = p.filename().string();
   return n.size() == 2 && is_hex(n);
 }
 bool is_entry_name(const std::string& shard, const std::string& n) {
-  if (n.size() < 36 || n.compare(0, 2, shard) != 0 || !is_hex(std::string_view(n).substr(0, 32)))
+  if (n.size() < kKeyBytes + 4 || n.compare(0, 2, shard) != 0 ||
+      !is_hex(std::string_view(n).substr(0, kKeyBytes)))
     return false;
-  const std::string rest = n.substr(32);
-  return rest == ".wlc" || rest.rfind(".wlc.tmp.", 0) == 0;
+  const std::string entry = n.substr(0, kKeyBytes) + ".wlc";
+  return n == entry || n.rfind(entry + ".tmp.", 0) == 0;
 }
 
 // A stored result that cannot be right is treated as a miss, checksum or not.
@@ -81,9 +98,33 @@ bool plausible(const CompileResult& r) {
   return true;
 }
 
+// Where the cache goes, and the sentence to print when that is not where the user would look.
+struct Location {
+  fs::path dir;
+  std::string note;
+};
+Location default_location() {
+  if (const char* d = std::getenv("WARPLAB_CACHE_DIR"); d && *d) return {d, {}};
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return {fs::path(x) / "warplab", {}};
+  if (const char* h = std::getenv("HOME"); h && *h) return {fs::path(h) / ".cache" / "warplab", {}};
+  // No home: a folder of this user's own in the temporary folder, named per user so that
+  // another user's folder of the same name never stands in the way.
+  const sys::TempRoot t = sys::temp_root();
+  if (t.dir.empty()) return {{}, "HOME is not set and " + t.note + ": compiling without the cache"};
+  return {fs::path(t.dir) / ("warplab-cache-" + std::to_string(::geteuid())),
+          t.note.empty() ? std::string() : t.note + " for the compile cache"};
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
 }  // namespace
 
 Cache::Cache(fs::path dir, std::uint64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {
+  std::vector<std::string> warnings;
   if (max_bytes_ == 0) {
     max_bytes_ = kDefaultMaxBytes;
     if (const char* mb = std::getenv("WARPLAB_CACHE_MAX_MB"); mb && *mb) {
@@ -93,93 +134,100 @@ Cache::Cache(fs::path dir, std::uint64_t max_bytes) : dir_(std::move(dir)), max_
       if (errno == 0 && *end == '\0' && mb[0] != '-' && v >= 1 && v <= (1ull << 40))
         max_bytes_ = static_cast<std::uint64_t>(v) << 20;
       else
-        warning_ = "WARPLAB_CACHE_MAX_MB='" + std::string(mb) +
-                   "' is not a whole number of MiB from 1 to 1099511627776; using 512";
+        warnings.push_back("WARPLAB_CACHE_MAX_MB='" + std::string(mb) +
+                           "' is not a whole number of MiB from 1 to 1099511627776; using 512");
     }
   }
-  std::error_code ec;
-  if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
-    warning_ = "the cache folder " + dir_.string() + " is not a folder: compiling without the cache";
+  if (const Location d = default_location(); d.dir == dir_ && !d.note.empty())
+    warnings.push_back(d.note);
+  else if (dir_.empty())
+    warnings.push_back("no folder for the compile cache: compiling without the cache");
+  // Said once here; load and store check again on every use and quietly miss.
+  const std::string shown = "the cache folder " + dir_.string();
+  const sys::OwnFolder f = sys::open_own_folder(dir_.string(), false);
+  using S = sys::OwnFolder::Status;
+  if (f.status == S::not_dir) warnings.push_back(shown + " is not a folder: compiling without the cache");
+  if (f.status == S::foreign) warnings.push_back(shown + " " + f.problem + ": compiling without the cache");
+  if (f.status == S::shared)
+    warnings.push_back(shown + " " + f.problem + ": compiling without the cache (chmod go-w " +
+                       dir_.string() + " makes it usable)");
+  warning_ = join(warnings);
 }
 
-fs::path Cache::default_dir() {
-  if (const char* d = std::getenv("WARPLAB_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "warplab";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "warplab";
-  return fs::temp_directory_path() / "warplab-cache";
-}
-
-fs::path Cache::entry_path(const std::string& key) const { return dir_ / key.substr(0, 2) / (key + ".wlc"); }
+fs::path Cache::default_dir() { return default_location().dir; }
 
 std::optional<CompileResult> Cache::load(const std::string& key) {
-  const fs::path p = entry_path(key);
+  ++misses_;  // until it is a hit
+  if (!valid_key(key)) return std::nullopt;
+  const sys::OwnFolder f = sys::open_own_folder(dir_.string(), false);
+  if (f.status != sys::OwnFolder::Status::ok) return std::nullopt;
+  const sys::Fd shard(
+      ::openat(f.fd.get(), key.substr(0, 2).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!shard) return std::nullopt;
+  const std::string name = key + ".wlc";
   std::string bytes;
-  if (!read_all(p, bytes)) {
-    ++misses_;
-    return std::nullopt;
-  }
-  // Anything off (short, wrong magic, checksum, JSON) is a corrupt entry: drop it.
+  const sys::Fd entry = read_entry(shard.get(), name, bytes);
+  if (!entry) return std::nullopt;  // missing, a link, not a file: a miss, left alone
+  // Anything off (short, wrong magic, checksum, another key's entry, JSON) is a corrupt
+  // entry: drop it.
   auto corrupt = [&]() -> std::optional<CompileResult> {
     ++corrupt_;
-    ++misses_;
-    std::error_code ec;
-    fs::remove(p, ec);
+    ::unlinkat(shard.get(), name.c_str(), 0);
     return std::nullopt;
   };
-  if (bytes.size() < 24 || std::memcmp(bytes.data(), kMagic, 8) != 0) return corrupt();
+  if (bytes.size() < kHeader || std::memcmp(bytes.data(), kMagic, 8) != 0) return corrupt();
   if (XXH3_64bits(bytes.data() + 16, bytes.size() - 16) != get_u64(bytes, 8)) return corrupt();
-  const std::uint64_t json_len = get_u64(bytes, 16);
-  if (json_len > bytes.size() - 24) return corrupt();
+  if (bytes.compare(16, kKeyBytes, key) != 0) return corrupt();  // filed under a name not its own
+  const std::uint64_t json_len = get_u64(bytes, 16 + kKeyBytes);
+  if (json_len > bytes.size() - kHeader) return corrupt();
   CompileResult r;
   try {
-    from_cache_json(nlohmann::json::parse(bytes.substr(24, json_len)), r);
+    from_cache_json(nlohmann::json::parse(bytes.substr(kHeader, json_len)), r);
   } catch (const std::exception&) {
     return corrupt();
   }
-  r.cubin.assign(bytes.begin() + 24 + static_cast<long>(json_len), bytes.end());
+  r.cubin.assign(bytes.begin() + static_cast<long>(kHeader + json_len), bytes.end());
   if (!plausible(r)) return corrupt();
-  // Touch it: eviction removes the least recently used entries first.
-  std::error_code ec;
-  fs::last_write_time(p, fs::file_time_type::clock::now(), ec);
+  ::futimens(entry.get(), nullptr);  // touched: eviction removes the least recently used first
+  --misses_;
   ++hits_;
   return r;
 }
 
 void Cache::store(const std::string& key, const CompileResult& r) {
-  if (!r.ok) return;
-  std::string payload;
-  put_u64(payload, 0);  // json length, patched below
+  if (!r.ok || !valid_key(key)) return;
   const std::string json = to_cache_json(r).dump();
-  payload += json;
-  payload.append(r.cubin.data(), r.cubin.size());
-  const std::uint64_t len = json.size();
-  std::memcpy(payload.data(), &len, 8);
+  std::string rest = key;
+  put_u64(rest, json.size());
+  rest += json;
+  rest.append(r.cubin.data(), r.cubin.size());
   std::string file(kMagic, 8);
-  put_u64(file, XXH3_64bits(payload.data(), payload.size()));
-  file += payload;
+  put_u64(file, XXH3_64bits(rest.data(), rest.size()));
+  file += rest;
 
-  const fs::path p = entry_path(key);
-  std::error_code ec;
-  if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec)) return;  // warning() says so
-  const bool fresh = !fs::exists(dir_, ec);
-  fs::create_directories(p.parent_path(), ec);
-  if (fresh || !fs::exists(dir_ / kMarker, ec))
-    std::ofstream(dir_ / kMarker)
-        << "This folder is warplab's compile cache; `warplab cache clear` empties it.\n";
-  // A unique temp name per writer; rename() is atomic, so a reader sees the old entry,
-  // nothing, or the whole new one, never half of it.
-  static std::atomic<unsigned> seq{0};
-  const fs::path tmp = p.string() + ".tmp." + std::to_string(getpid()) + "." + std::to_string(seq++);
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out.write(file.data(), static_cast<std::streamsize>(file.size()))) {
-      fs::remove(tmp, ec);
-      return;
-    }
-  }
-  fs::rename(tmp, p, ec);
-  if (ec) fs::remove(tmp, ec);
-  evict();
+  // The folder is made 0700 when missing, and used only when it is this user's alone.
+  const sys::OwnFolder f = sys::open_own_folder(dir_.string(), true);
+  if (f.status != sys::OwnFolder::Status::ok) return;  // warning() said so
+  struct stat st {};
+  if (::fstatat(f.fd.get(), kMarker, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+    (void)sys::write_file_at(f.fd.get(), kMarker,
+                             "This folder is warplab's compile cache; `warplab cache clear` empties it.\n",
+                             {sys::Replace::never, sys::Sync::none, 0600}, kMarker);
+  const std::string shard_name = key.substr(0, 2);
+  if (::mkdirat(f.fd.get(), shard_name.c_str(), 0700) != 0 && errno != EEXIST) return;
+  const sys::Fd shard(
+      ::openat(f.fd.get(), shard_name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!shard) return;
+  // Whatever is at the entry's name and is not a file (a link, a FIFO) goes: the writer
+  // replaces files only, and a link there is never followed.
+  const std::string name = key + ".wlc";
+  if (::fstatat(shard.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) &&
+      !S_ISDIR(st.st_mode))
+    ::unlinkat(shard.get(), name.c_str(), 0);
+  // A reader sees the old entry, nothing, or the whole new one (temp file + rename). The
+  // checksum catches a torn entry after a crash, so no fsync.
+  if (sys::write_file_at(shard.get(), name, file, {sys::Replace::allowed, sys::Sync::none, 0600}, name))
+    evict();
 }
 
 namespace {
@@ -191,7 +239,7 @@ std::size_t for_each_owned(const fs::path& dir, F f) {
   std::error_code ec;
   for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     const fs::path& p = it->path();
-    if (p.filename() == Cache::kMarker && it->is_regular_file(ec)) continue;
+    if (p.filename() == Cache::kMarker && it->is_regular_file(ec) && !it->is_symlink(ec)) continue;
     if (!is_shard(p) || it->is_symlink(ec) || !it->is_directory(ec)) {
       ++foreign;
       continue;
@@ -222,11 +270,24 @@ Cache::Info Cache::info() const {
 
 Cache::Cleared Cache::clear() {
   Cleared c;
+  const sys::OwnFolder f = sys::open_own_folder(dir_.string(), false);
+  switch (f.status) {
+    case sys::OwnFolder::Status::missing:
+    case sys::OwnFolder::Status::failed:  // a loop of links, no permission: nothing it could clear
+      return c;
+    case sys::OwnFolder::Status::not_dir:
+      throw Error("cannot clear " + dir_.string() + ": it is not a folder");
+    case sys::OwnFolder::Status::foreign:
+    case sys::OwnFolder::Status::shared:
+      throw Error("refusing to clear " + dir_.string() + ": it " + f.problem +
+                  "; warplab uses a cache folder only when it is the user's alone");
+    case sys::OwnFolder::Status::ok:
+      break;
+  }
   std::error_code ec;
-  if (!fs::exists(dir_, ec)) return c;
-  if (!fs::is_directory(dir_, ec)) throw Error("cannot clear " + dir_.string() + ": it is not a folder");
   // Without the marker, only a folder holding nothing but entries is provably ours.
-  if (!fs::is_regular_file(dir_ / kMarker, ec) && for_each_owned(dir_, [](const fs::path&) {}) > 0)
+  const bool marked = fs::symlink_status(dir_ / kMarker, ec).type() == fs::file_type::regular;
+  if (!marked && for_each_owned(dir_, [](const fs::path&) {}) > 0)
     throw Error("refusing to clear " + dir_.string() + ": it is not a warplab cache (no " + kMarker +
                 " file, and it holds files warplab did not write)");
   c.foreign = for_each_owned(dir_, [&](const fs::path& p) {

@@ -1,5 +1,5 @@
 // compile.cpp: the NVRTC program's life: includes resolved by warplab and handed over as
-// named headers, fixed options (real arch, ptxas -v, CUDA include dirs), the log turned
+// named headers, the options checked and built (rtc/nvrtc_options.hpp), the log turned
 // into diagnostics and resources, then PTX, cubin, entries and lowered names.
 #include "rtc/compile.hpp"
 
@@ -14,6 +14,7 @@
 #include <mutex>
 #include <regex>
 
+#include "rtc/nvrtc_options.hpp"
 #include "rtc/outputs.hpp"
 #include "rtc/pch.hpp"
 #include "rtc/times.hpp"
@@ -100,21 +101,6 @@ bool nvrtc_has_no_cache() {
   return has;
 }
 
-// The options in a fixed order (the cache keys on them). ptxas -v is always on: the spill
-// counts come only from its report; everything else is read from the CUBIN (rtc/elf.hpp).
-std::vector<std::string> build_options(const Options& opt) {
-  std::vector<std::string> o = {"--gpu-architecture=" + opt.arch};
-  if (!is_virtual_arch(opt.arch)) o.push_back("--ptxas-options=-v");  // ptxas runs for sm_XX only
-  if (!opt.std.empty()) o.push_back("--std=" + opt.std);
-  for (const auto& [name, value] : opt.defines) o.push_back("-D" + name + "=" + value);
-  // Both dirs: CUDA 13 keeps <cuda/std/...> (needed by cooperative_groups.h) in cccl/.
-  for (const auto& dir : cuda_include_dirs()) o.push_back("-I" + dir.string());
-  if (opt.lineinfo) o.push_back("-lineinfo");
-  if (opt.max_registers > 0) o.push_back("--maxrregcount=" + std::to_string(opt.max_registers));
-  for (const std::string& e : opt.extra) o.push_back(e);
-  return o;
-}
-
 std::string get_log(nvrtcProgram p) {
   std::size_t n = 0;
   WL_RTC_CHECK(nvrtcGetProgramLogSize(p, &n));
@@ -195,7 +181,7 @@ Diagnostic silent_failure(nvrtcResult rc) {
 std::string cache_key(const Source& named, const Options& opt, const CompileResult& r,
                       const ResolvedIncludes& inc) {
   KeyBuilder k;
-  k.add("warplab-cache-v2").add(r.nvrtc_version).add(r.arch);
+  k.add("warplab-cache-v3").add(r.nvrtc_version).add(r.arch);
   for (const std::string& o : r.options) k.add(o);
   k.add("names");
   for (const std::string& e : opt.name_expressions) k.add(e);
@@ -222,16 +208,25 @@ std::pair<std::string, std::string> parse_define(const std::string& spec) {
   return d;
 }
 
-std::vector<std::string> nvrtc_options(const Options& opt) {
-  std::vector<std::string> o = build_options(opt);
-  if (nvrtc_has_no_cache()) o.insert(o.begin() + 1, "--no-cache");  // as compile() does
+std::vector<std::string> compile_options(const Options& opt) {
+  std::vector<std::string> o = nvrtc_options(opt);
+  if (nvrtc_has_no_cache()) o.insert(o.begin() + 1, "--no-cache");  // as compile() does on a miss
   return o;
 }
 
 std::vector<std::filesystem::path> include_search_dirs(const Options& opt) {
   // The user's dirs first, so a project can shadow a warplab header on purpose.
   std::vector<std::filesystem::path> dirs;
-  for (const std::string& d : opt.include_dirs) dirs.push_back(std::filesystem::absolute(d));
+  // -I among the extra options too: what NVRTC would find there, warplab finds and tracks.
+  std::vector<std::string> wanted = opt.include_dirs;
+  for (const std::string& d : option_include_dirs(opt.extra)) wanted.push_back(d);
+  for (const std::string& d : wanted) {
+    std::error_code ec;  // "" and a relative folder when the current one is gone
+    dirs.push_back(std::filesystem::absolute(d, ec));
+    if (ec || d.empty())
+      throw Error("cannot use the include folder '" + d +
+                  "': " + (d.empty() ? "it is an empty string" : ec.message()));
+  }
   if (auto w = warplab_include_dir(); !w.empty()) dirs.push_back(w);
   return dirs;
 }
@@ -239,8 +234,14 @@ std::vector<std::filesystem::path> include_search_dirs(const Options& opt) {
 CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   const auto t0 = std::chrono::steady_clock::now();
   if (opt.arch.empty()) throw Error("no target architecture given (e.g. sm_90)");
-  for (const auto& d : opt.defines) check_define_name(d.first);
+  for (const auto& d : opt.defines) {
+    check_define_name(d.first);
+    // NVRTC would refuse it with a remark only, and fail "without an error message".
+    if (d.second.find_first_of("\r\n") != std::string::npos)
+      throw Error("the value of the macro " + d.first + " holds a line break; a macro's value is one line");
+  }
   check_arch(opt.arch, opt.allow_virtual);
+  if (const std::string bad = check_options(opt.extra); !bad.empty()) throw Error(bad);
   CompileResult r;
   r.arch = opt.arch;
   r.nvrtc_version = nvrtc_version();
@@ -258,7 +259,7 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
     hdr_texts.push_back(inc.header_texts[i].c_str());
     hdr_names.push_back(inc.header_names[i].c_str());
   }
-  r.options = build_options(opt);
+  r.options = nvrtc_options(opt);
   bool cut = unreadable_headers(inc, name, named.line_offset, r.diagnostics);
   cut = bad_byte(inc.main_text, name, named.line_offset, r.diagnostics) || cut;
   for (std::size_t i = 0; i < inc.header_names.size(); ++i)

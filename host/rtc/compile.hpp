@@ -30,8 +30,10 @@ struct Options {
   std::vector<std::string> include_dirs;
   bool lineinfo = false;
   std::string std = "c++17";
-  int max_registers = 0;                      // --maxrregcount; 0: no limit
-  std::vector<std::string> extra;             // passed to NVRTC as they are
+  int max_registers = 0;  // --maxrregcount; 0: no limit
+  // Passed to NVRTC as they are, once rtc::check_options (nvrtc_options.hpp) accepts them
+  // (compile() throws its sentence otherwise); their -I folders are searched by warplab too.
+  std::vector<std::string> extra;
   std::vector<std::string> name_expressions;  // "reduce<256>": instantiated and lowered
 };
 
@@ -76,8 +78,9 @@ struct CompileResult {
   std::string lowered_name(const std::string& expression) const;
 };
 
-// Throws rtc::Error for an unsupported arch (the sentence lists supported_archs()) and
-// when NVRTC itself fails (out of memory, ...). Everything about the source is a value.
+// Throws rtc::Error for an unsupported arch (the sentence lists supported_archs()), for an
+// option check_options refuses, and when NVRTC itself fails (out of memory, ...).
+// Everything about the source is a value.
 class Cache;
 // With a cache, a compile of exactly the same bytes, options, architecture and NVRTC
 // version is answered from disk (rtc/cache.hpp); successful compiles are stored.
@@ -92,9 +95,11 @@ std::string format_diagnostics(const CompileResult& r, std::size_t max_shown, bo
 std::pair<std::string, std::string> parse_define(const std::string& spec);
 void check_define_name(const std::string& name);
 
-// The options compile() hands NVRTC for `opt` (what a kept PCH must match, pch.hpp, and
-// what makes two specs one module), and where it looks for the headers it resolves.
-std::vector<std::string> nvrtc_options(const Options& opt);
+// The options compile() hands NVRTC for `opt` on a cache miss (nvrtc_options.hpp's list
+// and --no-cache where NVRTC has it: what a kept PCH must match, pch.hpp), and where it
+// looks for the headers it resolves (the include folders, those of -I among opt.extra, then
+// warplab's; throws rtc::Error for one that cannot be used).
+std::vector<std::string> compile_options(const Options& opt);
 std::vector<std::filesystem::path> include_search_dirs(const Options& opt);
 // NVRTC's split of each compile's time (front end, optimizer, PTX, ptxas: CompileTimes),
 // asked for with --time from here on in this process (compile --timings).

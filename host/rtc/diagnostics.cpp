@@ -241,6 +241,14 @@ std::vector<Diagnostic> parse_log(const std::string& log, const std::map<std::st
       d.message = m[1] == "nvrtc" ? rest : m[1].str() + ": " + readable(rest);
       out.push_back(std::move(d));
       open = true;
+    } else if (l.rfind("Command-line error: ", 0) == 0) {
+      // An option NVRTC's front end refused (a bad macro, a file it could not open): an
+      // error, though NVRTC prints it without a severity.
+      Diagnostic d;
+      d.severity = Severity::Error;
+      d.message = "in the options: " + l.substr(20);
+      out.push_back(std::move(d));
+      open = true;
     } else if (open && (l[0] == ' ' || l[0] == '\t')) {
       int own_offset = 0;  // notes without "of file" speak of the diagnostic's own file
       for (const auto& [n, f] : files)

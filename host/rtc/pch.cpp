@@ -2,7 +2,7 @@
 // their opening directives and the options; it does not see that a header handed over by
 // name changed its bytes (measured with NVRTC 13.0: it reuses the stale one), so every
 // header's hash is kept with the PCH and compared here. Depends on compile.hpp (the options
-// NVRTC gets), includes.hpp and diagnostics.hpp.
+// NVRTC gets), nvrtc_options.hpp (those a user may pass), includes.hpp and diagnostics.hpp.
 #include "rtc/pch.hpp"
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 
 #include "rtc/compile.hpp"
 #include "rtc/diagnostics.hpp"
+#include "rtc/nvrtc_options.hpp"
 
 namespace warplab::rtc {
 namespace {
@@ -180,14 +181,22 @@ WarmResult warm_headers(const Source& src, const Options& opt, const std::string
   const OpeningDirectives open = opening_directives(named.text);
   bool any_include = false;
   for (const std::string& d : open.lines) any_include = any_include || starts_with(d, "#include");
-  const std::vector<std::string> options = nvrtc_options(opt);
+  // Options compile() would refuse (check_options) are never compiled here either.
+  if (std::string bad = check_options(opt.extra); !bad.empty()) return done(std::move(bad));
+  const std::vector<std::string> options = compile_options(opt);
   if (!any_include) {
     warm_nvrtc(options);
     return done("no #include to precompile");
   }
   Source prefix = named;
   prefix.text = named.text.substr(0, open.end) + "\n";
-  const ResolvedIncludes inc = resolve_includes(prefix, include_search_dirs(opt));
+  std::vector<std::filesystem::path> dirs;
+  try {
+    dirs = include_search_dirs(opt);
+  } catch (const Error& e) {  // a folder that cannot be used: compile() says so
+    return done(e.what());
+  }
+  const ResolvedIncludes inc = resolve_includes(prefix, dirs);
   for (const MissingInclude& m : inc.missing)  // (the others are NVRTC's: CUDA's own headers)
     if (!m.refused.empty()) return done(m.refused);
 

@@ -62,15 +62,20 @@ end
 local Runner = {}
 Runner.__index = Runner
 
--- reduce.runner{block =, grid =, unroll =, acc =, load =, min_blocks =} compiles every
--- version (offline too). grid 0: SMs x resident blocks of each grid-stride kernel (one
--- full wave); acc 0: as many float4 accumulators as loads in flight (unroll);
--- min_blocks > 0: __launch_bounds__(block, min_blocks) on the grid-stride kernels.
+-- reduce.runner{block =, grid =, unroll =, acc =, load =, min_blocks =, layout =, finish =}
+-- compiles every version (offline too). grid 0: SMs x resident blocks of each
+-- grid-stride kernel (one full wave); acc 0: as many float4 accumulators as loads in
+-- flight (unroll); min_blocks > 0: __launch_bounds__(block, min_blocks) on the
+-- grid-stride kernels; layout, finish: WL_LAYOUT, WL_FINISH (reduce.cuh).
 function reduce.runner(o)
   local r = setmetatable({block = o.block or 256, unroll = o.unroll or 4, load = o.load or 3,
-                          layout = o.layout or 1}, Runner)
-  if r.layout ~= 0 and r.layout ~= 1 then
-    error(string.format("reduce.runner: layout %s must be 0 (grid-stride) or 1 (tiles)", tostring(r.layout)), 2)
+                          layout = o.layout or 1, finish = o.finish or 1}, Runner)
+  if r.layout ~= 0 and r.layout ~= 1 and r.layout ~= 2 then
+    error(string.format("reduce.runner: layout %s must be 0 (grid-stride), 1 (tiles) or 2 (runs of tiles)",
+                        tostring(r.layout)), 2)
+  end
+  if math.type(r.finish) ~= "integer" or r.finish < 1 or r.finish > 64 then
+    error(string.format("reduce.runner: finish %s must be an integer from 1 to 64", tostring(r.finish)), 2)
   end
   r.acc = (o.acc or 0) > 0 and o.acc or r.unroll
   if r.unroll < 1 or r.unroll % r.acc ~= 0 then
@@ -83,6 +88,7 @@ function reduce.runner(o)
   r.dev = cuda.device()
   r.k = {}
   local defines = {WL_UNROLL = r.unroll, WL_ACC = r.acc, WL_LOAD = r.load, WL_LAYOUT = r.layout}
+  if r.finish > 1 then defines.WL_FINISH = r.finish end
   if (o.min_blocks or 0) > 0 then defines.WL_MIN_BLOCKS, defines.WL_BLOCK = o.min_blocks, r.block end
   for _, f in ipairs{"ladder", "grid", "single_pass", "reference"} do
     local m, diag = cuda.compile{file = "reductions/" .. f .. ".cu", defines = defines}

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# install.sh: `cmake --install` to a temporary prefix, the tree moved elsewhere, and the
-# source checkout hidden (a private mount namespace lays an empty tmpfs over it, so no
-# path from the build machine can be used): the tour runs, `warplab list` and the Lua
-# library come from the installed share/warplab. Then `cpack -G DEB`, unpacked the same
-# way, with its control fields. Skipped (77) where BIN's folder is not a CMake build (a
-# carried build-gpu/). scripts/deb-check installs the .deb on a clean Debian 12 (not in CI).
+# install.sh: `cmake --install` to a temporary prefix: the binary stripped, the bash and
+# zsh completions current and loadable, the Debian copyright file agreeing with LICENSE.
+# The tree moved elsewhere, and the source checkout hidden (a private mount namespace lays
+# an empty tmpfs over it, so no path from the build machine can be used): the tour runs,
+# `warplab list` and the Lua library come from the installed share/warplab. Then `cpack -G
+# DEB`, unpacked the same way, with its control fields, completions and copyright.
+# Skipped (77) where BIN's folder is not a CMake build (a carried build-gpu/).
+# scripts/deb-check installs the .deb on a clean Debian 12 (not in CI).
 # Usage: bash install.sh <warplab binary> <source root>
 set -u
 BIN=$1 ROOT=$(cd "$2" && pwd)
@@ -17,9 +19,28 @@ unset WARPLAB_LUA_DIR WARPLAB_KERNELS_DIR WARPLAB_PROFILE
 
 cmake --install "$B" --prefix "$T/p" >"$T/out" 2>&1 || fail "cmake --install"
 for f in bin/warplab share/warplab/lua/warplab/report.lua share/warplab/examples/tour.lua \
-         share/warplab/kernels_src/include/warplab/reduce.cuh share/warplab/profiles/h100.json; do
-  [ -e "$T/p/$f" ] || fail "the install has no $f"
+         share/warplab/kernels_src/include/warplab/reduce.cuh share/warplab/profiles/h100.json \
+         share/warplab/profiles/sm_86.json share/doc/warplab/copyright \
+         share/bash-completion/completions/warplab share/zsh/vendor-completions/_warplab; do
+  [ -s "$T/p/$f" ] || fail "the install has no $f"
 done
+# Stripped on install, as the .deb is (install.cmake).
+readelf -S "$T/p/bin/warplab" | grep -q '\.debug_info' && fail "cmake --install left the debug information in bin/warplab"
+[ "$(stat -c %s "$T/p/bin/warplab")" -lt $((20 << 20)) ] || fail "bin/warplab is over 20 MB: not stripped"
+# The completions are what this binary writes now (they cannot lag behind it), and bash
+# loads them; the copyright file is Debian's format, with LICENSE's terms word for word.
+"$BIN" completion bash | cmp -s - "$T/p/share/bash-completion/completions/warplab" || fail "the bash completion is stale"
+"$BIN" completion zsh | cmp -s - "$T/p/share/zsh/vendor-completions/_warplab" || fail "the zsh completion is stale"
+bash -c '. "$0" && complete -p warplab' "$T/p/share/bash-completion/completions/warplab" >"$T/out" 2>&1 ||
+  fail "bash cannot load the installed completion"
+c="$T/p/share/doc/warplab/copyright"
+[ "$(head -1 "$c")" = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" ] || fail "copyright: Format line"
+grep -qx 'Copyright: 2026 the warplab authors' "$c" || fail "copyright: warplab's Copyright line"
+# The text of the stand-alone "License: Expat" paragraph: its indented lines, " ." blank.
+awk '/^License: Expat$/ { grab = 1; next } grab && /^ / { print; next } { grab = 0 }' "$c" |
+  sed 's/^ //; s/^\.$//' >"$T/expat"
+sed -n '/^Permission/,$p' "$ROOT/LICENSE" | diff - "$T/expat" >"$T/out" || fail "copyright's Expat text differs from LICENSE"
+grep -qx 'Copyright (c) 2026 the warplab authors' "$ROOT/LICENSE" || fail "LICENSE: copyright line"
 mv "$T/p" "$T/moved"
 
 # Runs "$@" with the source checkout (and so the build folder in it) hidden, when the
@@ -56,6 +77,10 @@ if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
   grep -q '^Recommends: cuda-nvrtc-[0-9]*-[0-9]*' "$T/out" || fail "no Recommends of NVIDIA's cuda-nvrtc"
   dpkg-deb -x "$deb" "$T/root" || fail "dpkg-deb -x"
   readelf -S "$T/root/usr/bin/warplab" | grep -q '\.debug_info' && fail "the packed binary keeps its debug information"
+  for f in usr/share/doc/warplab/copyright usr/share/bash-completion/completions/warplab \
+           usr/share/zsh/vendor-completions/_warplab; do
+    cmp -s "$T/root/$f" "$T/moved/${f#usr/}" || fail "the package's $f differs from the install's"
+  done
   (cd "$T" && hidden "$T/root/usr/bin/warplab" --profile h100 run "$T/root/usr/share/warplab/examples/tour.lua") \
     >"$T/out" 2>&1 || fail "the tour from the unpacked package"
 fi

@@ -2,7 +2,7 @@
 // on a file in a scratch cache folder, which parses with rtc::from_cache_json) and for
 // what a hit feeds: diagnostics formatting, the PTX and CUBIN readers, demangling.
 // Input: bytes up to the first NUL are the entry's JSON, the rest its CUBIN; the harness
-// writes a well-formed file around them (magic, XXH3 checksum, length) so the fuzzer
+// writes a well-formed file around them (magic, XXH3 checksum, key, length) so the fuzzer
 // reaches the JSON, except when the first byte is 'W': then the bytes are the whole file.
 // A bad entry is a miss, never an exception; a hit passed the plausibility checks.
 #define XXH_INLINE_ALL
@@ -38,12 +38,12 @@ std::string entry_file(const std::string& in) {
   const std::size_t nul = in.find('\0');
   const std::string json = in.substr(0, nul);
   const std::string cubin = nul == std::string::npos ? "" : in.substr(nul + 1);
-  std::string payload(8, '\0');
+  std::string payload = kKey + std::string(8, '\0');
   const std::uint64_t len = json.size();
-  std::memcpy(payload.data(), &len, 8);
+  std::memcpy(payload.data() + kKey.size(), &len, 8);
   payload += json + cubin;
   const std::uint64_t sum = XXH3_64bits(payload.data(), payload.size());
-  std::string file = "WLCACHE1";
+  std::string file = "WLCACHE2";
   file.append(reinterpret_cast<const char*>(&sum), 8);
   return file + payload;
 }

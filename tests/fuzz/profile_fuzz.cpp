@@ -16,7 +16,7 @@ using namespace warplab;
 
 namespace {
 
-// What kernel lookups do offline (bind/kernel_offline.cpp register_max_threads): every
+// What kernel lookups do offline (lab/kernel_offline.cpp register_max_threads): every
 // multiple of the warp size up to the block limit. Bounded, since the profile's ranges are.
 void exercise(const cu::DeviceSnapshot& d) {
   const cu::DeviceLimits lim = cu::device_limits(d);

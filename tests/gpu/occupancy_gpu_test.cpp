@@ -135,14 +135,9 @@ TEST_F(Sweep, RegisterRuleMatchesDriverMaxThreads) {
     for (unsigned b = 32; b <= static_cast<unsigned>(d_.max_threads_per_block); b += 32) {
       cu::LaunchConfig c;
       c.block.x = b;
-      bool ours = true;
-      std::string why;
-      try {
-        cu::validate(c, k, d_);
-      } catch (const cu::Error& e) {
-        ours = false;
-        why = e.what();
-      }
+      const auto broken = cu::check(c, k, d_);
+      const bool ours = !broken;
+      const std::string why = broken ? broken->sentence : "";
       const bool driver = static_cast<int>(b) <= f->attributes().max_threads_per_block;
       EXPECT_EQ(ours, driver) << label(*f) << " block " << b << ": driver max_threads_per_block "
                               << f->attributes().max_threads_per_block << "; ours: " << why;
@@ -175,7 +170,8 @@ TEST_F(Sweep, DriverRejectsWhatRegisterRuleRejects) {
     std::printf("driver refuses block %u of %s: %s\n", c.block.x, label(f).c_str(), e.what());
   }
   c.block.x = static_cast<unsigned>(cap);
-  cu::launch_checked(f, c, d_, args);
+  ASSERT_FALSE(cu::check(c, f.limits(), d_).has_value());
+  cu::launch(f, c, args);
   ctx_->synchronize();
 }
 

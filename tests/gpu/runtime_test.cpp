@@ -191,7 +191,8 @@ TEST(Launch, VerifiedOutput) {
   cu::LaunchConfig c;
   c.grid.x = (n + 255) / 256;
   c.block.x = 256;
-  cu::launch_checked(*f, c, cu::device_limits(warplab_gpu::live_snapshot()), args);
+  ASSERT_FALSE(cu::check(c, f->limits(), cu::device_limits(warplab_gpu::live_snapshot())).has_value());
+  cu::launch(*f, c, args);
   ctx->synchronize();
   std::vector<int> host(n);
   out.copy_to_host(host.data(), out.size());
@@ -214,7 +215,8 @@ TEST(Launch, DynamicSharedAbove48KiBOptsIn) {
   c.block.x = 256;
   c.shared_bytes = 100 * 1024;
   EXPECT_LT(f->dynamic_shared_limit(), c.shared_bytes);
-  cu::launch_checked(*f, c, d, args);
+  ASSERT_FALSE(cu::check(c, f->limits(), d).has_value());
+  cu::launch(*f, c, args);
   ctx->synchronize();
   EXPECT_EQ(f->dynamic_shared_limit(), c.shared_bytes);
   std::vector<long long> host(blocks);

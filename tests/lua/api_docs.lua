@@ -75,10 +75,10 @@ end)
 
 t.case("fields computed by __index functions", function()
   missing = {}
-  for file, prefix in pairs({["bind_device.cpp"] = "`dev.", ["bind_module.cpp"] = "`m.",
-                             ["bind_kernel.cpp"] = "`k.", ["host/lab/kernel_info.cpp"] = "`k.",
-                             ["bind_array.cpp"] = "`a.",
-                             ["bind_host_array.cpp"] = "`h."}) do
+  for file, prefix in pairs({["device.cpp"] = "`dev.", ["module.cpp"] = "`m.",
+                             ["kernel.cpp"] = "`k.", ["host/lab/kernel_info.cpp"] = "`k.",
+                             ["array.cpp"] = "`a.",
+                             ["host_array.cpp"] = "`h."}) do
     for _, name in ipairs(computed_fields(file)) do need(prefix .. name .. "`") end
   end
   need("`m.<kernel>`")
@@ -96,10 +96,10 @@ t.case("fields of the tables the API returns", function()
   local _, _, list = cuda.compile{source = "__global__ void k( {"}
   for _, k in ipairs(sorted_keys(list[1])) do need("`d." .. k .. "`") end
   -- Timing tables need a GPU to make: they are warplab.stats.summary of the samples
-  -- (bind_stream.cpp push_timing), plus the samples.
+  -- (stream.cpp push_timing), plus the samples.
   local summary = require("warplab.stats").summary({1, 2})
   for _, k in ipairs(sorted_keys(summary)) do need("`st." .. k .. "`") end
-  assert(read("host/bind/bind_stream.cpp"):find('"samples"', 1, true), "push_timing sets no samples field")
+  assert(read("host/bind/stream.cpp"):find('"samples"', 1, true), "push_timing sets no samples field")
   need("`st.samples`")
   table.sort(missing)
   t.eq(missing, {})
@@ -109,14 +109,13 @@ t.case("options of the tables the API takes", function()
   missing = {}
   -- Each option is a string literal in the binding that reads it.
   local options = {
-    ["module_spec.cpp"] = {"file", "source", "name", "defines", "include", "options", "arch", "std",
-                           "max_registers", "lineinfo", "kernels"},
-    ["launch_table.cpp"] = {"grid", "block", "shared", "stream", "cooperative", "cluster", "args"},
-    ["kernel_launch.cpp"] = {"warmup", "reps"},
-    ["bind_kernel.cpp"] = {"block", "shared", "carveout"},
-    ["array_host.cpp"] = {"seed", "lo", "hi"},
-    ["bind_stream.cpp"] = {"non_blocking", "warmup", "reps", "stream"},
-    ["bind_host_array.cpp"] = {"pinned"},
+    ["compile_args.cpp"] = {"file", "source", "name", "defines", "include", "options", "arch", "std",
+                            "max_registers", "lineinfo", "kernels"},
+    ["launch_args.cpp"] = {"grid", "block", "shared", "stream", "cooperative", "cluster", "args"},
+    ["kernel.cpp"] = {"warmup", "reps", "block", "shared", "carveout"},
+    ["elements.cpp"] = {"seed", "lo", "hi"},
+    ["stream.cpp"] = {"non_blocking", "warmup", "reps", "stream"},
+    ["host_array.cpp"] = {"pinned"},
   }
   for file, names in pairs(options) do
     local src = read("host/bind/" .. file)
@@ -131,7 +130,7 @@ t.case("options of the tables the API takes", function()
   local listed = {}
   for f in fields:gmatch("[%w_]+") do listed[#listed + 1] = f end
   table.sort(listed)
-  local want = options["module_spec.cpp"]
+  local want = options["compile_args.cpp"]
   table.sort(want)
   t.eq(listed, want)
   table.sort(missing)

@@ -1,4 +1,4 @@
--- api_launch_table.lua: the launch table k{...} is read two ways (bind/launch_table.cpp):
+-- api_launch_table.lua: the launch table k{...} is read two ways (bind/launch_args.cpp):
 -- the usual plain table {grid = n, block = n, args = {...}} in one pass over its entries,
 -- anything else field by field in the fields' order. Both must agree: every table here is
 -- launched as it is and through a proxy whose __index supplies the same fields (always

@@ -57,13 +57,30 @@ t.case("acc: the accumulators the loads go to, checked and used by the bound", f
   t.checkerror("acc 3 must divide unroll 8", reduce.runner, {block = 256, unroll = 8, acc = 3})
 end)
 
+t.case("layout 2 (runs of tiles) and finish: compiled into the grid-stride kernels, checked", function()
+  local runs = reduce.runner{block = 256, unroll = 4, acc = 2, layout = 2, finish = 8}
+  t.eq({runs.layout, runs.finish}, {2, 8})
+  -- The finishing block's loop unrolled 8 times: 8 loads of partials from L2 (ld.global.cg)
+  -- where the default has 1.
+  local function cg(m)
+    local n = 0
+    for _ in m.ptx:match("%.entry _Z17reduce_last_block.-\n}\n"):gmatch("ld%.global%.cg") do n = n + 1 end
+    return n
+  end
+  local sp = function(d) return assert(cuda.compile{file = "reductions/single_pass.cu", defines = d}) end
+  t.eq(cg(sp({WL_FINISH = 8})), 8)
+  t.eq(cg(sp({})), 1)
+  t.checkerror("layout 3 must be 0 (grid-stride), 1 (tiles) or 2 (runs of tiles)", reduce.runner, {layout = 3})
+  t.checkerror("finish 0 must be an integer from 1 to 64", reduce.runner, {finish = 0})
+end)
+
 t.case("misuse: a block the tree versions cannot take", function()
   t.checkerror("block 96: the ladder needs a power of two from 64 to 1024", reduce.runner, {block = 96})
   t.checkerror("block 2048: the ladder needs a power of two from 64 to 1024", reduce.runner, {block = 2048})
 end)
 
 t.case("bandwidth: the streaming read kernel compiles offline, for each load policy", function()
-  for load = 0, 3 do
+  for load = 0, 4 do
     local k = bandwidth.kernel(load)
     t.eq(k.name, "stream_read")
   end

@@ -93,8 +93,21 @@ TEST(LabOptions, LineinfoSpellingsSetTheFlag) {
   EXPECT_TRUE(o.lineinfo);
   EXPECT_EQ(o.extra, (std::vector<std::string>{"-use_fast_math", "-G"}));
   rtc::Options none;
-  lab::add_options(none, {"-O3"});
+  lab::add_options(none, {"-Xptxas", "-O3"});
   EXPECT_FALSE(none.lineinfo);
+  EXPECT_EQ(none.extra, (std::vector<std::string>{"-Xptxas", "-O3"}));
+}
+
+TEST(LabOptions, RefusedOptionsNameTheCall) {
+  rtc::Options o;
+  try {
+    lab::add_options(o, {"-lineinfo", "-dlto"});
+    ADD_FAILURE() << "-dlto must be refused";
+  } catch (const lab::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("cuda.compile: options: '-dlto' gives no cubin", 0), 0u)
+        << e.what();
+  }
+  EXPECT_FALSE(o.lineinfo) << "nothing taken from a refused list";
 }
 
 TEST(LabKernelFile, FoundNextToTheCallerOrAsGiven) {

@@ -27,26 +27,17 @@ LaunchConfig clustered(Dim3 grid, Dim3 cluster, Dim3 block = {256, 1, 1}) {
   return c;
 }
 
-// The sentence for `c` on `snap`, or "" when it passes: check()'s value, which validate()
-// throws as bad input.
+// The sentence for `c` on `snap`, or "" when it passes: check()'s value.
 std::string why(const LaunchConfig& c,
                 const warplab::cu::DeviceSnapshot& snap = warplab_test::h100_snapshot()) {
-  const auto v = warplab::cu::check(c, KernelLimits{32, 0, 1024, 1}, snap);
-  std::string thrown;
-  try {
-    warplab::cu::validate(c, KernelLimits{32, 0, 1024, 1}, snap);
-  } catch (const warplab::cu::Error& e) {
-    EXPECT_EQ(e.code(), CUDA_SUCCESS);  // bad input, not a driver error
-    EXPECT_EQ(e.kind(), warplab::cu::ErrorKind::bad_input);
-    thrown = e.what();
-  }
-  EXPECT_EQ(thrown, v ? v->sentence : "") << "validate() and check() disagree";
+  const auto v = warplab::cu::check(c, KernelLimits{32, 0, 1024, 1}, warplab::cu::device_limits(snap));
   return v ? v->sentence : "";
 }
 
 // The limit check() names for `c` on the H100 (nullopt when it passes).
 std::optional<warplab::cu::Limit> limit(const LaunchConfig& c) {
-  const auto v = warplab::cu::check(c, KernelLimits{32, 0, 1024, 1}, warplab_test::h100_snapshot());
+  const auto v = warplab::cu::check(c, KernelLimits{32, 0, 1024, 1},
+                                    warplab::cu::device_limits(warplab_test::h100_snapshot()));
   return v ? std::optional(v->limit) : std::nullopt;
 }
 
@@ -56,7 +47,7 @@ TEST(ValidateCluster, NoClusterByDefault) {
   c.cluster = {1, 1, 1};
   EXPECT_TRUE(c.clustered());
   c.cluster = {0, 1, 1};
-  EXPECT_TRUE(c.clustered());  // a zero is named by validate, never taken for "none"
+  EXPECT_TRUE(c.clustered());  // a zero is named by check, never taken for "none"
 }
 
 TEST(ValidateCluster, ZeroDimension) {

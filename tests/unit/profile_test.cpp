@@ -220,7 +220,8 @@ TEST(Profile, DefaultProfileChoice) {
   EXPECT_EQ(cu::pick_default_profile({}), "");
 }
 
-// The profiles shipped in profiles/ (captured on real GPUs) must load, by any case.
+// The profiles shipped in profiles/ must load, by any case; the captured ones (h100,
+// h200) hold nearly every attribute (architecture profiles: profile_architecture_test.cpp).
 TEST(Profile, EmbeddedProfilesLoad) {
   if (cu::embedded_profiles().empty()) GTEST_SKIP() << "no profiles/*.json in this build";
   for (const cu::EmbeddedProfile& p : cu::embedded_profiles()) {
@@ -228,6 +229,7 @@ TEST(Profile, EmbeddedProfilesLoad) {
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const cu::DeviceSnapshot d = cu::load_profile(upper);
     EXPECT_EQ(d.source, std::string("profile ") + p.name);
+    if (d.architecture) continue;
     size_t known = 0;
     for (const auto& [name, value] : d.attributes) known += cu::find_attribute(name) != nullptr;
     EXPECT_GE(known, cu::attribute_table().size() - 5) << p.name << ": a capture lacks attributes";

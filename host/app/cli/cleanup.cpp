@@ -1,6 +1,7 @@
 // cli/cleanup.cpp: the private folder and its keeper process (cleanup.hpp). The keeper is
 // told "+PGID" and "-PGID" lines; at end of file it kills the groups still listed, then
-// removes the folder. Depends on cli/command.hpp (Failure). POSIX only.
+// removes the folder. Depends on cli/command.hpp (Failure), sys/temp.hpp (the folder, in
+// $TMPDIR or /tmp). POSIX only.
 #include "app/cli/cleanup.hpp"
 
 #include <dirent.h>
@@ -16,6 +17,7 @@
 #include <cstring>
 
 #include "app/cli/command.hpp"
+#include "sys/temp.hpp"
 
 namespace warplab::app {
 namespace {
@@ -95,12 +97,10 @@ bool remove_tree(const char* path) {
 }
 
 Cleanup::Cleanup(const std::string& what) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/warplab-" + what + "-XXXXXX";
-  if (!::mkdtemp(tmpl.data()))
-    throw Failure(kInternal, "cannot create a folder in " + tmpl.substr(0, tmpl.rfind('/')) + ": " +
-                                 std::strerror(errno));
-  dir_ = tmpl;
+  sys::TempFolder t = sys::make_temp_folder("warplab-" + what + "-");  // a bad TMPDIR: /tmp
+  if (t.path.empty()) throw Failure(kInternal, "cannot create a temporary folder: " + t.note);
+  dir_ = std::move(t.path);
+  note_ = std::move(t.note);
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) {
     remove_tree(dir_.c_str());

@@ -13,8 +13,9 @@ namespace warplab::app {
 
 class Cleanup {
  public:
-  // Creates $TMPDIR/warplab-<what>-XXXXXX (or /tmp) and forks the keeper. Throws Failure
-  // (kInternal) when either cannot be made. Fork it before any thread is started.
+  // Creates $TMPDIR/warplab-<what>-XXXXXX (or in /tmp when TMPDIR cannot hold it: note()
+  // says so, for the caller to print) and forks the keeper. Throws Failure (kInternal)
+  // when neither can be made. Fork it before any thread is started.
   explicit Cleanup(const std::string& what);
   // Removes the folder now and lets the keeper go (it has nothing left to do).
   ~Cleanup();
@@ -22,6 +23,8 @@ class Cleanup {
   Cleanup& operator=(const Cleanup&) = delete;
 
   const std::string& dir() const { return dir_; }
+  // Why $TMPDIR was passed over (sys/temp.hpp), or "".
+  const std::string& note() const { return note_; }
   // A child's process group to kill should we die first; and that it is gone (reaped).
   void adopt_group(pid_t pgid);
   void forget_group(pid_t pgid);
@@ -30,6 +33,7 @@ class Cleanup {
 
  private:
   std::string dir_;
+  std::string note_;
   pid_t keeper_ = -1;
   int fd_ = -1;
 };

@@ -21,7 +21,7 @@
 namespace warplab::app {
 
 // The command line as parsed: the options a run works with, set here once and read as
-// they are by the runtime (open_lua_state), and what only the command line needs.
+// they are by the Lua state (open_lua_state), and what only the command line needs.
 struct Globals {
   lab::Options opts;  // the global options (main.cpp), --no-check (run, watch)
   // Hidden --offline-noted: the offline note was already printed (by `watch`, which passes

@@ -1,12 +1,11 @@
 // cli/lua_state.cpp: open_lua_state: the target (target.cpp), why it is offline, and the
 // options as the command line set them, handed to bind::open_state. The device is chosen
 // when the script first asks for it whenever that can wait (the default device, a driver
-// that loaded): a script that never touches the GPU never pays for cuInit. Depends on
-// lua_state.hpp, cu/driver.hpp, cu/trace.hpp and lab/deps.hpp (the file a watched run
-// reports to).
+// that loaded; lab::Run chooses on first use): a script that never touches the GPU never
+// pays for cuInit. Depends on lua_state.hpp, lab/run.hpp, cu/driver.hpp, cu/trace.hpp and
+// lab/deps.hpp (the file a watched run reports to).
 #include "app/cli/lua_state.hpp"
 
-#include "bind/runtime.hpp"
 #include "cu/driver.hpp"
 #include "cu/trace.hpp"
 #include "lab/deps.hpp"
@@ -15,7 +14,7 @@ namespace warplab::app {
 namespace {
 
 // select_target with its reason; `notes` decides whether the offline note is said.
-bind::ChosenTarget choose_target(const Globals& g, const Globals& notes) {
+lab::Target choose_target(const Globals& g, const Globals& notes) {
   const cu::TraceScope t("device chosen (cuInit, attributes or profile)");
   cu::DeviceSnapshot target = select_target(notes, /*fallback=*/true);
   lab::record_device(target);  // for `warplab watch`'s occupancy line (a no-op otherwise)
@@ -38,11 +37,11 @@ bool target_can_wait(const Globals& g) {
   return g.opts.profile.empty() && g.opts.device == 0 && cu::driver_loaded();
 }
 
-bind::Runtime* prepare_device(lua_State* L) {
+lab::Run* prepare_device(lua_State* L) {
   try {
-    bind::Runtime& rt = bind::runtime(L);  // chooses the device: cuInit, its attributes
-    if (!rt.offline) bind::gpu_context(L, "a run made ready");
-    return &rt;
+    lab::Run& run = bind::run_of(L);
+    if (!run.offline()) run.gpu_context("a run made ready");  // offline() chooses: cuInit, attributes
+    return &run;
   } catch (const std::exception&) {
     return nullptr;
   }
@@ -52,7 +51,7 @@ bind::StatePtr open_lua_state(const Globals& g, const Globals* notes) {
   const Globals n = notes ? *notes : g;
   const cu::TraceScope t("Lua state opened");
   if (target_can_wait(g)) return bind::open_state(g.opts, [g, n] { return choose_target(g, n); });
-  bind::ChosenTarget c = choose_target(g, n);
+  lab::Target c = choose_target(g, n);
   return bind::open_state(g.opts, std::move(c.device), c.offline, std::move(c.offline_reason));
 }
 

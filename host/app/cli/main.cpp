@@ -40,7 +40,7 @@ std::string version_text() {
 // The global options. They are the app's, and every subcommand falls through to the app
 // for an option it does not know, so each works before or after the subcommand. An
 // option a subcommand defines itself wins after it (attrs --device/--profile, watch
-// --timeout: docs/cli.md). They set the one options struct, g.opts, as the runtime reads it.
+// --timeout: docs/cli.md). They set the one options struct, g.opts, as lab::Run reads it.
 void add_global_options(CLI::App& app, warplab::app::Globals& g) {
   warplab::lab::Options& o = g.opts;
   app.add_option("--device", o.device, "CUDA device index")

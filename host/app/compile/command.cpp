@@ -170,6 +170,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   try {
     if (a.pch) {
       keep.emplace("compile");
+      if (!keep->note().empty()) std::cerr << "warplab: " << keep->note() << "\n";
       warm = rtc::warm_headers(src, opt, keep->dir());
     }
     r = rtc::compile(src, opt, cache ? &*cache : nullptr);

@@ -3,8 +3,8 @@
 // the script raised an error or a warplab.check failed; --sanitize TOOL runs it again under
 // compute-sanitizer (cli/sanitize.hpp: 8, 9). Also run_prepared, the same run made ready
 // ahead of its start (watch's standby: the context and the last run's modules first).
-// Depends on cli/command.hpp, cli/lua_state.hpp, bind/state.hpp (run_file), bind/runtime.hpp
-// (the device, made ready), lab/ (deps, prebuilt, script) and cu/trace.hpp.
+// Depends on cli/command.hpp, cli/lua_state.hpp, bind/state.hpp (run_file), lab/ (run: the
+// device, made ready; deps, prebuilt, script) and cu/trace.hpp.
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -16,6 +16,7 @@
 #include "cu/trace.hpp"
 #include "lab/deps.hpp"
 #include "lab/prebuilt.hpp"
+#include "lab/run.hpp"
 #include "lab/script.hpp"
 
 namespace warplab::app {
@@ -81,10 +82,10 @@ int run_script(const Globals& g, const RunArgs& a) {
 // The device chosen, its context made and `modules` built while nobody waits. Whatever
 // fails here is left for the script to meet where it would have anyway.
 void make_ready(lua_State* L, const std::string& modules) {
-  bind::Runtime* rt = prepare_device(L);
-  if (!rt) return;
+  lab::Run* run = prepare_device(L);
+  if (!run) return;
   const cu::TraceScope t("modules of the last run built ahead");
-  lab::prebuild(lab::read_module_records(modules), rt->cache.get(), rt->context);
+  lab::prebuild(lab::read_module_records(modules), run->cache.get(), run->context);
 }
 
 }  // namespace

@@ -338,6 +338,7 @@ int run_watch(const Globals& g, const WatchArgs& a) {
   // The keeper first, while this process has no thread: it removes the runs' files and
   // kills their groups however watch ends, SIGKILL included.
   Cleanup keep("watch");
+  if (!keep.note().empty()) std::fprintf(stderr, "warplab: %s\n", keep.note().c_str());
   // The signals are blocked before any child is forked: the runs unblock them, and a
   // child forked before would not know the mask.
   watch::Signals sig;

@@ -1,6 +1,6 @@
 // watch/diff.cpp: comparing two runs' code folders (diff.hpp). The diff is the textbook
 // longest-common-subsequence table over lines, plenty for kernels (3000 lines a side at
-// most). Depends on resources.hpp and rtc/ (ptx, elf, signature).
+// most). Depends on resources.hpp, rtc/ (ptx, elf, signature) and sys/temp.hpp.
 #include "app/watch/diff.hpp"
 
 #include "rtc/ptx.hpp"
@@ -18,6 +18,7 @@
 #include "rtc/elf.hpp"
 #include "rtc/error.hpp"
 #include "rtc/signature.hpp"
+#include "sys/temp.hpp"
 
 namespace fs = std::filesystem;
 
@@ -188,8 +189,11 @@ CodeDiff::CodeDiff(bool code_diffs, const std::string& under) : code_diffs_(code
   } else if (const std::string d = find_tool("nvdisasm"); !d.empty()) {
     cuobjdump_ = d;
   }
-  std::string tmpl =
-      ((under.empty() ? fs::temp_directory_path() : fs::path(under)) / "warplab-code-XXXXXX").string();
+  if (under.empty()) {  // $TMPDIR, or /tmp when TMPDIR cannot hold it
+    dir_ = sys::make_temp_folder("warplab-code-").path;
+    return;
+  }
+  std::string tmpl = (fs::path(under) / "warplab-code-XXXXXX").string();
   if (::mkdtemp(tmpl.data())) dir_ = tmpl;
 }
 

@@ -1,13 +1,14 @@
 // reduce.cuh: device pieces the reduction kernels share: warp and block sums, 16-byte
 // loads with a selectable cache policy, a vectorized grid-stride sum that takes any n
 // and any 4-byte-aligned start, and the last-block finish (atomic ticket + fences).
-// Device-only, header-only; include as <warplab/reduce.cuh>. Knobs: -D WL_LOAD=0..3,
-// WL_UNROLL, WL_ACC, WL_LAYOUT, WL_MIN_BLOCKS and WL_BLOCK (below).
+// Device-only, header-only; include as <warplab/reduce.cuh>. Knobs: -D WL_LOAD=0..4,
+// WL_UNROLL, WL_ACC, WL_LAYOUT, WL_MIN_BLOCKS, WL_BLOCK and WL_FINISH (below).
 #pragma once
 
 // WL_LOAD picks how 16-byte loads go through the caches (the data is read once):
-// 0 __ldg (read-only path), 1 __ldcs (streaming: evict first), 2 ld.global.nc with
-// L1::no_allocate (bypass L1), 3 as 2 plus an L2::256B prefetch hint.
+// 0 __ldg (read-only path; CUB's LOAD_LDG), 1 __ldcs (streaming: evict first), 2
+// ld.global.nc with L1::no_allocate (bypass L1), 3 as 2 plus an L2::256B prefetch hint,
+// 4 as 3 plus an L2 evict-first policy (createpolicy: the lines leave L2 first).
 #ifndef WL_LOAD
 #define WL_LOAD 3
 #endif
@@ -26,7 +27,9 @@
 // consecutive float4s per step (its threads side by side, U rows of them), and the grid
 // takes tiles in turn, as CUB's block loads do: each SM streams 16 KiB runs. Tiles are the
 // default: on an H100 (2026-11-24, 2^28 floats, unroll 4) they read at 3113 GB/s against
-// 3072 for the grid-stride layout and 3070-3072 for cub::DeviceReduce::Sum.
+// 3072 for the grid-stride layout and 3070-3072 for cub::DeviceReduce::Sum. 2, runs: the
+// same tiles, but each block reads one contiguous run of them (tiles / gridDim, the first
+// tiles % gridDim blocks one more), as CUB's even-share grid does.
 #ifndef WL_LAYOUT
 #define WL_LAYOUT 1
 #endif
@@ -43,6 +46,13 @@
 #define WL_BOUNDS
 #endif
 
+// WL_FINISH: partials each thread of the finishing block loads before adding them
+// (finish_last_block); 1 loads one, adds it, loads the next. More matter when the grid
+// is several blocks per thread of the finishing block.
+#ifndef WL_FINISH
+#define WL_FINISH 1
+#endif
+
 namespace warplab {
 
 __device__ __forceinline__ float4 load4(const float4* p) {
@@ -55,6 +65,14 @@ __device__ __forceinline__ float4 load4(const float4* p) {
 #else
   asm("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
 #endif
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "l"(p));
+  return v;
+#elif WL_LOAD == 4
+  float4 v;
+  asm("{\n\t.reg .b64 pol;\n\t"
+      "createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n\t"
+      "ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4], pol;\n\t}"
       : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
       : "l"(p));
   return v;
@@ -133,6 +151,30 @@ __device__ __forceinline__ S thread_sum4(const T* x, size_t n) {
     const V v = load4(x4 + i);
     acc[0][0] += v.x; acc[0][1] += v.y; acc[0][2] += v.z; acc[0][3] += v.w;
   }
+#elif WL_LAYOUT == 2
+  // Runs: block b reads tiles [first, first + count) in order, count = tiles / gridDim
+  // or one more for the first tiles % gridDim blocks; the partial tile at the end, if
+  // any, is the last block's.
+  const size_t tile = static_cast<size_t>(U) * blockDim.x, tiles = n4 / tile;
+  const size_t per = tiles / gridDim.x, big = tiles % gridDim.x, b = blockIdx.x;
+  size_t base = (b * per + (b < big ? b : big)) * tile;
+  const size_t end = base + (per + (b < big ? 1 : 0)) * tile;
+  for (; base < end; base += tile) {
+    V v[U];  // every load issued before any add: U x 16 bytes in flight per thread
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = load4(x4 + base + u * blockDim.x + threadIdx.x);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      S* a = acc[u % NA];
+      a[0] += v[u].x; a[1] += v[u].y; a[2] += v[u].z; a[3] += v[u].w;
+    }
+  }
+  if (b == gridDim.x - 1) {
+    for (size_t i = tiles * tile + threadIdx.x; i < n4; i += blockDim.x) {
+      const V v = load4(x4 + i);
+      acc[0][0] += v.x; acc[0][1] += v.y; acc[0][2] += v.z; acc[0][3] += v.w;
+    }
+  }
 #else
   size_t i = t;
   for (; i + (U - 1) * nt < n4; i += U * nt) {
@@ -180,6 +222,11 @@ __device__ __forceinline__ bool finish_last_block(T total, T* partials, unsigned
   __syncthreads();
   if (!last) return false;
   T s = T(0);
+  // WL_FINISH partials in flight per thread (the loop unrolled so that its loads are
+  // issued before their adds); the adds stay in the same order.
+#if WL_FINISH > 1
+#pragma unroll WL_FINISH
+#endif
   for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) s += __ldcg(partials + b);
   s = block_sum(s, scratch);
   if (threadIdx.x == 0) {

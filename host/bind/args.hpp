@@ -1,0 +1,80 @@
+// args.hpp: reading arguments off the Lua stack, for kernel.cpp, stream.cpp and
+// module.cpp: a launch's configuration and argument list (launch_args.cpp) and
+// cuda.compile's table (compile_args.cpp). Each misuse raises its one sentence.
+// Depends on cu/launch.hpp, lab/fault.hpp (Where), lab/module.hpp.
+#pragma once
+#include <lua.hpp>
+
+#include <optional>
+#include <string>
+
+#include "cu/launch.hpp"
+#include "lab/fault.hpp"
+#include "lab/module.hpp"
+
+namespace warplab::bind {
+
+struct StateRecord;
+
+// ---- numbers ------------------------------------------------------------------------------
+
+// The one integer reader: the value at idx as an integer in [lo, hi], as Lua converts it
+// (lua_tointegerx: an integer, or a float or numeric string with an integral value, so
+// 256.0 and 2^8 are 256): true with `out` set, else false (the caller words the sentence).
+inline bool read_integer(lua_State* L, int idx, lua_Integer lo, lua_Integer hi, lua_Integer& out) {
+  int exact = 0;
+  out = lua_tointegerx(L, idx, &exact);
+  return exact && out >= lo && out <= hi;
+}
+// A count option t.name of the options table at t (k:bench's, cuda.bench's): an integer
+// 0..INT_MAX, or `dflt` when absent or when t is not a table; else raises "<who>: <name>
+// must be an integer >= 0" (launch_args.cpp).
+int count_field(lua_State* L, int t, const char* name, int dflt, const char* who);
+
+// ---- launch_args.cpp ----------------------------------------------------------------------
+
+// The launch table's keys, as upvalues of the C closures that read launch tables, so no
+// key is looked up by a C string: the usual table is read in one pass over its entries,
+// keys told apart by their interned address; any other field by field, one lookup of an
+// interned key each (through the metatable of a table that has one: its __index may
+// supply fields). The upvalue index of each key: the fields are kGrid..kArgs; kCount is
+// the args list's `n`.
+enum LaunchKey : int { kGrid = 1, kBlock, kShared, kStream, kCooperative, kCluster, kArgs, kCount };
+inline constexpr int kLaunchKeys = kCount;
+// Pushes the kLaunchKeys key strings, for lua_pushcclosure / luaL_setfuncs.
+void push_launch_keys(lua_State* L);
+
+// A dimension at idx: an integer >= 0 or a list of 1 to 3 of them. Zero passes here so
+// that validation names it ("has a zero dimension") and k:check can answer false for it.
+cu::Dim3 check_dim(lua_State* L, int idx, const char* what);
+
+// A launch table, read: its configuration and, when asked for, its argument list's
+// elements, pushed at stack [first, first + n).
+struct TableLaunch {
+  cu::LaunchConfig config;
+  int first = 0, n = 0;
+};
+// Reads the launch table at the absolute index idx, leaving its fields' values on the
+// stack (below the arguments). The args list: a list of values, nil for none; one with nil
+// holes (a null pointer) counts to its `n` field when it has one, as table.pack makes.
+TableLaunch read_launch_table(lua_State* L, int idx, bool with_args);
+// The configuration alone; the stack is left as it was.
+cu::LaunchConfig config_from_table(lua_State* L, int idx);
+
+// The arguments at stack [first, first + n) into k's parameter buffer, checked against the
+// signature (types and ranges only with opts.check): nullptr, or the sentence for the first
+// that does not fit (the count, or "argument 2 (int) of k: ..."), pushed on the stack for
+// lab::launch to raise after the configuration's checks. Allocates nothing unless it fails.
+const char* marshal(lua_State* L, StateRecord& st, lab::KernelObj& k, int first, int n);
+// Where the running C function was called from: the calling Lua function's chunk name
+// (read again only when the function differs from the last launch's) and current line.
+lab::Where launch_site(lua_State* L, StateRecord& st);
+
+// ---- compile_args.cpp ---------------------------------------------------------------------
+
+// cuda.compile(path | {...})'s arguments at idx as a spec. Misuse (wrong field types,
+// unknown fields) raises; a file that cannot be read returns nullopt with `why` set (an
+// environment failure the script may handle).
+std::optional<lab::ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why);
+
+}  // namespace warplab::bind

@@ -1,0 +1,22 @@
+// cuda.cpp: assembles the `cuda` global from the pieces of each Lua type's file (cuda.hpp).
+// Depends on bind/cuda.hpp.
+#include "bind/cuda.hpp"
+
+namespace warplab::bind {
+
+void open_cuda(lua_State* L) {
+  lua_newtable(L);  // +1 cuda
+  add_device(L);
+  add_array(L);
+  add_host_array(L);
+  add_stream(L);
+  add_module(L);
+  add_kernel(L);
+  add_json(L);
+  add_hooks(L);
+  lua_pushstring(L, WARPLAB_VERSION);  // +1
+  lua_setfield(L, -2, "version");      // -1
+  lua_setglobal(L, "cuda");            // -1
+}
+
+}  // namespace warplab::bind

@@ -1,0 +1,216 @@
+// elements.cpp: see elements.hpp. The element work and its checks are lab's
+// (lab/array.hpp, lab/array_fill.hpp): a device array is worked on through a host image,
+// a host array in place. Depends on bind/elements.hpp, bind/udata.hpp (either kind as self),
+// bind/args.hpp (the seed), bind/record.hpp (the staging buffer), lab/array_fill.hpp.
+#include "bind/elements.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "bind/args.hpp"
+#include "bind/guard.hpp"
+#include "bind/record.hpp"
+#include "bind/udata.hpp"
+#include "lab/array_fill.hpp"
+
+namespace warplab::bind {
+
+cu::DType check_dtype(lua_State* L, int idx) {
+  std::size_t len = 0;
+  const char* name = luaL_checklstring(L, idx, &len);
+  if (auto t = cu::parse_dtype(std::string_view(name, len))) return *t;  // "f32\0x" is not f32
+  luaL_argerror(L, idx,
+                lua_pushfstring(L, "unknown element type '%s' (one of %s)", name, cu::dtype_names().c_str()));
+  return cu::DType::F32;
+}
+
+std::size_t check_count(lua_State* L, int idx, cu::DType t, const char* who) {
+  const lua_Integer n =
+      lua_istable(L, idx) ? static_cast<lua_Integer>(lua_rawlen(L, idx)) : luaL_checkinteger(L, idx);
+  luaL_argcheck(L, n > 0, idx, "the element count must be positive");
+  return lab::check_count(n, t, who);  // throws when its bytes pass 2^56
+}
+
+void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what) {
+  if (!lua_isnumber(L, idx)) throw lab::Error(lab::not_a_number(what, t, luaL_typename(L, idx)));
+  lab::Number v;
+  if ((v.integer = lua_isinteger(L, idx)))
+    v.i = lua_tointeger(L, idx);
+  else
+    v.x = lua_tonumber(L, idx);
+  lab::store_element(t, dst, v, what);
+}
+
+std::vector<unsigned char> table_image(lua_State* L, int tidx, cu::DType t) {
+  const std::size_t n = lua_rawlen(L, tidx), elem = static_cast<std::size_t>(cu::dtype_info(t).size);
+  std::vector<unsigned char> host(n * elem);
+  for (std::size_t i = 0; i < n; ++i) {
+    lua_rawgeti(L, tidx, static_cast<lua_Integer>(i + 1));  // +1
+    to_element(L, -1, t, host.data() + i * elem, "element");
+    lua_pop(L, 1);  // -1
+  }
+  return host;
+}
+
+namespace {
+
+// ---- view, copy, zero: written once over the record type A, registered per kind ----------
+
+template <class A>
+struct Kind;
+template <>
+struct Kind<lab::DeviceArray> {
+  static lab::DeviceArray& check(lua_State* L, int idx) { return check_array(L, idx); }
+  static lab::DeviceArray& push(lua_State* L) { return push_array(L); }
+  static constexpr const char* noun = "an array";
+};
+template <>
+struct Kind<lab::HostArray> {
+  static lab::HostArray& check(lua_State* L, int idx) { return check_host_array(L, idx); }
+  static lab::HostArray& push(lua_State* L) { return push_host_array(L); }
+  static constexpr const char* noun = "a host array";
+};
+
+// x:view(first [, n]): elements first .. first + n - 1 (default: to the end), sharing memory.
+template <class A>
+int view_method(lua_State* L) {
+  return guard(L, [L] {
+    const A& a = Kind<A>::check(L, 1);
+    const lua_Integer first = luaL_checkinteger(L, 2);
+    const auto n = lua_isnoneornil(L, 3) ? std::nullopt : std::optional<lua_Integer>(luaL_checkinteger(L, 3));
+    const lab::Range r = lab::view_range(first, n, a.count, Kind<A>::noun);
+    Kind<A>::push(L) = lab::view_of(a, r);  // +1 view
+    return 1;
+  });
+}
+
+// x:copy(src): src is a device or a host array of the same type and length (lab::copy
+// picks cuMemcpyDtoD, HtoD, DtoH or a memmove).
+template <class A>
+int copy_method(lua_State* L) {
+  return guard(L, [L] {
+    A& dst = Kind<A>::check(L, 1);
+    if (test_host_array(L, 2))
+      lab::copy(dst, check_host_array(L, 2));
+    else
+      lab::copy(dst, check_array(L, 2));
+    lua_settop(L, 1);
+    return 1;
+  });
+}
+
+template <class A>
+int zero_method(lua_State* L) {
+  return guard(L, [L] {
+    lab::zero(Kind<A>::check(L, 1));
+    lua_settop(L, 1);
+    return 1;
+  });
+}
+
+// ---- get, set, fill, iota, random: one function each, either kind as self ---------------
+
+// The elements of the device or host array at idx (raising when freed or neither).
+lab::Elements elements(lua_State* L, int idx) {
+  if (test_host_array(L, idx)) return lab::elements_of(check_host_array(L, idx));
+  lab::DeviceArray& a = check_array(L, idx);
+  lab::Run& run = record_of(L).run;
+  return lab::elements_of(a, run.staging, run.context);
+}
+
+static int array_get(lua_State* L) {
+  if (lua_gettop(L) > 1)  // a:get(i) would otherwise return the whole table without a word
+    return luaL_error(L, "get() takes no arguments (a[i] reads one element, a:view(i, n):get() n of them)");
+  return guard(L, [L] {
+    const lab::Elements e = elements(L, 1);
+    e.load();
+    lua_createtable(L, static_cast<int>(e.count), 0);  // +1 table
+    for (std::size_t i = 0; i < e.count; ++i) {
+      push_element(L, e.type, e.data + i * e.elem);         // +1
+      lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));  // -1
+    }
+    return 1;
+  });
+}
+
+static int array_set(lua_State* L) {
+  return guard(L, [L] {
+    lab::HostArray* h = test_host_array(L, 1) ? &check_host_array(L, 1) : nullptr;
+    lab::DeviceArray* a = h ? nullptr : &check_array(L, 1);
+    const std::size_t count = h ? h->count : a->count;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const std::size_t at = lab::set_start(luaL_optinteger(L, 3, 1), lua_rawlen(L, 2), count);
+    // Converted first, so a bad value leaves the array as it was.
+    const std::vector<unsigned char> img = table_image(L, 2, h ? h->type : a->type);
+    if (h && !img.empty())
+      std::memcpy(h->data() + at * h->elem(), img.data(), img.size());
+    else if (a)
+      a->buf->copy_from_host(img.data(), img.size(), a->byte_offset() + at * a->elem());
+    lua_settop(L, 1);
+    return 1;
+  });
+}
+
+static int array_fill(lua_State* L) {
+  return guard(L, [L] {
+    const lab::Elements e = elements(L, 1);
+    unsigned char one[8];
+    to_element(L, 2, e.type, one, "fill value");
+    lab::fill(e, one);
+    lua_settop(L, 1);
+    return 1;
+  });
+}
+
+// :iota([start [, step]]): element i (1-based) = start + (i - 1) * step.
+static int array_iota(lua_State* L) {
+  return guard(L, [L] {
+    const lab::Elements e = elements(L, 1);
+    lab::iota(e, luaL_optnumber(L, 2, 0), luaL_optnumber(L, 3, 1));
+    lua_settop(L, 1);
+    return 1;
+  });
+}
+
+// :random{seed=, lo=, hi=}: floats uniform in [lo, hi) (default 0, 1); integers
+// uniform in [lo, hi] (default 0..100). Same seed, same values, on any machine.
+static int array_random(lua_State* L) {
+  return guard(L, [L] {
+    const lab::Elements e = elements(L, 1);
+    lua_Integer seed = 1;
+    lua_Number lo = 0, hi = cu::dtype_info(e.type).is_float ? 1 : 100;
+    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    if (lua_istable(L, 2)) {
+      // Named in the sentence: luaL_check* on a field would say "bad argument #-1".
+      if (lua_getfield(L, 2, "seed") != LUA_TNIL &&
+          !read_integer(L, -1, LUA_MININTEGER, LUA_MAXINTEGER, seed))
+        raise(L, "random: seed must be an integer, got %s", luaL_tolstring(L, -1, nullptr));
+      int ok = 1;
+      for (auto [field, v] : {std::pair{"lo", &lo}, std::pair{"hi", &hi}})
+        if (lua_getfield(L, 2, field) != LUA_TNIL && (*v = lua_tonumberx(L, -1, &ok), !ok))
+          raise(L, "random: %s must be a number, got %s", field, luaL_tolstring(L, -1, nullptr));
+      lua_pop(L, 3);
+    }
+    lab::random(e, static_cast<std::uint64_t>(seed), lo, hi);
+    lua_settop(L, 1);
+    return 1;
+  });
+}
+
+}  // namespace
+
+template <class A>
+void add_shared_methods(lua_State* L) {
+  const luaL_Reg methods[] = {{"view", view_method<A>}, {"copy", copy_method<A>}, {"zero", zero_method<A>},
+                              {"get", array_get},       {"set", array_set},       {"fill", array_fill},
+                              {"iota", array_iota},     {"random", array_random}, {nullptr, nullptr}};
+  luaL_setfuncs(L, methods, 0);
+}
+template void add_shared_methods<lab::DeviceArray>(lua_State* L);
+template void add_shared_methods<lab::HostArray>(lua_State* L);
+
+}  // namespace warplab::bind

@@ -1,0 +1,253 @@
+// module.cpp: cuda.compile(path | {...}) -> module, or nil plus the diagnostics (a failed
+// compile is a value); the module type: m.ptx, m.kernels, ..., kernels by name (cached per
+// module), m:kernel(), m:reload(), m:free(). The table is read by compile_args.cpp; the
+// rest is lab's (lab/module.hpp, module_reload.hpp, module_find.hpp). Depends on
+// bind/args.hpp, bind/udata.hpp (kernels), bind/record.hpp.
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "bind/args.hpp"
+#include "bind/cuda.hpp"
+#include "bind/guard.hpp"
+#include "bind/record.hpp"
+#include "bind/sandbox.hpp"
+#include "bind/udata.hpp"
+#include "lab/module_find.hpp"
+#include "lab/module_reload.hpp"
+
+namespace warplab::bind {
+namespace {
+
+// ---- the userdata -------------------------------------------------------------------------
+
+lab::ModuleRef& check_module(lua_State* L, int idx) {
+  auto& m = *static_cast<lab::ModuleRef*>(luaL_checkudata(L, idx, kModuleMeta));
+  if (!m || m->freed) raise(L, "attempt to use a freed module");
+  return m;
+}
+
+int module_release(lua_State* L) {
+  auto& m = *static_cast<lab::ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta));
+  m.reset();  // kernels still referenced keep the GPU module alive
+  return 0;
+}
+
+int module_gc(lua_State* L) {
+  std::destroy_at(static_cast<lab::ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta)));
+  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
+  lua_setmetatable(L, 1);
+  return 0;
+}
+
+// Live modules: when a file the module at idx was built from changed, compiles it again
+// (lab::refresh) and drops the kernels cached for the old one.
+void refresh_module(lua_State* L, int idx) {
+  lab::ModuleRef& m = check_module(L, idx);
+  lab::Run& run = record_of(L).run;
+  if (!lab::refresh(m, run.builder(), run.opts.color, run.opts.quiet)) return;
+  lua_newtable(L);               // +1
+  lua_setiuservalue(L, idx, 1);  // -1 drop cached kernels
+}
+
+// Pushes the kernel `mangled` of module m (layout, limits, launch plan, function handle
+// when live: lab::make_kernel).
+void push_module_kernel(lua_State* L, const lab::ModuleRef& m, const std::string& mangled,
+                        std::optional<rtc::Signature> sig) {
+  push_kernel(L,
+              lab::make_kernel(m, mangled, std::move(sig), m->live ? nullptr : &record_of(L).run.limits()));
+}
+
+// ---- cuda.compile -------------------------------------------------------------------------
+
+// Pushes nil, the formatted diagnostics, and a list of {file, line, col, severity, message}.
+int push_failure(lua_State* L, const rtc::CompileResult& r) {
+  lua_pushnil(L);  // +1
+  const lab::Options& opts = record_of(L).run.opts;
+  const std::string text = rtc::format_diagnostics(r, 10, opts.color);
+  if (opts.echo_compile_errors) std::fprintf(stderr, "%s", text.c_str());
+  lua_pushstring(L, text.c_str());                                // +1
+  lua_createtable(L, static_cast<int>(r.diagnostics.size()), 0);  // +1 list
+  int i = 0;
+  for (const auto& d : r.diagnostics) {
+    lua_createtable(L, 0, 5);  // +1 entry
+    lua_pushstring(L, d.file.c_str());
+    lua_setfield(L, -2, "file");
+    lua_pushinteger(L, d.line);
+    lua_setfield(L, -2, "line");
+    lua_pushinteger(L, d.col);
+    lua_setfield(L, -2, "col");
+    lua_pushstring(L, std::string(rtc::to_string(d.severity)).c_str());
+    lua_setfield(L, -2, "severity");
+    lua_pushstring(L, d.message.c_str());
+    lua_setfield(L, -2, "message");
+    lua_rawseti(L, -2, ++i);  // -1
+  }
+  return 3;
+}
+
+static int cuda_compile(lua_State* L) {
+  return guard(L, [&] {
+    std::string why;
+    auto spec = spec_from_args(L, 1, why);
+    if (!spec) {
+      lua_pushnil(L);
+      lua_pushstring(L, why.c_str());
+      return 2;
+    }
+    lab::ModuleRef m = record_of(L).run.build(std::move(*spec));
+    if (!m->result.ok) return push_failure(L, m->result);
+    new (lua_newuserdatauv(L, sizeof(lab::ModuleRef), 1)) lab::ModuleRef(std::move(m));  // +1
+    luaL_setmetatable(L, kModuleMeta);
+    lua_newtable(L);              // +1 kernel cache
+    lua_setiuservalue(L, -2, 1);  // -1
+    return 1;
+  });
+}
+
+// ---- fields -------------------------------------------------------------------------------
+
+void push_strings(lua_State* L, const std::vector<std::string>& list) {
+  lua_createtable(L, static_cast<int>(list.size()), 0);  // +1 list
+  int i = 0;
+  for (const auto& s : list) {
+    lua_pushstring(L, s.c_str());  // +1
+    lua_rawseti(L, -2, ++i);       // -1
+  }
+}
+
+// __fields for the REPL's completion: the fields, then each kernel's base name.
+int module_fields(lua_State* L) {
+  auto& m = *static_cast<lab::ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta));
+  std::vector<std::string> names = {"ptx",    "log",     "arch",    "name",        "compile_ms",
+                                    "cached", "kernels", "options", "dependencies"};
+  if (m && !m->freed)
+    for (auto& b : lab::kernel_bases(m->result)) names.push_back(std::move(b));
+  push_strings(L, names);
+  return 1;
+}
+
+// Methods first (free stays callable on a freed module), then fields, then kernels.
+static int module_index(lua_State* L) {
+  return guard(L, [&] {
+    lua_pushvalue(L, 2);                                           // +1 key
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;  // -1 +1 method
+    lua_pop(L, 1);                                                 // -1
+    lab::ModuleRef& m = check_module(L, 1);
+    std::size_t len = 0;
+    const char* s = luaL_checklstring(L, 2, &len);
+    const std::string key(s, len);
+    const rtc::CompileResult& r = m->result;
+    if (key == "ptx")
+      lua_pushlstring(L, r.ptx.data(), r.ptx.size());
+    else if (key == "log")
+      lua_pushstring(L, r.log.c_str());
+    else if (key == "arch")
+      lua_pushstring(L, r.arch.c_str());
+    else if (key == "name")
+      lua_pushstring(L, m->spec.source.name.c_str());
+    else if (key == "compile_ms")
+      lua_pushnumber(L, r.compile_ms);
+    else if (key == "cached")
+      lua_pushboolean(L, r.from_cache);
+    else if (key == "kernels")
+      push_strings(L, lab::kernel_names(r));
+    else if (key == "options")
+      push_strings(L, r.options);
+    else if (key == "dependencies") {
+      std::vector<std::string> shown;
+      for (const auto& d : r.dependencies) shown.push_back(d.display);
+      push_strings(L, shown);
+    } else {
+      // A kernel by name, cached in the module's user value (after a live refresh).
+      refresh_module(L, 1);
+      // Keyed by the whole string (luaL_checklstring left it at index 2): "k\0x" is not "k".
+      lua_getiuservalue(L, 1, 1);                   // +1 cache
+      lua_pushvalue(L, 2);                          // +1 key
+      if (lua_rawget(L, -2) != LUA_TNIL) return 1;  // -1 +1
+      lua_pop(L, 1);                                // -1
+      const std::string mangled = lab::find_entry(*m, key);
+      push_module_kernel(L, m, mangled, rtc::demangle(mangled));  // +1
+      lua_pushvalue(L, 2);                                        // +1 key
+      lua_pushvalue(L, -2);                                       // +1 kernel
+      lua_rawset(L, -4);                                          // -2 cache it
+    }
+    return 1;
+  });
+}
+
+static int module_tostring(lua_State* L) {
+  return guard(L, [&] {
+    auto& m = *static_cast<lab::ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta));
+    if (!m || m->freed) {
+      lua_pushstring(L, "cuda.module (freed)");
+      return 1;
+    }
+    lua_pushfstring(L, "cuda.module %s [%s, %d kernels, %s]", m->spec.source.name.c_str(),
+                    m->result.arch.c_str(), static_cast<int>(m->result.entries.size()),
+                    m->live ? "loaded" : "offline");
+    return 1;
+  });
+}
+
+// ---- methods ------------------------------------------------------------------------------
+
+// m:kernel(name [, "declared, parameter, types"])
+static int module_kernel(lua_State* L) {
+  return guard(L, [&] {
+    refresh_module(L, 1);
+    lab::ModuleRef& m = check_module(L, 1);
+    std::size_t len = 0;
+    const char* s = luaL_checklstring(L, 2, &len);
+    const std::string name(s, len);  // all of it: "k\0x" must not find k
+    const std::string mangled = lab::find_entry(*m, name);
+    std::optional<rtc::Signature> sig = rtc::demangle(mangled);
+    if (!lua_isnoneornil(L, 3)) sig = rtc::parse_signature(name, luaL_checkstring(L, 3));
+    push_module_kernel(L, m, mangled, std::move(sig));
+    return 1;
+  });
+}
+
+// m:reload(): compile again from the file; on failure keep the old module, return nil, diags.
+static int module_reload(lua_State* L) {
+  return guard(L, [&] {
+    lab::ModuleRef& m = check_module(L, 1);
+    std::string why;
+    lab::ModuleRef fresh = lab::reload(m, record_of(L).run.builder(), why);
+    if (!fresh) {
+      lua_pushnil(L);
+      lua_pushstring(L, why.c_str());
+      return 2;
+    }
+    if (!fresh->result.ok) return push_failure(L, fresh->result);
+    m = std::move(fresh);  // kernels already handed out keep the old code alive
+    lua_newtable(L);
+    lua_setiuservalue(L, 1, 1);  // drop cached kernels
+    lua_settop(L, 1);
+    return 1;
+  });
+}
+
+}  // namespace
+
+void add_module(lua_State* L) {
+  luaL_newmetatable(L, kModuleMeta);    // +1 meta
+  lock_metatable(L, kModuleMeta);       // getmetatable() gives the name, never the table
+  lua_pushcfunction(L, module_fields);  // +1
+  lua_setfield(L, -2, "__fields");      // -1
+  const luaL_Reg meta[] = {
+      {"__tostring", module_tostring}, {"__gc", module_gc}, {"__close", module_release}, {nullptr, nullptr}};
+  luaL_setfuncs(L, meta, 0);
+  const luaL_Reg methods[] = {
+      {"kernel", module_kernel}, {"reload", module_reload}, {"free", module_release}, {nullptr, nullptr}};
+  luaL_newlib(L, methods);               // +1 methods
+  lua_pushvalue(L, -1);                  // +1
+  lua_setfield(L, -3, "methods");        // -1
+  lua_pushcclosure(L, module_index, 1);  // -1 methods, +1
+  lua_setfield(L, -2, "__index");        // -1
+  lua_pop(L, 1);                         // -1 meta
+  lua_pushcfunction(L, cuda_compile);    // +1
+  lua_setfield(L, -2, "compile");        // -1 into cuda
+}
+
+}  // namespace warplab::bind

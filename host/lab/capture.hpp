@@ -1,0 +1,135 @@
+// capture.hpp: the stream capture behind cuda.graph(fn) and g:update(fn), without Lua: its
+// state (idle or capturing, on which stream, started where), the operations it refuses
+// with one sentence naming the capture (a synchronize, a synchronous copy, a timed bench,
+// an allocation, a capture inside a capture, work on a stream outside it), the arrays the
+// captured work uses (launches and copies report them, so a graph can refuse a replay
+// after one was freed instead of faulting), and frees deferred to the capture's end (a
+// free is a synchronizing call, which a capture must not make: a garbage collection
+// during fn would otherwise break it). One Capture per Lua state (the runtime's).
+// Depends on cu/graph.hpp, lab/array.hpp (lab::Error, the array records).
+#pragma once
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cu/graph.hpp"
+#include "lab/array.hpp"
+
+namespace warplab::lab {
+
+// What a capture refuses, each for its own reason (Capture::refuse words it).
+enum class CaptureOp {
+  synchronize,     // cuda.synchronize, s:synchronize, e:synchronize, e:elapsed
+  sync_copy,       // a:copy(b) without a stream
+  element_access,  // a[i], a:get, a:set, fill/iota/random: copies at once
+  bench,           // cuda.bench, k:bench
+  allocate,        // cuda.array, cuda.host_array (streams and events may be made)
+  query,           // s:query, e:query
+  prefetch,        // a:prefetch
+  advise,          // a:advise
+  graph_launch,    // g:launch
+};
+
+// One buffer the captured work uses. A graph replays only while each is still allocated:
+// the record keeps the buffer object (not its memory: a:free() still frees it at once).
+struct UsedBuffer {
+  std::shared_ptr<const cu::DeviceBuffer> device;  // one of the two is set
+  std::shared_ptr<const cu::HostBuffer> host;
+  std::string what;  // "an array f32[1024]", "a host array u8[16]"
+  bool alive() const { return device ? device->valid() : host && host->valid(); }
+};
+
+// What a finished capture hands to a graph.
+struct Captured {
+  cu::Graph graph;
+  std::vector<UsedBuffer> used;
+  std::string label;  // "cuda.graph at x.lua:3"
+};
+
+class Capture {
+ public:
+  Capture() = default;
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+  ~Capture() { abort(); }
+
+  bool active() const noexcept { return stream_ != nullptr; }
+  CUstream stream() const noexcept { return stream_; }
+  // "cuda.graph at x.lua:3" while capturing ("" when idle).
+  const std::string& label() const noexcept { return label_; }
+
+  // Starts capturing on `stream` (its own non-blocking stream: a blocking one would join
+  // whatever the legacy default stream runs). `who` is the call ("cuda.graph", "g:update"),
+  // `where` its script line ("x.lua:3", or ""). Throws lab::Error when a capture is already
+  // running: "cuda.graph cannot start during the capture of cuda.graph at x.lua:3: ...".
+  void begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, std::string_view where);
+  // Ends the capture: the graph and the buffers it uses. The capture is over and deferred
+  // frees are done whether or not it succeeds; a capture the driver refused throws
+  // lab::Error with one sentence naming it (a stream left unjoined, an invalidated capture).
+  Captured end();
+  // Ends a capture that failed (fn raised): the partial graph is dropped. Never throws.
+  void abort() noexcept;
+
+  // Throws lab::Error "`what` cannot run during the capture of LABEL: REASON" while capturing.
+  void refuse(CaptureOp op, std::string_view what) const {
+    if (active()) [[unlikely]]
+      refuse_now(op, what);
+  }
+  // Work that `what` queues on `stream`: while capturing, it must go to a stream in the
+  // capture (its own, or one that joined it by waiting for an event recorded in it); the
+  // default stream or another stream would run it now, outside the graph: refused.
+  void check_stream(CUstream stream, std::string_view what) const {
+    if (active() && stream != stream_) [[unlikely]]
+      check_other_stream(stream, what);
+  }
+  // s:free() on a stream in the capture (its own, or one that joined): refused, the
+  // capture still needs it ("s:free() cannot run during the capture of ...: ...").
+  void check_stream_free(CUstream stream, std::string_view what) const;
+  // e:record(s): checked as work on s; while capturing, e is remembered as recorded
+  // inside the capture (another stream may wait for it to join).
+  void note_record(CUevent e, CUstream stream, std::string_view what);
+  // s:wait(e): a stream in the capture may only wait for an event recorded inside it (a
+  // graph cannot wait for work outside itself); a stream outside may, and so joins it.
+  void check_wait(CUstream stream, CUevent e, std::string_view what) const;
+
+  // The arrays a launch or copy in the capture uses (views count as their buffer).
+  void use(const DeviceArray& a) {
+    if (active()) [[unlikely]]
+      use_device(a);
+  }
+  void use(const HostArray& h) {
+    if (active()) [[unlikely]]
+      use_host(h);
+  }
+
+  // a:free() or a garbage collection: while capturing, an owner's buffer is kept until the
+  // capture ends and freed then (its handle detaches now); otherwise lab::release.
+  void release(DeviceArray& a, bool leak);
+  void release(HostArray& h, bool leak);
+
+ private:
+  [[noreturn]] void refuse_now(CaptureOp op, std::string_view what) const;
+  void check_other_stream(CUstream stream, std::string_view what) const;
+  void use_device(const DeviceArray& a);
+  void use_host(const HostArray& h);
+  void finish() noexcept;  // back to idle: deferred frees, state cleared
+
+  cu::ContextPtr ctx_;
+  CUstream stream_ = nullptr;
+  std::uint64_t id_ = 0;  // the driver's capture id, shared by streams that joined
+  std::string label_;
+  std::vector<UsedBuffer> used_;
+  std::vector<CUevent> recorded_;  // events recorded inside the capture
+  std::vector<std::shared_ptr<cu::DeviceBuffer>> deferred_device_;
+  std::vector<std::shared_ptr<cu::HostBuffer>> deferred_host_;
+};
+
+// "an array f32[1024]" / "a host array u8[16]" (views: the view's own type and length).
+std::string describe(const DeviceArray& a);
+std::string describe(const HostArray& h);
+
+}  // namespace warplab::lab

@@ -1,0 +1,240 @@
+// counters.cpp: words -> a CounterSelection for a chip (set names, short names, raw CUPTI
+// names checked with CUPTI's host library), "did you mean" for the rest, the replay passes
+// of the selection, and the chip of a device or a profile.
+#include "lab/counters.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "cu/metric_host.hpp"
+#include "cu/range_profiler.hpp"
+
+namespace warplab::lab {
+namespace {
+
+// The metric catalog of a chip: one host object per chip for the life of the process (its
+// answers never change; creating one reads CUPTI's tables, ~0.1 s). Never freed, so no
+// destructor runs into CUPTI while the process exits.
+const cu::MetricHost& catalog(const std::string& chip) {
+  static std::mutex mu;
+  static std::map<std::string, const cu::MetricHost*> hosts;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = hosts.find(chip);
+  if (it == hosts.end()) it = hosts.emplace(chip, new cu::MetricHost(chip)).first;
+  return *it->second;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// Up to three names closest to `word`: within a third of its length by edit distance, else
+// those that contain it.
+std::vector<std::string> closest(const std::string& word, const std::vector<std::string>& names) {
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  for (const auto& n : names)
+    if (const std::size_t d = edit_distance(word, n); d <= limit) scored.emplace_back(d, n);
+  if (scored.empty())
+    for (const auto& n : names)
+      if (n.find(word) != std::string::npos) scored.emplace_back(n.size(), n);
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+std::string quoted_list(const std::vector<std::string>& names, const char* last = " or ") {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? last : ", ") + ("'" + names[i] + "'");
+  return out;
+}
+
+std::string set_names() {
+  std::string out;
+  for (const auto& s : counter_sets()) out += (out.empty() ? "" : ", ") + std::string(s.name);
+  return out;
+}
+
+const std::vector<cu::MetricType> kTypes = {cu::MetricType::counter, cu::MetricType::ratio,
+                                            cu::MetricType::throughput};
+
+// The suffixes of `base` a user most likely means, at most three: the usual rollups first.
+std::vector<std::string> likely_suffixes(const cu::MetricHost& host, const std::string& base,
+                                         cu::MetricType type) {
+  const std::vector<std::string> subs = host.sub_metrics(base, type);
+  std::vector<std::string> out;
+  for (const char* s : {".sum", ".ratio", ".pct", ".avg.pct_of_peak_sustained_elapsed", ".avg", ".max"})
+    if (out.size() < 3 && std::find(subs.begin(), subs.end(), s) != subs.end()) out.emplace_back(s);
+  for (std::size_t i = 0; out.empty() && i < subs.size() && i < 3; ++i) out.push_back(subs[i]);
+  return out;
+}
+
+// "did you mean" for a raw name the chip lacks: a known base with a wrong suffix gets the
+// closest suffixes; an unknown base gets the closest bases, each with the asked suffix when
+// it fits, else with the first suffix the base takes.
+std::string no_such_metric(const cu::MetricHost& host, const std::string& name) {
+  const std::string base = name.substr(0, name.find('.'));
+  const std::string suffix = name.size() > base.size() ? name.substr(base.size()) : "";
+  std::vector<std::string> bases, guesses;
+  for (cu::MetricType t : kTypes)
+    for (auto& b : host.base_metrics(t)) {
+      if (b != base) {
+        bases.push_back(std::move(b));
+        continue;
+      }
+      for (const auto& s : closest(suffix, host.sub_metrics(base, t))) guesses.push_back(base + s);
+    }
+  if (guesses.empty())
+    for (const auto& b : closest(base, bases)) {
+      if (!suffix.empty() && host.properties(b + suffix)) {
+        guesses.push_back(b + suffix);
+        continue;
+      }
+      const auto p = host.properties(b);
+      const auto subs = p ? likely_suffixes(host, b, p->type) : std::vector<std::string>{};
+      guesses.push_back(b + (subs.empty() ? "" : subs.front()));
+    }
+  std::string msg = "chip " + host.chip() + " has no counter metric '" + name + "'";
+  if (!guesses.empty()) return msg + ": did you mean " + quoted_list(guesses) + "?";
+  return msg + " (CUPTI metric names look like 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum')";
+}
+
+// A word that is not a set, a short name or a raw name (raw names have "__").
+std::string unknown_word(const std::string& word) {
+  std::vector<std::string> names;
+  for (const auto& s : counter_sets()) {
+    names.emplace_back(s.name);
+    for (const auto& m : s.metrics) names.emplace_back(m.name);
+  }
+  const auto guesses = closest(word, names);
+  return "unknown counter set or metric '" + word + "'" +
+         (guesses.empty() ? "" : ": did you mean " + quoted_list(guesses) + "?") + " (sets: " + set_names() +
+         "; or a CUPTI metric name such as 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum')";
+}
+
+// The first alternative of "a|b" the chip has; "" when none.
+std::string available(const cu::MetricHost& host, std::string_view alternatives) {
+  std::size_t start = 0;
+  while (start <= alternatives.size()) {
+    const std::size_t bar = alternatives.find('|', start);
+    std::string one(alternatives.substr(start, bar == std::string_view::npos ? bar : bar - start));
+    if (!one.empty() && host.properties(one)) return one;
+    if (bar == std::string_view::npos) break;
+    start = bar + 1;
+  }
+  return "";
+}
+
+const CounterDef* find_short_name(std::string_view name, const CounterSet** set) {
+  for (const auto& s : counter_sets())
+    for (const auto& m : s.metrics)
+      if (m.name == name) {
+        *set = &s;
+        return &m;
+      }
+  return nullptr;
+}
+
+}  // namespace
+
+CounterSelection select_counters(const std::vector<std::string>& words, const std::string& chip) {
+  if (words.empty()) throw Error("no counters asked for: name a set (" + set_names() + ") or a CUPTI metric");
+  const cu::MetricHost& host = catalog(chip);
+  CounterSelection sel;
+  sel.chip = chip;
+  auto seen = [&](const std::string& name) {
+    return std::any_of(sel.counters.begin(), sel.counters.end(),
+                       [&](const Counter& c) { return c.name == name; });
+  };
+  // A set's metric: left out (and listed) when the chip lacks it, unless asked for by name.
+  auto add_def = [&](const CounterDef& d, const CounterSet& s, bool by_name) {
+    const std::string name(d.name);
+    if (seen(name)) return;
+    const std::string raw = available(host, d.raw);
+    const std::string per = d.per.empty() ? "" : available(host, d.per);
+    if (raw.empty() || (!d.per.empty() && per.empty())) {
+      if (by_name)
+        throw Error("chip " + chip + " has no counter for '" + name + "' (CUPTI metric " +
+                    std::string(raw.empty() ? d.raw : d.per) + ")");
+      if (std::find(sel.unavailable.begin(), sel.unavailable.end(), name) == sel.unavailable.end())
+        sel.unavailable.push_back(name);
+      return;
+    }
+    sel.counters.push_back(
+        {name, std::string(s.name), std::string(d.unit), std::string(d.meaning), raw, per});
+  };
+  for (const std::string& word : words) {
+    const CounterSet* set = find_counter_set(word);
+    if (set) {
+      for (const auto& d : set->metrics) add_def(d, *set, false);
+    } else if (const CounterDef* d = find_short_name(word, &set)) {
+      add_def(*d, *set, true);
+    } else if (word.find("__") != std::string::npos) {
+      const auto p = host.properties(word);
+      if (!p) throw Error(no_such_metric(host, word));
+      // CUPTI knows a bare base name but cannot collect it: a rollup must say how to sum.
+      if (word.find('.') == std::string::npos) {
+        std::vector<std::string> guesses;
+        for (const auto& s : likely_suffixes(host, word, p->type)) guesses.push_back(word + s);
+        throw Error("counter metric '" + word + "' needs a rollup such as .sum or .avg: did you mean " +
+                    quoted_list(guesses) + "?");
+      }
+      if (!seen(word)) sel.counters.push_back({word, "", p->dim_unit, p->description, word, ""});
+    } else {
+      throw Error(unknown_word(word));
+    }
+  }
+  if (sel.counters.empty())
+    throw Error("chip " + chip + " has none of the counters asked for (it lacks " +
+                quoted_list(sel.unavailable, " and ") + ")");
+  for (const Counter& c : sel.counters)
+    for (const std::string* m : {&c.raw, &c.per})
+      if (!m->empty() && std::find(sel.collect.begin(), sel.collect.end(), *m) == sel.collect.end())
+        sel.collect.push_back(*m);
+  // A fresh host object: CUPTI adds every configured metric to the one it is given.
+  cu::MetricHost config(chip);
+  std::vector<std::uint8_t> image = config.config_image(sel.collect);
+  sel.passes = cu::MetricHost::passes(image);
+  return sel;
+}
+
+std::string chip_for_compute_capability(int major, int minor) {
+  // The first chip CUPTI lists for each compute capability; chips of one capability share
+  // their metrics (GA102..GA107 all answer to sm_86).
+  static const std::map<int, const char*> chips = {
+      {70, "GV100"}, {72, "GV11B"}, {75, "TU102"}, {80, "GA100"},  {86, "GA102"},
+      {87, "GA10B"}, {89, "AD102"}, {90, "GH100"}, {100, "GB100"}, {120, "GB202"},
+  };
+  const auto it = chips.find(major * 10 + minor);
+  return it == chips.end() ? "" : it->second;
+}
+
+std::string counter_chip(const cu::DeviceSnapshot& device) {
+  if (device.live()) return cu::chip_name(device.ordinal);
+  std::string chip = chip_for_compute_capability(device.cc_major, device.cc_minor);
+  if (chip.empty())
+    throw Error("warplab knows no CUPTI chip for " + device.arch() + " (" + device.source +
+                "), so its counter names cannot be checked offline");
+  return chip;
+}
+
+std::string counters_need_gpu() {
+  return "hardware counters need a GPU, and this run has none: offline, warplab checks the counter names and "
+         "counts the replay passes, but nothing is counted";
+}
+
+}  // namespace warplab::lab

@@ -1,0 +1,140 @@
+// counters.hpp: hardware counters as warplab reports them, with no Lua: named sets with
+// stable short names (shared, memory, warps, stalls, sync, local, time), each metric with a
+// unit and a one-line meaning, mapped to CUPTI metrics (or a ratio of two counts, for "per
+// request"); any raw CUPTI metric name too, checked against the chip with "did you mean";
+// the replay passes a selection needs; and CounterSession, which counts every kernel launch
+// on a context between its start and end(). Checking names needs CUPTI's host library, not a
+// GPU. Depends on cu/ (CUPTI through cu/metric_host.hpp and cu/range_profiler.hpp).
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cu/context.hpp"
+#include "cu/device.hpp"
+#include "cu/launch.hpp"
+#include "lab/module.hpp"  // lab::Error, which these throw
+
+namespace warplab::cu {
+class MetricHost;
+class RangeProfiler;
+}  // namespace warplab::cu
+
+namespace warplab::lab {
+
+// ---- the named sets (counter_sets.cpp) ----------------------------------------------
+
+// One metric of a named set: a CUPTI metric, or the ratio of two.
+struct CounterDef {
+  std::string_view name;     // short, stable, unique across sets: "shared_st_conflicts_per_request"
+  std::string_view unit;     // "conflicts/request", "%", "ns", "bytes"
+  std::string_view meaning;  // one line
+  std::string_view raw;      // CUPTI metric; alternatives "a|b": the first one the chip has
+  std::string_view per;      // when not empty: the value is raw / per (NaN when per counted 0)
+};
+
+struct CounterSet {
+  std::string_view name;     // "shared"
+  std::string_view meaning;  // one line
+  std::vector<CounterDef> metrics;
+};
+
+// Every named set, in a stable order: shared, memory, warps, stalls, sync, local, time. A
+// short name in two sets (stall_barrier in stalls and sync) has one definition.
+const std::vector<CounterSet>& counter_sets();
+// The set called `name`, or null.
+const CounterSet* find_counter_set(std::string_view name);
+
+// ---- a selection, resolved for a chip (counters.cpp) -----------------------------------
+
+// One reported metric.
+struct Counter {
+  std::string name;     // short name, or the raw CUPTI name as asked
+  std::string set;      // the named set it came from; "" when asked by name
+  std::string unit;     // the set's unit; CUPTI's dimension for a raw name ("nanosecond")
+  std::string meaning;  // the set's line; CUPTI's description for a raw name
+  std::string raw;      // the CUPTI metric collected (the alternative this chip has)
+  std::string per;      // the CUPTI metric it is divided by; "" for none
+};
+
+struct CounterSelection {
+  std::string chip;                      // "GH100"
+  std::vector<Counter> counters;         // in the order asked, each once
+  std::vector<std::string> collect;      // the CUPTI metrics to collect, each once
+  std::vector<std::string> unavailable;  // short names of set metrics this chip lacks, left out
+  std::size_t passes = 0;                // replay passes per counted launch
+};
+
+// Resolves `words` for `chip`: each is a set name ("shared"), the short name of a set's
+// metric ("shared_st_conflicts_per_request") or a raw CUPTI metric name (it has "__").
+// Needs CUPTI, not a GPU. Throws lab::Error for a word that is none of these, with "did you
+// mean" and the closest names; for no words; for a metric asked by name that the chip lacks.
+// Throws cu::CuptiError when CUPTI is missing or does not know the chip.
+CounterSelection select_counters(const std::vector<std::string>& words, const std::string& chip);
+
+// The CUPTI chip of a compute capability ("GH100" for 9.0); "" when warplab knows none.
+std::string chip_for_compute_capability(int major, int minor);
+// The chip counters are checked against: CUPTI's answer for a live device, the table for a
+// profile. Throws lab::Error when a profile's compute capability has no known chip.
+std::string counter_chip(const cu::DeviceSnapshot& device);
+
+// ---- counting launches (counter_session.cpp) ----------------------------------------
+
+// One counted launch.
+struct CounterRow {
+  std::string kernel;  // as recorded at launch; "" when the GPU counted other launches too
+  cu::Dim3 grid, block;
+  std::vector<double> values;  // parallel to selection.counters; NaN: a ratio over 0
+};
+
+struct CounterReport {
+  CounterSelection selection;    // passes: as the device's CUPTI configured them
+  std::vector<CounterRow> rows;  // one per counted launch, in launch order
+  std::string note;              // "" or one sentence: launches not counted, or unmatched
+};
+
+class CounterSession {
+ public:
+  static constexpr std::size_t kDefaultMaxLaunches = 1024;
+
+  // Starts counting on `ctx`: resolves `words` for its chip, enables CUPTI's range profiler
+  // (auto range: a range per launch; kernel replay: CUPTI reruns each launch once per pass)
+  // and starts it. Throws lab::Error offline (null ctx: "hardware counters need a GPU ..."),
+  // while another session runs, or for bad words; cu::CuptiError when CUPTI refuses.
+  CounterSession(cu::ContextPtr ctx, const std::vector<std::string>& words,
+                 std::size_t max_launches = kDefaultMaxLaunches);
+  ~CounterSession();  // stops counting if end() was not called; never throws
+  CounterSession(const CounterSession&) = delete;
+  CounterSession& operator=(const CounterSession&) = delete;
+
+  const CounterSelection& selection() const noexcept { return selection_; }
+  // What a launch path tells the session, in launch order, for each launch it makes.
+  void record_launch(std::string kernel, cu::Dim3 grid, cu::Dim3 block);
+  // Waits for the context, stops counting, and returns one row per counted launch. Once
+  // only (lab::Error after). A fault of a counted kernel surfaces as cu::Error here.
+  CounterReport end();
+
+  // The session counting now in this process, or null: launch paths report to it.
+  static CounterSession* active() noexcept;
+
+ private:
+  struct Launch {
+    std::string kernel;
+    cu::Dim3 grid, block;
+  };
+  cu::ContextPtr ctx_;
+  CounterSelection selection_;
+  std::size_t max_launches_;
+  std::unique_ptr<cu::MetricHost> host_;
+  std::unique_ptr<cu::RangeProfiler> profiler_;
+  std::vector<Launch> launches_;
+  bool ended_ = false;
+};
+
+// The sentence for counters asked for with no GPU: names and passes can be checked offline
+// (select_counters), counting needs a device.
+std::string counters_need_gpu();
+
+}  // namespace warplab::lab

@@ -1,0 +1,19 @@
+// error.hpp: the lab layer's errors: Error, misuse a front end reports as its own one
+// sentence, and Timeout, the kernel watchdog's verdict (sync.hpp), which a front end must
+// not let a script swallow. Depends on the standard library only.
+#pragma once
+#include <stdexcept>
+
+namespace warplab::lab {
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A kernel did not finish within --timeout: its context is stuck (the kernel still runs),
+// so the run must end. Run::timed_out stays set.
+struct Timeout : Error {
+  using Error::Error;
+};
+
+}  // namespace warplab::lab

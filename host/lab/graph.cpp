@@ -1,0 +1,104 @@
+// graph.cpp: see graph.hpp. Instantiation, the refusals of a replay, update in place or
+// by a new instantiation and the sentence that says why.
+#include "lab/graph.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace warplab::lab {
+namespace {
+
+// The position of `node` among `nodes`, 1-based as Lua counts (0: not found).
+std::size_t index_of(const std::vector<CUgraphNode>& nodes, CUgraphNode node) {
+  const auto it = std::find(nodes.begin(), nodes.end(), node);
+  return it == nodes.end() ? 0 : static_cast<std::size_t>(it - nodes.begin()) + 1;
+}
+
+std::string plural(std::size_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+GraphObj::GraphObj(Captured c) : label_(std::move(c.label)) {
+  exec_ = cu::GraphExec(c.graph);
+  nodes_ = c.graph.node_count();
+  graph_ = std::move(c.graph);
+  used_ = std::move(c.used);
+}
+
+std::size_t GraphObj::nodes() const {
+  if (freed()) throw Error(kFreedGraph);
+  return nodes_;
+}
+
+void GraphObj::refuse_launch(const Capture& cap) const {
+  if (freed()) throw Error(kFreedGraph);
+  cap.refuse(CaptureOp::graph_launch, "g:launch");
+  throw Error("g:launch: refused");  // not reached: refuse throws while a capture runs
+}
+
+void GraphObj::freed_buffer(const UsedBuffer& u) const {
+  throw Error("g:launch: the graph captured by " + label_ + " uses " + u.what +
+              " that was freed, so a replay would read freed memory; capture again with g:update(fn), or "
+              "free the array only after the graph");
+}
+
+std::string GraphObj::update_refusal(const cu::GraphExec::Update& u, const cu::Graph& next,
+                                     std::size_t nodes_after) const {
+  const std::vector<CUgraphNode> now = u.error_node ? next.nodes() : std::vector<CUgraphNode>{};
+  const std::size_t i = u.error_node ? index_of(now, u.error_node) : 0;
+  const std::string node = i ? "node " + std::to_string(i) : std::string("a node");
+  switch (u.result) {
+    case CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED:
+      if (nodes_after != nodes_)
+        return "the topology changed (" + plural(nodes_, "node") + " -> " + std::to_string(nodes_after) + ")";
+      return "the topology changed (the same " + plural(nodes_, "node") + ", linked differently)";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED: {
+      if (!i) return "a node changed its type";
+      const std::vector<CUgraphNode> before = graph_.nodes();
+      const std::string to = cu::node_type_name(cu::node_type(u.error_node));
+      if (i <= before.size())
+        return node + " changed from " + cu::node_type_name(cu::node_type(before[i - 1])) + " to " + to;
+      return node + " changed its type (now " + to + ")";
+    }
+    case CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED:
+    case CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE:
+      return node + " launches another kernel in a way the driver cannot update in place";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED:
+      return node + "'s parameters changed in a way the driver cannot update in place";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED:
+      return node + "'s launch attributes changed in a way the driver cannot update in place";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED:
+      return node + " is of a kind the driver cannot update in place";
+    default:
+      return "the driver could not update it in place";
+  }
+}
+
+GraphUpdate GraphObj::update(Captured c) {
+  if (freed()) throw Error(kFreedGraph);
+  GraphUpdate r;
+  r.nodes_before = nodes_;
+  r.nodes_after = c.graph.node_count();
+  const cu::GraphExec::Update u = exec_.update(c.graph);
+  if (!u.ok()) {
+    r.reinstantiated = true;
+    r.why = update_refusal(u, c.graph, r.nodes_after);
+    exec_ = cu::GraphExec(c.graph);  // the old executable goes only once the new one exists
+  }
+  graph_ = std::move(c.graph);
+  used_ = std::move(c.used);
+  label_ = std::move(c.label);
+  nodes_ = r.nodes_after;
+  return r;
+}
+
+void GraphObj::free() noexcept {
+  exec_.destroy();
+  graph_.destroy();
+  used_.clear();
+  nodes_ = 0;
+}
+
+}  // namespace warplab::lab

@@ -1,0 +1,78 @@
+// graph.hpp: the record behind cuda.graph's handle, without Lua: a captured graph and its
+// executable form, the buffers its work uses, where it was captured. g:launch refuses,
+// with one sentence, a freed graph, a launch during a capture, and a replay after one of
+// its arrays was freed (the replay would read freed memory); g:update replaces the work
+// with a new capture, in place when the driver can (cuGraphExecUpdate) and by a new
+// instantiation when it cannot, saying why (the topology or a node changed).
+// Depends on cu/graph.hpp, lab/capture.hpp.
+#pragma once
+#include <cuda.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "cu/graph.hpp"
+#include "lab/capture.hpp"
+
+namespace warplab::lab {
+
+// What g:update did: updated in place, or instantiated again and why.
+struct GraphUpdate {
+  bool reinstantiated = false;
+  std::string
+      why;  // "" in place; "the topology changed (3 nodes -> 4)", "node 2 changed from kernel to memcpy"
+  std::size_t nodes_before = 0, nodes_after = 0;
+};
+
+class GraphObj {
+ public:
+  GraphObj() = default;  // empty (freed)
+  // Instantiates the captured work (cuGraphInstantiateWithFlags).
+  explicit GraphObj(Captured c);
+
+  bool freed() const noexcept { return !exec_.valid(); }
+  // The node count of the captured graph; throws "attempt to use a freed graph".
+  std::size_t nodes() const;
+  // "cuda.graph at x.lua:3": where the work was captured (last by g:update).
+  const std::string& label() const noexcept { return label_; }
+  const std::vector<UsedBuffer>& used() const noexcept { return used_; }
+
+  // Replays the graph on `stream` (nullptr: the legacy default stream). Throws lab::Error
+  // when the graph was freed, a capture is running (`cap`), or one of its arrays was freed
+  // ("g:launch: the graph captured by cuda.graph at x.lua:3 uses an array f32[1024] that
+  // was freed; ..."). Nothing is checked but a flag per used buffer: a replay stays cheap.
+  void launch(const Capture& cap, CUstream stream) const {
+    if (freed() || cap.active()) [[unlikely]]
+      refuse_launch(cap);
+    for (const UsedBuffer& u : used_)
+      if (!u.alive()) [[unlikely]]
+        freed_buffer(u);
+    exec_.launch(stream);
+  }
+
+  // Takes the work of a new capture (g:update): cuGraphExecUpdate, and when the driver
+  // refuses, a new instantiation; the report says which and why.
+  GraphUpdate update(Captured c);
+
+  // Releases the graph now; idempotent. Later use throws "attempt to use a freed graph".
+  void free() noexcept;
+
+ private:
+  [[noreturn]] void refuse_launch(const Capture& cap) const;
+  [[noreturn]] void freed_buffer(const UsedBuffer& u) const;
+  // The sentence for an update the driver refused, naming the node by its index.
+  std::string update_refusal(const cu::GraphExec::Update& u, const cu::Graph& next,
+                             std::size_t nodes_after) const;
+
+  cu::Graph graph_;
+  cu::GraphExec exec_;
+  std::vector<UsedBuffer> used_;
+  std::string label_;
+  std::size_t nodes_ = 0;
+};
+
+// "attempt to use a freed graph": the sentence of every use after free.
+inline constexpr const char* kFreedGraph = "attempt to use a freed graph";
+
+}  // namespace warplab::lab

@@ -1,0 +1,36 @@
+// sync.hpp: waiting for the GPU, without Lua: cuda.synchronize, a stream's, an event's, and
+// --sync after each launch, each behind the kernel watchdog (--timeout SECONDS), which
+// before a call that blocks on the GPU polls an event behind the work in flight and, past
+// the deadline, gives up with the deadlock verdict (fault.hpp timeout_text) as a Timeout.
+// Depends on lab/run.hpp, lab/error.hpp, cu/stream.hpp.
+#pragma once
+#include "cu/stream.hpp"
+#include "lab/error.hpp"
+#include "lab/run.hpp"
+
+namespace warplab::lab {
+
+void await_in_flight(Run& run);  // await_gpu's waiting part (sync.cpp)
+
+// The watchdog alone, before any call that blocks on the GPU (an array copy): waits for
+// the work in flight; returns at once without --timeout, without a context or with
+// nothing launched since the last synchronization. Past the deadline it sets
+// run.timed_out and run.timeout_message ("kernel K launched at FILE:LINE did not finish
+// within T s: probable deadlock (...)", naming the grid against the co-resident capacity)
+// and throws that sentence as a Timeout.
+inline void await_gpu(Run& run) {
+  if (run.opts.timeout > 0 && run.faults.since_sync != 0 && run.context) [[unlikely]]
+    await_in_flight(run);
+}
+
+// cuda.synchronize: all work of the run's context (a GPU is needed: Run::gpu_context).
+// Each synchronize runs the watchdog first, then waits; the launches noted until then are
+// done (an asynchronous fault is the driver's cu::Error: Run::describe names its launch).
+void synchronize(Run& run);
+// s:synchronize(), ev:synchronize() (and the last event of a timed loop).
+void synchronize(Run& run, const cu::Stream& s);
+void synchronize(Run& run, const cu::Event& e);
+// --sync after a launch: all work of the run's context, which the launch made current.
+void synchronize_launched(Run& run);
+
+}  // namespace warplab::lab

@@ -1,0 +1,283 @@
+// counters_test.cpp: hardware counter names checked offline with the toolkit's CUPTI host
+// library (no GPU): every metric of every named set exists for GH100 (the chip of the
+// H100 and H200), short names are unique, "did you mean" for misspelled sets and raw
+// names, the replay passes per set are CUPTI's, a chip that lacks a metric, the chip of a
+// profile, the CUPTI error sentences, and the sentence when CUPTI cannot be loaded.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "cu/cupti.hpp"
+#include "cu/metric_host.hpp"
+#include "cu/profile.hpp"
+#include "lab/counters.hpp"
+#include "lab_test_util.hpp"
+#include "rtc_test_util.hpp"
+
+namespace cu = warplab::cu;
+namespace lab = warplab::lab;
+using warplab::test::error_of;
+
+namespace {
+
+// Sets an environment variable for one scope, restoring the old value after.
+class EnvVar {
+ public:
+  EnvVar(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~EnvVar() {
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// The sentence of the cu::Error f throws ("" when none).
+template <class F>
+std::string cu_error_of(F&& f) {
+  try {
+    f();
+  } catch (const cu::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+#define EXPECT_HAS(what, part)                                                             \
+  do {                                                                                     \
+    const std::string wl_what_ = (what);                                                   \
+    EXPECT_NE(wl_what_.find(part), std::string::npos) << wl_what_ << " lacks: " << (part); \
+  } while (0)
+
+bool snake_case(std::string_view s) {
+  if (s.empty() || !std::islower(static_cast<unsigned char>(s.front()))) return false;
+  for (char c : s)
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+          c == '_'))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+TEST(Counters, SetsAreTheDocumentedOnesInOrder) {
+  std::vector<std::string> names;
+  for (const auto& s : lab::counter_sets()) {
+    names.emplace_back(s.name);
+    EXPECT_FALSE(s.meaning.empty()) << s.name;
+    EXPECT_FALSE(s.metrics.empty()) << s.name;
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"shared", "memory", "warps", "stalls", "sync", "local", "time"}));
+  EXPECT_EQ(lab::find_counter_set("warps")->name, "warps");
+  EXPECT_EQ(lab::find_counter_set("warp"), nullptr);
+}
+
+TEST(Counters, ShortNamesAreUniqueUnlessTheDefinitionIsOne) {
+  std::map<std::string_view, const lab::CounterDef*> seen;
+  for (const auto& s : lab::counter_sets())
+    for (const auto& m : s.metrics) {
+      EXPECT_TRUE(snake_case(m.name)) << m.name;
+      EXPECT_FALSE(m.unit.empty()) << m.name;
+      EXPECT_FALSE(m.meaning.empty()) << m.name;
+      EXPECT_EQ(lab::find_counter_set(m.name), nullptr) << m.name << " is also a set's name";
+      const auto [it, fresh] = seen.emplace(m.name, &m);
+      if (fresh) continue;
+      EXPECT_EQ(it->second->raw, m.raw) << m.name << " has two definitions";
+      EXPECT_EQ(it->second->per, m.per) << m.name << " has two definitions";
+      EXPECT_EQ(it->second->unit, m.unit) << m.name << " has two definitions";
+    }
+}
+
+// The claim the named sets rest on: each CUPTI name is one the GH100 has, with its rollup.
+TEST(Counters, EveryMetricOfEverySetExistsForGH100) {
+  const cu::MetricHost host("GH100");
+  for (const auto& s : lab::counter_sets()) {
+    for (const auto& m : s.metrics)
+      for (std::string_view part : {m.raw, m.per}) {
+        if (part.empty()) continue;
+        // The first alternative is the GH100's name (later ones are for other chips).
+        const std::string first(part.substr(0, part.find('|')));
+        EXPECT_TRUE(host.properties(first).has_value()) << s.name << "." << m.name << ": " << first;
+        EXPECT_NE(first.find('.'), std::string::npos) << first << " needs a rollup";
+      }
+    const lab::CounterSelection sel = lab::select_counters({std::string(s.name)}, "GH100");
+    EXPECT_TRUE(sel.unavailable.empty()) << s.name;
+    EXPECT_EQ(sel.counters.size(), s.metrics.size()) << s.name;
+    for (const auto& c : sel.counters) EXPECT_EQ(c.set, s.name);
+  }
+}
+
+// Passes per set are what cuptiProfilerHostGetNumOfPasses says for the metrics collected.
+TEST(Counters, PassesPerSetAreCuptis) {
+  std::map<std::string, std::size_t> passes;
+  for (const auto& s : lab::counter_sets()) {
+    const lab::CounterSelection sel = lab::select_counters({std::string(s.name)}, "GH100");
+    cu::MetricHost fresh("GH100");
+    std::vector<std::uint8_t> image = fresh.config_image(sel.collect);
+    EXPECT_FALSE(image.empty()) << s.name;
+    EXPECT_EQ(sel.passes, cu::MetricHost::passes(image)) << s.name;
+    EXPECT_GE(sel.passes, 1u) << s.name;
+    EXPECT_LE(sel.passes, 16u) << s.name;
+    passes[std::string(s.name)] = sel.passes;
+  }
+  // Counts of one unit fit one pass: shared memory, the two sync stalls, local memory.
+  EXPECT_EQ(passes["shared"], 1u);
+  EXPECT_EQ(passes["sync"], 1u);
+  EXPECT_EQ(passes["local"], 1u);
+  const lab::CounterSelection both = lab::select_counters({"shared", "stalls"}, "GH100");
+  EXPECT_GE(both.passes, passes["stalls"]);
+}
+
+TEST(Counters, WordsMixSetsShortNamesAndRawNamesEachOnce) {
+  const auto sel = lab::select_counters({"sync", "stalls", "shared_st_conflicts_per_request",
+                                         "gpu__time_duration.sum", "gpu__time_duration.sum"},
+                                        "GH100");
+  ASSERT_GE(sel.counters.size(), 4u);
+  EXPECT_EQ(sel.counters[0].name, "stall_barrier");  // from sync, not repeated by stalls
+  EXPECT_EQ(sel.counters[1].name, "stall_membar");
+  std::set<std::string> names;
+  for (const auto& c : sel.counters) EXPECT_TRUE(names.insert(c.name).second) << c.name << " twice";
+  const auto& raw = sel.counters.back();
+  EXPECT_EQ(raw.name, "gpu__time_duration.sum");
+  EXPECT_EQ(raw.set, "");
+  EXPECT_EQ(raw.unit, "nanosecond");  // CUPTI's own dimension and description
+  EXPECT_FALSE(raw.meaning.empty());
+  const auto& ratio = sel.counters[sel.counters.size() - 2];
+  EXPECT_EQ(ratio.name, "shared_st_conflicts_per_request");
+  EXPECT_EQ(ratio.unit, "conflicts/request");
+  EXPECT_EQ(ratio.raw, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum");
+  EXPECT_EQ(ratio.per, "smsp__inst_executed_op_shared_st.sum");
+  std::set<std::string> collect(sel.collect.begin(), sel.collect.end());
+  EXPECT_EQ(collect.size(), sel.collect.size()) << "a metric collected twice";
+  EXPECT_TRUE(collect.count(ratio.per));
+}
+
+TEST(Counters, DidYouMean) {
+  EXPECT_HAS(error_of([] { lab::select_counters({"sahred"}, "GH100"); }),
+             "unknown counter set or metric 'sahred': did you mean 'shared'?");
+  EXPECT_HAS(error_of([] { lab::select_counters({"stall_barier"}, "GH100"); }),
+             "did you mean 'stall_barrier'");
+  const std::string nothing = error_of([] { lab::select_counters({"xyzzy"}, "GH100"); });
+  EXPECT_HAS(
+      nothing,
+      "unknown counter set or metric 'xyzzy' (sets: shared, memory, warps, stalls, sync, local, time;");
+  // A raw name with a wrong rollup, and one with a wrong base.
+  EXPECT_HAS(
+      error_of([] {
+        lab::select_counters({"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sun"}, "GH100");
+      }),
+      "chip GH100 has no counter metric 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sun': did you "
+      "mean 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'");
+  EXPECT_HAS(error_of([] {
+               lab::select_counters({"l1tex__data_bank_conflict_pipe_lsu_mem_shared_op_st.sum"}, "GH100");
+             }),
+             "did you mean 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'");
+  // CUPTI knows a bare base name but cannot collect it.
+  EXPECT_HAS(
+      error_of([] { lab::select_counters({"dram__bytes"}, "GH100"); }),
+      "counter metric 'dram__bytes' needs a rollup such as .sum or .avg: did you mean 'dram__bytes.sum'");
+  EXPECT_HAS(error_of([] { lab::select_counters({}, "GH100"); }), "no counters asked for");
+}
+
+TEST(Counters, AChipThatLacksAMetric) {
+  // Jetson Thor's GB10B has no DRAM counters: the sets leave them out and say so; asked for
+  // by name they are an error.
+  const auto sel = lab::select_counters({"memory", "time"}, "GB10B");
+  EXPECT_NE(std::find(sel.unavailable.begin(), sel.unavailable.end(), "dram_peak_pct"),
+            sel.unavailable.end());
+  for (const auto& c : sel.counters) EXPECT_NE(c.name, "dram_peak_pct");
+  EXPECT_HAS(error_of([] { lab::select_counters({"dram_peak_pct"}, "GB10B"); }),
+             "chip GB10B has no counter for 'dram_peak_pct' (CUPTI metric dram__throughput");
+  // GB202 names DRAM reads differently: the set's alternative is taken.
+  const auto gb202 = lab::select_counters({"dram_read_bytes"}, "GB202");
+  EXPECT_EQ(gb202.counters.at(0).raw, "dram__bytes_op_read.sum");
+  EXPECT_EQ(lab::select_counters({"dram_read_bytes"}, "GH100").counters.at(0).raw, "dram__bytes_read.sum");
+}
+
+TEST(Counters, ChipsOfComputeCapabilities) {
+  EXPECT_EQ(lab::chip_for_compute_capability(9, 0), "GH100");
+  EXPECT_EQ(lab::chip_for_compute_capability(5, 2), "");
+  const auto chips = cu::supported_chips();
+  for (int cc : {70, 72, 75, 80, 86, 87, 89, 90, 100, 120}) {
+    const std::string chip = lab::chip_for_compute_capability(cc / 10, cc % 10);
+    EXPECT_NE(std::find(chips.begin(), chips.end(), chip), chips.end()) << cc << " -> " << chip;
+  }
+  EXPECT_EQ(lab::counter_chip(cu::load_profile("h100")), "GH100");
+  EXPECT_EQ(lab::counter_chip(cu::load_profile("h200")), "GH100");
+  cu::DeviceSnapshot old = cu::load_profile("h100");
+  old.cc_major = 5;
+  old.cc_minor = 0;
+  EXPECT_HAS(error_of([&] { lab::counter_chip(old); }),
+             "warplab knows no CUPTI chip for sm_50 (profile h100)");
+  EXPECT_HAS(cu_error_of([] { cu::MetricHost("XY999"); }),
+             "cuptiProfilerHostInitialize (chip XY999; CUPTI knows ");
+  EXPECT_HAS(cu_error_of([] { cu::MetricHost("XY999"); }), "GH100");
+}
+
+TEST(Counters, CuptiErrorsAreSentencesWithTheirRemedy) {
+  const cu::CuptiError denied(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "cuptiRangeProfilerEnable", "device 0");
+  EXPECT_HAS(denied.what(),
+             "cuptiRangeProfilerEnable (device 0) failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  EXPECT_HAS(denied.what(), "NVreg_RestrictProfilingToAdminUsers=0");
+  EXPECT_EQ(denied.kind(), cu::ErrorKind::driver);
+  EXPECT_EQ(denied.result(), CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);
+  const cu::CuptiError name(CUPTI_ERROR_INVALID_METRIC_NAME, "cuptiProfilerHostConfigAddMetrics",
+                            "chip GH100");
+  EXPECT_EQ(std::string(name.what()),
+            "cuptiProfilerHostConfigAddMetrics (chip GH100) failed: CUPTI_ERROR_INVALID_METRIC_NAME");
+  EXPECT_EQ(name.kind(), cu::ErrorKind::bad_input);
+}
+
+TEST(Counters, OfflineSessionIsOneSentence) {
+  EXPECT_EQ(error_of([] { lab::CounterSession(nullptr, {"shared"}); }), lab::counters_need_gpu());
+  EXPECT_HAS(lab::counters_need_gpu(), "hardware counters need a GPU");
+  EXPECT_EQ(lab::CounterSession::active(), nullptr);
+}
+
+// WARPLAB_CUPTI_DIR names the only folder searched: an empty one means no CUPTI.
+TEST(Counters, NoCuptiLibraryIsOneSentence) {
+  warplab::test::ScratchDir empty;
+  {
+    EnvVar dir("WARPLAB_CUPTI_DIR", empty.path().string());
+    std::string why;
+    EXPECT_FALSE(cu::cupti_available(&why));
+    const std::string want =
+        "no CUPTI library: WARPLAB_CUPTI_DIR is '" + empty.path().string() + "' and holds no libcupti.so.13";
+    EXPECT_EQ(why, want);
+    try {
+      lab::select_counters({"shared"}, "GH100");
+      ADD_FAILURE() << "expected cu::CuptiError";
+    } catch (const cu::CuptiError& e) {
+      EXPECT_EQ(std::string(e.what()), want);
+      EXPECT_EQ(e.kind(), cu::ErrorKind::no_device);
+    }
+  }
+  // Unset again, the toolkit's CUPTI is found as before.
+  std::string why;
+  EXPECT_TRUE(cu::cupti_available(&why)) << why;
+  EXPECT_NE(cu::cupti().library.find("libcupti.so"), std::string::npos) << cu::cupti().library;
+}
+
+TEST(Counters, SearchDirsHonorCudaHome) {
+  warplab::test::ScratchDir home;
+  home.write("lib64/placeholder", "");
+  home.write("extras/CUPTI/lib64/placeholder", "");
+  EnvVar cuda_home("CUDA_HOME", home.path().string());
+  const auto dirs = cu::cupti_search_dirs();
+  const auto canon = std::filesystem::canonical(home.path());
+  EXPECT_NE(std::find(dirs.begin(), dirs.end(), canon / "lib64"), dirs.end());
+  EXPECT_NE(std::find(dirs.begin(), dirs.end(), canon / "extras/CUPTI/lib64"), dirs.end());
+  for (const auto& d : dirs) EXPECT_TRUE(std::filesystem::is_directory(d)) << d;
+}
