@@ -190,8 +190,11 @@ static int kernel_launch(lua_State* L) {
     cu::LaunchConfig c;
     c.grid = check_dim(L, 2, "grid");
     c.block = check_dim(L, 3, "block");
-    const char* arg_error = marshal(L, st, k, 4, lua_gettop(L) - 3);
+    const int n = lua_gettop(L) - 3;
+    const char* arg_error = marshal(L, st, k, 4, n);
     lab::launch(st.run, k, c, arg_error, launch_site(L, st));
+    if (st.run.capture.active()) [[unlikely]]
+      keep_launch_args(L, 4, n);  // recorded in a graph: its arrays stay alive with it
     return 0;
   });
 }
@@ -205,6 +208,8 @@ static int kernel_call(lua_State* L) {
     const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
     const char* arg_error = marshal(L, st, k, t.first, t.n);
     lab::launch(st.run, k, t.config, arg_error, launch_site(L, st));
+    if (st.run.capture.active()) [[unlikely]]
+      keep_launch_args(L, t.first, t.n);
     return 0;
   });
 }

@@ -21,6 +21,7 @@ struct StateRecord {
   // Metatables the launch path tells userdata by, at their registry addresses (udata.hpp).
   const void* kernel_meta = nullptr;
   const void* array_meta = nullptr;
+  const void* graph_meta = nullptr;
   const void* launch_keys[7] = {};  // the launch table's key strings (launch_args.cpp)
   // The chunk name of the function that launched last, by the function's address: the
   // function is kept in the registry while it is remembered, so the address stays its.

@@ -92,6 +92,7 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
     run.require_gpu("a kernel launch");
   k.last_launch = {c.block.x * c.block.y * c.block.z, c.shared_bytes};  // for `warplab watch` (deps.hpp)
   LaunchNote& n = run.faults.note(k.display, c, k.limits);              // plain copies, no formatting
+  n.stream = run.streams.note(c.stream);                                // 0 for the default stream
   if (where.line > 0) {
     std::memcpy(n.source, where.source, sizeof n.source);
     n.line = where.line;
@@ -104,15 +105,35 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
   }
 }
 
+// A launch during a stream capture (capture.hpp): checked the same, recorded in the graph,
+// not run: on the capture's stream when it names none (the legacy default stream cannot
+// capture), else on a stream in the capture; no fault note and no --sync, since nothing
+// runs until the graph is launched.
+[[gnu::cold]] [[gnu::noinline]] void captured_launch(Run& run, KernelObj& k, cu::LaunchConfig c,
+                                                     const char* arg_error) {
+  if (run.opts.check)
+    if (const auto broken = broken_rule(k, c, run.limits())) refuse(k, broken->sentence);
+  if (arg_error) throw Error(arg_error);
+  if (!k.fn) run.require_gpu("a kernel launch");
+  if (!c.stream)
+    c.stream = run.capture.stream();
+  else
+    run.capture.check_stream(c.stream, "a kernel launch");
+  cu::launch(*k.fn, c, k.argptrs.data());
+}
+
 }  // namespace
 
 void launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error, const Where& where) {
+  if (run.capture.active()) [[unlikely]]
+    return captured_launch(run, k, c, arg_error);
   checked_launch(run, k, c, arg_error, where);
   if (run.opts.sync) synchronize_launched(run);
 }
 
 std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
                           const Where& where, int warmup, int reps) {
+  run.capture.refuse(CaptureOp::bench, "k:bench");
   checked_launch(run, k, c, arg_error, where);  // one untimed launch even with warmup = 0: it loads the code
   for (int i = 1; i < warmup; ++i) cu::launch(*k.fn, c, k.argptrs.data());
   EventTimes t(run.context, c.stream, reps);

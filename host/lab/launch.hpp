@@ -67,11 +67,13 @@ std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchCon
 // marshal (nullptr: none), so a bad configuration is named first; no GPU ("no CUDA device:
 // a kernel launch needs a GPU (...)"); then the launch is noted in run.faults and made (one
 // the driver refused is forgotten again: it cannot have faulted), and with opts.sync waited
-// for (sync.hpp, a Timeout with --timeout). Allocates nothing unless it throws.
+// for (sync.hpp, a Timeout with --timeout). During a stream capture (run.capture): the same
+// checks, then the launch is recorded, not run, on the capture's stream when c names none.
+// Allocates nothing unless it throws.
 void launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error, const Where& where);
-// k:bench: the same checks and one noted untimed launch (it loads the code), warmup - 1
-// more, then reps launches each between two events on c.stream (timing.hpp); returns each
-// launch's ms once the last event is reached (behind the watchdog).
+// k:bench (refused during a capture): the same checks and one noted untimed launch (it
+// loads the code), warmup - 1 more, then reps launches each between two events on c.stream (timing.hpp);
+// returns each launch's ms once the last event is reached (behind the watchdog).
 std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
                           const Where& where, int warmup, int reps);
 

@@ -1,9 +1,10 @@
 // run.hpp: one run of Lua code on one device, without Lua (a script's `run`, a watch
 // child, a REPL worker: one per Lua state): the options, the device or profile (given, or
 // chosen on first use), its GPU context and limits (read once), the compile cache, the
-// launches in flight (fault.hpp), the watchdog's state (sync.hpp); and what a run sets up
-// around its script. Depends on lab/options.hpp, lab/fault.hpp, lab/module.hpp,
-// cu/context.hpp, cu/memory.hpp, rtc/cache.hpp.
+// launches in flight (fault.hpp), the watchdog's state (sync.hpp), its streams by number
+// (stream.hpp) and its stream capture (capture.hpp); and what a run sets up around its
+// script. Depends on lab/options.hpp, lab/fault.hpp, lab/module.hpp, lab/stream.hpp,
+// lab/capture.hpp, cu/context.hpp, cu/memory.hpp, rtc/cache.hpp.
 #pragma once
 #include <functional>
 #include <memory>
@@ -17,10 +18,12 @@
 #include "cu/memory.hpp"
 #include "cu/occupancy.hpp"
 #include "cu/stream.hpp"
+#include "lab/capture.hpp"
 #include "lab/error.hpp"
 #include "lab/fault.hpp"
 #include "lab/module.hpp"
 #include "lab/options.hpp"
+#include "lab/stream.hpp"
 #include "rtc/cache.hpp"
 
 namespace warplab::lab {
@@ -53,6 +56,8 @@ struct Run {
   bool timed_out = false;                  // the watchdog fired: the context is stuck
   bool context_lost = false;               // a sticky fault was reported: the context is unusable
   std::string timeout_message;             // the watchdog's sentence, once it fired
+  StreamBook streams;                      // the run's streams by number (fault notes, watchdog)
+  Capture capture;                         // cuda.graph's stream capture, while one runs
 
   // The selected device or profile, whether it is a profile and why; the first of these
   // calls chooses it when a chooser was given. limits() chooses inside its own first-use
