@@ -5,7 +5,9 @@
 --         size the calculator predicts occupancy, and the same number of warps is timed.
 -- Expect: throughput rises with predicted occupancy: Spearman rank correlation >= 0.6
 --         over all configurations, and the top quarter by occupancy at least 1.5 x the
---         throughput of the bottom quarter (when its occupancy is at least 2 x).
+--         throughput of the bottom quarter (when its occupancy is at least 2 x). The
+--         hardware counters' achieved occupancy, counted for a few configurations, is at
+--         most the prediction and at least 70 % of it (8 waves of equal warps: short tails).
 -- Run:    warplab run examples/scheduling/occupancy.lua [-p step=32] [-p reps=3] [-p save=true]
 --         (save: the predicted heatmap and table offline too; the measured sweep on a GPU)
 local report = require "warplab.report"
@@ -14,6 +16,7 @@ local params = require "warplab.params"
 local stats = require "warplab.stats"
 local ex = require "warplab.experiment"
 local progress = require "warplab.progress"
+local hw = require "warplab.counters"
 local p = params{step = 32, steps = 336, waves = 8, reps = 3, save = false}
 
 local dev = cuda.device()
@@ -64,9 +67,12 @@ if p.save then
                                              occ_grid[4][si] / 100} end
   print("saved " .. report.save("results/occupancy_predicted.csv", prows, {columns = cols}))
 end
+local claims = {"achieved_occupancy of each variant at blocks of 64, 256 and 1024 threads (where they fit): "
+                .. "at most the predicted occupancy + 2 points, at least 70 % of it"}
 if ex.offline(dev, "timing the latency-bound kernel", p.save and {"results/occupancy_sweep.svg",
               "results/occupancy_sweep.csv"}) then
   report.table(table_rows(false), {title = "predicted occupancy", columns = cols})
+  hw.witness(claims)
   return
 end
 
@@ -128,6 +134,31 @@ local ratio, oratio = stats.mean(hi) / stats.mean(lo), stats.mean(ohi) / stats.m
 c:that(oratio < 2 or ratio >= 1.5, "the top quarter by occupancy runs >= 1.5 x the throughput of the bottom quarter",
        string.format("%.2f x, at %.2f x the occupancy (mean %.0f %% vs %.0f %%, %d configurations each)",
                      ratio, oratio, 100 * stats.mean(ohi), 100 * stats.mean(olo), q))
+-- The second witness: a few configurations once more, counted: the warps the SMs held on
+-- average while active, next to the calculator's prediction.
+if hw.witness(claims) then
+  local picks = {}
+  for _, v in ipairs(variants) do
+    for si, b in ipairs(sizes) do
+      if (b == 64 or b == 256 or b == 1024) and v.occ[si].blocks_per_sm > 0 then
+        picks[#picks + 1] = {v = v, b = b, want = 100 * v.occ[si].occupancy}
+      end
+    end
+  end
+  local rows = hw.each(picks, function(pk)
+    pk.v.k{grid = (nominal * ws + pk.b - 1) // pk.b, block = pk.b, args = {next_tab, out, entries, p.steps // pk.v.nacc}}
+  end, {"achieved_occupancy"})
+  local trows, off = {}, {}
+  for i, pk in ipairs(picks) do
+    local got = rows[i].achieved_occupancy
+    trows[i] = {pk.v.name, pk.b, string.format("%.1f %%", pk.want), string.format("%.1f %%", got)}
+    if got > pk.want + 2 or got < 0.7 * pk.want then off[#off + 1] = pk.v.name .. " at " .. pk.b end
+  end
+  report.table(trows, {title = "achieved occupancy (hardware counters) next to the prediction",
+                       columns = {"variant", "block", "predicted", "achieved"}})
+  c:that(#off == 0, "achieved occupancy is at most the prediction and at least 70 % of it, in "
+         .. #picks .. " configurations", #off > 0 and ("not at " .. table.concat(off, ", ")) or "")
+end
 if p.save then
   local series, csv = {}, {}
   local best = stats.max(thr)

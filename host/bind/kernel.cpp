@@ -1,5 +1,5 @@
 // kernel.cpp: kernel handles (m:kernel and m.name make them): the userdata; the fields and
-// tostring; k:occupancy; k:launch, k{...} and k:bench; k:check and k:clusters; then the
+// tostring; k:occupancy; k:launch, k{...}, k:bench and k:counters; k:check and k:clusters; then the
 // metatable. What the fields show and every rule are lab's (lab/kernel_info.hpp,
 // lab/launch.hpp), the launch table launch_args.cpp's. Depends on bind/args.hpp,
 // bind/record.hpp, bind/udata.hpp, lab/launch.hpp, lab/kernel_info.hpp.
@@ -231,6 +231,27 @@ static int kernel_bench(lua_State* L) {
   });
 }
 
+// k:counters{grid=, block=, shared=, stream=, args={}, metrics={"shared", ...}}: one launch,
+// read as k{...} reads it, inside a counter session; its row (counters.cpp).
+static int kernel_counters(lua_State* L) {
+  return guard(L, [&] {
+    StateRecord& st = record_of(L);
+    lab::KernelObj& k = *check_kernel(L, 1, st);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    lua_getfield(L, 2, "metrics");  // +1
+    if (lua_isnil(L, -1))
+      raise(L, "k:counters: metrics = {...} names the counters, e.g. metrics = {\"shared\"}");
+    const std::vector<std::string> words = counter_words(L, 3, "k:counters");
+    lua_pop(L, 1);                                        // -1
+    const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
+    const char* arg_error = marshal(L, st, k, t.first, t.n);
+    const lab::Where where = launch_site(L, st);
+    return push_counted(
+        L, words, "k:counters", [&] { lab::launch(st.run, k, t.config, arg_error, where); }, true);
+  });
+}
+
 // ---- k:check, k:clusters: off the launch path, the launch table read as a launch reads it --
 
 // k:check{grid=, block=, shared=, cooperative=, cluster=, args=} -> true | false, why
@@ -292,11 +313,9 @@ void add_kernel(lua_State* L) {
   lua_newtable(L);                         // +1 methods
   lua_pushcfunction(L, kernel_occupancy);  // +1
   lua_setfield(L, -2, "occupancy");        // -1
-  const luaL_Reg methods[] = {{"launch", kernel_launch},
-                              {"check", kernel_check},
-                              {"bench", kernel_bench},
-                              {"clusters", kernel_clusters},
-                              {nullptr, nullptr}};
+  const luaL_Reg methods[] = {{"launch", kernel_launch},     {"check", kernel_check},
+                              {"bench", kernel_bench},       {"clusters", kernel_clusters},
+                              {"counters", kernel_counters}, {nullptr, nullptr}};
   push_launch_keys(L);                     // +keys
   luaL_setfuncs(L, methods, kLaunchKeys);  // -keys
   lua_pushvalue(L, -1);                    // +1 methods

@@ -160,9 +160,9 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   return out;
 }
 
-bool context_lost(lua_State* L) { return record_of(L).run.lost(); }
-
 lab::Run& run_of(lua_State* L) { return record_of(L).run; }
+
+bool context_lost(lua_State* L) { return record_of(L).run.lost(); }
 
 std::string describe_error(lua_State* L, const cu::Error& e) { return record_of(L).run.describe(e); }
 

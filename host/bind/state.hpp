@@ -44,8 +44,9 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
 // watchdog fired (a kernel still spins). Only a new process gets a new context.
 bool context_lost(lua_State* L);
 
-// This state's run (lab/run.hpp): what the program makes ready before a script starts
-// (watch's standby, the REPL's spare worker: the device chosen, its context, modules).
+// This state's run (lab/run.hpp): what `run --counters` counts on, and what the program
+// makes ready before a script starts (watch's standby, the REPL's spare worker: the device
+// chosen, its context, modules).
 lab::Run& run_of(lua_State* L);
 
 }  // namespace warplab::bind

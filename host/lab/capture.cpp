@@ -35,6 +35,9 @@ const char* reason(CaptureOp op) {
       return "advice takes effect at once, outside stream order; give it before cuda.graph";
     case CaptureOp::graph_launch:
       return "graphs do not nest here; launch it before the capture or after it";
+    case CaptureOp::counters:
+      return "hardware counters replay each kernel as it runs, and a captured launch runs only when its "
+             "graph is launched; count g:launch() outside the capture instead";
   }
   return "";
 }

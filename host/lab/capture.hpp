@@ -32,6 +32,7 @@ enum class CaptureOp {
   prefetch,        // a:prefetch
   advise,          // a:advise
   graph_launch,    // g:launch
+  counters,        // cuda.counters, k:counters
 };
 
 // One buffer the captured work uses. A graph replays only while each is still allocated:

@@ -1,12 +1,15 @@
 // launch.cpp: the launch plan, the one validity check (broken_rule) and the launch itself:
-// checks, fault note, cuLaunchKernel, --sync; k:bench's timed launches (see launch.hpp).
-// Depends on lab/launch.hpp, lab/sync.hpp, lab/timing.hpp, cu/error.hpp.
+// checks, fault note, cuLaunchKernel, --sync; k:bench's timed launches (see launch.hpp); a
+// launch while hardware counters count, told to the session (lab/counters.hpp).
+// Depends on lab/launch.hpp, lab/sync.hpp, lab/timing.hpp, lab/counters.hpp, cu/error.hpp.
 #include "lab/launch.hpp"
 
 #include <climits>
 #include <cstdio>
 
 #include "cu/error.hpp"
+#include "cu/graph.hpp"
+#include "lab/counters.hpp"
 #include "lab/sync.hpp"
 #include "lab/timing.hpp"
 
@@ -78,6 +81,30 @@ namespace {
   throw Error(k.display + ": " + why);
 }
 
+// A launch while a counter session is active (off the usual path: the caller tests one
+// pointer). CUPTI replays a counted launch to its end inside the driver call, so the
+// session's clock is set around it for the watchdog (CounterSession::overdue); a captured
+// launch would not run until its graph does, so it is refused.
+[[gnu::cold]] [[gnu::noinline]] void counted_launch(CounterSession& s, KernelObj& k,
+                                                    const cu::LaunchConfig& c, const Where& where) {
+  if (cu::capture_info(c.stream).active())
+    throw Error(
+        k.display +
+        ": hardware counters cannot count a launch inside a stream capture (a captured launch runs only "
+        "when its graph is launched); count the kernel launched on its own, outside the capture");
+  std::string site = where.line > 0 && where.source
+                         ? std::string(where.source) + ":" + std::to_string(where.line)
+                         : std::string();
+  s.driver_call(k.display, site);
+  try {
+    cu::launch(*k.fn, c, k.argptrs.data());
+  } catch (...) {
+    s.driver_done();
+    throw;
+  }
+  s.record_launch(k.display, c.grid, c.block, std::move(site));
+}
+
 // Everything a launch checks before the driver sees it, then the launch, noted for fault
 // attribution: kernel, configuration and the script line that made it.
 void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
@@ -98,8 +125,11 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
     n.line = where.line;
   }
   try {
-    cu::launch(*k.fn, c, k.argptrs.data());
-  } catch (const cu::Error&) {
+    if (CounterSession* s = CounterSession::active()) [[unlikely]]
+      counted_launch(*s, k, c, where);
+    else
+      cu::launch(*k.fn, c, k.argptrs.data());
+  } catch (...) {
     run.faults.forget();
     throw;
   }
@@ -135,11 +165,15 @@ std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, con
                           const Where& where, int warmup, int reps) {
   run.capture.refuse(CaptureOp::bench, "k:bench");
   checked_launch(run, k, c, arg_error, where);  // one untimed launch even with warmup = 0: it loads the code
-  for (int i = 1; i < warmup; ++i) cu::launch(*k.fn, c, k.argptrs.data());
+  CounterSession* const counting = CounterSession::active();  // each launch is counted as well
+  auto again = [&] {
+    counting ? counted_launch(*counting, k, c, where) : cu::launch(*k.fn, c, k.argptrs.data());
+  };
+  for (int i = 1; i < warmup; ++i) again();
   EventTimes t(run.context, c.stream, reps);
   for (int i = 0; i < reps; ++i) {
     t.start(i);
-    cu::launch(*k.fn, c, k.argptrs.data());
+    again();
     t.stop(i);
   }
   return t.ms(run);

@@ -120,7 +120,7 @@ t.case("options of the tables the API takes", function()
     ["compile_args.cpp"] = {"file", "source", "name", "defines", "include", "options", "arch", "std",
                             "max_registers", "lineinfo", "kernels"},
     ["launch_args.cpp"] = {"grid", "block", "shared", "stream", "cooperative", "cluster", "args"},
-    ["kernel.cpp"] = {"warmup", "reps", "block", "shared", "carveout"},
+    ["kernel.cpp"] = {"warmup", "reps", "block", "shared", "carveout", "metrics"},
     ["elements.cpp"] = {"seed", "lo", "hi", "stream"},
     ["stream.cpp"] = {"non_blocking", "priority", "timing", "warmup", "reps", "stream"},
     ["host_array.cpp"] = {"pinned"},

@@ -2,7 +2,8 @@
 // subcommand: docs/cli.md) in the one options struct (lab/options.hpp), the exit codes
 // (exit_codes.hpp), the hook each folder's command.cpp adds itself to the CLI with, target
 // selection, script options, help footers and option checks. Depends on CLI11, cu/device.hpp,
-// cu/error.hpp. No Lua: the commands that run Lua include lua_state.hpp.
+// cu/error.hpp, cli/counters.hpp (a prepared run's counters). No Lua: the commands that run
+// Lua include lua_state.hpp.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/counters.hpp"
 #include "app/cli/exit_codes.hpp"
 #include "cu/device.hpp"
 #include "cu/error.hpp"
@@ -75,6 +77,7 @@ struct PreparedRun {
   std::vector<std::string> params;  // -p key=value
   std::vector<std::string> args;    // the script's arguments
   std::string modules;              // what the last run built
+  CounterArgs counters;             // watch --counters: each run's, as `run --counters` takes them
 };
 int run_prepared(const Globals& g, const PreparedRun& r, const std::function<bool()>& ready);
 

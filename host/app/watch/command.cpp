@@ -2,8 +2,10 @@
 // runs the script again after every save of it, a kernel file or a header (lab/deps.hpp), in
 // a child forked ahead of the save (child.hpp: the standby, with its Lua state, context and
 // the last run's modules) that compiles with the headers this process keeps warm (rtc/pch).
-// This process never starts the CUDA driver. Depends on cli/ (command, cleanup), files.hpp,
-// child.hpp, diff.hpp, signals.hpp, cu/profile, cu/trace, lab/prebuilt, lab/script, rtc/pch.
+// A failing, crashing or hanging run ends that run only; --counters shows the counters that
+// changed (counters.hpp). This process never starts the CUDA driver. Depends on cli/
+// (command, cleanup, counters), files.hpp, child.hpp, diff.hpp, counters.hpp, signals.hpp,
+// cu/profile, cu/trace, lab/prebuilt, lab/script, rtc/pch.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
@@ -25,7 +27,9 @@
 
 #include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
+#include "app/cli/counters.hpp"
 #include "app/watch/child.hpp"
+#include "app/watch/counters.hpp"
 #include "app/watch/diff.hpp"
 #include "app/watch/files.hpp"
 #include "app/watch/signals.hpp"
@@ -48,7 +52,8 @@ struct WatchArgs {
   std::vector<std::string> args;
   bool clear = false;
   bool diff = false;
-  double timeout = 0;  // seconds per run, 0 = none
+  double timeout = 0;    // seconds per run, 0 = none
+  CounterArgs counters;  // --counters SET[,SET]: passed to each run, changes shown
 };
 
 // At most this many modules get their headers kept warm (each PCH is ~100 MB on disk).
@@ -105,6 +110,11 @@ class Watch {
       : g_(g), a_(a), sig_(sig), keep_(keep) {
     g_.offline_noted = true;  // said once by run_watch, never by a run
     script_ = fs::absolute(a.script).lexically_normal().string();
+    if (std::vector<std::string> words = counter_words(a.counters); !words.empty()) {
+      // Each run writes its counters per kernel as JSON into a file of ours (not its table).
+      run_counters_ = {std::move(words), "kernel", keep.dir() + "/counters.json"};
+      counters_ = std::make_unique<watch::CounterDiff>(run_counters_.json);
+    }
     deps_ = {script_};
     files_.set_files(deps_);
     args_ = a.args;
@@ -166,7 +176,7 @@ class Watch {
   // and the script read only when it goes. Its deps file is its own.
   std::unique_ptr<watch::ChildRun> fork_run() {
     const std::string deps = keep_.dir() + "/deps." + std::to_string(++forks_);
-    const PreparedRun pr{a_.script, a_.params, args_, modules_};
+    const PreparedRun pr{a_.script, a_.params, args_, modules_, run_counters_};
     const std::string code = code_->dir();
     const Globals& g = g_;
     auto body = [&g, pr, deps, code](const watch::ChildRun::Ready& ready) {
@@ -275,7 +285,9 @@ class Watch {
       last_good_ = wall_clock();
       if (!g_.opts.quiet) std::fprintf(stderr, "[%s] run %d ok (%.2f s)\n", last_good_.c_str(), runs_, secs);
       std::fputs(code_->collect().c_str(), stderr);
+      if (counters_) std::fputs(counters_->collect().c_str(), stderr);
     } else {
+      if (counters_) counters_->skip();
       std::fprintf(stderr, "run failed (%s) at %s; %s\n",
                    why.empty() ? watch::describe_status(status).c_str() : why.c_str(), wall_clock().c_str(),
                    last_good_.empty() ? "no good run yet" : ("last good run " + last_good_).c_str());
@@ -325,6 +337,8 @@ class Watch {
   std::unique_ptr<watch::CodeDiff> code_;  // resource lines; with --diff the PTX/SASS diffs too
   std::string modules_;                    // what the last run built (lab/prebuilt.hpp)
   std::string pch_dir_;
+  CounterArgs run_counters_;                      // --counters: what each run counts, and its file
+  std::unique_ptr<watch::CounterDiff> counters_;  // --counters: what changed
   std::string last_good_;
   int runs_ = 0, forks_ = 0;
   bool standby_wanted_ = false, ready_said_ = false;
@@ -366,10 +380,11 @@ void add_watch_command(CLI::App& app, Globals& g, Commands& out) {
                   "watchdog is the global --timeout, before `watch`")
       ->check(seconds())
       ->type_name("SECONDS");
+  add_counter_options(sub, a->counters, false);
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too")
       ->type_name("ARGS");
   set_help(sub,
-           {"warplab watch examples/tour.lua", "warplab watch my.lua --diff --clear",
+           {"warplab watch examples/tour.lua --clear", "warplab watch my.lua --diff --counters shared",
             "warplab --timeout 2 watch my.lua --timeout 30 -p n=4096"},
            "Ctrl-C stops watching. A failing, crashing or hanging run ends that run only.\n");
   out.push_back({sub, [&g, a] { return run_watch(g, *a); }});
