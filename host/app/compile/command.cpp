@@ -75,8 +75,7 @@ std::string ms(double v) {
 
 // --timings: "time: 212 ms: includes 0.4, cache 0.2, NVRTC 205 (front end 180, ...)",
 // whether a PCH was used, and on a GPU the context and the module load.
-void print_timings(std::ostream& os, const std::string& file, const rtc::CompileResult& r,
-                   const rtc::WarmResult* warm, int live) {
+void print_timings(std::ostream& os, const rtc::CompileResult& r, const rtc::WarmResult* warm, int live) {
   const rtc::CompileTimes& t = r.times;
   os << "time: " << ms(r.compile_ms) << " ms: includes " << ms(t.includes) << ", cache " << ms(t.cache);
   if (r.from_cache) {
@@ -184,7 +183,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   if (!r.ok) {
     std::cerr << "warplab: " << a.file << " did not compile for " << r.arch << " (" << r.errors()
               << (r.errors() == 1 ? " error" : " errors") << ")\n";
-    if (a.timings) print_timings(std::cerr, a.file, r, warm ? &*warm : nullptr, -1);
+    if (a.timings) print_timings(std::cerr, r, warm ? &*warm : nullptr, -1);
     return kCompileError;
   }
   write_cubin(a, r);
@@ -214,7 +213,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   if (a.ptx) std::cout << r.ptx;
   if (!a.cubin.empty() && !g.opts.quiet)
     table << "cubin: " << a.cubin << " (" << r.cubin.size() << " bytes)\n";
-  if (a.timings) print_timings(table, a.file, r, warm ? &*warm : nullptr, live);
+  if (a.timings) print_timings(table, r, warm ? &*warm : nullptr, live);
   return kOk;
 }
 
