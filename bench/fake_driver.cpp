@@ -401,6 +401,7 @@ CUresult f_event_destroy(CUevent e) {
   return ok();
 }
 CUresult f_record(CUevent e, CUstream s) {
+  reinterpret_cast<Event*>(e)->recorded = true;
   event_recorded(e, s);
   return ok();
 }
@@ -408,6 +409,8 @@ CUresult f_event_1(CUevent) { return g_sticky; }
 CUresult f_elapsed(float* ms, CUevent a, CUevent b) {
   if (!reinterpret_cast<Event*>(a)->timing || !reinterpret_cast<Event*>(b)->timing)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (!reinterpret_cast<Event*>(a)->recorded || !reinterpret_cast<Event*>(b)->recorded)
+    return CUDA_ERROR_INVALID_HANDLE;  // as the driver: "cuEventRecord() has not been called"
   *ms = std::chrono::duration<float, std::milli>(reinterpret_cast<Event*>(b)->at -
                                                  reinterpret_cast<Event*>(a)->at)
             .count();

@@ -30,6 +30,7 @@ struct Stream {
 struct Event {
   Clock::time_point at;
   bool timing = true;
+  bool recorded = false;         // cuEventElapsedTime refuses an event never recorded
   Stream* src = nullptr;         // the stream it was last recorded on
   std::uint64_t capture_id = 0;  // the capture it was recorded in (0: none)
 };

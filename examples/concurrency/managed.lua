@@ -20,7 +20,7 @@ local p = params{mib = 256, save = false}
 
 local dev = cuda.device()
 local n = p.mib * (1 << 20) // 4
-if p.mib < 1 or 2 * p.mib * (1 << 20) > (dev.memory > 0 and dev.memory or math.maxinteger) then
+if p.mib < 1 or 2 * p.mib * (1 << 20) > (dev.unknown.total_memory and math.maxinteger or dev.memory) then
   error(string.format("mib %d: needs 1 <= mib and two such arrays in the device's memory", p.mib), 0)
 end
 local k = assert(cuda.compile("concurrency/managed.cu")).touch

@@ -52,7 +52,13 @@ for i, pt in ipairs(pats) do
   prow[i] = {pt.name, pt.stride, pt.ways}
 end
 local pcols = {"pattern", "stride (words)", "ways"}
-if p.save then print("saved " .. report.save("results/banks_predicted.csv", prow, {columns = pcols})) end
+if p.save then
+  print("saved " .. report.save("results/banks_predicted.csv", prow, {columns = pcols}))
+  local wbars = {}
+  for i, pt in ipairs(pats) do wbars[i] = {label = pt.name, value = pt.ways} end
+  print("saved " .. report.svg_bars(wbars, "results/banks_predicted.svg", {title = "predicted words one bank serves "
+        .. "per warp access (" .. mem.BANKS .. " banks)", xlabel = "ways (1: no conflict)", format = "%d"}))
+end
 local claims = {"shared_ld_conflicts_per_request = ways - 1 for each pattern (within 5 %): "
                 .. "0, 1, 3, 7, 15, 31 for strides 1..32, 0 for stride 33 and the broadcast",
                 "shared_ld_wavefronts_per_request = ways (within 5 %)"}

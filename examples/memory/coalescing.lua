@@ -30,7 +30,7 @@ if reads & (reads - 1) ~= 0 or reads * MAX_STRIDE > 1 << 32 then
                       reads, MAX_STRIDE), 0)
 end
 local footprint = 4 * reads * MAX_STRIDE
-if footprint > dev.memory // 2 then
+if not dev.unknown.total_memory and footprint > dev.memory // 2 then
   error(string.format("reads %d: stride %d spans %s, more than half of the device's %s; use -p reads=%d",
                       reads, MAX_STRIDE, mem.bytes_name(footprint), mem.bytes_name(dev.memory),
                       mem.pow2_at_least(dev.memory // 8 // (4 * MAX_STRIDE))), 0)
@@ -73,7 +73,13 @@ end
 local pcols = {"pattern", "bytes apart", "sectors per warp load", "bytes used", "GB/s vs stride 1"}
 report.table(prow, {title = string.format("the %d-byte sector model: %d lanes, %s read (%s) per pattern",
                     mem.SECTOR, ws, mem.bytes_name(4 * reads), reads .. " floats"), columns = pcols})
-if p.save then print("saved " .. report.save("results/coalescing_predicted.csv", prow, {columns = pcols})) end
+if p.save then
+  print("saved " .. report.save("results/coalescing_predicted.csv", prow, {columns = pcols}))
+  local sbars = {}
+  for i, pt in ipairs(pats) do sbars[i] = {label = pt.name, value = pt.sectors} end
+  print("saved " .. report.svg_bars(sbars, "results/coalescing_predicted.svg", {title = "predicted " .. mem.SECTOR
+        .. "-byte sectors per warp load (" .. ws .. " lanes)", xlabel = "sectors per warp load", format = "%d"}))
+end
 local claims = {"global_ld_sectors_per_request = the model's sectors per warp load for each stride (within 2 %)",
                 "random: at least 90 % of " .. ws .. " sectors per request, and no fewer than any stride"}
 if ex.offline(dev, "measuring the patterns", p.save and {"results/coalescing.svg", "results/coalescing.csv"}) then

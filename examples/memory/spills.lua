@@ -54,7 +54,14 @@ for _, b in ipairs(builds) do
 end
 c:that(#wrong == 0, "every cap below the uncapped " .. free.k.regs .. " registers spills",
        #wrong > 0 and ("no spill at " .. table.concat(wrong, ", ")) or "")
-if p.save then print("saved " .. report.save("results/spills_predicted.csv", rows_of(false), {columns = cols})) end
+if p.save then
+  print("saved " .. report.save("results/spills_predicted.csv", rows_of(false), {columns = cols}))
+  local lbars = {} -- local memory per thread: from the binary, known even where the ptxas report is not
+  for i, b in ipairs(builds) do lbars[i] = {label = "cap " .. (b.cap > 0 and b.cap or "none") .. ": " .. b.k.regs
+                                            .. " regs", value = b.k.local_bytes} end
+  print("saved " .. report.svg_bars(lbars, "results/spills_predicted.svg", {title = LIVE .. " live floats under a "
+        .. "register cap", xlabel = "local memory per thread (bytes)", format = "%d"}))
+end
 local claims = {"local_ld_requests + local_st_requests > 0 exactly for the builds that spill (here: max_registers "
                 .. "below " .. free.k.regs .. "), 0 for the others"}
 if ex.offline(dev, "timing the builds", p.save and {"results/spills.svg", "results/spills.csv"}) then

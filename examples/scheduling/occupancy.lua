@@ -21,7 +21,8 @@ local p = params{step = 32, steps = 336, waves = 8, reps = 3, save = false}
 
 local dev = cuda.device()
 local a = dev.attr
-local sms, ws = a.multiprocessor_count, a.warp_size
+local ws = a.warp_size
+local sms = dev.live and a.multiprocessor_count -- the GPU part only (--profile sm_86 has no SM count)
 local variants = {}
 for i, n in ipairs{4, 24, 48, 112} do
   local m = assert(cuda.compile{file = "scheduling/latency_chain.cu", defines = {NACC = n}})
@@ -31,13 +32,15 @@ end
 local sizes = {}
 for b = p.step, math.min(1024, a.max_threads_per_block), p.step do sizes[#sizes + 1] = b end
 
--- Predictions (offline too): occupancy per variant and block size; 0 where it does not fit.
+-- Predictions (offline too): occupancy per variant and block size; a block size above the
+-- kernel's max threads cannot launch at all (false in the grid: hatched, not 0 %).
+local CANNOT = "cannot launch"
 local occ_grid, names = {}, {}
 for vi, v in ipairs(variants) do
   v.occ, occ_grid[vi], names[vi] = {}, {}, v.name
   for si, b in ipairs(sizes) do
     v.occ[si] = v.k:occupancy{block = b}
-    occ_grid[vi][si] = 100 * v.occ[si].occupancy
+    occ_grid[vi][si] = not v.occ[si].reason and 100 * v.occ[si].occupancy
   end
 end
 local size_labels = {}
@@ -45,13 +48,13 @@ for i, b in ipairs(sizes) do size_labels[i] = b end
 local heat_svg = p.save and "results/occupancy_predicted.svg" or nil -- predictions: saved offline too
 report.heatmap(occ_grid, {title = "predicted occupancy %, block size left to right (" .. sizes[1] .. ".."
                           .. sizes[#sizes] .. ")", labels = {rows = names, cols = size_labels}, min = 0, max = 100,
-                          svg = heat_svg})
+                          xlabel = "threads per block", legend = "occupancy %", excluded = CANNOT, svg = heat_svg})
 local function table_rows(with_time)
   local rows = {}
   for si, b in ipairs(sizes) do
     local r = {b}
     for _, v in ipairs(variants) do
-      r[#r + 1] = string.format("%.0f %%", 100 * v.occ[si].occupancy)
+      r[#r + 1] = v.occ[si].reason and CANNOT or string.format("%.0f %%", 100 * v.occ[si].occupancy)
       if with_time then r[#r + 1] = v.ms[si] and string.format("%.3f", v.ms[si]) or "-" end
     end
     rows[si] = r
@@ -62,9 +65,11 @@ local cols = {"block"}
 for _, v in ipairs(variants) do cols[#cols + 1] = v.name end
 if p.save then
   print("saved " .. heat_svg)
-  local prows = {} -- occupancy 0..1 per block size (rows) and variant (columns)
-  for si, b in ipairs(sizes) do prows[si] = {b, occ_grid[1][si] / 100, occ_grid[2][si] / 100, occ_grid[3][si] / 100,
-                                             occ_grid[4][si] / 100} end
+  local prows = {} -- occupancy 0..1 per block size (rows) and variant (columns), or "cannot launch"
+  for si, b in ipairs(sizes) do
+    prows[si] = {b}
+    for vi = 1, #variants do prows[si][vi + 1] = occ_grid[vi][si] and occ_grid[vi][si] / 100 or CANNOT end
+  end
   print("saved " .. report.save("results/occupancy_predicted.csv", prows, {columns = cols}))
 end
 local claims = {"achieved_occupancy of each variant at blocks of 64, 256 and 1024 threads (where they fit): "

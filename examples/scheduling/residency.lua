@@ -19,7 +19,7 @@ local p = params{block = 256, spin_us = 1000, iters = 1000, reps = 5, save = fal
 
 local dev = cuda.device()
 local a = dev.attr
-local sms = a.multiprocessor_count
+local sms = dev.live and a.multiprocessor_count -- the GPU part only (--profile sm_86 has no SM count)
 -- Sizes derived from the device: half the SM's shared memory (less a margin for the
 -- per-block reserve) as dynamic shared, so two blocks fit; __launch_bounds__ asking for
 -- half the SM's threads, which caps registers per thread at 65536 / that many (64 where an
@@ -65,12 +65,24 @@ local scols = {"max_registers", "regs", "spill B", "local B", "blocks/SM", "ms",
 if p.save then -- the predictions: the same offline and on a GPU
   print("saved " .. report.save("results/residency_predicted.csv", rows, {columns = cols}))
   print("saved " .. report.save("results/residency_spills_predicted.csv", spill_rows(false), {columns = scols}))
+  local vbars, sbars = {}, {}
+  for i, v in ipairs(variants) do vbars[i] = {label = v[1] .. " (" .. v.occ.limiter .. ")", value = v.occ.blocks_per_sm} end
+  for _, s in ipairs(spill) do -- spill bytes come from the ptxas report: left out where it was not given
+    if s.k.spill_bytes then sbars[#sbars + 1] = {label = "cap " .. (s.cap > 0 and s.cap or "none") .. ": " .. s.k.regs
+                                                 .. " regs", value = s.k.spill_bytes} end
+  end
+  print("saved " .. report.svg_bars(vbars, "results/residency_predicted.svg", {title = "predicted blocks per SM on "
+        .. dev.name .. " (limited by)", xlabel = "blocks per SM", format = "%d"}))
+  print("saved " .. report.svg_bars(sbars, "results/residency_spills_predicted.svg", {title = "120 live floats "
+        .. "under a register cap", xlabel = "spill bytes per thread (stores + loads)", format = "%d"}))
+end
+if not dev.live then -- the spill table before the note that ends the offline run
+  report.table(spill_rows(false), {title = "120 live floats under a register cap", columns = {table.unpack(scols, 1, 5)}})
 end
 local claims = {"achieved_occupancy of one full wave (blocks/SM x SMs blocks, each spinning " .. p.spin_us
                 .. " us) = the predicted occupancy of each variant, within 10 %"}
 if ex.offline(dev, "measuring residency and timing the spills", p.save and {"results/residency.csv",
               "results/residency_spills.csv"}) then
-  report.table(spill_rows(false), {title = "120 live floats under a register cap", columns = scols})
   hw.witness(claims)
   return
 end

@@ -102,10 +102,11 @@ void push_rows(lua_State* L, const lab::CounterReport& r) {
 }
 
 // Offline, the names are still checked against the profile's chip (a misspelling gets
-// its "did you mean" first), then the GPU sentence.
+// its "did you mean" first), then the GPU sentence (lab::kNoGpu's: uncaught, `run` ends
+// with exit 3, as for a launch).
 [[noreturn]] void offline(lua_State* L, lab::Run& run, const std::vector<std::string>& words) {
   lab::select_counters(words, lab::counter_chip(run.target()));
-  raise(L, "%s (%s)", lab::counters_need_gpu().c_str(), run.offline_reason().c_str());
+  raise(L, "%s%s (%s)", lab::kNoGpu, lab::counters_need_gpu().c_str(), run.offline_reason().c_str());
 }
 
 // ---- cuda.counters, cuda.counter_sets, cuda.counters_available ---------------------------

@@ -70,6 +70,8 @@ static int kernel_field(lua_State* L) {
       lua_pushstring(L, lab::signature_text(k).c_str());
     else if (key == "arch")
       lua_pushstring(L, k.module->result.arch.c_str());
+    else if (key == "sass")  // runs cuobjdump or nvdisasm (rtc/sass.hpp)
+      lua_pushstring(L, lab::kernel_sass(k).c_str());
     else if (key == "params") {
       lua_newtable(L);  // +1 list
       for (std::size_t i = 0; k.sig && i < k.sig->params.size(); ++i) {
@@ -309,7 +311,7 @@ void add_kernel(lua_State* L) {
   lock_metatable(L, kKernelMeta);     // getmetatable() gives the name, never the table
   set_fields(L,
              {"name", "mangled", "signature", "params", "regs", "shared_bytes", "local_bytes", "const_bytes",
-              "spill_bytes", "barriers", "max_threads", "ptx_version", "binary_version", "arch"});
+              "spill_bytes", "barriers", "max_threads", "ptx_version", "binary_version", "arch", "sass"});
   lua_newtable(L);                         // +1 methods
   lua_pushcfunction(L, kernel_occupancy);  // +1
   lua_setfield(L, -2, "occupancy");        // -1

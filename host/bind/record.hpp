@@ -7,6 +7,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "lab/run.hpp"
 
@@ -27,6 +28,11 @@ struct StateRecord {
   // function is kept in the registry while it is remembered, so the address stays its.
   const void* source_fn = nullptr;
   char source[LUA_IDSIZE] = {};
+  // Each failed cuda.compile's (or m:reload's) diagnostics text and its one-line summary
+  // ("k.cu did not compile for sm_90 (2 errors)"): an error that escapes the script and
+  // carries one of these texts (assert(cuda.compile{...}), error(diag)) is that compile
+  // failing, which run_file reports as such (state.hpp RunResult::compile_error).
+  std::vector<std::pair<std::string, std::string>> compile_failures;
 };
 
 // This state's record. open_state sets it before any binding can run, and it is the first

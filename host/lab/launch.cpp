@@ -46,6 +46,13 @@ void plan_args(KernelObj& k) {
 }
 
 std::string range_text(const ArgSlot& s) {
+  if (s.kind == Kind::Float) {
+    const cu::DType t = s.size == 2 ? cu::DType::F16 : s.size == 4 ? cu::DType::F32 : cu::DType::F64;
+    char text[96];
+    std::snprintf(text, sizeof text, "%s: finite values up to ±%.14g", s.size == 2 ? "half" : "float",
+                  cu::float_max(t));
+    return text;
+  }
   const bool sign = s.kind == Kind::Signed;
   const int bits = s.bits;
   char text[96];

@@ -1,7 +1,7 @@
 // module.cpp: building a module (compile, record what it read, stamp, load) and making
 // its kernels (resources, limits, layout, launch plan). Depends on lab/module.hpp,
 // lab/deps.hpp, lab/launch.hpp (plan_args), lab/prebuilt.hpp (modules built ahead),
-// cu/trace.hpp (WARPLAB_STARTUP_TRACE).
+// rtc/ptx.hpp (the parameter count), cu/trace.hpp (WARPLAB_STARTUP_TRACE).
 #include "lab/module.hpp"
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include "lab/deps.hpp"
 #include "lab/launch.hpp"
 #include "lab/prebuilt.hpp"
+#include "rtc/ptx.hpp"
 
 namespace warplab::lab {
 
@@ -66,7 +67,9 @@ KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optio
   k->limits = {k->res.registers.value_or(0), static_cast<int>(k->res.shared_bytes.value_or(0)), 0,
                std::max(1, k->res.barriers.value_or(1))};
   if (m->live) {
-    k->fn = m->live->function(mangled);
+    // The parameter count from the PTX's .entry, so the driver is asked for exactly those.
+    const auto entry = rtc::ptx_entry(m->result.ptx, mangled);
+    k->fn = m->live->function(mangled, entry ? std::optional(entry->params.size()) : std::nullopt);
     k->limits = k->fn->limits();
     k->limits.barriers = std::max(1, k->res.barriers.value_or(1));  // the driver does not report them
     for (const auto& p : k->fn->params()) {

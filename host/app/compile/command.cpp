@@ -2,9 +2,9 @@
 // diagnostics (stderr), a resource table per kernel (or JSON), the PTX or the cubin on
 // request; --kernel instantiates templates. The arch comes from --arch (compute_XX: PTX
 // only), else the live device or profile (select_target), else sm_90 with a note.
-// --timings says where the time went; --pch keeps the headers warm first, as watch does.
-// Depends on cli/command.hpp, cli/cleanup.hpp, report.hpp, cu/ (a load when there is a
-// GPU) and rtc/ (compile, cache, pch).
+// --sass prints the SASS (rtc/sass.hpp); --timings says where the time went; --pch keeps
+// the headers warm first, as watch does. Depends on cli/command.hpp, cli/cleanup.hpp,
+// report.hpp, cu/ (a load when there is a GPU) and rtc/ (compile, cache, pch, sass).
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,6 +25,7 @@
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
 #include "rtc/pch.hpp"
+#include "rtc/sass.hpp"
 
 namespace warplab::app {
 namespace {
@@ -35,6 +36,7 @@ struct CompileArgs {
   std::vector<std::string> defines;
   std::vector<std::string> include_dirs;
   bool ptx = false;
+  bool sass = false;  // --sass: the SASS on stdout (cuobjdump or nvdisasm: rtc/sass.hpp)
   std::string cubin;
   bool lineinfo = false;
   std::size_t max_errors = 10;
@@ -133,6 +135,8 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     throw Failure(kBadInput, "--arch needs an architecture, e.g. sm_90 (valid: " + join_archs() + ")");
   if (!a.cubin.empty() && rtc::is_virtual_arch(a.arch))
     throw Failure(kBadInput, "--cubin needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
+  if (a.sass && rtc::is_virtual_arch(a.arch))
+    throw Failure(kBadInput, "--sass needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
   if (!a.cubin.empty()) {
     std::error_code ec;
     if (a.cubin == a.file || std::filesystem::equivalent(a.cubin, a.file, ec))
@@ -188,9 +192,9 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   }
   write_cubin(a, r);
   if (a.json) return kOk;
-  // With --ptx, stdout carries only the PTX (so it can be redirected); the table moves
-  // to stderr.
-  std::ostream& table = a.ptx ? std::cerr : std::cout;
+  // With --ptx or --sass, stdout carries only that code (so it can be redirected); the
+  // table moves to stderr.
+  std::ostream& table = a.ptx || a.sass ? std::cerr : std::cout;
   const bool ptx_only = rtc::is_virtual_arch(r.arch);
   if (!g.opts.quiet || r.kernels.empty()) {
     std::ostringstream ms;
@@ -211,6 +215,15 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     print_table(table, r);
   }
   if (a.ptx) std::cout << r.ptx;
+  if (a.sass) {  // without a disassembler: exit 8, as run --sanitize without its tool
+    std::string sass;
+    try {
+      sass = rtc::disassemble(r.cubin, "--sass");
+    } catch (const rtc::Error& e) {
+      throw Failure(rtc::find_sass_tool().found() ? kFailed : kNoSanitizer, e.what());
+    }
+    std::cout << sass;
+  }
   if (!a.cubin.empty() && !g.opts.quiet)
     table << "cubin: " << a.cubin << " (" << r.cubin.size() << " bytes)\n";
   if (a.timings) print_timings(table, r, warm ? &*warm : nullptr, live);
@@ -254,6 +267,11 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* json =
       sub->add_flag("--json", args->json, "print the kernels and their resources as JSON (unknown: null)");
   json->excludes(ptx);
+  auto* sass =
+      sub->add_flag("--sass", args->sass,
+                    "print the SASS on stdout, from cuobjdump or nvdisasm (the table goes to stderr)");
+  sass->excludes(ptx);
+  sass->excludes(json);
   sub->add_option("--cubin", args->cubin, "write the cubin (ELF) to this file")->type_name("FILE");
   sub->add_flag("--lineinfo", args->lineinfo, "generate line information (-lineinfo)");
   sub->add_flag("--timings", args->timings,
@@ -269,7 +287,7 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
             "warplab compile k.cu --kernel 'reduce<256>' --json",
             "warplab compile k.cu --arch compute_90 --ptx > k.ptx"},
            "Exit status: 0 compiled; 4 unreadable file or unsupported architecture; 5 NVRTC "
-           "rejected the source.\n");
+           "rejected the source; 8 --sass without cuobjdump or nvdisasm.\n");
   out.push_back({sub, [args, &g] { return run_compile(*args, g); }});
 }
 
