@@ -8,10 +8,15 @@
 // "fake_fault" leaves a sticky CUDA_ERROR_ILLEGAL_ADDRESS for the next synchronizing call
 // (to test fault attribution). WARPLAB_FAKE_LAUNCH_BYTES=N makes each launch also write N
 // bytes of its own memory, as a real driver's launch evicts the caller's data from the
-// CPU caches. Streams have priorities (range 0..-5, as an H100's), events may be made
-// without timing, managed memory is host memory; stream capture and graphs are
+// CPU caches. WARPLAB_FAKE_INIT_MS and WARPLAB_FAKE_CONTEXT_MS make cuInit and the first
+// primary-context retain take that long (a real driver's start-up, for the offline tests
+// of what start-up pays), and WARPLAB_FAKE_LOG=FILE appends "cuInit PID" and "context PID"
+// there when they happen. Streams have priorities (range 0..-5, as an H100's), events may
+// be made without timing, managed memory is host memory; stream capture and graphs are
 // fake_graph.cpp's. Never packed for the GPU machine. Needs cuda.h only.
 #include <cuda.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -19,6 +24,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "fake_driver.hpp"
 
@@ -114,8 +120,24 @@ int attribute(CUdevice_attribute a) {
 
 CUresult ok() { return CUDA_SUCCESS; }
 
+// A real driver's start-up cost, and a record of it: WARPLAB_FAKE_<what>_MS, WARPLAB_FAKE_LOG.
+void startup_stage(const char* what, const char* ms_var) {
+  if (const char* v = std::getenv(ms_var))
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::strtol(v, nullptr, 10)));
+  if (const char* log = std::getenv("WARPLAB_FAKE_LOG")) {
+    const int fd = ::open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    const std::string line = std::string(what) + " " + std::to_string(::getpid()) + "\n";
+    [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
+    ::close(fd);
+  }
+}
+
 // ---- device, context ----------------------------------------------------------------
-CUresult f_init(unsigned) { return ok(); }
+CUresult f_init(unsigned) {
+  startup_stage("cuInit", "WARPLAB_FAKE_INIT_MS");
+  return ok();
+}
 CUresult f_version(int* v) {
   *v = CUDA_VERSION;
   return ok();
@@ -186,6 +208,9 @@ CUresult f_uuid(CUuuid* u, CUdevice) {
   return ok();
 }
 CUresult f_retain(CUcontext* c, CUdevice) {
+  static bool made = false;
+  if (!made) startup_stage("context", "WARPLAB_FAKE_CONTEXT_MS");
+  made = true;
   *c = reinterpret_cast<CUcontext>(&g_object);
   return ok();
 }

@@ -8,7 +8,8 @@ the raw C++ row, the graphs tables each replay's to raw C++ replay (and each str
 raw C++ stream launches, each build's to raw C++ capture + instantiate or capture +
 update); then the targets are checked against the medians.
 Usage: report.py RECORDS SECTION...
-  (launch sustained compile startup host host-evict targets graphs graphs-host graphs-build graph-targets)
+  (launch sustained compile startup host host-evict watch targets watch-targets graphs graphs-host
+   graphs-build graph-targets)
 """
 import statistics
 import sys
@@ -20,6 +21,8 @@ TITLES = {
     "sustained": "µs per launch back to back (the queue fills: the slower of the host and the GPU's launch rate)",
     "compile": "compile and first launch, bench/launch_kernels.cu (ms); cold runs use a fresh cache folder",
     "startup": "process start: wall time and peak resident memory of one command",
+    "watch": "warplab watch, ms from the save (the file written) to the new output line, the resource line "
+             "and the re-run's start; each edit made once the next run was ready",
     "host": "the launch path's host cost through the stand-in driver (it runs nothing): ns per launch, "
             "the launch section's host figure",
 }
@@ -160,6 +163,26 @@ def targets(cells, rows):
     return out
 
 
+def watch_targets(cells):
+    """The start-up and watch targets, against the medians; a watch row counts with a GPU
+    (a new output line after a kernel edit) only."""
+    out = []
+    for row, limit in (("warplab --version", 20), ("warplab run, a script without the GPU", 40)):
+        m = median(cells, ("startup", row, "wall (ms)"))
+        if m is not None:
+            out.append(f"target {row}: {num(m)} ms wall (≤ {limit}: {'met' if m <= limit else 'NOT met'})")
+    col = "save → new output line (ms)"
+    if median(cells, ("watch", "plain kernel edit", col)) is not None:
+        for row, limit in (("script edit", 60), ("plain kernel edit", 100), ("cooperative-groups kernel edit", 400)):
+            m = median(cells, ("watch", row, col))
+            if m is not None:
+                out.append(f"target watch, {row}: {num(m)} ms from the save to the new output line "
+                           f"(≤ {limit}: {'met' if m <= limit else 'NOT met'})")
+    elif cells.get(("watch", "script edit", col)):
+        out.append("watch targets: need a GPU (a kernel edit's new output line)")
+    return out
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -168,6 +191,9 @@ def main(argv):
     for sec in argv[2:]:
         if sec == "targets":
             print("\n".join(targets(cells, rows)))
+            continue
+        if sec == "watch-targets":
+            print("\n".join(watch_targets(cells)))
             continue
         if sec == "graph-targets":
             print("\n".join(graph_targets(cells, rows)))

@@ -56,7 +56,7 @@ set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${CMAKE_BINARY_DIR}/wa
 # the program's, not a library's), yet have unit tests: compile those pieces in as well,
 # without the command definitions (each folder's command.cpp), which need the whole program.
 file(GLOB WARPLAB_APP_UNIT_SRC CONFIGURE_DEPENDS host/app/repl/*.cpp host/app/watch/*.cpp
-     host/app/sanitize/*.cpp host/app/cli/child_group.cpp)
+     host/app/sanitize/*.cpp host/app/cli/child_group.cpp host/app/cli/cleanup.cpp)
 list(FILTER WARPLAB_APP_UNIT_SRC EXCLUDE REGEX "/command\\.cpp$")
 target_sources(warplab_unit_tests PRIVATE ${WARPLAB_APP_UNIT_SRC})
 target_link_libraries(warplab_unit_tests PRIVATE PkgConfig::LIBEDIT CLI11::CLI11)

@@ -69,12 +69,14 @@ static int cuda_array(lua_State* L) {
     lab::DeviceArray& a = push_array(L);  // +1 array
     a.type = t;
     a.count = n;
+    const cu::DeviceSnapshot& target = run.target();  // chosen here on a script's first array
+    const bool offline = run.offline();
     if (managed) {  // one address for host and device (offline: host memory marked managed)
-      if (run.offline) lab::check_offline_bytes(a.bytes(), run.target.total_memory, run.target.name);
-      a.buf = lab::managed_buffer(run.capture, run.offline ? nullptr : run.gpu_context("cuda.array"),
-                                  run.target, a.bytes());
-    } else if (run.offline) {  // host memory with the same API and checks, so a script runs up to its launch
-      lab::check_offline_bytes(a.bytes(), run.target.total_memory, run.target.name);
+      if (offline) lab::check_offline_bytes(a.bytes(), target.total_memory, target.name);
+      a.buf = lab::managed_buffer(run.capture, offline ? nullptr : run.gpu_context("cuda.array"), target,
+                                  a.bytes());
+    } else if (offline) {  // host memory with the same API and checks, so a script runs up to its launch
+      lab::check_offline_bytes(a.bytes(), target.total_memory, target.name);
       a.buf = std::make_shared<cu::DeviceBuffer>(cu::DeviceBuffer::host_backed(a.bytes()));
     } else {
       a.buf = std::make_shared<cu::DeviceBuffer>(run.gpu_context("cuda.array"), a.bytes());
@@ -96,7 +98,7 @@ unsigned char* managed_element(lua_State* L, lab::DeviceArray& a, std::size_t i,
   lab::Run& run = record_of(L).run;
   run.capture.refuse(lab::CaptureOp::element_access, what);
   if (!a.buf->is_managed()) return nullptr;
-  if (!run.offline) lab::synchronize(run);
+  if (!run.offline()) lab::synchronize(run);
   return lab::host_elements(a) + i * a.elem();
 }
 
@@ -178,8 +180,8 @@ lab::Location location_arg(lua_State* L, int idx, const char* who, bool dflt) {
   lab::Run& run = record_of(L).run;
   if (lua_type(L, idx) == LUA_TSTRING) return lab::location_named(lua_tostring(L, idx), who);
   if (lua_type(L, idx) == LUA_TNUMBER)
-    return lab::location_index(lua_tonumber(L, idx), run.offline ? 1 : cu::device_count(), who);
-  if (dflt && lua_isnoneornil(L, idx)) return {false, run.offline ? 0 : run.target.ordinal};
+    return lab::location_index(lua_tonumber(L, idx), run.offline() ? 1 : cu::device_count(), who);
+  if (dflt && lua_isnoneornil(L, idx)) return {false, run.offline() ? 0 : run.target().ordinal};
   raise(L, "%s: where must be a device index or \"host\", got %s", who, luaL_typename(L, idx));
 }
 
@@ -192,7 +194,7 @@ static int array_prefetch(lua_State* L) {
     CUstream s = nullptr;
     if (lua_istable(L, 3) && lua_getfield(L, 3, "stream") != LUA_TNIL) s = opt_stream(L, -1);  // +1
     lab::Run& run = record_of(L).run;
-    lab::prefetch(run.capture, a, to, s, run.target);
+    lab::prefetch(run.capture, a, to, s, run.target());
     lua_settop(L, 1);
     return 1;
   });

@@ -151,7 +151,7 @@ void read_table(lua_State* L, int idx, lab::ModuleSpec& spec, std::string& file,
 std::optional<lab::ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why) {
   const Caller c = caller(L);
   lab::ModuleSpec spec;
-  spec.options.arch = record_of(L).run.target.arch();
+  spec.options.arch = record_of(L).run.target().arch();
   spec.options.lineinfo = lab::env_lineinfo();
   std::string file, inline_text;
   if (lua_type(L, idx) == LUA_TSTRING) {

@@ -105,8 +105,8 @@ void push_rows(lua_State* L, const lab::CounterReport& r) {
 // its "did you mean" first), then the GPU sentence (lab::kNoGpu's: uncaught, `run` ends
 // with exit 3, as for a launch).
 [[noreturn]] void offline(lua_State* L, lab::Run& run, const std::vector<std::string>& words) {
-  lab::select_counters(words, lab::counter_chip(run.target));
-  raise(L, "%s%s (%s)", lab::kNoGpu, lab::counters_need_gpu().c_str(), run.offline_reason.c_str());
+  lab::select_counters(words, lab::counter_chip(run.target()));
+  raise(L, "%s%s (%s)", lab::kNoGpu, lab::counters_need_gpu().c_str(), run.offline_reason().c_str());
 }
 
 // ---- cuda.counters, cuda.counter_sets, cuda.counters_available ---------------------------
@@ -156,10 +156,10 @@ static int cuda_counter_sets(lua_State* L) {
 
 // cuda.counters_available() -> true | false, why (no GPU, no CUPTI)
 static int cuda_counters_available(lua_State* L) {
-  const lab::Run& run = record_of(L).run;
+  lab::Run& run = record_of(L).run;
   std::string why;
-  if (run.offline)
-    why = lab::counters_need_gpu() + " (" + run.offline_reason + ")";
+  if (run.offline())
+    why = lab::counters_need_gpu() + " (" + run.offline_reason() + ")";
   else
     cu::cupti_available(&why);
   lua_pushboolean(L, why.empty());  // +1
@@ -212,7 +212,7 @@ int push_counted(lua_State* L, const std::vector<std::string>& words, const char
                  const std::function<void()>& body, bool one_row) {
   lab::Run& run = record_of(L).run;
   run.capture.refuse(lab::CaptureOp::counters, who);
-  if (run.offline) offline(L, run, words);
+  if (run.offline()) offline(L, run, words);
   auto session = std::make_unique<lab::CounterSession>(run.gpu_context(who), words);
   lab::CounterReport report;
   try {

@@ -188,13 +188,15 @@ static int device_tostring(lua_State* L) {
 
 static int cuda_device(lua_State* L) {
   return guard(L, [&] {
-    const lab::Run& run = record_of(L).run;
-    const lua_Integer i = luaL_optinteger(L, 1, run.offline ? 0 : run.target.ordinal);
-    if (run.offline || i == run.target.ordinal) {
-      if (run.offline && i != 0)
+    lab::Run& run = record_of(L).run;
+    const cu::DeviceSnapshot& target = run.target();  // chosen here on a script's first ask
+    const bool offline = run.offline();
+    const lua_Integer i = luaL_optinteger(L, 1, offline ? 0 : target.ordinal);
+    if (offline || i == target.ordinal) {
+      if (offline && i != 0)
         raise(L, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,
-              run.target.source.c_str());
-      push_device(L, run.target);
+              target.source.c_str());
+      push_device(L, target);
       return 1;
     }
     push_device(L, cu::snapshot_device(static_cast<int>(i)));
@@ -204,17 +206,18 @@ static int cuda_device(lua_State* L) {
 
 static int cuda_devices(lua_State* L) {
   return guard(L, [&] {
-    const lab::Run& run = record_of(L).run;
+    lab::Run& run = record_of(L).run;
+    const cu::DeviceSnapshot& target = run.target();
     lua_newtable(L);  // +1 list
-    if (run.offline) {
-      push_device(L, run.target);  // +1
-      lua_rawseti(L, -2, 1);       // -1
+    if (run.offline()) {
+      push_device(L, target);  // +1
+      lua_rawseti(L, -2, 1);   // -1
       return 1;
     }
     const int n = cu::device_count();
     for (int i = 0; i < n; ++i) {
-      push_device(L, i == run.target.ordinal ? run.target : cu::snapshot_device(i));  // +1
-      lua_rawseti(L, -2, i + 1);                                                      // -1
+      push_device(L, i == target.ordinal ? target : cu::snapshot_device(i));  // +1
+      lua_rawseti(L, -2, i + 1);                                              // -1
     }
     return 1;
   });

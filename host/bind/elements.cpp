@@ -150,7 +150,7 @@ lab::Elements elements(lua_State* L, int idx, const char* what) {
   lab::Run& run = record_of(L).run;
   run.capture.refuse(lab::CaptureOp::element_access, what);
   if (a.buf->is_managed()) {
-    if (!run.offline) lab::synchronize(run);
+    if (!run.offline()) lab::synchronize(run);
     lab::Elements e;
     e.type = a.type;
     e.count = a.count;
@@ -193,7 +193,7 @@ static int array_set(lua_State* L) {
       if (!a->buf->is_managed()) {
         a->buf->copy_from_host(img.data(), img.size(), a->byte_offset() + at * a->elem());
       } else if (!img.empty()) {  // in place, once the device is idle
-        if (!run.offline) lab::synchronize(run);
+        if (!run.offline()) lab::synchronize(run);
         std::memcpy(lab::host_elements(*a) + at * a->elem(), img.data(), img.size());
       }
     }

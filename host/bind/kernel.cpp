@@ -290,7 +290,7 @@ static int kernel_clusters(lua_State* L) {
     lab::Run& run = record_of(L).run;
     const auto broken = lab::broken_rule(k, c, run.limits(), false);  // the driver is asked below
     std::string why = broken ? broken->sentence : std::string();
-    if (why.empty() && !k.fn) why = "cuOccupancyMaxActiveClusters needs a GPU (" + run.offline_reason + ")";
+    if (why.empty() && !k.fn) why = "cuOccupancyMaxActiveClusters needs a GPU (" + run.offline_reason() + ")";
     if (!why.empty()) {
       luaL_pushfail(L);                // +1
       lua_pushstring(L, why.c_str());  // +1

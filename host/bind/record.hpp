@@ -14,8 +14,9 @@
 namespace warplab::bind {
 
 struct StateRecord {
-  StateRecord(const lab::Options& opts, cu::DeviceSnapshot target, bool offline, std::string offline_reason)
-      : run(opts, std::move(target), offline, std::move(offline_reason)) {}
+  // `target`: a lab::Target, or a lab::TargetChooser for a target chosen on first use.
+  template <class T>
+  StateRecord(const lab::Options& opts, T target) : run(opts, std::move(target)) {}
 
   lab::Run run;
   // Metatables the launch path tells userdata by, at their registry addresses (udata.hpp).

@@ -35,10 +35,11 @@ int record_gc(lua_State* L) {
 // The record, owned by the registry (its __gc destroys it); the thread's extra space holds
 // a plain pointer to it. Coroutines start with a copy of the main thread's extra space, so
 // they see it too. Made before any other object with a finalizer, so it is finalized last.
-StateRecord& create_record(lua_State* L, const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
-                           std::string offline_reason) {
+// `target`: a lab::Target, or a lab::TargetChooser for a target chosen on first use.
+template <class T>
+StateRecord& create_record(lua_State* L, const lab::Options& opts, T target) {
   void* mem = lua_newuserdatauv(L, sizeof(StateRecord), 0);  // +1 record
-  auto* st = new (mem) StateRecord(opts, std::move(target), offline, std::move(offline_reason));
+  auto* st = new (mem) StateRecord(opts, std::move(target));
   lua_createtable(L, 0, 1);                        // +1 metatable
   lua_pushcfunction(L, record_gc);                 // +1
   lua_setfield(L, -2, "__gc");                     // -1
@@ -101,17 +102,17 @@ int traceback(lua_State* L) {
   return 1;
 }
 
-}  // namespace
-
-StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
-                    std::string offline_reason) {
+// A state with its libraries, its record (made from `target`, as create_record), the
+// warplab library on package.path and the cuda table.
+template <class T>
+StatePtr open_with(const lab::Options& opts, T target) {
   StatePtr state(luaL_newstate());
   if (!state) throw std::bad_alloc();
   lua_State* L = state.get();
   luaL_openlibs(L);
   harden_libs(L);
 
-  const StateRecord& st = create_record(L, opts, std::move(target), offline, std::move(offline_reason));
+  const StateRecord& st = create_record(L, opts, std::move(target));
 
   // package.path: the warplab library first, then Lua's defaults.
   std::string path;
@@ -130,6 +131,17 @@ StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool of
   lua_setglobal(L, "warplab_tty_err");        // -1
   open_cuda(L);
   return state;
+}
+
+}  // namespace
+
+StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
+                    std::string offline_reason) {
+  return open_with(opts, lab::Target{std::move(target), offline, std::move(offline_reason)});
+}
+
+StatePtr open_state(const lab::Options& opts, lab::TargetChooser choose) {
+  return open_with(opts, std::move(choose));
 }
 
 void set_params(lua_State* L, const std::map<std::string, std::string>& params) {

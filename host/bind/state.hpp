@@ -1,6 +1,7 @@
 // state.hpp: a Lua 5.4 state with the standard libraries, the `cuda` module, the
 // warplab Lua library on package.path, and script parameters: what the program (host/app:
-// `run`, `watch`, `repl`) uses of the bindings. Depends on lab/options.hpp, cu/device.hpp.
+// `run`, `watch`, `repl`) uses of the bindings. Depends on lab/options.hpp, lab/run.hpp (a
+// state's run, its target chosen on first use), cu/device.hpp.
 #pragma once
 #include <lua.hpp>
 
@@ -11,10 +12,7 @@
 
 #include "cu/device.hpp"
 #include "lab/options.hpp"
-
-namespace warplab::lab {
-struct Run;
-}
+#include "lab/run.hpp"
 
 namespace warplab::bind {
 
@@ -26,6 +24,9 @@ using StatePtr = std::unique_ptr<lua_State, StateDeleter>;
 // Opens a state; `target` is the device or profile to expose as cuda.device().
 StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool offline,
                     std::string offline_reason);
+// The same with the target chosen by `choose` on the state's first use of it (lab::Run):
+// a script that never touches the GPU never starts the driver.
+StatePtr open_state(const lab::Options& opts, lab::TargetChooser choose);
 
 // Script parameters from `-p key=value` (read by require "warplab.params").
 void set_params(lua_State* L, const std::map<std::string, std::string>& params);
@@ -51,7 +52,9 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
 // watchdog fired (a kernel still spins). Only a new process gets a new context.
 bool context_lost(lua_State* L);
 
-// The run of a state opened by open_state (lab/run.hpp): what `run --counters` counts on.
+// This state's run (lab/run.hpp): what `run --counters` counts on, and what the program
+// makes ready before a script starts (watch's standby, the REPL's spare worker: the device
+// chosen, its context, modules).
 lab::Run& run_of(lua_State* L);
 
 }  // namespace warplab::bind

@@ -8,6 +8,7 @@
 
 #include "cu/driver.hpp"
 #include "cu/error.hpp"
+#include "cu/trace.hpp"
 
 namespace warplab::cu {
 
@@ -23,6 +24,7 @@ Context::Context(int ordinal) : ordinal_(ordinal) {
                 count == 0 ? CUDA_ERROR_NO_DEVICE : CUDA_SUCCESS);
   }
   WL_CU_CHECK(a.cuDeviceGet(&device_, ordinal), label());
+  const TraceScope t("primary context (cuDevicePrimaryCtxRetain)");
   WL_CU_CHECK(a.cuDevicePrimaryCtxRetain(&ctx_, device_), label());
 }
 

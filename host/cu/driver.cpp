@@ -1,6 +1,7 @@
 // driver.cpp: finds libcuda.so.1 with dlopen, resolves cuGetProcAddress with dlsym and
-// every other entry point through it, then calls cuInit(0). Runs once per process.
-// Depends on cu/driver.hpp, cu/error.hpp, dlfcn.h.
+// every other entry point through it (once per process), and calls cuInit(0) only when
+// something needs a device (once per process): asking the driver's version does not.
+// Depends on cu/driver.hpp, cu/error.hpp, cu/trace.hpp, dlfcn.h.
 #include "cu/driver.hpp"
 
 #include <dlfcn.h>
@@ -9,16 +10,23 @@
 #include <mutex>
 
 #include "cu/error.hpp"
+#include "cu/trace.hpp"
 
 namespace warplab::cu {
 namespace {
 
 struct Loaded {
   Api api;
+  bool loaded = false;  // libcuda.so.1 opened and its entry points resolved
+  std::string why;      // why not, or (after init) why cuInit failed
+  int version = 0;
+};
+
+// cuInit's outcome, decided on the first call that needs it.
+struct Initialized {
   bool ok = false;
   CUresult code = CUDA_ERROR_NOT_INITIALIZED;
   std::string why;
-  int version = 0;
 };
 
 using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
@@ -37,7 +45,11 @@ Loaded load() {
     out.why = "no NVIDIA driver: WARPLAB_NO_DRIVER is set";
     return out;
   }
-  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  void* lib = nullptr;
+  {
+    const TraceScope t("dlopen libcuda.so.1");
+    lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  }
   if (!lib) {
     const char* err = dlerror();
     out.why = std::string("no NVIDIA driver: libcuda.so.1 could not be loaded (") +
@@ -50,6 +62,7 @@ Loaded load() {
     return out;
   }
   // Resolve each entry point for the CUDA version of our header; a missing one stays null.
+  const TraceScope t("the driver's entry points (cuGetProcAddress)");
 #define WARPLAB_CU_RESOLVE(name)                                                                        \
   {                                                                                                     \
     void* p = nullptr;                                                                                  \
@@ -64,23 +77,42 @@ Loaded load() {
     out.why = "NVIDIA driver unusable: cuInit could not be resolved";
     return out;
   }
-  out.api.cuDriverGetVersion(&out.version);
-  out.code = out.api.cuInit(0);
-  if (out.code != CUDA_SUCCESS) {
-    const char* name = nullptr;
-    if (out.api.cuGetErrorName) out.api.cuGetErrorName(out.code, &name);
-    out.why = std::string("the NVIDIA driver is installed but cuInit failed: ") +
-              (name ? name : std::to_string(static_cast<int>(out.code)));
-    if (out.code == CUDA_ERROR_NO_DEVICE) out.why = "no CUDA device: the driver found no GPU";
-    return out;
-  }
-  out.ok = true;
+  out.api.cuDriverGetVersion(&out.version);  // needs no cuInit
+  out.loaded = true;
   return out;
 }
 
 const Loaded& loaded() {
   static const Loaded l = load();
   return l;
+}
+
+// cuInit is what costs (the driver opens the device files and starts its threads): only a
+// process that asks about a device pays it, not `--version` or a script without the GPU.
+const Initialized& initialized() {
+  static const Initialized i = [] {
+    Initialized out;
+    const Loaded& l = loaded();
+    if (!l.loaded) {
+      out.why = l.why;
+      return out;
+    }
+    {
+      const TraceScope t("cuInit");
+      out.code = l.api.cuInit(0);
+    }
+    if (out.code != CUDA_SUCCESS) {
+      const char* name = nullptr;
+      if (l.api.cuGetErrorName) l.api.cuGetErrorName(out.code, &name);
+      out.why = std::string("the NVIDIA driver is installed but cuInit failed: ") +
+                (name ? name : std::to_string(static_cast<int>(out.code)));
+      if (out.code == CUDA_ERROR_NO_DEVICE) out.why = "no CUDA device: the driver found no GPU";
+      return out;
+    }
+    out.ok = true;
+    return out;
+  }();
+  return i;
 }
 
 }  // namespace
@@ -100,15 +132,21 @@ int api_request_version(std::string_view name) {
 std::span<const char* const> api_names() { return kNames; }
 
 const Api& api() {
-  const Loaded& l = loaded();
-  if (!l.ok) throw Error(l.why, CUDA_ERROR_NO_DEVICE);
-  return l.api;
+  const Initialized& i = initialized();
+  if (!i.ok) throw Error(i.why, CUDA_ERROR_NO_DEVICE);
+  return loaded().api;
 }
 
 bool driver_available(std::string* why) {
+  const Initialized& i = initialized();
+  if (why) *why = i.why;
+  return i.ok;
+}
+
+bool driver_loaded(std::string* why) {
   const Loaded& l = loaded();
   if (why) *why = l.why;
-  return l.ok;
+  return l.loaded;
 }
 
 int driver_version() { return loaded().version; }

@@ -19,16 +19,22 @@ struct Api {
 #undef WARPLAB_CU_MEMBER
 };
 
-// Loads the driver once (thread-safe) and calls cuInit(0). Throws cu::Error with
+// Loads the driver once (thread-safe) and calls cuInit(0) once. Throws cu::Error with
 // CUDA_ERROR_NOT_INITIALIZED / the cuInit code and a one-sentence reason when there is no
 // usable driver. The environment variable WARPLAB_NO_DRIVER=1 pretends none is installed
 // (used by tests and for forcing offline mode).
 const Api& api();
 
 // True when the driver loaded and cuInit succeeded; never throws. `why` gets the reason.
+// The first call pays for cuInit (tens to hundreds of ms on a GPU machine).
 bool driver_available(std::string* why = nullptr);
 
-// Driver version as reported by cuDriverGetVersion (e.g. 13000), or 0 when unavailable.
+// True when libcuda.so.1 loaded and its entry points resolved, without calling cuInit
+// (what --version and a lazily chosen device need to know); `why` gets the reason.
+bool driver_loaded(std::string* why = nullptr);
+
+// Driver version as reported by cuDriverGetVersion (e.g. 13000), or 0 when the driver did
+// not load. Needs no cuInit.
 int driver_version();
 
 // The CUDA version each entry point is requested for (see driver.cpp), and their names.

@@ -1,12 +1,16 @@
 // module.cpp: building a module (compile, record what it read, stamp, load) and making
 // its kernels (resources, limits, layout, launch plan). Depends on lab/module.hpp,
-// lab/deps.hpp, lab/launch.hpp (plan_args), rtc/ptx.hpp (the parameter count).
+// lab/deps.hpp, lab/launch.hpp (plan_args), lab/prebuilt.hpp (modules built ahead),
+// rtc/ptx.hpp (the parameter count), cu/trace.hpp (WARPLAB_STARTUP_TRACE).
 #include "lab/module.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
+#include "cu/trace.hpp"
 #include "lab/deps.hpp"
 #include "lab/launch.hpp"
+#include "lab/prebuilt.hpp"
 #include "rtc/ptx.hpp"
 
 namespace warplab::lab {
@@ -18,15 +22,32 @@ void record_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r) {
 }
 
 ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx) {
-  auto m = std::make_shared<ModuleObj>();
-  m->spec = std::move(spec);
-  m->result = rtc::compile(m->spec.source, m->spec.options, cache);
+  record_module(spec);                     // for `warplab watch`'s next run (prebuilt.hpp)
+  ModuleRef m = take_prebuilt(spec, ctx);  // built ahead by a watched run's standby
+  const bool ahead = m != nullptr;
+  if (!ahead) {
+    m = std::make_shared<ModuleObj>();
+    m->spec = std::move(spec);
+    m->result = rtc::compile(m->spec.source, m->spec.options, cache);
+  }
+  if (cu::tracing()) {  // WARPLAB_STARTUP_TRACE: where a run's compile time went
+    const rtc::CompileResult& r = m->result;
+    const std::string how = ahead          ? "built ahead"
+                            : r.from_cache ? "from the cache"
+                            : r.pch        ? "warm headers"
+                                           : "no PCH";
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.1f", r.compile_ms);
+    cu::trace(("module " + m->spec.source.name + " (" + how + ", compile " + ms + " ms)").c_str());
+  }
   record_dependencies(m->spec, m->result);
-  m->stamps = stamp_files(m->spec, m->result);
+  if (!ahead) m->stamps = stamp_files(m->spec, m->result);
   if (m->result.ok) record_code(m->spec.source.name, m->result);
-  if (m->result.ok && ctx)
+  if (m->result.ok && ctx && !ahead) {
+    const cu::TraceScope t("module loaded");
     m->live = cu::Module::load_cubin(ctx, std::string_view(m->result.cubin.data(), m->result.cubin.size()),
                                      m->spec.source.name);
+  }
   return m;
 }
 

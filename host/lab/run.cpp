@@ -12,18 +12,29 @@ namespace fs = std::filesystem;
 
 namespace warplab::lab {
 
-Run::Run(const Options& o, cu::DeviceSnapshot t, bool off, std::string reason)
-    : opts(o), target(std::move(t)), offline(off), offline_reason(std::move(reason)), cache(open_cache(o)) {
+Run::Run(const Options& o, Target t) : opts(o), cache(open_cache(o)), target_(std::move(t)) {
   opts.color = stdout_color(o);
 }
 
-void Run::require_gpu(const char* what) const {
-  if (offline) throw Error(kNoGpu + std::string(what) + " needs a GPU (" + offline_reason + ")");
+Run::Run(const Options& o, TargetChooser choose) : opts(o), cache(open_cache(o)), choose_(std::move(choose)) {
+  opts.color = stdout_color(o);
+}
+
+// The chooser is kept until it answers: one that throws (a driver failure) throws again on
+// the next use rather than leave an empty target behind.
+[[gnu::cold]] [[gnu::noinline]] void Run::choose() {
+  Target t = choose_();
+  choose_ = nullptr;
+  target_ = std::move(t);
+}
+
+void Run::require_gpu(const char* what) {
+  if (offline()) throw Error(kNoGpu + std::string(what) + " needs a GPU (" + offline_reason() + ")");
 }
 
 const cu::ContextPtr& Run::gpu_context(const char* what) {
   require_gpu(what);
-  if (!context) context = cu::primary_context(target.ordinal);
+  if (!context) context = cu::primary_context(target_.device.ordinal);  // chosen by require_gpu
   context->make_current();
   return context;
 }
@@ -37,7 +48,7 @@ std::string Run::describe(const cu::Error& e) {
 
 ModuleRef Run::build(ModuleSpec spec) {
   static const cu::ContextPtr none;
-  return lab::build(std::move(spec), cache.get(), offline ? none : gpu_context("cuda.compile"));
+  return lab::build(std::move(spec), cache.get(), offline() ? none : gpu_context("cuda.compile"));
 }
 
 std::string exe_dir() {

@@ -1,11 +1,12 @@
 // run.hpp: one run of Lua code on one device, without Lua (a script's `run`, a watch
-// child, a REPL worker: one per Lua state): the options, the device or profile, its GPU
-// context and limits (read once), the compile cache, the launches in flight (fault.hpp),
-// the watchdog's state (sync.hpp), its streams by number (stream.hpp) and its stream
-// capture (capture.hpp); and what a run sets up around its script. Depends on
-// lab/options.hpp, lab/fault.hpp, lab/module.hpp, lab/stream.hpp, lab/capture.hpp,
-// cu/context.hpp, cu/memory.hpp, rtc/cache.hpp.
+// child, a REPL worker: one per Lua state): the options, the device or profile (given, or
+// chosen on first use), its GPU context and limits (read once), the compile cache, the
+// launches in flight (fault.hpp), the watchdog's state (sync.hpp), its streams by number
+// (stream.hpp) and its stream capture (capture.hpp); and what a run sets up around its
+// script. Depends on lab/options.hpp, lab/fault.hpp, lab/module.hpp, lab/stream.hpp,
+// lab/capture.hpp, cu/context.hpp, cu/memory.hpp, rtc/cache.hpp.
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,16 +28,26 @@
 
 namespace warplab::lab {
 
+// The device or profile a run works on: `offline` when it is a profile, `offline_reason`
+// says why (no driver, no GPU, --profile ...).
+struct Target {
+  cu::DeviceSnapshot device;
+  bool offline = true;
+  std::string offline_reason;
+};
+// Chooses the target when the run first needs it, so that a script that never touches the
+// GPU never starts the driver (cuInit). The program's (app/cli/lua_state.cpp: select the
+// device, say the offline note); it may throw, and is then asked again on the next use.
+using TargetChooser = std::function<Target()>;
+
 struct Run {
-  // `target` is the device or profile the run works on; `offline` when it is a profile
-  // (`offline_reason` says why: no driver, no GPU, --profile ...). Opens the compile cache
-  // (unless --no-cache); color only when stdout is a terminal (stdout_color).
-  Run(const Options& opts, cu::DeviceSnapshot target, bool offline, std::string offline_reason);
+  // A run on `target`. Opens the compile cache (unless --no-cache); color only when stdout
+  // is a terminal (stdout_color).
+  Run(const Options& opts, Target target);
+  // The same with the target chosen by `choose` on the first call that needs it.
+  Run(const Options& opts, TargetChooser choose);
 
   Options opts;                            // as the command line set them
-  cu::DeviceSnapshot target;               // the selected device or profile
-  bool offline = true;                     // true when `target` is a profile
-  std::string offline_reason;              // why
   cu::ContextPtr context;                  // the device's primary context, retained on first use
   cu::PinnedBuffer staging;                // page-locked bounce buffer for large host<->device copies
   FaultLog faults;                         // recent launches, for naming asynchronous faults
@@ -48,14 +59,32 @@ struct Run {
   StreamBook streams;                      // the run's streams by number (fault notes, watchdog)
   Capture capture;                         // cuda.graph's stream capture, while one runs
 
-  // The device limits of `target`, read once (the launch checks, occupancy, offline kernels).
+  // The selected device or profile, whether it is a profile and why; the first of these
+  // calls chooses it when a chooser was given. limits() chooses inside its own first-use
+  // branch, so the launch path pays no extra branch for it. lost() never chooses.
+  const cu::DeviceSnapshot& target() {
+    if (choose_) [[unlikely]]
+      choose();
+    return target_.device;
+  }
+  bool offline() {
+    if (choose_) [[unlikely]]
+      choose();
+    return target_.offline;
+  }
+  const std::string& offline_reason() {
+    if (choose_) [[unlikely]]
+      choose();
+    return target_.offline_reason;
+  }
+  // The device limits of target(), read once (the launch checks, occupancy, offline kernels).
   const cu::DeviceLimits& limits() {
     if (!limits_) [[unlikely]]
-      limits_ = cu::device_limits(target);
+      limits_ = cu::device_limits(target());
     return *limits_;
   }
   // Throws lab::Error "no CUDA device: <what> needs a GPU (<offline_reason>)" when offline.
-  void require_gpu(const char* what) const;
+  void require_gpu(const char* what);
   // The live device's context, retained on first use and made current; throws like
   // require_gpu when offline.
   const cu::ContextPtr& gpu_context(const char* what);
@@ -73,6 +102,10 @@ struct Run {
   }
 
  private:
+  void choose();  // runs choose_ and keeps its answer (run.cpp)
+
+  TargetChooser choose_;  // set until the target is chosen
+  Target target_;
   std::optional<cu::DeviceLimits> limits_;
 };
 

@@ -15,6 +15,9 @@
 #include <regex>
 
 #include "rtc/nvrtc_options.hpp"
+#include "rtc/outputs.hpp"
+#include "rtc/pch.hpp"
+#include "rtc/times.hpp"
 #include "rtc/toolkit.hpp"
 
 namespace warplab::rtc {
@@ -26,6 +29,11 @@ struct ProgramDeleter {
   void operator()(nvrtcProgram p) const { nvrtcDestroyProgram(&p); }
 };
 using Program = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, ProgramDeleter>;
+
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
@@ -174,52 +182,6 @@ Diagnostic silent_failure(nvrtcResult rc) {
   return d;
 }
 
-void lower_names(nvrtcProgram p, const Options& opt, CompileResult& r) {
-  for (const std::string& e : opt.name_expressions) {
-    const char* lowered = nullptr;  // owned by the program: copied before it is destroyed
-    if (nvrtcGetLoweredName(p, e.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
-      r.lowered.emplace_back(e, lowered);
-  }
-}
-
-// PTX, cubin, entries, per-entry resources and lowered names of a program that compiled.
-void collect_outputs(nvrtcProgram p, const Options& opt, CompileResult& r) {
-  std::size_t n = 0;
-  WL_RTC_CHECK(nvrtcGetPTXSize(p, &n));
-  r.ptx.assign(n, '\0');
-  WL_RTC_CHECK(nvrtcGetPTX(p, r.ptx.data()));
-  while (!r.ptx.empty() && r.ptx.back() == '\0') r.ptx.pop_back();
-  r.entries = ptx_entries(r.ptx);
-  if (is_virtual_arch(r.arch)) {  // PTX only: the kernels are known by name alone
-    r.kernels.clear();
-    for (const std::string& e : r.entries) {
-      KernelResources k;
-      k.mangled = e;
-      r.kernels.push_back(std::move(k));
-    }
-    r.resource_notes.push_back(r.arch + " is a virtual architecture: PTX only, no cubin, so no resources");
-    lower_names(p, opt, r);
-    return;
-  }
-  // A real sm_XX target always yields a cubin.
-  WL_RTC_CHECK(nvrtcGetCUBINSize(p, &n));
-  r.cubin.resize(n);
-  WL_RTC_CHECK(nvrtcGetCUBIN(p, r.cubin.data()));
-  // One record per entry, in PTX order: the CUBIN's numbers, the report's spills.
-  std::vector<ElfKernel> elf;
-  try {
-    elf = read_cubin(r.cubin);
-  } catch (const Error& e) {
-    r.resource_notes.push_back(std::string(e.what()) + ": resources come from the ptxas report alone");
-  }
-  const std::vector<KernelResources> report = std::move(r.kernels);
-  r.kernels = merge_resources(r.entries, elf, report, r.resource_notes);
-  if (!r.entries.empty() && report.empty())
-    r.resource_notes.push_back("spill counts unknown: NVRTC " + r.nvrtc_version +
-                               "'s log has no ptxas report (its own compile cache answered)");
-  lower_names(p, opt, r);
-}
-
 // The cache key: every byte NVRTC will see and everything that shapes its output.
 std::string cache_key(const Source& named, const Options& opt, const CompileResult& r,
                       const ResolvedIncludes& inc) {
@@ -251,6 +213,29 @@ std::pair<std::string, std::string> parse_define(const std::string& spec) {
   return d;
 }
 
+std::vector<std::string> compile_options(const Options& opt) {
+  std::vector<std::string> o = nvrtc_options(opt);
+  if (nvrtc_has_no_cache()) o.insert(o.begin() + 1, "--no-cache");  // as compile() does on a miss
+  return o;
+}
+
+std::vector<std::filesystem::path> include_search_dirs(const Options& opt) {
+  // The user's dirs first, so a project can shadow a warplab header on purpose.
+  std::vector<std::filesystem::path> dirs;
+  // -I among the extra options too: what NVRTC would find there, warplab finds and tracks.
+  std::vector<std::string> wanted = opt.include_dirs;
+  for (const std::string& d : option_include_dirs(opt.extra)) wanted.push_back(d);
+  for (const std::string& d : wanted) {
+    std::error_code ec;  // "" and a relative folder when the current one is gone
+    dirs.push_back(std::filesystem::absolute(d, ec));
+    if (ec || d.empty())
+      throw Error("cannot use the include folder '" + d +
+                  "': " + (d.empty() ? "it is an empty string" : ec.message()));
+  }
+  if (auto w = warplab_include_dir(); !w.empty()) dirs.push_back(w);
+  return dirs;
+}
+
 CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   const auto t0 = std::chrono::steady_clock::now();
   if (opt.arch.empty()) throw Error("no target architecture given (e.g. sm_90)");
@@ -266,24 +251,13 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   r.arch = opt.arch;
   r.nvrtc_version = nvrtc_version();
 
-  // The user's dirs first, so a project can shadow a warplab header on purpose.
-  std::vector<std::filesystem::path> dirs;
-  // -I among the extra options too: what NVRTC would find there, warplab finds and tracks.
-  std::vector<std::string> wanted = opt.include_dirs;
-  for (const std::string& d : option_include_dirs(opt.extra)) wanted.push_back(d);
-  for (const std::string& d : wanted) {
-    std::error_code ec;  // "" and a relative folder when the current one is gone
-    dirs.push_back(std::filesystem::absolute(d, ec));
-    if (ec || d.empty())
-      throw Error("cannot use the include folder '" + d +
-                  "': " + (d.empty() ? "it is an empty string" : ec.message()));
-  }
-  if (auto w = warplab_include_dir(); !w.empty()) dirs.push_back(w);
   Source named = src;
   if (named.name.empty()) named.name = "source.cu";  // NVRTC needs some name for the log
   const std::string& name = named.name;
-  const ResolvedIncludes inc = resolve_includes(named, dirs);
+  const ResolvedIncludes inc = resolve_includes(named, include_search_dirs(opt));
   r.dependencies = inc.deps;
+  const auto t_includes = Clock::now();
+  r.times.includes = ms_between(t0, t_includes);
 
   std::vector<const char*> hdr_texts, hdr_names;
   for (std::size_t i = 0; i < inc.header_names.size(); ++i) {
@@ -304,30 +278,62 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
     if (std::optional<CompileResult> hit = cache->load(r.cache_key)) {
       hit->from_cache = true;
       hit->cache_key = r.cache_key;
+      hit->times = {};
+      hit->times.includes = r.times.includes;
+      hit->times.cache = ms_between(t_includes, Clock::now());
       hit->compile_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       return std::move(*hit);
     }
   }
-
-  nvrtcProgram raw = nullptr;
-  WL_RTC_CHECK(nvrtcCreateProgram(&raw, inc.main_text.c_str(), name.c_str(),
-                                  static_cast<int>(hdr_texts.size()), hdr_texts.data(), hdr_names.data()));
-  const Program prog(raw);  // destroyed on every path, exceptions included
-  for (const std::string& e : opt.name_expressions) WL_RTC_CHECK(nvrtcAddNameExpression(raw, e.c_str()));
+  const auto t_cache = Clock::now();
+  r.times.cache = ms_between(t_includes, t_cache);
 
   // --no-cache is asked for only here, on a miss: it does not change the output, so the
   // cache key leaves it out, and a cache hit never pays for the probe (about 25 ms).
   if (nvrtc_has_no_cache()) r.options.insert(r.options.begin() + 1, "--no-cache");
-  std::vector<const char*> argv;
-  for (const std::string& o : r.options) argv.push_back(o.c_str());
-  const nvrtcResult rc = nvrtcCompileProgram(raw, static_cast<int>(argv.size()), argv.data());
-  // A bad user option (-std=c++99, a stray extra) is the source's problem, like a syntax
-  // error: a value the watcher can show. Anything else is NVRTC itself failing.
-  if (rc != NVRTC_SUCCESS && rc != NVRTC_ERROR_COMPILATION && rc != NVRTC_ERROR_INVALID_OPTION)
-    throw Error("NVRTC failed while compiling " + name + ": " + nvrtcGetErrorString(rc), rc);
+  // Headers kept warm (pch.hpp) and NVRTC's phase times change nothing NVRTC makes, so
+  // they are added here, outside r.options and the cache key.
+  std::vector<std::string> extra = pch_options(inc, r.options, r.pch_note);
+  r.pch = !extra.empty();
+  if (phase_times()) extra.push_back("--time=-");
+  Program prog;
+  nvrtcResult rc = NVRTC_SUCCESS;
+  // One NVRTC program with `more` options: its result code and log in rc and r.log.
+  auto run_nvrtc = [&](const std::vector<std::string>& more) {
+    nvrtcProgram raw = nullptr;
+    WL_RTC_CHECK(nvrtcCreateProgram(&raw, inc.main_text.c_str(), name.c_str(),
+                                    static_cast<int>(hdr_texts.size()), hdr_texts.data(), hdr_names.data()));
+    prog.reset(raw);  // destroyed on every path, exceptions included
+    for (const std::string& e : opt.name_expressions) WL_RTC_CHECK(nvrtcAddNameExpression(raw, e.c_str()));
+    std::vector<const char*> argv;
+    for (const std::string& o : r.options) argv.push_back(o.c_str());
+    for (const std::string& o : more) argv.push_back(o.c_str());
+    const auto t = Clock::now();
+    rc = nvrtcCompileProgram(raw, static_cast<int>(argv.size()), argv.data());
+    r.times.nvrtc = ms_between(t, Clock::now());
+    // A bad user option (-std=c++99, a stray extra) is the source's problem, like a syntax
+    // error: a value the watcher can show. Anything else is NVRTC itself failing.
+    if (rc != NVRTC_SUCCESS && rc != NVRTC_ERROR_COMPILATION && rc != NVRTC_ERROR_INVALID_OPTION)
+      throw Error("NVRTC failed while compiling " + name + ": " + nvrtcGetErrorString(rc), rc);
+    r.log = get_log(raw);
+    if (phase_times()) take_phase_times(r.log, r.times);
+  };
+  run_nvrtc(extra);
+  if (phase_times() && rc == NVRTC_ERROR_INVALID_OPTION) {  // an NVRTC without --time
+    extra.pop_back();
+    run_nvrtc(extra);
+  }
+  // Should NVRTC refuse the PCH after all, its warning must not reach the user: the
+  // compile runs again without it, and gives what it always gives.
+  if (r.pch && pch_refused(r.log)) {
+    r.pch = false;
+    r.pch_note = "NVRTC refused the kept headers";
+    extra.erase(extra.begin(), extra.begin() + 3);
+    run_nvrtc(extra);
+  }
+  const nvrtcProgram raw = prog.get();
   r.ok = rc == NVRTC_SUCCESS;
-  r.log = get_log(raw);
 
   // NVRTC names the main file as we called it and headers by their include names.
   std::map<std::string, LogFile> files;
@@ -338,13 +344,16 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   explain_missing(r.diagnostics, inc, files, cuda_include_dirs());
   r.kernels = parse_ptxas_report(r.log);
   if (!r.ok && r.errors() == 0) r.diagnostics.push_back(silent_failure(rc));
+  const auto t_outputs = Clock::now();
   if (r.ok) collect_outputs(raw, opt, r);
   const auto t1 = std::chrono::steady_clock::now();
-  r.compile_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  r.times.outputs = ms_between(t_outputs, t1);
   // An entry with an unknown number would outlive the reason it is unknown: not stored.
   const bool complete =
       std::all_of(r.kernels.begin(), r.kernels.end(), [](const KernelResources& k) { return k.complete(); });
   if (cache && r.ok && complete) cache->store(r.cache_key, r);
+  r.times.cache += ms_between(t1, Clock::now());
+  r.compile_ms = ms_between(t0, Clock::now());
   return r;
 }
 

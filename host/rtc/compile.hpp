@@ -37,6 +37,17 @@ struct Options {
   std::vector<std::string> name_expressions;  // "reduce<256>": instantiated and lowered
 };
 
+// Where compile() spent its time, in ms (`warplab compile --timings`). NVRTC's own split
+// of its call (front end, optimizer, PTX, ptxas) is known only when asked for
+// (set_phase_times): -1 otherwise.
+struct CompileTimes {
+  double includes = 0;  // reading the headers warplab resolves, hashing them
+  double cache = 0;     // the on-disk cache's lookup (and store)
+  double nvrtc = 0;     // nvrtcCompileProgram, all of it
+  double frontend = -1, optimizer = -1, ptx = -1, ptxas = -1;
+  double outputs = 0;  // PTX, cubin and its ELF records read back
+};
+
 struct CompileResult {
   bool ok = false;
   std::string log;                       // NVRTC's log as it came
@@ -49,12 +60,17 @@ struct CompileResult {
   std::vector<std::pair<std::string, std::string>> lowered;  // name expression -> mangled
   std::vector<std::string> entries;                          // every kernel's (mangled) name, PTX order
   std::vector<Dependency> dependencies;                      // every header warplab resolved
-  std::vector<std::string> options;                          // exactly the options NVRTC received
+  // Exactly the options NVRTC received, but for those that leave its output alone: a PCH
+  // (pch tells) and --time (CompileTimes).
+  std::vector<std::string> options;
   std::string arch;
   std::string nvrtc_version;  // "13.0"
   double compile_ms = 0;      // the whole compile() call
   bool from_cache = false;    // true when the on-disk cache answered
   std::string cache_key;      // what the cache filed it under (empty: no cache)
+  bool pch = false;           // NVRTC used headers kept warm in this process (pch.hpp)
+  std::string pch_note;       // the PCH file used, or why none was
+  CompileTimes times;         // not kept by the cache: a hit's are its own lookup's
 
   std::size_t errors() const { return count(diagnostics, Severity::Error); }
   // nullptr / "" when unknown.
@@ -78,6 +94,16 @@ std::string format_diagnostics(const CompileResult& r, std::size_t max_shown, bo
 // function-like "F(a,b)" is allowed).
 std::pair<std::string, std::string> parse_define(const std::string& spec);
 void check_define_name(const std::string& name);
+
+// The options compile() hands NVRTC for `opt` on a cache miss (nvrtc_options.hpp's list
+// and --no-cache where NVRTC has it: what a kept PCH must match, pch.hpp), and where it
+// looks for the headers it resolves (the include folders, those of -I among opt.extra, then
+// warplab's; throws rtc::Error for one that cannot be used).
+std::vector<std::string> compile_options(const Options& opt);
+std::vector<std::filesystem::path> include_search_dirs(const Options& opt);
+// NVRTC's split of each compile's time (front end, optimizer, PTX, ptxas: CompileTimes),
+// asked for with --time from here on in this process (compile --timings).
+void set_phase_times(bool on);
 
 std::string nvrtc_version();  // "13.0"
 // {"sm_75", ..., "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", ...}: NVRTC's numbers,

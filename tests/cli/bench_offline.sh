@@ -15,7 +15,7 @@ T="$(mktemp -d)"; trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; sed 's/^/    /' "$T/out" | tail -n 40; exit 1; }
 export WARPLAB_NO_DRIVER=1 R=1 BATCHES=5 BATCH=8 SUSTAINED=100 NO_COLOR=1
 
-for f in peers proc_stats report reduce_peers; do  # compiled in memory: no __pycache__ in the tree
+for f in peers proc_stats report reduce_peers watch_latency; do  # compiled in memory: no __pycache__ in the tree
   python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' "$SRC/bench/$f.py" 2>"$T/out" ||
     fail "bench/$f.py does not compile"
 done
@@ -28,6 +28,9 @@ grep -q "^| raw C++ cuLaunchKernel | skipped: no GPU |" "$T/out" || fail "launch
 grep -q "^| CuPy RawKernel | skipped: no GPU |" "$T/out" || fail "launch: no skipped row for CuPy"
 grep -qE "^\| warplab \| [0-9.]+ \([0-9.]+–[0-9.]+\)|^\| warplab \| [0-9.]+ \|" "$T/out" || fail "compile: no warplab row"
 grep -q "^| warplab attrs (offline) | " "$T/out" || fail "startup: no attrs row"
+grep -qE "^\| warplab run, a script without the GPU \| [0-9.]+" "$T/out" || fail "startup: no row for a GPU-less run"
+grep -q "^| warplab run, context + array | skipped: no GPU |" "$T/out" || fail "startup: context + array not skipped"
+grep -qE "^target warplab --version: [0-9.]+ ms wall \(≤ 20: (met|NOT met)\)$" "$T/out" || fail "no target line for --version"
 grep -q "^| warplab attrs (GPU) | skipped: no GPU |" "$T/out" || fail "startup: attrs on the GPU not skipped"
 grep -q "^target warplab attrs offline: " "$T/out" || fail "no target line for attrs"
 for sec in launch compile startup host; do
@@ -50,9 +53,10 @@ BENCH_BUDGET=0 "$SRC/scripts/bench" "$BUILD" launch compile startup watch reduct
 grep -q "^# warplab bench: .*\[profile " "$T/out" || fail "BENCH_BUDGET=0: no device stamp"
 
 # The GPU side of the sections through the stand-in driver: two runs a figure, the Python
-# peers skipped (or run, where CuPy is installed), a watch with 5 re-runs, the reduction.
+# peers skipped (or run, where CuPy is installed), a watch with 2 edits of each kind (the
+# stand-in runs no kernel: their feedback is the resource line, as offline), the reduction.
 if [ -f "$BUILD/fake_driver/libcuda.so.1" ]; then
-  env -u WARPLAB_NO_DRIVER LD_LIBRARY_PATH="$BUILD/fake_driver" R=2 RN=4096 \
+  env -u WARPLAB_NO_DRIVER LD_LIBRARY_PATH="$BUILD/fake_driver" R=2 RN=4096 WATCH_EDITS=2 \
     "$SRC/scripts/bench" "$BUILD" launch compile watch reduction >"$T/out" 2>&1; rc=$?
   [ $rc -eq 0 ] || fail "stand-in driver: exit $rc"
   grep -q "^# warplab bench: warplab fake driver" "$T/out" || fail "stand-in driver: not live"
@@ -61,8 +65,13 @@ if [ -f "$BUILD/fake_driver/libcuda.so.1" ]; then
   grep -qE '^\| CuPy RawKernel \| (skipped: |[0-9.]+ )' "$T/out" || fail "stand-in driver: no CuPy row"
   grep -qE '^\| warplab \| [0-9.]+ .*\| [0-9.]+ .*\| [0-9.]+ .*\| [0-9.]+ .*\| [0-9.]+ ' "$T/out" ||
     fail "stand-in driver: compile row lacks the first-launch and context figures"
-  grep -qE "^save -> re-run started: median [0-9]+ ms \([0-9]+\.\.[0-9]+\) over 5 edits" "$T/out" ||
-    fail "stand-in driver: the watch section saw no 5 re-runs"
+  grep -qE "^\| script edit \| [0-9.]+ \([0-9.]+–[0-9.]+\) \| [0-9.]+ " "$T/out" ||
+    fail "stand-in driver: no two script edits timed to their output line and re-run"
+  for row in "plain kernel edit" "cooperative-groups kernel edit"; do
+    grep -qE "^\| $row \|  \| [0-9.]+ .*\| [0-9.]+ \([0-9.]+–[0-9.]+\) \|$" "$T/out" ||
+      fail "stand-in driver: no '$row' row timed to its resource line"
+  done
+  grep -q "^watch targets: need a GPU" "$T/out" || fail "stand-in driver: watch targets judged without a GPU"
   grep -qE "^warplab +[0-9.]+ +[0-9.]+ " "$T/out" || fail "stand-in driver: no reduction row"
   for sec in launch compile watch reduction; do
     grep -qE "^\($sec took [0-9]+ s\)$" "$T/out" || fail "stand-in driver: no '($sec took N s)' line"

@@ -1,7 +1,8 @@
 // watch_test.cpp: the core of `warplab watch` on real files in a temp dir: saves seen
 // through directory watches (plain, atomic rename, delete + recreate, a header in
 // another folder), bursts coalesced, editor droppings ignored; the child runner (exit
-// status, process-group kill, environment, unblocked signals); the dependency record.
+// status, ready before go and nothing run without it, process-group kill, unblocked
+// signals, the watcher's descriptors closed); the dependency record.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -248,18 +250,81 @@ TEST(FileWatcher, ReplacingTheSetStopsWatchingOldFiles) {
   ASSERT_TRUE(w.wait(2s));
 }
 
-TEST(ChildRun, ReportsTheExitStatus) {
-  ChildRun c("/bin/sh", {"sh", "-c", "exit 3"}, {});
+// Waits (at most 5 s) for the child to end; its wait status.
+std::optional<int> wait_end(ChildRun& c) {
   std::optional<int> st;
   for (int i = 0; i < 500 && !(st = c.finished()); ++i) std::this_thread::sleep_for(10ms);
+  return st;
+}
+
+bool wait_ready(ChildRun& c) {
+  for (int i = 0; i < 500; ++i) {
+    if (c.ready()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+TEST(ChildRun, ReportsTheExitStatus) {
+  ChildRun c([](const ChildRun::Ready& ready) { return ready() ? 3 : 9; }, {});
+  c.go();
+  const auto st = wait_end(c);
   ASSERT_TRUE(st);
   EXPECT_EQ(describe_status(*st), "exit 3");
+}
+
+// The standby: ready first, the run itself only after go(), however long that takes.
+TEST(ChildRun, RunsOnlyAfterGo) {
+  TempDir d;
+  const std::string marker = d / "ran";
+  ChildRun c(
+      [&marker](const ChildRun::Ready& ready) {
+        if (!ready()) return 9;
+        write_file(marker, "ran");
+        return 0;
+      },
+      {});
+  ASSERT_TRUE(wait_ready(c));
+  std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(fs::exists(marker)) << "the body ran before go()";
+  EXPECT_FALSE(c.finished());
+  c.go();
+  const auto st = wait_end(c);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(describe_status(*st), "exit 0");
+  EXPECT_EQ(read_file(marker), "ran");
+}
+
+// A standby dropped without go() never runs its script (and leaves no process).
+TEST(ChildRun, DroppedWithoutGoNeverRuns) {
+  TempDir d;
+  const std::string marker = d / "ran";
+  pid_t pid = 0;
+  {
+    ChildRun c(
+        [&marker](const ChildRun::Ready& ready) {
+          if (ready()) write_file(marker, "ran");
+          return 0;
+        },
+        {});
+    pid = c.pid();
+    ASSERT_TRUE(wait_ready(c));
+  }
+  EXPECT_FALSE(fs::exists(marker));
+  EXPECT_NE(::kill(pid, 0), 0) << "the child outlived its ChildRun";
 }
 
 TEST(ChildRun, KillEndsTheWholeProcessGroup) {
   TempDir d;
   const std::string pidfile = d / "bg.pid";
-  ChildRun c("/bin/sh", {"sh", "-c", "sleep 30 & echo $! > " + pidfile + "; wait"}, {});
+  ChildRun c(
+      [&pidfile](const ChildRun::Ready& ready) {
+        ready();
+        ::execl("/bin/sh", "sh", "-c", ("sleep 30 & echo $! > " + pidfile + "; wait").c_str(), nullptr);
+        return 127;
+      },
+      {});
+  c.go();
   for (int i = 0; i < 500 && read_file(pidfile).empty(); ++i) std::this_thread::sleep_for(10ms);
   const int bg = std::atoi(read_file(pidfile).c_str());
   ASSERT_GT(bg, 0);
@@ -270,21 +335,33 @@ TEST(ChildRun, KillEndsTheWholeProcessGroup) {
   EXPECT_TRUE(stat.empty() || stat.find(") Z ") != std::string::npos) << stat;
 }
 
-TEST(ChildRun, PassesTheEnvironmentAndUnblocksSignals) {
+TEST(ChildRun, UnblocksSignalsAndClosesWhatItIsTold) {
   TempDir d;
   sigset_t term, old;
   sigemptyset(&term);
   sigaddset(&term, SIGTERM);
   ::sigprocmask(SIG_BLOCK, &term, &old);  // as the watcher blocks what its signalfd reads
-  ChildRun c("/bin/sh",
-             {"sh", "-c", "echo \"$WARPLAB_DEPS_FILE\" > " + (d / "env") + "; kill -TERM $$; sleep 20"},
-             {{"WARPLAB_DEPS_FILE", "/tmp/deps-x"}});
-  std::optional<int> st;
-  for (int i = 0; i < 500 && !(st = c.finished()); ++i) std::this_thread::sleep_for(10ms);
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  const std::string out = d / "fd";
+  ChildRun c(
+      [&out, p](const ChildRun::Ready& ready) {
+        ready();
+        // The watcher's descriptor is closed in the run: writing to it fails.
+        write_file(out, ::write(p[1], "x", 1) < 0 ? "closed" : "open");
+        ::kill(::getpid(), SIGTERM);
+        ::sleep(20);
+        return 0;
+      },
+      {p[1]});
+  c.go();
+  const auto st = wait_end(c);
   ::sigprocmask(SIG_SETMASK, &old, nullptr);
+  ::close(p[0]);
+  ::close(p[1]);
   ASSERT_TRUE(st) << "SIGTERM stayed blocked in the child";
   EXPECT_EQ(describe_status(*st), "signal 15 (Terminated)");
-  EXPECT_EQ(read_file(d / "env"), "/tmp/deps-x\n");
+  EXPECT_EQ(read_file(out), "closed");
 }
 
 TEST(Deps, RecordDependencyAppendsAbsolutePathsOnce) {

@@ -3,8 +3,8 @@
 // (exit_codes.hpp), the hook each folder's command.cpp adds itself to the CLI with, target
 // selection, script options, help (footers, the short help, `help`, the man page), the
 // environment table, the shipped examples, and option checks. Depends on CLI11,
-// cu/device.hpp, cu/error.hpp, cu/profile.hpp (the shipped profile names). No Lua: the
-// commands that run Lua include lua_state.hpp.
+// cu/device.hpp, cu/error.hpp, cu/profile.hpp (the shipped profile names), cli/counters.hpp
+// (a prepared run's counters). No Lua: the commands that run Lua include lua_state.hpp.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/counters.hpp"
 #include "app/cli/exit_codes.hpp"
 #include "cu/device.hpp"
 #include "cu/error.hpp"
@@ -110,6 +111,25 @@ std::string environment_text();  // "Environment:\n  NAME  meaning\n...\nFiles:\
 std::vector<std::string> examples_candidates();
 std::string shipped_examples();
 std::string resolve_script(const std::string& script);
+
+// `run` of a script in this process, made ready before it starts (run/command.cpp): the
+// Lua state, and when the device can be chosen without the script, the device, its context
+// and the modules of `modules` (a lab/prebuilt.hpp record) built and loaded; then
+// `ready()` is called, which returns when the script may start (false: it never will,
+// return kOk). The script is read after that, so it is the file as it is then. `watch`
+// runs each edit this way in a process forked ahead of the save (its standby).
+struct PreparedRun {
+  std::string script;
+  std::vector<std::string> params;  // -p key=value
+  std::vector<std::string> args;    // the script's arguments
+  std::string modules;              // what the last run built
+  CounterArgs counters;             // watch --counters: each run's, as `run --counters` takes them
+};
+int run_prepared(const Globals& g, const PreparedRun& r, const std::function<bool()>& ready);
+
+// A command's body with main's answer to its errors: a Failure, a cu::Error or any other
+// exception is one sentence on stderr and its exit code (main.cpp; watch's runs too).
+int run_command(const std::function<int()>& body);
 
 // What `run` and `watch` both take, defined once (script_options.cpp): `-p,--param
 // KEY=VALUE` into `params` (one value each: later words are script arguments) and

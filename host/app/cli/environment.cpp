@@ -23,6 +23,7 @@ const std::vector<EnvVar>& environment() {
       {"WARPLAB_KERNELS_DIR", "the kernels_src folder (<warplab/...> headers) instead of the shipped one"},
       {"WARPLAB_DEPS_FILE", "set by watch for each run: where the run lists the files it read"},
       {"WARPLAB_CODE_DIR", "set by watch for each run: where the run leaves its kernels' code"},
+      {"WARPLAB_STARTUP_TRACE", "1: print on stderr where start-up time goes (loader, cuInit, context, ...)"},
       {"WARPLAB_UNSAFE_DEBUG", "1: scripts get Lua's whole debug library (warplab's own tests)"},
       {"NO_COLOR", "set: no ANSI colours (as --no-color)"},
       {"TERM", "dumb: no colours in attrs"},

@@ -1,6 +1,7 @@
 // cli/main.cpp: the warplab program. Parses the command line (CLI11), dispatches to one
 // subcommand, and is the only place that turns errors into exit codes. Depends on
-// command.hpp (each folder's add_*_command), cu/driver.hpp, cu/error.hpp and NVRTC.
+// command.hpp (each folder's add_*_command), cu/driver.hpp, cu/error.hpp, cu/trace.hpp
+// (WARPLAB_STARTUP_TRACE) and NVRTC.
 #include <nvrtc.h>
 
 #include <algorithm>
@@ -15,16 +16,21 @@
 #include "app/cli/command.hpp"
 #include "cu/driver.hpp"
 #include "cu/error.hpp"
+#include "cu/trace.hpp"
 
 namespace {
 
+// The driver's version needs libcuda loaded, not cuInit: --version starts no GPU.
 std::string version_text() {
   int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
+  {
+    const warplab::cu::TraceScope t("nvrtcVersion (NVRTC's first call)");
+    nvrtcVersion(&major, &minor);
+  }
   std::string out = std::string("warplab ") + WARPLAB_VERSION + "\nNVRTC " + std::to_string(major) + "." +
                     std::to_string(minor);
   std::string why;
-  if (warplab::cu::driver_available(&why))
+  if (warplab::cu::driver_loaded(&why))
     out += "\nCUDA driver " + warplab::cu::version_string(warplab::cu::driver_version());
   else
     out += "\nCUDA driver: none (" + why + ")";
@@ -92,6 +98,7 @@ int usage_error(CLI::App& app, const CLI::ParseError& e) {
 
 int main(int argc, char** argv) {
   using namespace warplab::app;
+  warplab::cu::trace_main();
   CLI::App app{"warplab: a CUDA playground (driver API, NVRTC, Lua 5.4)", "warplab"};
   app.set_version_flag("-V,--version", version_text);
   // One subcommand at most, none required: a bare `warplab` prints the short help and exits
@@ -150,11 +157,25 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return usage_error(app, e);
   }
-  try {
-    for (const Command& c : commands)
-      if (c.sub->parsed()) return output_written(c.run());
-    std::cout << short_help(app);  // no command: what git and cargo show
+  warplab::cu::trace("command line parsed");
+  for (const Command& c : commands)
+    if (c.sub->parsed()) {
+      const int rc = run_command([&c] { return output_written(c.run()); });
+      warplab::cu::trace("command done");
+      return rc;
+    }
+  // No command: the short help, what git and cargo show.
+  return run_command([&app] {
+    std::cout << short_help(app);
     return output_written(kOk);
+  });
+}
+
+namespace warplab::app {
+
+int run_command(const std::function<int()>& body) {
+  try {
+    return body();
   } catch (const Failure& e) {
     std::cerr << "warplab: " << e.what() << "\n";
     return e.code;
@@ -166,3 +187,5 @@ int main(int argc, char** argv) {
     return kInternal;
   }
 }
+
+}  // namespace warplab::app

@@ -2,8 +2,9 @@
 // diagnostics (stderr), a resource table per kernel (or JSON), the PTX or the cubin on
 // request; --kernel instantiates templates. The arch comes from --arch (compute_XX: PTX
 // only), else the live device or profile (select_target), else sm_90 with a note.
-// --sass prints the SASS (rtc/sass.hpp). Depends on cli/command.hpp, report.hpp and rtc/
-// (compile, cache, sass).
+// --sass prints the SASS (rtc/sass.hpp); --timings says where the time went; --pch keeps
+// the headers warm first, as watch does. Depends on cli/command.hpp, cli/cleanup.hpp,
+// report.hpp, cu/ (a load when there is a GPU) and rtc/ (compile, cache, pch, sass).
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,10 +17,14 @@
 #include <optional>
 #include <sstream>
 
+#include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
 #include "app/compile/report.hpp"
+#include "cu/context.hpp"
+#include "cu/module.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
+#include "rtc/pch.hpp"
 #include "rtc/sass.hpp"
 
 namespace warplab::app {
@@ -38,6 +43,8 @@ struct CompileArgs {
   bool arch_given = false;           // --arch "" is an error, not "no --arch"
   std::vector<std::string> kernels;  // --kernel 'NAME<...>': name expressions to instantiate
   bool json = false;
+  bool timings = false;  // where the time went
+  bool pch = false;      // headers kept warm before the compile
 };
 
 std::string join_archs() {
@@ -48,15 +55,60 @@ std::string join_archs() {
 
 // --arch, else the target's (the profile asked for, the live device, the default
 // profile), else sm_90, saying so. A profile that was asked for and fails is an error.
-std::string choose_arch(const CompileArgs& a, const Globals& g) {
+// `live`: the device, when the arch is the live GPU's (--timings then times a load).
+std::string choose_arch(const CompileArgs& a, const Globals& g, int* live) {
   if (!a.arch.empty()) return a.arch;
   if (!g.opts.profile.empty()) return select_target(g, true).arch();
   try {
-    return select_target(g, true).arch();
+    const cu::DeviceSnapshot t = select_target(g, true);
+    if (t.live()) *live = t.ordinal;
+    return t.arch();
   } catch (const std::exception& e) {
     if (!g.opts.quiet) std::cerr << "warplab: " << e.what() << "; compiling for sm_90 (choose with --arch)\n";
     return "sm_90";
   }
+}
+
+std::string ms(double v) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(v < 10 ? 1 : 0) << v;
+  return o.str();
+}
+
+// --timings: "time: 212 ms: includes 0.4, cache 0.2, NVRTC 205 (front end 180, ...)",
+// whether a PCH was used, and on a GPU the context and the module load.
+void print_timings(std::ostream& os, const rtc::CompileResult& r, const rtc::WarmResult* warm, int live) {
+  const rtc::CompileTimes& t = r.times;
+  os << "time: " << ms(r.compile_ms) << " ms: includes " << ms(t.includes) << ", cache " << ms(t.cache);
+  if (r.from_cache) {
+    os << " (a hit: no NVRTC)\n";
+  } else {
+    os << ", NVRTC " << ms(t.nvrtc);
+    std::string split;
+    for (const auto& [name, v] :
+         {std::pair{"front end", t.frontend}, {"optimizer", t.optimizer}, {"PTX", t.ptx}, {"ptxas", t.ptxas}})
+      if (v >= 0) split += (split.empty() ? "" : ", ") + std::string(name) + " " + ms(v);
+    os << (split.empty() ? "" : " (" + split + ")") << ", outputs " << ms(t.outputs) << "\n";
+  }
+  if (warm)
+    os << "PCH: headers kept warm in " << ms(warm->ms) << " ms"
+       << (warm->made ? "" : " (none: " + warm->why + ")") << "; "
+       << (r.pch          ? "used"
+           : r.from_cache ? "not needed"
+                          : "not used (" + r.pch_note + ")")
+       << "\n";
+  else
+    os << "PCH: not used (none kept warm in this process; --pch keeps them, as watch does)\n";
+  if (live < 0 || r.cubin.empty()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const cu::ContextPtr ctx = cu::primary_context(live);
+  const auto t1 = std::chrono::steady_clock::now();
+  const cu::ModulePtr m =
+      cu::Module::load_cubin(ctx, std::string_view(r.cubin.data(), r.cubin.size()), r.arch);
+  const auto t2 = std::chrono::steady_clock::now();
+  auto d = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  os << "load: " << ms(d(t1, t2)) << " ms into device " << live << " (its context first: " << ms(d(t0, t1))
+     << " ms)\n";
 }
 
 // What to say when the source compiled to no kernel at all.
@@ -99,7 +151,8 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     throw Failure(kBadInput, e.what());
   }
   rtc::Options opt;
-  opt.arch = choose_arch(a, g);
+  int live = -1;
+  opt.arch = choose_arch(a, g, &live);
   try {
     for (const std::string& d : a.defines) opt.defines.push_back(rtc::parse_define(d));
   } catch (const rtc::Error& e) {
@@ -114,7 +167,15 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   std::optional<rtc::Cache> cache;
   if (g.opts.cache) cache.emplace(rtc::Cache::default_dir());
   if (cache && !cache->warning().empty()) std::cerr << "warplab: " << cache->warning() << "\n";
+  std::optional<Cleanup> keep;  // the warm headers' file, removed however this ends
+  std::optional<rtc::WarmResult> warm;
+  if (a.timings) rtc::set_phase_times(true);
   try {
+    if (a.pch) {
+      keep.emplace("compile");
+      if (!keep->note().empty()) std::cerr << "warplab: " << keep->note() << "\n";
+      warm = rtc::warm_headers(src, opt, keep->dir());
+    }
     r = rtc::compile(src, opt, cache ? &*cache : nullptr);
   } catch (const rtc::Error& e) {
     throw Failure(e.code() == NVRTC_SUCCESS ? kBadInput : kInternal, e.what());
@@ -126,6 +187,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   if (!r.ok) {
     std::cerr << "warplab: " << a.file << " did not compile for " << r.arch << " (" << r.errors()
               << (r.errors() == 1 ? " error" : " errors") << ")\n";
+    if (a.timings) print_timings(std::cerr, r, warm ? &*warm : nullptr, -1);
     return kCompileError;
   }
   write_cubin(a, r);
@@ -164,6 +226,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   }
   if (!a.cubin.empty() && !g.opts.quiet)
     table << "cubin: " << a.cubin << " (" << r.cubin.size() << " bytes)\n";
+  if (a.timings) print_timings(table, r, warm ? &*warm : nullptr, live);
   return kOk;
 }
 
@@ -211,6 +274,10 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
   sass->excludes(json);
   sub->add_option("--cubin", args->cubin, "write the cubin (ELF) to this file")->type_name("FILE");
   sub->add_flag("--lineinfo", args->lineinfo, "generate line information (-lineinfo)");
+  sub->add_flag("--timings", args->timings,
+                "say where the time went: includes, cache, NVRTC's phases, ptxas, PCH, the load on a GPU");
+  sub->add_flag("--pch", args->pch,
+                "keep the headers the file opens with warm first (as watch does), then compile with them");
   sub->add_option("--max-errors", args->max_errors, "show at most N diagnostics (0: all)")
       ->check(count_upto(1000000))
       ->capture_default_str()

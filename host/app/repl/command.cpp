@@ -282,13 +282,16 @@ int run_repl(const Globals& g) {
   Globals worker = g;
   worker.opts.echo_compile_errors = true;  // `m = cuda.compile{...}` keeps only the nil
   Globals notes = g;                       // the worker reads it at fork time: see open_worker_state
-  repl::Worker w([&worker, &notes] { return open_worker_state(worker, notes); });
+  // A spare worker, its state and the device's context ready, takes over on a restart.
+  repl::Worker w([&worker, &notes] { return open_worker_state(worker, notes); },
+                 [](lua_State* L) { prepare_device(L); });
   try {
     w.start();
   } catch (const repl::StartError& e) {
     throw Failure(e.code, e.what());
   }
   notes.offline_noted = true;
+  w.keep_spare();
   Session s(w);
   try {
     if (::isatty(STDIN_FILENO)) return interactive(w, s, g);

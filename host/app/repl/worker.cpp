@@ -70,13 +70,20 @@ int take_interrupts() {
   return n;
 }
 
-Worker::Worker(StateFactory make) : make_(std::move(make)) {}
+Worker::Worker(StateFactory make, Warm warm) : make_(std::move(make)), warm_(std::move(warm)) {}
 
 Worker::~Worker() {
   if (alive()) reap(/*kill_first=*/true);
+  // The spare is killed, not waited for: it may be inside cuInit, and leaving the REPL
+  // must not wait on the driver (it dies with us in any case; init reaps it).
+  if (spare_pid_ > 0) {
+    ::close(spare_fd_);
+    ::kill(-spare_pid_, SIGKILL);
+    ::kill(spare_pid_, SIGKILL);
+  }
 }
 
-void Worker::start() {
+void Worker::fork_worker(pid_t& pid_out, int& fd_out, bool spare) {
   // A socketpair, not two pipes: one descriptor each way, and a closed end shows as
   // POLLHUP/EOF on the other, which is how a dead worker is noticed.
   int sv[2];
@@ -98,17 +105,53 @@ void Worker::start() {
       ::close(g_interrupt_pipe[0]);
       ::close(g_interrupt_pipe[1]);
     }
-    serve(sv[1], make_);
+    if (fd_ >= 0) ::close(fd_);  // the other workers' sockets are not this one's
+    if (spare_fd_ >= 0) ::close(spare_fd_);
+    serve(sv[1], make_, spare ? warm_ : Warm{});
   }
   ::close(sv[1]);
-  pid_ = pid;
-  fd_ = sv[0];
+  pid_out = pid;
+  fd_out = sv[0];
+}
+
+void Worker::keep_spare() {
+  keep_spare_ = true;
+  fork_spare();
+}
+
+// A spare is a head start, not a need: one that cannot be forked is simply not there.
+void Worker::fork_spare() {
+  if (!keep_spare_ || spare_pid_ > 0) return;
+  try {
+    fork_worker(spare_pid_, spare_fd_, true);
+  } catch (const StartError&) {
+    spare_pid_ = spare_fd_ = -1;
+  }
+}
+
+void Worker::start() {
+  // The spare, when there is one: it has been getting ready since the last start, and
+  // its "ready" waits in the socket. A spare that died meanwhile says so there, and a
+  // fresh worker is forked instead.
+  bool from_spare = false;
+  if (spare_pid_ > 0) {
+    pid_ = spare_pid_;
+    fd_ = spare_fd_;
+    spare_pid_ = spare_fd_ = -1;
+    from_spare = true;
+  } else {
+    fork_worker(pid_, fd_, false);
+  }
   death_.clear();
 
   // The first message says whether the state opened (select_target may fail: no device,
   // a bad profile); only then is the worker usable.
   const Reply hello = request(0, {});
-  if (hello.status == Status::kOk) return;
+  if (hello.status == Status::kDied && from_spare) return start();  // the spare died: a fresh one
+  if (hello.status == Status::kOk) {
+    fork_spare();  // the next restart's
+    return;
+  }
   if (hello.status == Status::kDied)
     throw StartError(kInternal, "the REPL worker " + death_.substr(7) + " while starting");
   // kError carries "<code>\n<message>".
@@ -190,12 +233,13 @@ void Worker::reap(bool kill_first) {
 
 // The worker never returns into the caller's stack: the prompt's objects (and stdio
 // buffers) were copied by fork and must not be destroyed or flushed twice, hence _exit.
-[[noreturn]] void serve(int fd, const StateFactory& make) {
+[[noreturn]] void serve(int fd, const StateFactory& make, const Warm& warm) {
   Evaluator::install_sigint();
   std::signal(SIGPIPE, SIG_IGN);
   bind::StatePtr state;
   try {
     state = make();
+    if (warm) warm(state.get());
   } catch (const StartError& e) {
     flush_output();
     write_message(fd, static_cast<char>(Status::kError), std::to_string(e.code) + "\n" + e.what());

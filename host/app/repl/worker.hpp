@@ -1,8 +1,9 @@
 // repl/worker.hpp: the REPL's worker process. The prompt forks a worker that opens the Lua
 // state and answers requests over a socketpair (protocol.hpp), so a crash or a hang costs
-// the state, never the prompt, which says so and starts a fresh worker. The worker has its
-// own process group (Ctrl-C reaches the prompt, which forwards it) and dies with the prompt.
-// Depends on protocol.hpp (Reply, Status) and bind/state.hpp (the state it holds).
+// the state, never the prompt, which says so and switches to a spare worker forked ahead
+// (its state and the device's context ready). The worker has its own process group (Ctrl-C
+// reaches the prompt, which forwards it) and dies with the prompt. Depends on protocol.hpp
+// (Reply, Status) and bind/state.hpp (the state it holds).
 #pragma once
 #include <sys/types.h>
 
@@ -19,6 +20,8 @@ namespace warplab::app::repl {
 // Opens the worker's Lua state; called in the worker process after fork. Throw
 // StartError to give the prompt an exit code and one sentence.
 using StateFactory = std::function<bind::StatePtr()>;
+// What a spare worker does with its state before it is needed (the device's context).
+using Warm = std::function<void(lua_State*)>;
 
 struct StartError : std::runtime_error {
   StartError(int code, const std::string& msg) : std::runtime_error(msg), code(code) {}
@@ -27,15 +30,19 @@ struct StartError : std::runtime_error {
 
 class Worker {
  public:
-  explicit Worker(StateFactory make);
-  ~Worker();  // kills the worker and reaps it
+  explicit Worker(StateFactory make, Warm warm = {});
+  ~Worker();  // kills the worker (and the spare) and reaps it
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  // Forks the worker and waits until its state is open; throws StartError.
+  // Starts the worker (the spare, when one is ready) and waits until its state is open;
+  // throws StartError.
   void start();
   // Kills the current worker (if any) and starts a new one.
   void restart();
+  // From now on a spare worker is kept ready for the next restart (forked after the first
+  // start, so that what the first start says, such as the offline note, is not repeated).
+  void keep_spare();
 
   Reply eval(const std::string& chunk, bool final);
   Reply attrs(const std::string& pattern);
@@ -51,10 +58,17 @@ class Worker {
  private:
   Reply request(char type, const std::string& payload);
   void reap(bool kill_first);
+  // Forks a worker into pid/fd; `spare`: it warms its state before saying it is ready.
+  void fork_worker(pid_t& pid, int& fd, bool spare);
+  void fork_spare();
 
   StateFactory make_;
+  Warm warm_;
   pid_t pid_ = -1;
   int fd_ = -1;
+  pid_t spare_pid_ = -1;  // the next worker, ready (or getting ready); -1: none
+  int spare_fd_ = -1;
+  bool keep_spare_ = false;
   std::string death_;
 };
 
@@ -66,7 +80,8 @@ int interrupt_fd();
 // The number of Ctrl-C since the last call (and drains interrupt_fd()).
 int take_interrupts();
 
-// The worker's side: serves requests on `fd` until end of file. Never returns.
-[[noreturn]] void serve(int fd, const StateFactory& make);
+// The worker's side: serves requests on `fd` until end of file; `warm`, when set, runs on
+// the state before the worker says it is ready. Never returns.
+[[noreturn]] void serve(int fd, const StateFactory& make, const Warm& warm = {});
 
 }  // namespace warplab::app::repl

@@ -4,8 +4,11 @@
 // not have or read a value its profile does not know, 5 when it raised a failed compile's
 // diagnostics; --sanitize TOOL runs it again under compute-sanitizer (cli/sanitize.hpp: 8, 9);
 // --counters counts every launch (run/counters.hpp); --params lists the parameters the script
-// declares. SCRIPT may be an example's `warplab list` name (cli/examples.cpp). Depends on
-// cli/command.hpp, cli/lua_state.hpp, bind/state.hpp (run_file) and lab/ (deps, script).
+// declares. SCRIPT may be an example's `warplab list` name (cli/examples.cpp). Also
+// run_prepared, the same run made ready ahead of its start (watch's standby: the context and
+// the last run's modules first). Depends on cli/command.hpp, cli/lua_state.hpp,
+// bind/state.hpp (run_file), lab/ (run: the device, made ready; deps, prebuilt, script) and
+// cu/trace.hpp.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -22,7 +25,10 @@
 #include "app/cli/sanitize.hpp"
 #include "app/run/counters.hpp"
 #include "bind/state.hpp"
+#include "cu/trace.hpp"
 #include "lab/deps.hpp"
+#include "lab/prebuilt.hpp"
+#include "lab/run.hpp"
 #include "lab/script.hpp"
 
 namespace warplab::app {
@@ -130,38 +136,13 @@ int print_params(const Globals& g, const std::string& script) {
   return kOk;
 }
 
-int run_script(const Globals& g, const RunArgs& given) {
-  RunArgs a = given;
-  a.script = resolve_script(given.script);
-  if (!a.sanitize.empty() && !sanitize::valid_tool(a.sanitize)) {
-    std::string valid;
-    for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
-    throw Failure(kUsage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
-  }
-  if (!a.sanitize.empty() && !a.counters.words.empty())
-    throw Failure(
-        kUsage,
-        "--counters and --sanitize cannot run together: compute-sanitizer and CUPTI's counters both "
-        "instrument every launch; run the script once with each");
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) {
-    const std::string dir = shipped_examples();
-    const bool relative = !std::filesystem::path(a.script).is_absolute();
-    throw Failure(kBadInput, why + (relative && !dir.empty() && !std::filesystem::exists(a.script)
-                                        ? " (nor an example in " + dir + ": `warplab list` names them)"
-                                        : ""));
-  }
-  if (a.list_params) return print_params(g, a.script);
-  if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
-  const auto params = parse_params(a.params);
-  lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
-  bind::StatePtr state = open_lua_state(g);
-  bind::set_params(state.get(), params);
-  start_counter_watchdog(g.opts);  // a counted launch, even the script's own cuda.counters
+// The script in `state`, counted when `ca` names counters (run --counters), and run's exit
+// code for how it went.
+int run_in_state(bind::StatePtr& state, const std::string& script, const std::vector<std::string>& args,
+                 const CounterArgs& ca) {
   std::unique_ptr<RunCounters> counters;
-  if (!a.counters.words.empty()) counters = std::make_unique<RunCounters>(a.counters, state.get());
-  std::vector<std::string> args = a.args;  // before `--`, then after it
-  args.insert(args.end(), g.script_args.begin(), g.script_args.end());
-  const bind::RunResult r = bind::run_file(state.get(), a.script, args);
+  if (!ca.words.empty()) counters = std::make_unique<RunCounters>(ca, state.get());
+  const bind::RunResult r = bind::run_file(state.get(), script, args);
   const int counted = counters && !r.bad_input ? counters->finish(r.timed_out) : kOk;
   if (!r.ok) {
     if (r.bad_input) {  // a wrong -p value: the command line's fault (docs/exit-codes.md)
@@ -197,7 +178,62 @@ int run_script(const Globals& g, const RunArgs& given) {
   return checks_ok(state.get()) ? kOk : kFailed;
 }
 
+int run_script(const Globals& g, const RunArgs& given) {
+  RunArgs a = given;
+  a.script = resolve_script(given.script);
+  if (!a.sanitize.empty() && !sanitize::valid_tool(a.sanitize)) {
+    std::string valid;
+    for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
+    throw Failure(kUsage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
+  }
+  if (!a.sanitize.empty() && !a.counters.words.empty())
+    throw Failure(
+        kUsage,
+        "--counters and --sanitize cannot run together: compute-sanitizer and CUPTI's counters both "
+        "instrument every launch; run the script once with each");
+  if (const std::string why = lab::script_problem(a.script); !why.empty()) {
+    const std::string dir = shipped_examples();
+    const bool relative = !std::filesystem::path(a.script).is_absolute();
+    throw Failure(kBadInput, why + (relative && !dir.empty() && !std::filesystem::exists(a.script)
+                                        ? " (nor an example in " + dir + ": `warplab list` names them)"
+                                        : ""));
+  }
+  if (a.list_params) return print_params(g, a.script);
+  if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
+  const auto params = parse_params(a.params);
+  lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
+  bind::StatePtr state = open_lua_state(g);
+  bind::set_params(state.get(), params);
+  start_counter_watchdog(g.opts);          // a counted launch, even the script's own cuda.counters
+  std::vector<std::string> args = a.args;  // before `--`, then after it
+  args.insert(args.end(), g.script_args.begin(), g.script_args.end());
+  return run_in_state(state, a.script, args, a.counters);
+}
+
+// The device chosen, its context made and `modules` built while nobody waits. Whatever
+// fails here is left for the script to meet where it would have anyway.
+void make_ready(lua_State* L, const std::string& modules) {
+  lab::Run* run = prepare_device(L);
+  if (!run) return;
+  const cu::TraceScope t("modules of the last run built ahead");
+  lab::prebuild(lab::read_module_records(modules), run->cache.get(), run->context);
+}
+
 }  // namespace
+
+int run_prepared(const Globals& g, const PreparedRun& a, const std::function<bool()>& ready) {
+  const auto params = parse_params(a.params);
+  bind::StatePtr state = open_lua_state(g);
+  bind::set_params(state.get(), params);
+  start_counter_watchdog(g.opts);
+  make_ready(state.get(), a.modules);
+  cu::trace("ready");
+  if (!ready()) return kOk;
+  cu::trace("go");
+  if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+  lab::record_dependency(a.script);
+  return run_in_state(state, a.script, a.args, a.counters);
+}
 
 void add_run_command(CLI::App& app, Globals& g, Commands& out) {
   auto a = std::make_shared<RunArgs>();

@@ -25,8 +25,8 @@ constexpr std::size_t kScriptMaxLaunches = 4096;
 RunCounters::RunCounters(const CounterArgs& a, lua_State* L)
     : args_(a), words_(counter_words(a)), run_(bind::run_of(L)) {
   try {
-    if (run_.offline)
-      offline_ = lab::select_counters(words_, lab::counter_chip(run_.target));
+    if (run_.offline())
+      offline_ = lab::select_counters(words_, lab::counter_chip(run_.target()));
     else
       session_ =
           std::make_unique<lab::CounterSession>(run_.gpu_context("--counters"), words_, kScriptMaxLaunches);
@@ -42,7 +42,7 @@ RunCounters::~RunCounters() {
 int RunCounters::finish(bool timed_out) {
   std::fflush(stdout);
   if (!session_) {
-    std::cerr << "warplab: --counters: " << lab::counters_need_gpu() << " (" << run_.offline_reason
+    std::cerr << "warplab: --counters: " << lab::counters_need_gpu() << " (" << run_.offline_reason()
               << "); the names were checked for chip " << offline_.chip << " (" << offline_.passes
               << (offline_.passes == 1 ? " replay pass" : " replay passes") << " per launch)\n";
     return kOk;

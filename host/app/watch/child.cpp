@@ -1,15 +1,19 @@
 // watch/child.cpp: the child process of one watched run (child.hpp), and the dependency
-// file it leaves. Depends on cli/child_group.hpp (fork into a group, kill, reap).
+// file it leaves. A socket pair carries one byte each way: 'r' (ready) from the child, 'g'
+// (go) from the watcher. Depends on cli/child_group.hpp (fork into a group, kill, reap).
 #include "app/watch/child.hpp"
 
 #include "app/cli/child_group.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -17,39 +21,69 @@
 
 namespace warplab::app::watch {
 
-ChildRun::ChildRun(const std::string& exe, const std::vector<std::string>& argv, const Env& env) {
-  // argv and the environment are built here, in the parent: between fork and exec the
-  // child may only call async-signal-safe functions, and allocating is not one.
-  // Built before fork: the child may only call async-signal-safe functions.
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::vector<std::string> env_strings;
-  // Our environment minus the variables `env` overrides, then `env`.
-  for (char** e = environ; *e; ++e) {
-    const std::string s = *e;
-    bool replaced = false;
-    for (const auto& [k, v] : env) replaced = replaced || s.rfind(k + "=", 0) == 0;
-    if (!replaced) env_strings.push_back(s);
+ChildRun::ChildRun(const Body& body, const std::vector<int>& close_fds) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    throw std::system_error(errno, std::generic_category(), "cannot create a run's socket");
+  std::fflush(nullptr);  // or the child would write our buffered output a second time
+  forked_ = started_ = std::chrono::steady_clock::now();
+  // A process group of its own (cli/child_group.hpp), gone with the watcher; the watcher
+  // blocks the signals it reads through signalfd, the run must not.
+  pid_ = fork_in_group({.die_with_parent = true, .unblock_signals = true});
+  if (pid_ < 0) {
+    const int err = errno;
+    ::close(sv[0]);
+    ::close(sv[1]);
+    throw std::system_error(err, std::generic_category(), "cannot fork a run");
   }
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-
-  started_ = std::chrono::steady_clock::now();
-  // A process group of its own (cli/child_group.hpp); the watcher blocks the signals it
-  // reads through signalfd, the run must not.
-  pid_ = fork_in_group({.die_with_parent = false, .unblock_signals = true});
-  if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "cannot fork a run");
   if (pid_ == 0) {
-    ::execve(exe.c_str(), args.data(), envp.data());
-    ::_exit(127);  // as a shell reports "command not found"
+    ::close(sv[0]);
+    for (const int fd : close_fds) ::close(fd);
+    std::signal(SIGPIPE, SIG_DFL);
+    const int fd = sv[1];
+    const Ready ready = [fd] {
+      const char r = 'r';
+      [[maybe_unused]] const ssize_t w = ::write(fd, &r, 1);
+      char g = 0;
+      ssize_t n;
+      while ((n = ::read(fd, &g, 1)) < 0 && errno == EINTR) {
+      }
+      return n == 1 && g == 'g';
+    };
+    int rc = 70;  // kInternal: the body threw what it should have turned into a status
+    try {
+      rc = body(ready);
+    } catch (...) {
+    }
+    std::fflush(nullptr);
+    ::_exit(rc);
   }
+  ::close(sv[1]);
+  fd_ = sv[0];
 }
 
 ChildRun::~ChildRun() {
   if (!status_) kill();
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool ChildRun::ready() {
+  if (ready_) return true;
+  pollfd p = {fd_, POLLIN, 0};
+  if (::poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+    char r = 0;
+    ready_ = ::recv(fd_, &r, 1, MSG_DONTWAIT) == 1 && r == 'r';
+  }
+  return ready_;
+}
+
+void ChildRun::go() {
+  if (went_) return;
+  went_ = true;
+  started_ = std::chrono::steady_clock::now();
+  const char g = 'g';
+  // MSG_NOSIGNAL: a child that already died makes this fail, not kill us with SIGPIPE.
+  [[maybe_unused]] const ssize_t w = ::send(fd_, &g, 1, MSG_NOSIGNAL);
 }
 
 // WNOHANG: the watcher calls this on every wake-up (SIGCHLD, file events, timeouts),
@@ -83,17 +117,5 @@ std::vector<std::string> read_deps_file(const std::string& path) {
     if (!line.empty()) out.push_back(line);
   return out;
 }
-
-// mkstemp: a unique name created atomically, so concurrent watchers never share one.
-TempFile::TempFile() {
-  const char* dir = std::getenv("TMPDIR");
-  std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/warplab-deps-XXXXXX";
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot create " + tmpl);
-  ::close(fd);
-  path_ = tmpl;
-}
-
-TempFile::~TempFile() { ::unlink(path_.c_str()); }
 
 }  // namespace warplab::app::watch

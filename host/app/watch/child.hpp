@@ -1,29 +1,45 @@
-// watch/child.hpp: one run of a watched script, isolated in a child process with a process
-// group of its own, signals unblocked, stdin from /dev/null. The watcher polls finished()
-// on SIGCHLD and kills the group on timeout, on a new save and on exit. Also reads the
-// dependency file the run wrote (lab/deps.hpp's format). POSIX only.
+// watch/child.hpp: one run of a watched script, in a child process forked from the watcher
+// without exec (it keeps what the watcher warmed: NVRTC, its precompiled headers), with a
+// process group of its own, signals unblocked, stdin from /dev/null, killed when the
+// watcher dies. The child gets ready first and starts the script only on go(), so a run can
+// be forked before the save that starts it (the standby). The watcher polls finished() on
+// SIGCHLD and kills the group on timeout, on a new save and on exit. Also reads the
+// dependency file a run wrote (lab/deps.hpp's format). POSIX only.
 #pragma once
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace warplab::app::watch {
 
 class ChildRun {
  public:
-  using Env = std::vector<std::pair<std::string, std::string>>;
-  // Starts `exe` with `argv` (argv[0] included) and `env` added to the environment.
-  // Throws std::system_error when fork fails; an exec failure shows as exit 127.
-  ChildRun(const std::string& exe, const std::vector<std::string>& argv, const Env& env);
+  // In the child: says "ready" and waits for go(); false when the watcher went away
+  // without it (then the body leaves without running anything).
+  using Ready = std::function<bool()>;
+  // What the child does; its result is the child's exit status. Runs after the child
+  // closed `close_fds` (the watcher's own descriptors); stdout and stderr are flushed and
+  // the child leaves with _exit: the watcher's objects, copied by fork, are not destroyed.
+  using Body = std::function<int(const Ready&)>;
+  // Throws std::system_error when fork or the socket fails.
+  ChildRun(const Body& body, const std::vector<int>& close_fds);
   ~ChildRun();  // kill() unless already reaped
   ChildRun(const ChildRun&) = delete;
   ChildRun& operator=(const ChildRun&) = delete;
 
   pid_t pid() const { return pid_; }
+  // The descriptor that turns readable when the child says it is ready (or dies).
+  int ready_fd() const { return fd_; }
+  // Reads the child's "ready" if it came; true once it has.
+  bool ready();
+  // Lets the child start its run (once); started() counts from here.
+  void go();
+  bool gone_ahead() const { return went_; }
+  std::chrono::steady_clock::time_point forked() const { return forked_; }
   std::chrono::steady_clock::time_point started() const { return started_; }
   // The wait status once the child has exited (reaped then); nullopt while it runs.
   std::optional<int> finished();
@@ -32,8 +48,10 @@ class ChildRun {
 
  private:
   pid_t pid_ = -1;
+  int fd_ = -1;  // our end of the socket pair: "ready" comes in, "go" goes out
+  bool ready_ = false, went_ = false;
   std::optional<int> status_;
-  std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point forked_, started_;
 };
 
 // "exit 1", "signal 11 (Segmentation fault)".
@@ -41,19 +59,5 @@ std::string describe_status(int wait_status);
 
 // The paths in a dependency file, one a line, blank lines skipped; {} when unreadable.
 std::vector<std::string> read_deps_file(const std::string& path);
-
-// A fresh, empty file for a run's dependency record, in $TMPDIR or /tmp; removed by
-// the destructor.
-class TempFile {
- public:
-  TempFile();
-  ~TempFile();
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 }  // namespace warplab::app::watch

@@ -1,14 +1,18 @@
 // watch/command.cpp: `warplab watch SCRIPT.lua [-p k=v ...] [--clear] [--diff] [--timeout S]`:
-// runs the script in a child (`warplab run`), then again after every save of the script, a
-// kernel file it compiled or a header those include (lab/deps.hpp). A failing, crashing or
-// hanging run ends that run only; signals arrive through a signalfd; --counters shows the
-// counters that changed (counters.hpp). Depends on cli/command.hpp, cli/counters.hpp,
-// files.hpp (inotify), child.hpp (the runs), diff.hpp, counters.hpp, cu/profile, lab/script.
+// runs the script again after every save of it, a kernel file or a header (lab/deps.hpp), in
+// a child forked ahead of the save (child.hpp: the standby, with its Lua state, context and
+// the last run's modules) that compiles with the headers this process keeps warm (rtc/pch).
+// A failing, crashing or hanging run ends that run only; --counters shows the counters that
+// changed (counters.hpp). This process never starts the CUDA driver. Depends on cli/
+// (command, cleanup, counters), files.hpp, child.hpp, diff.hpp, counters.hpp, signals.hpp,
+// cu/profile, cu/trace, lab/prebuilt, lab/script, rtc/pch.
+#include <fcntl.h>
 #include <poll.h>
-#include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cfloat>
 #include <climits>
 #include <csignal>
@@ -16,16 +20,24 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <sstream>
 
+#include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
 #include "app/cli/counters.hpp"
 #include "app/watch/child.hpp"
 #include "app/watch/counters.hpp"
 #include "app/watch/diff.hpp"
 #include "app/watch/files.hpp"
+#include "app/watch/signals.hpp"
 #include "cu/profile.hpp"
+#include "cu/trace.hpp"
+#include "lab/prebuilt.hpp"
 #include "lab/script.hpp"
+#include "rtc/pch.hpp"
 
 namespace fs = std::filesystem;
 
@@ -44,6 +56,9 @@ struct WatchArgs {
   CounterArgs counters;  // --counters SET[,SET]: passed to each run, changes shown
 };
 
+// At most this many modules get their headers kept warm (each PCH is ~100 MB on disk).
+constexpr std::size_t kMaxWarmModules = 4;
+
 std::string wall_clock() {
   const std::time_t t = std::time(nullptr);
   std::tm tm = {};
@@ -57,79 +72,61 @@ long long ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
 }
 
-// The command line of one run: the same global options, then `run`.
-std::vector<std::string> run_argv(const Globals& g, const WatchArgs& a) {
-  const lab::Options& o = g.opts;
-  std::vector<std::string> v = {"warplab", "--device", std::to_string(o.device), "--offline-noted"};
-  if (!o.profile.empty()) v.insert(v.end(), {"--profile", o.profile});
-  if (o.timeout > 0) v.insert(v.end(), {"--timeout", std::to_string(o.timeout)});
-  if (o.sync) v.push_back("--sync");
-  if (!o.color) v.push_back("--no-color");
-  if (o.quiet) v.push_back("--quiet");
-  if (!o.cache) v.push_back("--no-cache");
-  v.insert(v.end(), {"run", a.script});
-  for (const auto& p : a.params) v.insert(v.end(), {"-p", p});
-  if (!o.check) v.push_back("--no-check");
-  if (!a.args.empty() || !g.script_args.empty()) {
-    v.push_back("--");
-    v.insert(v.end(), a.args.begin(), a.args.end());
-    v.insert(v.end(), g.script_args.begin(), g.script_args.end());
-  }
-  return v;
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
-// SIGINT, SIGTERM, SIGHUP (leave) and SIGCHLD (a run ended), read through a signalfd;
-// blocked while this lives, restored after.
-class Signals {
- public:
-  Signals() {
-    sigemptyset(&set_);
-    for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&set_, s);
-    ::sigprocmask(SIG_BLOCK, &set_, &old_);
-    fd_ = ::signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (fd_ < 0) throw Failure(kInternal, "cannot create a signalfd");
+// Why there is no GPU (offline_reason), asked in a child: asking starts the driver, and
+// this process must not (its runs are forked from it). "" when there is one.
+std::string offline_reason_from_child(const Globals& g) {
+  if (!g.opts.profile.empty()) return {};
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return {};
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(p[0]);
+    const std::string why = offline_reason(g);
+    [[maybe_unused]] const ssize_t w = ::write(p[1], why.data(), why.size());
+    ::_exit(0);
   }
-  ~Signals() {
-    ::close(fd_);
-    ::sigprocmask(SIG_SETMASK, &old_, nullptr);
-  }
-  int fd() const { return fd_; }
-  // Drains the signalfd; true when a signal asking us to leave arrived. SIGCHLD needs
-  // no handling here: the loop checks the run after every wake-up.
-  bool leave() {
-    bool out = false;
-    signalfd_siginfo si;
-    while (::read(fd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si))
-      out = out || si.ssi_signo != SIGCHLD;
-    return out;
-  }
-
- private:
-  sigset_t set_, old_;
-  int fd_ = -1;
-};
+  ::close(p[1]);
+  std::string why;
+  char buf[512];
+  for (ssize_t n; pid > 0 && ((n = ::read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR));)
+    if (n > 0) why.append(buf, static_cast<std::size_t>(n));
+  ::close(p[0]);
+  int st = 0;
+  if (pid > 0) ::waitpid(pid, &st, 0);
+  return why;
+}
 
 class Watch {
  public:
-  Watch(const Globals& g, const WatchArgs& a) : g_(g), a_(a), argv_(run_argv(g, a)) {
+  Watch(const Globals& g, const WatchArgs& a, watch::Signals& sig, Cleanup& keep)
+      : g_(g), a_(a), sig_(sig), keep_(keep) {
+    g_.offline_noted = true;  // said once by run_watch, never by a run
     script_ = fs::absolute(a.script).lexically_normal().string();
-    if (const std::vector<std::string> words = counter_words(a.counters); !words.empty()) {
+    if (std::vector<std::string> words = counter_words(a.counters); !words.empty()) {
       // Each run writes its counters per kernel as JSON into a file of ours (not its table).
-      counter_file_ = std::make_unique<watch::TempFile>();
-      counters_ = std::make_unique<watch::CounterDiff>(counter_file_->path());
-      std::string list;
-      for (const auto& w : words) list += (list.empty() ? "" : ",") + w;
-      const auto at = std::find(argv_.begin(), argv_.end(), "run") + 2;  // after `run SCRIPT`
-      argv_.insert(at, {"--counters", list, "--counters-by", "kernel", "--json", counter_file_->path()});
+      run_counters_ = {std::move(words), "kernel", keep.dir() + "/counters.json"};
+      counters_ = std::make_unique<watch::CounterDiff>(run_counters_.json);
     }
     deps_ = {script_};
     files_.set_files(deps_);
+    args_ = a.args;
+    args_.insert(args_.end(), g.script_args.begin(), g.script_args.end());
+    pch_dir_ = keep.dir() + "/pch";
+    fs::create_directories(pch_dir_);
   }
 
-  // One poll over the signalfd and inotify; the timeout is the nearer of the pending
-  // batch's deadline and the run's --timeout. Everything else happens between polls.
-  int loop(Signals& sig) {
-    code_ = std::make_unique<watch::CodeDiff>(a_.diff);
+  // One poll over the signalfd, inotify and the standby's "ready"; the timeout is the
+  // nearer of the pending batch's deadline and the run's --timeout.
+  int loop() {
+    code_ = std::make_unique<watch::CodeDiff>(a_.diff, keep_.dir());
     start(nullptr);
     for (;;) {
       int timeout = files_.timeout_ms();
@@ -139,19 +136,26 @@ class Watch {
         const int left_ms = static_cast<int>(std::clamp(left, 0.0, static_cast<double>(INT_MAX)));
         timeout = timeout < 0 ? left_ms : std::min(timeout, left_ms);
       }
-      pollfd fds[2] = {{sig.fd(), POLLIN, 0}, {files_.fd(), POLLIN, 0}};
-      ::poll(fds, 2, timeout);
-      if ((fds[0].revents & POLLIN) && sig.leave()) break;
+      check_standby();  // (its "ready" may have come with the last wake-up)
+      const bool waiting = standby_ && !standby_->ready();
+      pollfd fds[3] = {
+          {sig_.fd(), POLLIN, 0}, {files_.fd(), POLLIN, 0}, {waiting ? standby_->ready_fd() : -1, POLLIN, 0}};
+      ::poll(fds, 3, timeout);
+      if ((fds[0].revents & POLLIN) && sig_.leave()) break;
       if (run_) {
         if (const auto st = run_->finished())
           finish(*st, {});
         else if (a_.timeout > 0 && ms_since(run_->started()) >= a_.timeout * 1000)
           finish(run_->kill(), "timed out after " + fmt_seconds(a_.timeout) + " s");
       }
+      check_standby();
       if (fds[1].revents & POLLIN) files_.read_events();
       if (const auto batch = files_.take_due()) changed(*batch);
+      // The next run gets ready while the user edits: after a run, never beside one.
+      if (!run_ && !standby_ && standby_wanted_) standby_ = fork_run();
     }
-    if (run_) run_->kill();  // no child left behind
+    drop(run_);  // no child left behind
+    drop(standby_);
     if (!g_.opts.quiet) note("stopped");
     return kOk;
   }
@@ -168,6 +172,53 @@ class Watch {
     std::fprintf(stderr, "warplab: %s\n", line.c_str());
   }
 
+  // A process that will be run N (runs_ + 1 when it goes): ready as soon as it can be,
+  // and the script read only when it goes. Its deps file is its own.
+  std::unique_ptr<watch::ChildRun> fork_run() {
+    const std::string deps = keep_.dir() + "/deps." + std::to_string(++forks_);
+    const PreparedRun pr{a_.script, a_.params, args_, modules_, run_counters_};
+    const std::string code = code_->dir();
+    const Globals& g = g_;
+    auto body = [&g, pr, deps, code](const watch::ChildRun::Ready& ready) {
+      cu::trace_reset("run forked");
+      ::setenv("WARPLAB_DEPS_FILE", deps.c_str(), 1);  // lab/deps.hpp, lab/prebuilt.hpp
+      ::setenv("WARPLAB_CODE_DIR", code.c_str(), 1);
+      return run_command([&] { return run_prepared(g, pr, ready); });
+    };
+    auto child =
+        std::make_unique<watch::ChildRun>(body, std::vector<int>{sig_.fd(), files_.fd(), keep_.fd()});
+    keep_.adopt_group(child->pid());
+    deps_of_[child.get()] = deps;
+    return child;
+  }
+
+  // Kills and reaps a child (if any), and forgets it.
+  void drop(std::unique_ptr<watch::ChildRun>& c) {
+    if (!c) return;
+    c->kill();
+    keep_.forget_group(c->pid());
+    std::error_code ec;
+    fs::remove(deps_of_[c.get()], ec);
+    deps_of_.erase(c.get());
+    c.reset();
+  }
+
+  // A standby that died before its run (a broken device, a failing state) is not forked
+  // again until a run has ended: the next save starts one at once instead.
+  void check_standby() {
+    if (!standby_) return;
+    if (standby_->finished()) {
+      if (cu::tracing()) note("standby " + std::to_string(runs_ + 1) + " ended before its run");
+      drop(standby_);
+      standby_wanted_ = false;
+    } else if (!ready_said_ && standby_->ready()) {
+      ready_said_ = true;
+      if (cu::tracing())
+        note("trace: standby for run " + std::to_string(runs_ + 1) + " ready (" +
+             std::to_string(ms_since(standby_->forked())) + " ms after it was forked)");
+    }
+  }
+
   // A settled batch: re-run, unless the script itself is gone (an editor mid-save that
   // the debounce did not cover, or a real delete): then wait for it to come back.
   void changed(const watch::Batch& b) {
@@ -179,13 +230,14 @@ class Watch {
     if (run_) {
       run_->kill();
       note("run cancelled: a file was saved");
-      run_.reset();
+      drop(run_);
     }
     start(&b);
   }
 
-  // Starts run N. The header (with the latency) is printed before the fork, so it never
-  // interleaves with the run's own output.
+  // Starts run N: the standby when there is one, else a process forked now. The header
+  // (with the latency) is printed before the run goes, so it never interleaves with the
+  // run's own output.
   void start(const watch::Batch* b) {
     ++runs_;
     if (a_.clear) std::fputs("\x1b[H\x1b[2J\x1b[3J", stdout);
@@ -202,32 +254,37 @@ class Watch {
       std::fflush(stdout);
       std::fprintf(stderr, "%s\n", line.c_str());
     }
-    deps_file_ = std::make_unique<watch::TempFile>();
-    watch::ChildRun::Env env{{"WARPLAB_DEPS_FILE", deps_file_->path()}};
-    if (code_) env.push_back({"WARPLAB_CODE_DIR", code_->dir()});
-    run_ = std::make_unique<watch::ChildRun>("/proc/self/exe", argv_, env);
+    if (standby_ && standby_->finished()) drop(standby_);
+    run_ = standby_ ? std::move(standby_) : fork_run();
+    ready_said_ = false;
+    run_->go();
   }
 
   // A run ended: report it, and watch what it read (plus what a failed run did not get
-  // to read, so fixing that file still triggers a run).
+  // to read, so fixing that file still triggers a run); then keep its headers warm.
   void finish(int status, const std::string& why) {
     const double secs = ms_since(run_->started()) / 1000.0;
-    run_.reset();
     const bool ok = why.empty() && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    std::vector<std::string> deps = watch::read_deps_file(deps_file_->path());
-    deps_file_.reset();
+    std::vector<std::string> deps = watch::read_deps_file(deps_of_[run_.get()]);
+    drop(run_);
     deps.push_back(script_);
     if (!ok) deps.insert(deps.end(), deps_.begin(), deps_.end());
     const size_t before = files_.files().size();
     deps_ = deps;
     for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + dir);
+    // What it built, for the next run and the warm headers (lab/prebuilt.hpp); a run that
+    // built nothing keeps the last record.
+    const std::string record = (fs::path(code_->dir()) / "modules").string();
+    if (std::string m = read_text(record); !m.empty()) modules_ = std::move(m);
+    std::error_code ec;
+    fs::remove(record, ec);
 
     // Our stdout buffer first, so the status line follows whatever we printed before.
     std::fflush(stdout);
     if (ok) {
       last_good_ = wall_clock();
       if (!g_.opts.quiet) std::fprintf(stderr, "[%s] run %d ok (%.2f s)\n", last_good_.c_str(), runs_, secs);
-      if (code_) std::fputs(code_->collect().c_str(), stderr);
+      std::fputs(code_->collect().c_str(), stderr);
       if (counters_) std::fputs(counters_->collect().c_str(), stderr);
     } else {
       if (counters_) counters_->skip();
@@ -239,21 +296,52 @@ class Watch {
       std::fprintf(stderr, "watching %zu file%s in %zu director%s; Ctrl-C to stop\n", files_.files().size(),
                    files_.files().size() == 1 ? "" : "s", files_.directory_count(),
                    files_.directory_count() == 1 ? "y" : "ies");
+    std::fflush(stderr);
+    warm_headers();
+    standby_wanted_ = true;
   }
 
-  const Globals& g_;
+  // NVRTC and the headers the last run's modules open with, kept warm here so that every
+  // run forked from now on compiles with them (rtc/pch.hpp): a PCH that still fits is
+  // kept, one whose header changed is made again, the others are removed.
+  void warm_headers() {
+    std::vector<std::string> files;
+    std::vector<lab::ModuleSpec> specs = lab::read_module_records(modules_);
+    if (specs.size() > kMaxWarmModules) specs.resize(kMaxWarmModules);
+    for (const lab::ModuleSpec& s : specs) {
+      try {
+        const rtc::WarmResult w = rtc::warm_headers(s.source, s.options, pch_dir_);
+        if (w.made) files.push_back(w.file);
+        if (cu::tracing())
+          note("trace: headers of " + s.source.name + ": " +
+               (w.kept   ? "still warm"
+                : w.made ? "kept warm"
+                         : "none kept (" + w.why + ")") +
+               ", " + std::to_string(static_cast<long>(w.ms)) + " ms");
+      } catch (const std::exception&) {  // an unsupported arch: the run said so already
+      }
+    }
+    rtc::forget_warm_headers(files);
+  }
+
+  Globals g_;
   const WatchArgs& a_;
-  std::vector<std::string> argv_;
+  watch::Signals& sig_;
+  Cleanup& keep_;
   std::string script_;
+  std::vector<std::string> args_;
   std::vector<std::string> deps_;
   watch::FileWatcher files_;
-  std::unique_ptr<watch::ChildRun> run_;
+  std::unique_ptr<watch::ChildRun> run_, standby_;
+  std::map<const watch::ChildRun*, std::string> deps_of_;  // each child's dependency file
   std::unique_ptr<watch::CodeDiff> code_;  // resource lines; with --diff the PTX/SASS diffs too
-  std::unique_ptr<watch::TempFile> deps_file_;
-  std::unique_ptr<watch::TempFile> counter_file_;  // --counters: what each run writes
-  std::unique_ptr<watch::CounterDiff> counters_;
+  std::string modules_;                    // what the last run built (lab/prebuilt.hpp)
+  std::string pch_dir_;
+  CounterArgs run_counters_;                      // --counters: what each run counts, and its file
+  std::unique_ptr<watch::CounterDiff> counters_;  // --counters: what changed
   std::string last_good_;
-  int runs_ = 0;
+  int runs_ = 0, forks_ = 0;
+  bool standby_wanted_ = false, ready_said_ = false;
 };
 
 // The script must exist at start and each -p be key=value (exit 4, as `run`); later the
@@ -261,16 +349,18 @@ class Watch {
 int run_watch(const Globals& g, const WatchArgs& a) {
   if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
   parse_params(a.params);
-  // The signals are blocked first, before anything can start the CUDA driver (asking
-  // whether a GPU is there does): its threads inherit the mask, so SIGCHLD always reaches
-  // the signalfd. Created after them, a driver thread with SIGCHLD unblocked could take
-  // it, and a finished run would go unnoticed (seen on the H100: "run 2" never ended).
-  Signals sig;
-  // Said here once; each run gets --offline-noted (run_argv) and does not repeat it.
-  if (const std::string why = offline_reason(g); !why.empty())
+  // The keeper first, while this process has no thread: it removes the runs' files and
+  // kills their groups however watch ends, SIGKILL included.
+  Cleanup keep("watch");
+  if (!keep.note().empty()) std::fprintf(stderr, "warplab: %s\n", keep.note().c_str());
+  // The signals are blocked before any child is forked: the runs unblock them, and a
+  // child forked before would not know the mask.
+  watch::Signals sig;
+  // Said here once (asked in a child: this process never starts the driver).
+  if (const std::string why = offline_reason_from_child(g); !why.empty())
     note_offline(g, why, cu::default_profile_name());
-  Watch w(g, a);
-  return w.loop(sig);
+  Watch w(g, a, sig, keep);
+  return w.loop();
 }
 
 }  // namespace

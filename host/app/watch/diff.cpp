@@ -1,6 +1,6 @@
 // watch/diff.cpp: comparing two runs' code folders (diff.hpp). The diff is the textbook
 // longest-common-subsequence table over lines, plenty for kernels (3000 lines a side at
-// most). Depends on resources.hpp and rtc/ (ptx, elf, signature).
+// most). Depends on resources.hpp, rtc/ (ptx, elf, signature) and sys/temp.hpp.
 #include "app/watch/diff.hpp"
 
 #include "rtc/ptx.hpp"
@@ -19,6 +19,7 @@
 #include "rtc/error.hpp"
 #include "rtc/sass.hpp"
 #include "rtc/signature.hpp"
+#include "sys/temp.hpp"
 
 namespace fs = std::filesystem;
 
@@ -166,14 +167,18 @@ std::map<std::string, Lines> sass_kernels(const std::string& dump) {
   return out;
 }
 
-CodeDiff::CodeDiff(bool code_diffs) : code_diffs_(code_diffs) {
+CodeDiff::CodeDiff(bool code_diffs, const std::string& under) : code_diffs_(code_diffs) {
   // SASS from cuobjdump, else nvdisasm (both in the toolkit); the first report says when
   // neither is there.
   if (!code_diffs_) {
   } else if (const rtc::SassTool t = rtc::find_sass_tool(); t.found()) {  // the one finder (rtc/sass.hpp)
     cuobjdump_ = t.path + (t.nvdisasm ? "" : " -sass");
   }
-  std::string tmpl = (fs::temp_directory_path() / "warplab-code-XXXXXX").string();
+  if (under.empty()) {  // $TMPDIR, or /tmp when TMPDIR cannot hold it
+    dir_ = sys::make_temp_folder("warplab-code-").path;
+    return;
+  }
+  std::string tmpl = (fs::path(under) / "warplab-code-XXXXXX").string();
   if (::mkdtemp(tmpl.data())) dir_ = tmpl;
 }
 

@@ -30,8 +30,9 @@ std::map<std::string, Lines> sass_kernels(const std::string& cuobjdump_output);
 
 class CodeDiff {
  public:
-  // Makes the folder runs write into; `code_diffs`: also the PTX/SASS diffs (--diff).
-  explicit CodeDiff(bool code_diffs = true);
+  // Makes the folder runs write into, in `under` (else the temporary folder); `code_diffs`:
+  // also the PTX/SASS diffs (--diff).
+  explicit CodeDiff(bool code_diffs = true, const std::string& under = {});
   ~CodeDiff();  // removes it
   CodeDiff(const CodeDiff&) = delete;
   CodeDiff& operator=(const CodeDiff&) = delete;

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""watch_latency.py: what a user of `warplab watch` feels, for scripts/bench: from a save to
+the new result. In a scratch folder a script compiles a plain kernel and a cooperative-groups
+kernel (the headers that cost), launches both on a GPU and prints one line with what they
+wrote. Each edit, made once the next run is ready (the watcher's standby), is timed from the
+moment the file is written to:
+  - the new output line (stdout), on a GPU for every edit, offline for a script edit;
+  - the resource line the watcher prints after a kernel edit (the offline feedback);
+  - the re-run's start, as the watcher reports it ("re-run N ms after save").
+The watcher's stdout is a terminal (a pty), as a user's is: a line shows when printed.
+Prints records "@ watch <row> <column> <ms>" (tab-separated, bench/report.py) and
+"@skip watch <row> <why>". EDITS edits of each kind (5 by default). A warplab without
+standby runs (before they existed) is timed with BENCH_WATCH_OLD=1: each edit then waits
+for the previous run's end and half a second.
+Usage: watch_latency.py WARPLAB FOLDER [EDITS]
+"""
+import os
+import pty
+import re
+import selectors
+import subprocess
+import sys
+import time
+
+TIMEOUT_S = 60  # one edit (or the first run) that takes longer is reported as a skip
+
+SCRIPT = """-- the bench's watched script: version {v}
+local plain = assert(cuda.compile("plain.cu"))
+local coop = assert(cuda.compile("coop.cu"))
+if cuda.device().live then
+  local out = cuda.array("i32", 2)
+  plain.k:launch(1, 1, out)
+  coop.c:launch(1, 32, out)
+  local r = out:get()
+  print(string.format("result %d %d %d", {v}, r[1], r[2]))
+else
+  print(string.format("result %d", {v}))
+end
+"""
+PLAIN = "__global__ void k(int* p) {{ p[0] = {v}; }}\n"
+COOP = """// coop.cu: a warp's sum through cooperative groups, plus {v}
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void c(int* p) {{
+  auto w = cg::tiled_partition<32>(cg::this_thread_block());
+  const int s = cg::reduce(w, (int)threadIdx.x, cg::plus<int>());
+  if (threadIdx.x == 0) p[1] = s + {v};
+}}
+"""
+WARP_SUM = 496  # 0 + 1 + ... + 31
+
+
+class Watch:
+    """warplab watch in `folder`, its stdout and stderr read as lines as they come."""
+
+    def __init__(self, warplab, folder):
+        env = dict(os.environ, WARPLAB_STARTUP_TRACE="1", NO_COLOR="1")
+        master, slave = pty.openpty()
+        self.p = subprocess.Popen([warplab, "watch", "s.lua"], cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                                  stdout=slave, stderr=subprocess.PIPE)
+        os.close(slave)
+        self.out = os.fdopen(master, "rb", buffering=0)
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(self.out, selectors.EVENT_READ, "out")
+        self.sel.register(self.p.stderr, selectors.EVENT_READ, "err")
+        self.lines = {"out": [], "err": []}
+        self.partial = {"out": b"", "err": b""}
+
+    def pump(self, timeout):
+        for key, _ in self.sel.select(timeout):
+            try:
+                data = os.read(key.fileobj.fileno(), 65536)
+            except OSError:  # a pty whose other end closed
+                data = b""
+            if not data:
+                self.sel.unregister(key.fileobj)
+                continue
+            buf = self.partial[key.data] + data
+            *done, self.partial[key.data] = buf.split(b"\n")
+            now = time.perf_counter()
+            self.lines[key.data] += [(now, d.decode(errors="replace").rstrip("\r")) for d in done]
+
+    def wait(self, stream, test, start=0, limit=TIMEOUT_S):
+        """The (time, line) of the first line from index `start` on that passes `test`."""
+        end = time.monotonic() + limit
+        while True:
+            for t, line in self.lines[stream][start:]:
+                if test(line):
+                    return t, line
+            if time.monotonic() > end or self.p.poll() is not None and not self.sel.get_map():
+                return None, None
+            self.pump(0.05)
+
+    def stop(self):
+        self.p.terminate()
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def write(folder, name, text):
+    with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+        f.write(text)
+    return time.perf_counter()
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    warplab, folder = os.path.abspath(argv[1]), argv[2]
+    edits = int(argv[3]) if len(argv) > 3 else 5
+    os.makedirs(folder, exist_ok=True)
+    v = {"s": 0, "p": 0, "c": 0}
+    write(folder, "s.lua", SCRIPT.format(v=0))
+    write(folder, "plain.cu", PLAIN.format(v=0))
+    write(folder, "coop.cu", COOP.format(v=0))
+    w = Watch(warplab, folder)
+    rows = {"s": "script edit", "p": "plain kernel edit", "c": "cooperative-groups kernel edit"}
+    try:
+        t, line = w.wait("err", lambda l: re.search(r"\] run 1 (ok|failed)|^run failed", l) is not None)
+        if line is None or "ok" not in line:
+            why = "the first run did not end well" if line else f"no first run in {TIMEOUT_S} s"
+            for r in rows.values():
+                print(f"@skip\twatch\t{r}\t{why}: {w.lines['err'][-1][1] if w.lines['err'] else ''}")
+            return 0
+        _, first = w.wait("out", lambda l: l.startswith("result "))
+        # Kernels that ran wrote 0 and the warp's sum (the stand-in driver runs nothing).
+        live = first == f"result 0 0 {WARP_SUM}"
+        run = 1
+        old = os.environ.get("BENCH_WATCH_OLD") == "1"
+        for kind in ["s", "p", "c"] * edits:
+            run += 1
+            if old:
+                ready, _ = w.wait("err", lambda l, n=run - 1: f"] run {n} ok" in l)
+                time.sleep(0.5)
+            else:
+                ready, _ = w.wait("err", lambda l, n=run: f"standby for run {n} ready" in l)
+            if ready is None:
+                print(f"@skip\twatch\t{rows[kind]}\tno standby for run {run} in {TIMEOUT_S} s")
+                return 0
+            v[kind] += 1
+            out_at, err_at = len(w.lines["out"]), len(w.lines["err"])
+            if kind == "s":
+                t0 = write(folder, "s.lua", SCRIPT.format(v=v["s"]))
+            elif kind == "p":
+                t0 = write(folder, "plain.cu", PLAIN.format(v=v["p"]))
+            else:
+                t0 = write(folder, "coop.cu", COOP.format(v=v["c"]))
+            want = f"result {v['s']} {v['p']} {WARP_SUM + v['c']}" if live else f"result {v['s']}"
+            if live or kind == "s":  # (the stand-in driver's lines end with what no kernel wrote)
+                t1, _ = w.wait("out", lambda l, x=want: l == x or not live and l.startswith(x + " "), out_at)
+                if t1 is not None:
+                    print(f"@\twatch\t{rows[kind]}\tsave → new output line (ms)\t{1000 * (t1 - t0):.1f}")
+            if kind != "s":
+                name = "k(int*)" if kind == "p" else "c(int*)"
+                t1, _ = w.wait("err", lambda l, x=name: l.startswith(x + ": "), err_at)
+                if t1 is not None:
+                    print(f"@\twatch\t{rows[kind]}\tsave → resource line (ms)\t{1000 * (t1 - t0):.1f}")
+            _, header = w.wait("err", lambda l, n=run: f"] run {n}: re-run" in l, err_at)
+            started = re.search(r"re-run (\d+) ms", header or "")
+            if started:
+                print(f"@\twatch\t{rows[kind]}\tsave → re-run started (ms)\t{started.group(1)}")
+            done, line = w.wait("err", lambda l, n=run: f"] run {n} ok" in l or l.startswith("run failed"), err_at)
+            if done is None or "ok" not in line:
+                print(f"@skip\twatch\t{rows[kind]}\trun {run}: {line or 'no end'}")
+                return 0
+            sys.stdout.flush()
+    finally:
+        w.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,146 @@
+// cli/cleanup.cpp: the private folder and its keeper process (cleanup.hpp). The keeper is
+// told "+PGID" and "-PGID" lines; at end of file it kills the groups still listed, then
+// removes the folder. Depends on cli/command.hpp (Failure), sys/temp.hpp (the folder, in
+// $TMPDIR or /tmp). POSIX only.
+#include "app/cli/cleanup.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "app/cli/command.hpp"
+#include "sys/temp.hpp"
+
+namespace warplab::app {
+namespace {
+
+constexpr int kMaxGroups = 64;  // a watch has a run and a standby: a few at a time
+
+// The keeper's life: read the groups, and at end of file kill them and remove `dir`. Only
+// system calls and fixed buffers: it is a child forked without exec.
+[[noreturn]] void keep(int in, const char* dir) {
+  for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) std::signal(s, SIG_IGN);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::setpgid(0, 0);  // the terminal's Ctrl-C goes to the command's group, not here
+  pid_t groups[kMaxGroups] = {};
+  char line[32];
+  int len = 0;
+  char buf[256];
+  for (;;) {
+    const ssize_t n = ::read(in, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (ssize_t i = 0; i < n; ++i) {
+      if (buf[i] != '\n') {
+        if (len < static_cast<int>(sizeof line) - 1) line[len++] = buf[i];
+        continue;
+      }
+      line[len] = '\0';
+      const pid_t g = static_cast<pid_t>(std::strtol(line + 1, nullptr, 10));
+      for (pid_t& slot : groups) {
+        if (line[0] == '+' && slot == 0) {
+          slot = g;
+          break;
+        }
+        if (line[0] == '-' && slot == g) {
+          slot = 0;
+          break;
+        }
+      }
+      len = 0;
+    }
+  }
+  for (const pid_t g : groups)
+    if (g > 0) ::kill(-g, SIGKILL);
+  remove_tree(dir);
+  ::_exit(0);
+}
+
+void tell(int fd, char sign, pid_t pgid) {
+  if (fd < 0 || pgid <= 0) return;
+  char msg[32];
+  const int n = std::snprintf(msg, sizeof msg, "%c%d\n", sign, static_cast<int>(pgid));
+  [[maybe_unused]] const ssize_t w = ::write(fd, msg, static_cast<size_t>(n));  // < PIPE_BUF: whole
+}
+
+}  // namespace
+
+bool remove_tree(const char* path) {
+  DIR* d = ::opendir(path);
+  if (!d) return ::unlink(path) == 0 || errno == ENOENT;
+  bool ok = true;
+  while (const dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    char child[4096];
+    if (std::snprintf(child, sizeof child, "%s/%s", path, e->d_name) >= static_cast<int>(sizeof child)) {
+      ok = false;
+      continue;
+    }
+    struct stat st {};
+    if (::lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+      ok = remove_tree(child) && ok;
+    else
+      ok = (::unlink(child) == 0 || errno == ENOENT) && ok;
+  }
+  ::closedir(d);
+  return (::rmdir(path) == 0 || errno == ENOENT) && ok;
+}
+
+Cleanup::Cleanup(const std::string& what) {
+  sys::TempFolder t = sys::make_temp_folder("warplab-" + what + "-");  // a bad TMPDIR: /tmp
+  if (t.path.empty()) throw Failure(kInternal, "cannot create a temporary folder: " + t.note);
+  dir_ = std::move(t.path);
+  note_ = std::move(t.note);
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) {
+    remove_tree(dir_.c_str());
+    throw Failure(kInternal, std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
+  std::fflush(nullptr);  // or the keeper would hold a copy of our buffered output
+  keeper_ = ::fork();
+  if (keeper_ < 0) {
+    ::close(p[0]);
+    ::close(p[1]);
+    remove_tree(dir_.c_str());
+    throw Failure(kInternal, std::string("cannot fork: ") + std::strerror(errno));
+  }
+  if (keeper_ == 0) {
+    // Only the read end stays open: another descriptor of ours (a terminal, a socket, the
+    // pipe's write end) held here would keep it alive or the keeper waiting.
+    const int in = ::fcntl(p[0], F_DUPFD_CLOEXEC, 3);
+    if (in != 3) {
+      ::dup2(in, 3);
+      ::close(in);
+    }
+    ::close_range(4, ~0U, 0);
+    const int null = ::open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3 && null >= 0; ++fd) ::dup2(null, fd);
+    if (null > 3) ::close(null);
+    keep(3, dir_.c_str());
+  }
+  ::close(p[0]);
+  fd_ = p[1];
+}
+
+Cleanup::~Cleanup() {
+  remove_tree(dir_.c_str());
+  ::close(fd_);  // end of file: the keeper kills what is still listed (nothing) and goes
+  int st = 0;
+  while (::waitpid(keeper_, &st, 0) < 0 && errno == EINTR) {
+  }
+}
+
+void Cleanup::adopt_group(pid_t pgid) { tell(fd_, '+', pgid); }
+void Cleanup::forget_group(pid_t pgid) { tell(fd_, '-', pgid); }
+
+}  // namespace warplab::app

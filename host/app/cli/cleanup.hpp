@@ -1,0 +1,45 @@
+// cli/cleanup.hpp: what must not outlive a command however it ends, SIGKILL included: a
+// private folder of temporary files and the process groups of its children. A small
+// process (the keeper) is forked first; it waits on a pipe that only this process writes,
+// and when the pipe closes (we exited, or were killed) it kills the groups it was told of
+// and removes the folder. Used by `watch` (its runs' records, warm headers) and by
+// `compile --pch`. POSIX only.
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+
+namespace warplab::app {
+
+class Cleanup {
+ public:
+  // Creates $TMPDIR/warplab-<what>-XXXXXX (or in /tmp when TMPDIR cannot hold it: note()
+  // says so, for the caller to print) and forks the keeper. Throws Failure (kInternal)
+  // when neither can be made. Fork it before any thread is started.
+  explicit Cleanup(const std::string& what);
+  // Removes the folder now and lets the keeper go (it has nothing left to do).
+  ~Cleanup();
+  Cleanup(const Cleanup&) = delete;
+  Cleanup& operator=(const Cleanup&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  // Why $TMPDIR was passed over (sys/temp.hpp), or "".
+  const std::string& note() const { return note_; }
+  // A child's process group to kill should we die first; and that it is gone (reaped).
+  void adopt_group(pid_t pgid);
+  void forget_group(pid_t pgid);
+  // The pipe's write end: a forked child closes it, so that our death alone ends the wait.
+  int fd() const { return fd_; }
+
+ private:
+  std::string dir_;
+  std::string note_;
+  pid_t keeper_ = -1;
+  int fd_ = -1;
+};
+
+// Removes a folder and what it holds, without allocating (the keeper runs it in a child
+// of a process that may hold locks). False when something could not be removed.
+bool remove_tree(const char* path);
+
+}  // namespace warplab::app

@@ -1,0 +1,25 @@
+// watch/signals.hpp: the signals `warplab watch` reads through a signalfd: SIGINT, SIGTERM,
+// SIGHUP and SIGQUIT (leave) and SIGCHLD (a run ended), blocked while a Signals lives and
+// restored after (its runs unblock them: child.hpp). Linux only.
+#pragma once
+#include <signal.h>
+
+namespace warplab::app::watch {
+
+class Signals {
+ public:
+  Signals();  // throws Failure (kInternal) when the signalfd cannot be made
+  ~Signals();
+  Signals(const Signals&) = delete;
+  Signals& operator=(const Signals&) = delete;
+  int fd() const { return fd_; }
+  // Drains the signalfd; true when a signal asking us to leave arrived. SIGCHLD needs
+  // no handling here: the loop checks the runs after every wake-up.
+  bool leave();
+
+ private:
+  sigset_t set_, old_;
+  int fd_ = -1;
+};
+
+}  // namespace warplab::app::watch
