@@ -68,7 +68,10 @@ std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchCon
   try {  // only the driver's answer can throw here (a failed cuOccupancyMaxActiveClusters)
     return cu::check(c, k.limits, d, ask_driver ? k.fn.get() : nullptr);
   } catch (const cu::Error& e) {
-    return cu::Violation{cu::Limit::cluster_schedule, e.what()};
+    if (is_async_fault(e.code())) throw;  // a fault noticed here: the context is lost, said as such
+    return cu::Violation{
+        cu::Limit::cluster_schedule,
+        "the driver could not say whether this cluster launch can be scheduled: " + cu::error_text(e.code())};
   }
 }
 
@@ -76,6 +79,25 @@ namespace {
 
 [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void refuse(const KernelObj& k, const std::string& why) {
   throw Error(k.display + ": " + why);
+}
+
+// The configuration the driver is given: a kernel's compile-time cluster is the driver's to
+// apply, so a cluster = equal to it (the check saw to that) is not sent again.
+inline const cu::LaunchConfig& sendable(const KernelObj& k, const cu::LaunchConfig& c) {
+  if (!k.limits.cluster[0] || !c.clustered()) [[likely]]
+    return c;
+  thread_local cu::LaunchConfig plain;
+  plain = c;
+  plain.cluster = {0, 0, 0};
+  return plain;
+}
+
+[[gnu::cold]] std::string cluster_refused(const KernelObj& k, const cu::LaunchConfig& c) {
+  const cu::Dim3 cl = cu::cluster_of(c, k.limits);
+  return "the driver refused cluster " + std::to_string(cl.x) + "x" + std::to_string(cl.y) + "x" +
+         std::to_string(cl.z) +
+         " for this kernel (with the launch checks on, or with k:check{...}, warplab "
+         "names the rule it breaks)";
 }
 
 // Everything a launch checks before the driver sees it, then the launch, noted for fault
@@ -88,8 +110,12 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
   }
   if (arg_error) [[unlikely]]
     throw Error(arg_error);
-  if (!k.fn) [[unlikely]]
+  if (!k.fn) [[unlikely]] {
     run.require_gpu("a kernel launch");
+    // Live, a kernel without a function is one whose code was not loaded: another arch's.
+    const auto v = cu::check_code(k.limits, run.limits());
+    refuse(k, v ? v->sentence : "its module is not loaded on this device");
+  }
   k.last_launch = {c.block.x * c.block.y * c.block.z, c.shared_bytes};  // for `warplab watch` (deps.hpp)
   LaunchNote& n = run.faults.note(k.display, c, k.limits);              // plain copies, no formatting
   if (where.line > 0) {
@@ -97,9 +123,11 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
     n.line = where.line;
   }
   try {
-    cu::launch(*k.fn, c, k.argptrs.data());
-  } catch (const cu::Error&) {
+    cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
+  } catch (const cu::Error& e) {
     run.faults.forget();
+    if (e.code() == CUDA_ERROR_INVALID_CLUSTER_SIZE) [[unlikely]]  // with --no-check: still a sentence
+      refuse(k, cluster_refused(k, c));
     throw;
   }
 }
@@ -114,11 +142,12 @@ void launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_e
 std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
                           const Where& where, int warmup, int reps) {
   checked_launch(run, k, c, arg_error, where);  // one untimed launch even with warmup = 0: it loads the code
-  for (int i = 1; i < warmup; ++i) cu::launch(*k.fn, c, k.argptrs.data());
+  const cu::LaunchConfig& sent = sendable(k, c);
+  for (int i = 1; i < warmup; ++i) cu::launch(*k.fn, sent, k.argptrs.data());
   EventTimes t(run.context, c.stream, reps);
   for (int i = 0; i < reps; ++i) {
     t.start(i);
-    cu::launch(*k.fn, c, k.argptrs.data());
+    cu::launch(*k.fn, sent, k.argptrs.data());
     t.stop(i);
   }
   return t.ms(run);

@@ -4,7 +4,8 @@
 # runs the command it was given, as the real one does. Checks the closing table and its
 # exit code (9 on errors, the script's own when clean), that the child gets -lineinfo and
 # the arguments minus --sanitize in any position, the missing-tool sentence (exit 8), and
-# a bad tool name (exit 2, the valid ones listed). No GPU needed.
+# a bad tool name (exit 2, the valid ones listed), a bad TMPDIR (the log goes to /tmp,
+# with a note) and WARPLAB_SANITIZE_LOG (the one writer: never through a link). No GPU needed.
 # Usage: bash sanitize.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
 export NO_COLOR=1
@@ -90,6 +91,24 @@ printf '========= COMPUTE-SANITIZER\n========= Error: Target application termina
 FAKE_LOG=$T/dead.log san run --sanitize memcheck s.lua
 [ $rc -ne 0 ] || fail "a log without a summary must not pass"
 grep -q "^memcheck: no summary line in the tool's log" "$T/out" || fail "no-summary sentence"
+
+# A bad TMPDIR: the log file goes to /tmp with one note, never an internal error (70).
+for bad in /nonexistent /dev/null; do
+  TMPDIR=$bad san run --sanitize memcheck s.lua
+  [ $rc -eq 9 ] || fail "TMPDIR=$bad: exit $rc, want 9 (the findings)"
+  grep -qF "warplab: TMPDIR='$bad' cannot hold temporary files" "$T/err" || fail "TMPDIR=$bad: no note"
+done
+# WARPLAB_SANITIZE_LOG: a copy of the raw log, replacing a file there through the one
+# writer; never through a symbolic link (a warning, the run's verdict unchanged).
+echo old >"$T/kept.log"
+WARPLAB_SANITIZE_LOG=$T/kept.log san run --sanitize memcheck s.lua
+[ $rc -eq 9 ] && grep -q "ERROR SUMMARY: 2 errors" "$T/kept.log" || fail "WARPLAB_SANITIZE_LOG: the log was not kept"
+echo mine >"$T/victim"
+ln -s "$T/victim" "$T/link.log"
+WARPLAB_SANITIZE_LOG=$T/link.log san run --sanitize memcheck s.lua
+[ $rc -eq 9 ] || fail "WARPLAB_SANITIZE_LOG to a link: exit $rc, want 9"
+grep -qx mine "$T/victim" || fail "WARPLAB_SANITIZE_LOG wrote through a symbolic link"
+grep -qF "warplab: WARPLAB_SANITIZE_LOG: '$T/link.log' is a symbolic link" "$T/err" || fail "WARPLAB_SANITIZE_LOG to a link: no warning"
 
 # No compute-sanitizer: one sentence, exit 8.
 WARPLAB_COMPUTE_SANITIZER=$T/empty/compute-sanitizer "$BIN" --profile h100 run --sanitize memcheck s.lua >"$T/out" 2>"$T/err"

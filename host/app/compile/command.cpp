@@ -19,6 +19,7 @@
 #include "app/compile/report.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
+#include "sys/write.hpp"
 
 namespace warplab::app {
 namespace {
@@ -66,13 +67,26 @@ std::string no_kernels_hint(const rtc::Source& src, const CompileArgs& a) {
   return ": instantiate with --kernel, e.g. --kernel '" + names.front() + "<...>' (templates: " + list + ")";
 }
 
-void write_cubin(const CompileArgs& a, const rtc::CompileResult& r) {
+// Whether `target` is the file at `read` (the same path, or the same file by another name:
+// a link, ../x.cu). Only an existing file can be the same.
+bool same_file(const std::string& target, const std::string& read) {
+  std::error_code ec;
+  return target == read || std::filesystem::equivalent(target, read, ec);
+}
+
+// --cubin FILE replaces FILE (docs/cli.md), through the one writer: a failed write leaves
+// the old file as it was. Never a file the compile read: the source, a header, the profile.
+void write_cubin(const CompileArgs& a, const Globals& g, const rtc::CompileResult& r) {
   if (a.cubin.empty()) return;
-  std::ofstream out(a.cubin, std::ios::binary);
-  out.write(r.cubin.data(), static_cast<std::streamsize>(r.cubin.size()));
-  out.flush();
-  if (!out.good())
-    throw Failure(kBadInput, "cannot write the cubin to '" + a.cubin + "': " + std::strerror(errno));
+  for (const rtc::Dependency& d : r.dependencies)
+    if (same_file(a.cubin, d.path.string()))
+      throw Failure(kBadInput, "refusing to write the cubin over '" + a.cubin + "': the compile read it (" +
+                                   d.display + " is a header of " + a.file + ")");
+  if (!g.opts.profile.empty() && same_file(a.cubin, g.opts.profile))
+    throw Failure(kBadInput, "refusing to write the cubin over the profile '" + g.opts.profile + "'");
+  const sys::WriteResult w =
+      sys::write_file(a.cubin, std::string_view(r.cubin.data(), r.cubin.size()), sys::Replace::allowed);
+  if (!w) throw Failure(kBadInput, "--cubin: " + w.message);  // as any file named that fails (4)
 }
 
 int run_compile(const CompileArgs& a, const Globals& g) {
@@ -82,7 +96,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     throw Failure(kBadInput, "--cubin needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
   if (!a.cubin.empty()) {
     std::error_code ec;
-    if (a.cubin == a.file || std::filesystem::equivalent(a.cubin, a.file, ec))
+    if (same_file(a.cubin, a.file))
       throw Failure(kBadInput, "refusing to write the cubin over the source file '" + a.file + "'");
     if (std::filesystem::is_directory(a.cubin, ec))
       throw Failure(kBadInput, "cannot write the cubin to '" + a.cubin + "': it is a folder");
@@ -123,7 +137,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
               << (r.errors() == 1 ? " error" : " errors") << ")\n";
     return kCompileError;
   }
-  write_cubin(a, r);
+  write_cubin(a, g, r);
   if (a.json) return kOk;
   // With --ptx, stdout carries only the PTX (so it can be redirected); the table moves
   // to stderr.
@@ -190,7 +204,9 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* json =
       sub->add_flag("--json", args->json, "print the kernels and their resources as JSON (unknown: null)");
   json->excludes(ptx);
-  sub->add_option("--cubin", args->cubin, "write the cubin (ELF) to this file")->type_name("FILE");
+  sub->add_option("--cubin", args->cubin,
+                  "write the cubin (ELF) to this file, replacing it (never a file the compile read)")
+      ->type_name("FILE");
   sub->add_flag("--lineinfo", args->lineinfo, "generate line information (-lineinfo)");
   sub->add_option("--max-errors", args->max_errors, "show at most N diagnostics (0: all)")
       ->check(count_upto(1000000))

@@ -1,7 +1,8 @@
 // repl/worker.hpp: the REPL's worker process. The prompt forks a worker that opens the Lua
 // state and answers requests over a socketpair (protocol.hpp), so a crash or a hang costs
 // the state, never the prompt, which says so and starts a fresh worker. The worker has its
-// own process group (Ctrl-C reaches the prompt, which forwards it) and dies with the prompt.
+// own process group (Ctrl-C reaches the prompt, which forwards it) and dies with the prompt,
+// whatever kills the prompt, taking with it what it started (cli/child_group.hpp).
 // Depends on protocol.hpp (Reply, Status) and bind/state.hpp (the state it holds).
 #pragma once
 #include <sys/types.h>
@@ -37,6 +38,7 @@ class Worker {
   // Kills the current worker (if any) and starts a new one.
   void restart();
 
+  // A chunk evaluated; the reply's `eval` is its number in this worker (1, 2, ...).
   Reply eval(const std::string& chunk, bool final);
   Reply attrs(const std::string& pattern);
   // Candidates for the word at the end of `line`; empty when the worker died (then
@@ -56,6 +58,7 @@ class Worker {
   pid_t pid_ = -1;
   int fd_ = -1;
   std::string death_;
+  unsigned long long evals_ = 0;  // evaluations sent to this worker (Reply::eval)
 };
 
 // Ctrl-C for the prompt: install_interrupt_handler() makes SIGINT (without SA_RESTART)
