@@ -103,8 +103,12 @@ std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, con
                                const Function* driver) {
   const unsigned block[3] = {c.block.x, c.block.y, c.block.z};
   const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
-  if (k.code_arch) [[unlikely]]
-    if (auto v = check_code(k, d)) return v;
+  // The code's architecture: SASS for sm_XY runs on X.Y to X.9 (sm_XYa on X.Y only).
+  if (k.code_arch) {
+    const int major = k.code_arch / 10, minor = k.code_arch % 10;
+    if (d.cc_major != major || (k.code_arch_exact ? d.cc_minor != minor : d.cc_minor < minor)) [[unlikely]]
+      return check_code(k, d);
+  }
   if (!c.block.x || !c.block.y || !c.block.z) [[unlikely]]
     return broken(Limit::block_zero,
                   "block " + dims(c.block) + " has a zero dimension: each of x, y, z must be at least 1");

@@ -4,6 +4,7 @@
 // writes its own log file, so the script's output reaches the terminal untouched. POSIX;
 // depends on log.hpp, cli/exit_codes.hpp and rtc/toolkit.hpp (where NVRTC's CUDA is).
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,10 +74,15 @@ int spawn(const std::vector<std::string>& argv, const std::vector<std::string>& 
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGINT, &ignore, &old_int);
   ::sigaction(SIGQUIT, &ignore, &old_quit);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGQUIT, SIG_DFL);
+    // The tool dies with us (kept across execve), and the run it starts with it
+    // (die_with_the_tool): nothing is left running when `run --sanitize` is killed.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     ::execve(args[0], args.data(), envp.data());
     ::_exit(127);
   }
@@ -111,6 +117,12 @@ struct LogFile {
 };
 
 }  // namespace
+
+void die_with_the_tool() {
+  const char* v = std::getenv("WARPLAB_SANITIZE");
+  if (!v || !*v) return;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
 
 const std::vector<std::string>& tools() {
   static const std::vector<std::string> t = {"memcheck", "racecheck", "synccheck", "initcheck"};
