@@ -71,9 +71,9 @@ std::optional<Violation> check_cluster(const LaunchConfig& c, const KernelLimits
   if (!driver && blocks > kMaxClusterBlocks) [[unlikely]]
     return broken(Limit::cluster_size,
                   what() + " = " + num(static_cast<long long>(blocks)) + " blocks exceeds " +
-                      num(kMaxClusterBlocks) + ", the largest cluster compute capability " + num(d.cc_major) +
-                      "." + num(d.cc_minor) + " can take (" + num(kPortableClusterBlocks) +
-                      " portable, up to " + num(kMaxClusterBlocks) + " with the non-portable opt-in)");
+                      num(kMaxClusterBlocks) + ", the most blocks a cluster can hold (" +
+                      num(kPortableClusterBlocks) + " portable, up to " + num(kMaxClusterBlocks) +
+                      " with the non-portable opt-in where the device allows it)");
   if (kl.max_cluster_blocks > 0 && blocks > static_cast<u64>(kl.max_cluster_blocks)) [[unlikely]]
     return broken(Limit::cluster_rank, what() + " = " + num(static_cast<long long>(blocks)) +
                                            " blocks exceeds the kernel's own maximum of " +
@@ -106,7 +106,8 @@ std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, con
   // The code's architecture: SASS for sm_XY runs on X.Y to X.9 (sm_XYa on X.Y only).
   if (k.code_arch) {
     const int major = k.code_arch / 10, minor = k.code_arch % 10;
-    if (d.cc_major != major || (k.code_arch_exact ? d.cc_minor != minor : d.cc_minor < minor)) [[unlikely]]
+    if (d.cc_major != major || (k.code_arch_variant == 'a' ? d.cc_minor != minor : d.cc_minor < minor))
+        [[unlikely]]
       return check_code(k, d);
   }
   if (!c.block.x || !c.block.y || !c.block.z) [[unlikely]]
@@ -202,13 +203,14 @@ std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, con
 std::optional<Violation> check_code(const KernelLimits& k, const DeviceLimits& d) {
   if (k.code_arch <= 0) return std::nullopt;
   const int major = k.code_arch / 10, minor = k.code_arch % 10;
-  const bool runs = d.cc_major == major && (k.code_arch_exact ? d.cc_minor == minor : d.cc_minor >= minor);
+  const bool exact = k.code_arch_variant == 'a';
+  const bool runs = d.cc_major == major && (exact ? d.cc_minor == minor : d.cc_minor >= minor);
   if (runs) return std::nullopt;
-  const std::string code = "sm_" + num(k.code_arch) + (k.code_arch_exact ? "a" : "");
+  const std::string code =
+      "sm_" + num(k.code_arch) + (k.code_arch_variant ? std::string(1, k.code_arch_variant) : "");
   const std::string rule =
-      k.code_arch_exact
-          ? "runs on compute capability " + num(major) + "." + num(minor) + " only"
-          : "runs on compute capability " + num(major) + "." + num(minor) + " to " + num(major) + ".9 only";
+      exact ? "runs on compute capability " + num(major) + "." + num(minor) + " only"
+            : "runs on compute capability " + num(major) + "." + num(minor) + " to " + num(major) + ".9 only";
   return broken(Limit::architecture, "the kernel was compiled for " + code +
                                          ", and its code cannot run on this device of compute capability " +
                                          num(d.cc_major) + "." + num(d.cc_minor) + " (" + code + " code " +

@@ -55,7 +55,7 @@ struct KernelLimits {
   bool cluster_explicit = false;    // launched only as clusters (.explicitcluster)
   int max_cluster_blocks = 0;       // blocks per cluster at most (.maxclusterrank); 0: no cap
   int code_arch = 0;                // the SASS it holds: 90 for sm_90, 120 for sm_120; 0: unknown
-  bool code_arch_exact = false;     // an arch-specific variant (sm_90a): that compute capability only
+  char code_arch_variant = 0;       // 'a' (sm_90a: that compute capability only), 'f' (family), 0
 };
 
 enum class Limiter : unsigned {

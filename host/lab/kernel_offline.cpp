@@ -35,7 +35,8 @@ void offline_max_threads(KernelObj& k, const cu::DeviceLimits& d) {
 
 void set_code_arch(cu::KernelLimits& k, const std::string& arch) {
   k.code_arch = arch.rfind("sm_", 0) == 0 ? std::atoi(arch.c_str() + 3) : 0;  // compute_XX: PTX, unknown
-  k.code_arch_exact = !arch.empty() && arch.back() == 'a';
+  const char last = arch.empty() ? 0 : arch.back();
+  k.code_arch_variant = k.code_arch && (last == 'a' || last == 'f') ? last : 0;
 }
 
 void code_rules(KernelObj& k) {

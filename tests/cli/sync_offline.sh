@@ -36,7 +36,7 @@ grep -qE '^1057 +1056 +capacity \+ 1 +deadlocks: 1 block\(s\) cannot start$' "$T
 grep -q '^  ok   k:check refuses a cooperative grid one block above capacity' "$T/out" ||
   fail "syncblocks: the cooperative refusal was not checked"
 "$BIN" --profile h200 run examples/sync/dsmem.lua >"$T/out" 2>"$T/err"
-grep -q '^32 blocks .*cluster 32x1x1 = 32 blocks exceeds 16, the largest cluster compute capability 9.0 can take' "$T/out" ||
+grep -q '^32 blocks .*cluster 32x1x1 = 32 blocks exceeds 16, the most blocks a cluster can hold' "$T/out" ||
   fail "dsmem: the cluster of 32 is not refused in the rules table"
 grep -qE '^16 blocks \(non-portable\) +16 +16 +accepted' "$T/out" || fail "dsmem: 16 blocks (non-portable) is not accepted offline"
 "$BIN" --profile h100 run examples/sync/cost.lua >"$T/out" 2>"$T/err"

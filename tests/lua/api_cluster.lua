@@ -33,8 +33,8 @@ local function accepts(cfg)
 end
 -- More blocks than a cluster can hold: offline the sentence names 16, the most compute
 -- capability 9.0 can take; live the driver's figure (cuOccupancyMaxPotentialClusterSize).
-local TOO_BIG = dev.live and " blocks exceeds " or (" blocks exceeds 16, the largest cluster compute capability "
-                .. "9.0 can take (8 portable, up to 16 with the non-portable opt-in)")
+local TOO_BIG = dev.live and " blocks exceeds " or (" blocks exceeds 16, the most blocks a cluster can hold (8 "
+                .. "portable, up to 16 with the non-portable opt-in where the device allows it)")
 local function too_big(cfg, head)
   local ok, msg = k:check(cfg)
   t.eq(ok, false)

@@ -86,8 +86,8 @@ TEST(ValidateCluster, Size) {
   EXPECT_EQ(why(clustered({16, 1, 1}, {16, 1, 1})), "") << "non-portable, opted in";
   EXPECT_EQ(why(clustered({12, 3, 1}, {3, 3, 1})), "");
   EXPECT_EQ(why(clustered({32, 1, 1}, {32, 1, 1})),
-            "cluster 32x1x1 = 32 blocks exceeds 16, the largest cluster compute capability 9.0 can take "
-            "(8 portable, up to 16 with the non-portable opt-in)");
+            "cluster 32x1x1 = 32 blocks exceeds 16, the most blocks a cluster can hold (8 portable, up to 16 "
+            "with the non-portable opt-in where the device allows it)");
   EXPECT_EQ(why(clustered({34, 1, 1}, {17, 1, 1})).rfind("cluster 17x1x1 = 17 blocks exceeds 16", 0), 0u);
 }
 
@@ -222,7 +222,7 @@ TEST(ValidateCode, ArchitectureAgainstTheDevice) {
   EXPECT_EQ(why_k(c, k).rfind("the kernel was compiled for sm_75, and its code cannot run", 0), 0u);
   k.code_arch = 90;
   EXPECT_EQ(why_k(c, k), "");
-  k.code_arch_exact = true;
+  k.code_arch_variant = 'a';
   EXPECT_EQ(why_k(c, k), "") << "sm_90a on 9.0";
   c.block = {2048, 1, 1};
   k.code_arch = 100;
@@ -232,13 +232,18 @@ TEST(ValidateCode, ArchitectureAgainstTheDevice) {
   h.cc_minor = 3;
   c.block = {32, 1, 1};
   k.code_arch = 100;
-  k.code_arch_exact = false;
+  k.code_arch_variant = 0;
   EXPECT_EQ(why_k(c, k, h), "");
-  k.code_arch_exact = true;
+  k.code_arch_variant = 'a';
   EXPECT_EQ(
       why_k(c, k, h),
       "the kernel was compiled for sm_100a, and its code cannot run on this device of compute capability "
       "10.3 (sm_100a code runs on compute capability 10.0 only): compile for sm_103");
+  k.code_arch_variant = 'f';
+  EXPECT_EQ(why_k(c, k, h), "") << "sm_100f on 10.3: the family";
+  h.cc_major = 12;
+  h.cc_minor = 0;
+  EXPECT_EQ(why_k(c, k, h).rfind("the kernel was compiled for sm_100f, and its code cannot run", 0), 0u);
   k.code_arch = 0;
   EXPECT_EQ(why_k(c, k, h), "") << "unknown (a virtual architecture): not refused";
   EXPECT_EQ(warplab::cu::check_code(k, warplab::cu::device_limits(h)), std::nullopt);
