@@ -29,6 +29,7 @@ struct AttrsOptions {
   bool json = false, csv = false, no_color = false;
   std::vector<std::string> diff;  // exactly two operands when given
   std::string output;             // -o FILE: a new file instead of stdout ("": stdout)
+  bool output_given = false;      // -o "" is an error, not "no -o"
 };
 
 // A plain non-negative decimal that fits an int: "0", "12"; not "-1", "1e3" or "".
@@ -124,6 +125,7 @@ int write_output(const AttrsOptions& o, const std::string& text, int rc) {
 }
 
 int run_attrs(const AttrsOptions& o, const Globals& g) {
+  if (o.output_given && o.output.empty()) throw Failure(kUsage, "-o needs a file name: -o FILE");
   std::ostringstream file;
   std::ostream& out = o.output.empty() ? std::cout : static_cast<std::ostream&>(file);
   const int rc = render(o, g, out);
@@ -159,8 +161,13 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* csv = sub->add_flag("--csv", o->csv, "print name,value,unit,group,meaning");
   json->excludes(csv);
   sub->add_flag("--no-color", o->no_color, "no ANSI colours");
-  sub->add_option("-o,--output", o->output,
-                  "write the output to this new file instead of stdout (an existing file is refused)")
+  sub->add_option_function<std::string>(
+         "-o,--output",
+         [o](const std::string& v) {
+           o->output = v;
+           o->output_given = true;
+         },
+         "write the output to this new file instead of stdout (an existing file is refused)")
       ->type_name("FILE");
   auto* diff = sub->add_option("--diff", o->diff,
                                "compare two devices or profiles: each a device index or a profile name/file")

@@ -31,6 +31,7 @@ struct CompileArgs {
   std::vector<std::string> include_dirs;
   bool ptx = false;
   std::string cubin;
+  bool cubin_given = false;  // --cubin "" is an error, not "no --cubin"
   bool lineinfo = false;
   std::size_t max_errors = 10;
   bool arch_given = false;           // --arch "" is an error, not "no --arch"
@@ -92,6 +93,7 @@ void write_cubin(const CompileArgs& a, const Globals& g, const rtc::CompileResul
 int run_compile(const CompileArgs& a, const Globals& g) {
   if (a.arch_given && a.arch.empty())
     throw Failure(kBadInput, "--arch needs an architecture, e.g. sm_90 (valid: " + join_archs() + ")");
+  if (a.cubin_given && a.cubin.empty()) throw Failure(kUsage, "--cubin needs a file name: --cubin FILE");
   if (!a.cubin.empty() && rtc::is_virtual_arch(a.arch))
     throw Failure(kBadInput, "--cubin needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
   if (!a.cubin.empty()) {
@@ -204,8 +206,13 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* json =
       sub->add_flag("--json", args->json, "print the kernels and their resources as JSON (unknown: null)");
   json->excludes(ptx);
-  sub->add_option("--cubin", args->cubin,
-                  "write the cubin (ELF) to this file, replacing it (never a file the compile read)")
+  sub->add_option_function<std::string>(
+         "--cubin",
+         [args](const std::string& v) {
+           args->cubin = v;
+           args->cubin_given = true;
+         },
+         "write the cubin (ELF) to this file, replacing it (never a file the compile read)")
       ->type_name("FILE");
   sub->add_flag("--lineinfo", args->lineinfo, "generate line information (-lineinfo)");
   sub->add_option("--max-errors", args->max_errors, "show at most N diagnostics (0: all)")
