@@ -15,8 +15,10 @@
 #include <cuda.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "fake_driver.hpp"
@@ -252,14 +254,17 @@ CUresult f_func_set(CUfunction f, CUfunction_attribute a, int v) {
 }
 
 // ---- memory -------------------------------------------------------------------------
+std::map<std::uintptr_t, std::size_t> g_device;  // live device allocations: address -> bytes
 CUresult f_alloc(CUdeviceptr* p, std::size_t n) {
   if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   void* m = std::aligned_alloc(256, (n + 255) / 256 * 256);
   *p = reinterpret_cast<CUdeviceptr>(m);
+  if (m) g_device[*p] = n ? n : 1;
   return m ? ok() : CUDA_ERROR_OUT_OF_MEMORY;
 }
 CUresult f_free(CUdeviceptr p) {
   if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  g_device.erase(p);
   std::free(reinterpret_cast<void*>(p));
   return ok();
 }
@@ -278,6 +283,7 @@ CUresult f_managed(CUdeviceptr* p, std::size_t n, unsigned) {
   if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   void* m = std::calloc(1, n ? n : 1);
   *p = reinterpret_cast<CUdeviceptr>(m);
+  if (m) g_device[*p] = n ? n : 1;
   return m ? ok() : CUDA_ERROR_OUT_OF_MEMORY;
 }
 bool valid_location(CUmemLocation l) {
@@ -312,22 +318,24 @@ CUresult f_set8(CUdeviceptr d, unsigned char v, std::size_t n) {
   return ok();
 }
 // Asynchronous ones: a node of the capture when the stream captures, else done now.
-CUresult copy_on(CUstream s, void* d, const void* src, std::size_t n) {
-  const Node node{CU_GRAPH_NODE_TYPE_MEMCPY, nullptr, d, src, n};
+CUresult copy_on(CUstream s, void* d, const void* src, std::size_t n, bool d_dev, bool s_dev) {
+  const Node node{CU_GRAPH_NODE_TYPE_MEMCPY, nullptr, d, src, n, 0, d_dev, s_dev};
   if (record(s, node)) return ok();
   if (g_sticky != CUDA_SUCCESS) return g_sticky;
   run_node(node);
   return ok();
 }
 CUresult f_htod_a(CUdeviceptr d, const void* s, std::size_t n, CUstream st) {
-  return copy_on(st, at(d), s, n);
+  return copy_on(st, at(d), s, n, true, false);
 }
-CUresult f_dtoh_a(void* d, CUdeviceptr s, std::size_t n, CUstream st) { return copy_on(st, d, at(s), n); }
+CUresult f_dtoh_a(void* d, CUdeviceptr s, std::size_t n, CUstream st) {
+  return copy_on(st, d, at(s), n, false, true);
+}
 CUresult f_dtod_a(CUdeviceptr d, CUdeviceptr s, std::size_t n, CUstream st) {
-  return copy_on(st, at(d), at(s), n);
+  return copy_on(st, at(d), at(s), n, true, true);
 }
 CUresult f_set8_a(CUdeviceptr d, unsigned char v, std::size_t n, CUstream st) {
-  const Node node{CU_GRAPH_NODE_TYPE_MEMSET, nullptr, at(d), nullptr, n, v};
+  const Node node{CU_GRAPH_NODE_TYPE_MEMSET, nullptr, at(d), nullptr, n, v, true, false};
   if (!record(st, node)) run_node(node);
   return ok();
 }
@@ -373,6 +381,7 @@ CUresult f_event_destroy(CUevent e) {
   return ok();
 }
 CUresult f_record(CUevent e, CUstream s) {
+  reinterpret_cast<Event*>(e)->recorded = true;
   event_recorded(e, s);
   return ok();
 }
@@ -380,6 +389,8 @@ CUresult f_event_1(CUevent) { return g_sticky; }
 CUresult f_elapsed(float* ms, CUevent a, CUevent b) {
   if (!reinterpret_cast<Event*>(a)->timing || !reinterpret_cast<Event*>(b)->timing)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (!reinterpret_cast<Event*>(a)->recorded || !reinterpret_cast<Event*>(b)->recorded)
+    return CUDA_ERROR_INVALID_HANDLE;  // as the driver: "cuEventRecord() has not been called"
   *ms = std::chrono::duration<float, std::milli>(reinterpret_cast<Event*>(b)->at -
                                                  reinterpret_cast<Event*>(a)->at)
             .count();
@@ -513,6 +524,18 @@ void run_kernel(Function* f) {
   if (g_scratch.p) g_scratch.touch();
   if (f->faults) [[unlikely]]
     g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+}
+
+bool live_device(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  auto it = g_device.upper_bound(a);
+  if (it == g_device.begin()) return false;
+  --it;
+  return a < it->first + it->second;
+}
+
+bool operands_live(const Node& n) {
+  return (!n.dst_device || live_device(n.dst)) && (!n.src_device || live_device(n.src));
 }
 
 void run_node(const Node& n) {

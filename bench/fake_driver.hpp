@@ -31,6 +31,7 @@ struct Stream {
 struct Event {
   Clock::time_point at;
   bool timing = true;
+  bool recorded = false;         // cuEventElapsedTime refuses an event never recorded
   Stream* src = nullptr;         // the stream it was last recorded on
   std::uint64_t capture_id = 0;  // the capture it was recorded in (0: none)
 };
@@ -43,7 +44,17 @@ struct Node {
   const void* src = nullptr;
   std::size_t bytes = 0;
   unsigned char value = 0;  // memset
+  bool dst_device = false, src_device = false;  // which operands are device addresses
 };
+
+// True while `p` lies inside a device allocation (cuMemAlloc, cuMemAllocManaged) not yet
+// freed. A real driver reads a node's device addresses when it instantiates or updates a
+// graph, and an address freed since the capture is undefined behaviour there (the process
+// died with SIGSEGV on an H100): the stand-in refuses it with CUDA_ERROR_INVALID_VALUE, so
+// a test of warplab's order (instantiate, then free) fails here when the order is wrong.
+bool live_device(const void* p);
+// The node's device operands are all live.
+bool operands_live(const Node& n);
 
 // The stream object behind a handle; nullptr for the legacy default stream (0, 1, 2).
 inline Stream* stream_of(CUstream s) {

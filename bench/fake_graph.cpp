@@ -106,6 +106,8 @@ CUresult f_capture_info(CUstream s, CUstreamCaptureStatus* status, cuuint64_t* i
 }
 
 CUresult f_instantiate(CUgraphExec* e, CUgraph g, unsigned long long) {
+  for (const Node* n : reinterpret_cast<Graph*>(g)->nodes)
+    if (!operands_live(*n)) return CUDA_ERROR_INVALID_VALUE;  // a real driver's undefined behaviour
   auto* x = new Exec;
   for (const Node* n : reinterpret_cast<Graph*>(g)->nodes) x->nodes.push_back(*n);
   *e = reinterpret_cast<CUgraphExec>(x);
@@ -128,6 +130,12 @@ CUresult f_update(CUgraphExec e, CUgraph g, CUgraphExecUpdateResultInfo* info) {
   auto* x = reinterpret_cast<Exec*>(e);
   const auto& nodes = reinterpret_cast<Graph*>(g)->nodes;
   *info = {CU_GRAPH_EXEC_UPDATE_SUCCESS, nullptr, nullptr};
+  // The old nodes' operands are compared with the new ones': freed ones are undefined
+  // behaviour on a real driver, as at instantiation.
+  for (const Node& n : x->nodes)
+    if (!operands_live(n)) return CUDA_ERROR_INVALID_VALUE;
+  for (const Node* n : nodes)
+    if (!operands_live(*n)) return CUDA_ERROR_INVALID_VALUE;
   if (nodes.size() != x->nodes.size()) {
     info->result = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
     return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;

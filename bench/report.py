@@ -4,8 +4,11 @@
   "@skip <section> <row> <why>"         a row that could not be measured
 Every cell is the median over the runs with the spread: "4.13 (4.09–4.21)". Rows and
 columns keep the order they first appear in. The launch tables add each cell's ratio to
-the raw C++ row; then the issue's targets are checked against the medians.
-Usage: report.py RECORDS SECTION...   (launch sustained compile startup host host-evict targets)
+the raw C++ row, the graphs tables each replay's to raw C++ replay (and each stream row's to
+raw C++ stream launches, each build's to raw C++ capture + instantiate or capture +
+update); then the targets are checked against the medians.
+Usage: report.py RECORDS SECTION...
+  (launch sustained compile startup host host-evict targets graphs graphs-host graphs-build graph-targets)
 """
 import statistics
 import sys
@@ -22,7 +25,14 @@ TITLES = {
 }
 TITLES["host-evict"] = ("the same, each stand-in launch writing 256 KiB (HOST_EVICT) as a real driver's launch "
                         "evicts the caller's code and data from the CPU caches: ns per launch, ×raw")
+TITLES["graphs"] = ("µs per kernel, wall: N empty kernels launched one by one, or one replay of the N captured in "
+                    "a graph, then a stream synchronization (best of 5 trials per run); ×raw: against raw C++ "
+                    "replay (stream rows: raw C++ stream launches)")
+TITLES["graphs-host"] = "µs per kernel of the launch calls alone (N cuLaunchKernel, or one graph launch), ×raw as above"
+TITLES["graphs-build"] = ("µs for the whole graph: capture, instantiate, update in place (warplab's cuda.graph is "
+                          "capture + instantiate, its g:update capture + update: ×raw against the raw C++ sums)")
 SCALE = {"host": 1000.0, "host-evict": 1000.0}  # µs records shown in ns
+GRAPH_RAW = {"replay": "raw C++ graph replay", "stream": "raw C++ stream launches"}
 
 
 def read(path):
@@ -70,6 +80,9 @@ def table(sec, cells, skips, rows, cols):
             raw = cells.get((sec, RAW, col))
             if sec in ("launch", "sustained", "host-evict") and raw and row != RAW:
                 text += f" ×{statistics.median(v) / statistics.median(raw):.2f}"
+            base = graph_base(cells, sec, row, col)
+            if base:
+                text += f" ×{statistics.median(v) / base:.2f}"
             texts.append(text)
         if (sec, row) in skips and not any(texts):
             texts = [f"skipped: {skips[(sec, row)]}"] + [""] * (len(cols) - 1)
@@ -80,6 +93,42 @@ def table(sec, cells, skips, rows, cols):
 def median(cells, key):
     v = cells.get(key)
     return statistics.median(v) if v else None
+
+
+def graph_base(cells, sec, row, col):
+    """The raw C++ median a graphs cell is compared with (None: the row is raw C++ itself)."""
+    if not sec.startswith("graphs") or row.startswith("raw C++"):
+        return None
+    if sec == "graphs-build":
+        parts = ("capture", "instantiate") if "instantiate" in row else ("capture", "update")
+        meds = [median(cells, (sec, f"raw C++ {p}", col)) for p in parts]
+        return sum(meds) if all(m is not None for m in meds) else None
+    return median(cells, (sec, GRAPH_RAW["replay" if "replay" in row else "stream"], col))
+
+
+def graph_targets(cells, rows):
+    """The graphs targets at 100 kernels, against the medians: one line each."""
+    out, n = [], "100 kernels"
+    w = median(cells, ("graphs", "warplab graph replay", n))
+    raw = median(cells, ("graphs", "raw C++ graph replay", n))
+    loop = median(cells, ("graphs", "raw C++ stream launches", n))
+    if w is not None and raw is not None:
+        peers = []
+        for peer in ("cuda.core graph replay", "CuPy graph replay"):
+            p = median(cells, ("graphs", peer, n))
+            if p is not None:
+                peers.append(f"{'faster' if w < p else 'NOT faster'} than {peer} ({num(p)})")
+        line = (f"target warplab replay at {n}: {num(w)} µs per kernel = ×{w / raw:.3f} raw C++ replay "
+                f"(≤ 1.05: {'met' if w <= 1.05 * raw else 'NOT met'})")
+        if loop is not None:
+            line += f", ×{w / loop:.2f} a raw cuLaunchKernel loop (≤ 0.30: {'met' if w <= 0.30 * loop else 'NOT met'})"
+        out.append(line + ("; " + ", ".join(peers) if peers else ""))
+    lua = median(cells, ("graphs-build", "warplab cuda.graph (capture + instantiate)", n))
+    base = graph_base(cells, "graphs-build", "warplab cuda.graph (capture + instantiate)", n)
+    if lua is not None and base:
+        out.append(f"target capture + instantiate of {n} from Lua: {num(lua)} µs = ×{lua / base:.3f} raw C++ "
+                   f"(≤ 1.2: {'met' if lua <= 1.2 * base else 'NOT met'})")
+    return out
 
 
 def targets(cells, rows):
@@ -119,6 +168,9 @@ def main(argv):
     for sec in argv[2:]:
         if sec == "targets":
             print("\n".join(targets(cells, rows)))
+            continue
+        if sec == "graph-targets":
+            print("\n".join(graph_targets(cells, rows)))
             continue
         if sec not in rows:
             continue

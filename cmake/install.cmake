@@ -1,8 +1,9 @@
 # install.cmake: `cmake --install BUILD --prefix P` and `cpack -G DEB` (run in BUILD).
 # Layout: P/bin/warplab (stripped), P/share/warplab/{lua,examples,kernels_src,profiles},
 # P/share/doc/warplab/{README.md,copyright,docs}, the bash and zsh completions in their
-# system folders. NVRTC (libnvrtc.so) comes from the CUDA toolkit, which Debian does not
-# package: the .deb recommends NVIDIA's packages of it instead of depending on them.
+# system folders, the manual page P/share/man/man1/warplab.1.gz. NVRTC (libnvrtc.so) comes
+# from the CUDA toolkit, which Debian does not package: the .deb recommends NVIDIA's
+# packages of it instead of depending on them.
 install(TARGETS warplab RUNTIME DESTINATION bin)
 # Stripped as the .deb is (CPACK_STRIP_FILES below): the RelWithDebInfo binary is ~88 MB
 # with its debug information, ~2.5 MB without. -DWARPLAB_INSTALL_STRIP=OFF keeps it.
@@ -38,6 +39,17 @@ add_custom_command(
 add_custom_target(warplab_completions ALL DEPENDS ${WARPLAB_COMPLETIONS}/warplab ${WARPLAB_COMPLETIONS}/_warplab)
 install(FILES ${WARPLAB_COMPLETIONS}/warplab DESTINATION share/bash-completion/completions)
 install(FILES ${WARPLAB_COMPLETIONS}/_warplab DESTINATION share/zsh/vendor-completions)
+
+# The manual page, likewise written by the built program (`warplab man`), gzipped as Debian
+# keeps man pages: share/man/man1/warplab.1.gz (`man warplab`).
+set(WARPLAB_MAN ${CMAKE_BINARY_DIR}/man)
+add_custom_command(
+  OUTPUT ${WARPLAB_MAN}/warplab.1 ${WARPLAB_MAN}/warplab.1.gz
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:warplab> -DOUT=${WARPLAB_MAN} -P ${CMAKE_SOURCE_DIR}/cmake/man_page.cmake
+  DEPENDS warplab ${CMAKE_SOURCE_DIR}/cmake/man_page.cmake
+  COMMENT "Writing the manual page")
+add_custom_target(warplab_man ALL DEPENDS ${WARPLAB_MAN}/warplab.1 ${WARPLAB_MAN}/warplab.1.gz)
+install(FILES ${WARPLAB_MAN}/warplab.1.gz DESTINATION share/man/man1)
 # libnvrtc is found through the loader's paths, or the toolkit's folder recorded here.
 set_target_properties(warplab PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
 

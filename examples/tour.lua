@@ -16,7 +16,7 @@ print(dev)
 local rows = {}
 for _, name in ipairs{"max_threads_per_block", "warp_size", "multiprocessor_count",
                       "max_shared_memory_per_block_optin", "max_registers_per_multiprocessor"} do
-  rows[#rows + 1] = {name, dev.attr[name]}
+  rows[#rows + 1] = {name, dev.unknown[name] and "unknown" or dev.attr[name]} -- sm_86: no SM count
 end
 report.table(rows, {columns = {"attribute", "value"}})
 

@@ -4,8 +4,9 @@
 set -euo pipefail
 WARPLAB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WARPLAB_BUILD_DIR="${WARPLAB_BUILD_DIR:-$WARPLAB_ROOT/build}"
+# groff-base: tests/cli/man.sh renders the manual page with it (warnings are errors).
 WARPLAB_PACKAGES=(cmake ninja-build g++ pkg-config libcli11-dev liblua5.4-dev libedit-dev
-                  nlohmann-json3-dev libgtest-dev libxxhash-dev)
+                  nlohmann-json3-dev libgtest-dev libxxhash-dev groff-base)
 
 warplab_install_packages() {
   local missing=()
@@ -27,7 +28,11 @@ warplab_find_cuda() {
       [ -f "$d/include/cuda.h" ] && { export CUDAToolkit_ROOT="$d"; break; }
     done
   fi
-  [ -n "${CUDAToolkit_ROOT:-}" ] || { echo "warplab: no CUDA toolkit found (set CUDAToolkit_ROOT)" >&2; exit 3; }
+  [ -n "${CUDAToolkit_ROOT:-}" ] || {
+    echo "warplab: no CUDA toolkit found in /usr/local/cuda, /usr/local/cuda-13.0 or /usr/local/cuda-12:" \
+         "install NVIDIA's cuda-toolkit-13-0 (README.md says how) or set CUDAToolkit_ROOT to its folder" >&2
+    exit 3
+  }
 }
 
 # warplab_build [TARGET...]: configure if needed, then build the targets (default: all).

@@ -19,7 +19,7 @@ local p = params{min_kib = 4, max_mib = 256, from_mib = 64, save = false}
 
 local dev = cuda.device()
 local lo, hi = p.min_kib * 1024, p.max_mib * 1024 * 1024
-if lo < 4 or hi < lo or hi > dev.memory // 4 then
+if lo < 4 or hi < lo or (not dev.unknown.total_memory and hi > dev.memory // 4) then
   error(string.format("sizes %s .. %s: need 4 B <= min_kib * 1 KiB <= max_mib * 1 MiB <= a quarter of the device's %s",
                       mem.bytes_name(lo), mem.bytes_name(hi), mem.bytes_name(dev.memory)), 0)
 end

@@ -6,12 +6,14 @@
 --         every build runs the same grid and the same rounds.
 -- Expect: no spill bytes and no local memory uncapped; spills at 32 registers (and at
 --         every cap below the uncapped count); the kernel at 32 registers is slower than
---         uncapped although more of its blocks fit on an SM.
+--         uncapped although more of its blocks fit on an SM. The hardware counters see
+--         local-memory loads and stores exactly in the builds that spill.
 -- Run:    warplab run examples/memory/spills.lua [-p block=256] [-p rounds=100] [-p reps=5] [-p save=true]
 local report = require "warplab.report"
 local check = require "warplab.check"
 local params = require "warplab.params"
 local ex = require "warplab.experiment"
+local hw = require "warplab.counters"
 local p = params{block = 256, rounds = 100, reps = 5, save = false}
 
 local LIVE = 96
@@ -52,10 +54,20 @@ for _, b in ipairs(builds) do
 end
 c:that(#wrong == 0, "every cap below the uncapped " .. free.k.regs .. " registers spills",
        #wrong > 0 and ("no spill at " .. table.concat(wrong, ", ")) or "")
-if p.save then print("saved " .. report.save("results/spills_predicted.csv", rows_of(false), {columns = cols})) end
+if p.save then
+  print("saved " .. report.save("results/spills_predicted.csv", rows_of(false), {columns = cols}))
+  local lbars = {} -- local memory per thread: from the binary, known even where the ptxas report is not
+  for i, b in ipairs(builds) do lbars[i] = {label = "cap " .. (b.cap > 0 and b.cap or "none") .. ": " .. b.k.regs
+                                            .. " regs", value = b.k.local_bytes} end
+  print("saved " .. report.svg_bars(lbars, "results/spills_predicted.svg", {title = LIVE .. " live floats under a "
+        .. "register cap", xlabel = "local memory per thread (bytes)", format = "%d"}))
+end
+local claims = {"local_ld_requests + local_st_requests > 0 exactly for the builds that spill (here: max_registers "
+                .. "below " .. free.k.regs .. "), 0 for the others"}
 if ex.offline(dev, "timing the builds", p.save and {"results/spills.svg", "results/spills.csv"}) then
   report.table(rows_of(false), {title = LIVE .. " live floats per thread under a register cap (" .. dev.name
                                 .. ", block " .. p.block .. ")", columns = cols})
+  hw.witness(claims)
   return c:summary()
 end
 
@@ -80,6 +92,20 @@ c:that(same, "every build computes the same sum (spilling changes where values l
 c:that(capped.ms > free.ms, string.format("max_registers = %d is slower than uncapped, with %d blocks/SM against %d",
        capped.cap, capped.occ.blocks_per_sm, free.occ.blocks_per_sm),
        string.format("%.3f ms vs %.3f ms: %.2f x", capped.ms, free.ms, capped.ms / free.ms))
+-- The second witness: each build's launch once more, counted: local-memory traffic
+-- exactly where ptxas spilled (live_values has no local array of its own).
+if hw.witness(claims) then
+  local rows = hw.each(builds, function(b) b.k{grid = grid, block = p.block, args = {x, out, p.rounds}} end, {"local"})
+  local wrong_local = {}
+  for i, b in ipairs(builds) do
+    b.local_requests = rows[i].local_ld_requests + rows[i].local_st_requests
+    if (b.local_requests > 0) ~= spilled(b) then wrong_local[#wrong_local + 1] = trows[i][1] end
+  end
+  c:that(#wrong_local == 0, "local-memory loads and stores exactly in the builds that spill",
+         #wrong_local > 0 and ("not so at max_registers " .. table.concat(wrong_local, ", "))
+         or string.format("%d local requests uncapped, %d at %d registers", free.local_requests,
+                          capped.local_requests, capped.cap))
+end
 if p.save then
   local bars = {}
   for i, b in ipairs(builds) do bars[i] = {label = "max_registers " .. trows[i][1], value = b.ms} end

@@ -23,7 +23,7 @@ local grid = p.blocks > 0 and p.blocks or 4 * cap.sms
 report.table({{k.name, k.regs, p.block, cap.blocks_per_sm, cap.capacity, grid, grid * p.iters}},
              {title = "plan (" .. dev.name .. "): one lock holder per block",
               columns = {"kernel", "regs", "block", "blocks/SM", "co-resident", "blocks", "acquisitions"}})
-c:that(sync.ptx_count(m, k, "atom%.global%.cas") >= 1, "the lock is an atom.cas in the PTX")
+c:that(sync.ptx_count(m, k, "atom%.[%w%.]*cas") >= 1, "the lock is an atom.cas in the PTX") -- sm_120: atom.relaxed.global.cas
 if ex.offline(dev, "taking the lock", p.save and {"results/mutex_order.svg", "results/mutex_order.csv"}) then
   return c:summary()
 end

@@ -5,12 +5,15 @@
 -- Expect: lane split = T(A) + T(B) and warp split = T(own path), each within 25 % (the
 --         paths are balanced first, so the two outcomes differ by a factor 2); in the
 --         trace the two sides carry disjoint lane masks and J, after __syncwarp, all 32.
+--         The hardware counters agree: threads per instruction halve for the lane split
+--         (16 of 32) and not for the warp split (32), whose branches never diverge.
 -- Run:    warplab run examples/warps/divergence.lua   (-p iters=8192 -p reps=5 -p save=true)
 local report = require "warplab.report"
 local check = require "warplab.check"
 local params = require "warplab.params"
 local stats = require "warplab.stats"
 local trace = require "warplab.trace"
+local hw = require "warplab.counters"
 local p = params{iters = 8192, reps = 5, tol = 0.25, save = false}
 
 local dev = cuda.device()
@@ -47,8 +50,13 @@ c:that(kinds.A and kinds.B, "the PTX keeps path A and path B as separate loops",
 print(string.format("plan: one block of 4 warps (one per scheduler); %d iterations x 8 FMA chains"
                     .. " per path; modes all-A, all-B, lane split, warp split; best of %d",
                     p.iters, p.reps))
+local claims = {"threads_per_instruction: half a warp (within 5 %) for the lane split, a whole warp (within 2 %) for "
+                .. "the warp split and for all lanes on path A",
+                "divergent_branches: at least one per warp for the lane split, none for the warp split; "
+                .. "branch_efficiency 100 % for the warp split, below it for the lane split"}
 if not dev.live then
   print("no GPU here (" .. dev.source .. "): the kernels compiled; timing and tracing need one")
+  hw.witness(claims)
   require("warplab.experiment").skipped(p.save and {"results/divergence.csv", "results/divergence_trace.svg"})
   return c:summary()
 end
@@ -95,6 +103,30 @@ report.table(rows, {title = "clock64 cycles per warp (slowest lane, best of " ..
                                "warp_ratio"},
                     format = {lane_ratio = "%.2f", warp_ratio = "%.2f"}})
 print("lane_ratio = lane split / (T(A) + T(B)); warp_ratio = warp split / T(own path): both ~1")
+
+-- The second witness: all A, the lane split and the warp split once more, counted. Most
+-- instructions are the paths' loops, so threads per instruction follow the lanes on each
+-- path; branch efficiency moves less (each loop's own branches stay uniform).
+if hw.witness(claims) then
+  local modes = {{0, "all lanes on path A"}, {2, "lanes split"}, {3, "warps split"}}
+  local rows = hw.each(modes, function(m) k:launch(1, block, m[1], p.iters, iters_b, cycles, sink, nil) end,
+                       {"threads_per_instruction", "branch_efficiency", "divergent_branches"})
+  local all, lane, warp = rows[1], rows[2], rows[3]
+  report.table({{modes[1][2], all.threads_per_instruction, all.branch_efficiency, all.divergent_branches},
+                {modes[2][2], lane.threads_per_instruction, lane.branch_efficiency, lane.divergent_branches},
+                {modes[3][2], warp.threads_per_instruction, warp.branch_efficiency, warp.divergent_branches}},
+               {title = "hardware counters", columns = {"launch", "threads/instruction", "branch efficiency %",
+                "divergent branches"}, format = {["threads/instruction"] = "%.2f", ["branch efficiency %"] = "%.2f"}})
+  c:near(all.threads_per_instruction, ws, 0.02, "all lanes on one path: a whole warp per instruction")
+  c:near(lane.threads_per_instruction, ws / 2, 0.05, "lanes split: half a warp per instruction (each path, half the lanes)")
+  c:near(warp.threads_per_instruction, ws, 0.02, "warps split: a whole warp per instruction")
+  c:that(lane.divergent_branches >= WARPS, "lanes split: every warp's branch diverges",
+         lane.divergent_branches .. " divergent branches in " .. WARPS .. " warps")
+  c:eq(warp.divergent_branches, 0, "warps split: no branch diverges")
+  c:that(warp.branch_efficiency >= 99.9 and lane.branch_efficiency < warp.branch_efficiency,
+         "branch efficiency: 100 % for the warp split, less for the lane split",
+         string.format("%.3f %% and %.3f %%", warp.branch_efficiency, lane.branch_efficiency))
+end
 
 -- The same kernel traced with a few iterations: who ran what, and with which lanes.
 local buf <close> = trace.buffer(8 * block)

@@ -40,7 +40,20 @@ for _, s in ipairs(shapes) do
 end
 local pcols = {"block", "threads", "warps", "active lanes per warp", "idle lanes"}
 report.table(pred, {title = string.format("warps per block (warpSize = %d), grid %s", ws, key(grid)), columns = pcols})
-if p.save then print("saved " .. report.save("results/ids_predicted.csv", pred, {columns = pcols})) end
+if p.save then
+  print("saved " .. report.save("results/ids_predicted.csv", pred, {columns = pcols}))
+  local lanes, names = {}, {} -- one row per warp of each shape: its lanes' thread index, idle lanes hatched
+  for _, s in ipairs(shapes) do
+    local d = params.dims(s)
+    for w, active in ipairs(ex.warp_lanes(d[1] * d[2] * d[3], ws)) do
+      local row = {}
+      for l = 1, ws do row[l] = l <= active and (w - 1) * ws + l - 1 end
+      lanes[#lanes + 1], names[#names + 1] = row, s .. " warp " .. (w - 1)
+    end
+  end
+  print("saved " .. report.svg_heatmap(lanes, "results/ids_predicted.svg", {title = "lanes of each warp (warpSize = "
+        .. ws .. ")", labels = {rows = names}, xlabel = "lane", legend = "thread in block", excluded = "idle lane"}))
+end
 if ex.offline(dev, "reading the IDs each thread gets", p.save and {"results/ids.csv"}) then return end
 
 -- One shape over the grid: per-thread records (0-based fields), linear ids from threadIdx

@@ -1,10 +1,12 @@
-// args.hpp: reading arguments off the Lua stack, for kernel.cpp, stream.cpp and
-// module.cpp: a launch's configuration and argument list (launch_args.cpp) and
-// cuda.compile's table (compile_args.cpp). Each misuse raises its one sentence.
+// args.hpp: reading arguments off the Lua stack, for kernel.cpp, stream.cpp, array.cpp,
+// elements.cpp and module.cpp: a launch's configuration and argument list
+// (launch_args.cpp), options tables (options.cpp) and cuda.compile's table
+// (compile_args.cpp). Each misuse raises its one sentence.
 // Depends on cu/launch.hpp, lab/fault.hpp (Where), lab/module.hpp.
 #pragma once
 #include <lua.hpp>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -30,6 +32,16 @@ inline bool read_integer(lua_State* L, int idx, lua_Integer lo, lua_Integer hi, 
 // 0..INT_MAX, or `dflt` when absent or when t is not a table; else raises "<who>: <name>
 // must be an integer >= 0" (launch_args.cpp).
 int count_field(lua_State* L, int t, const char* name, int dflt, const char* who);
+
+// ---- options tables (options.cpp) ---------------------------------------------------------
+
+// An options table at idx (cuda.stream{...}, a:copy(b, {...}), ...): nothing, or a table
+// whose every key is one of `names`; else raises "<who> takes nothing or a table of
+// options, got number" or "<who>: unknown option 'x' (options: a, b)". Stack unchanged.
+void check_options(lua_State* L, int idx, const char* who, std::initializer_list<const char*> names);
+// The boolean option t.name, or `dflt` when absent (or t is not a table); any other value
+// raises "<who>: <name> must be true or false, got number". Stack unchanged.
+bool bool_option(lua_State* L, int t, const char* name, bool dflt, const char* who);
 
 // ---- launch_args.cpp ----------------------------------------------------------------------
 

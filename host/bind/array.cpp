@@ -1,17 +1,23 @@
-// array.cpp: cuda.array(type, n | table), typed device buffers: the userdata and its
-// release, the fields and a[i] (1-based as everywhere in Lua; a[i] copies one element to
-// the host, a[i] = v back), then the registration; the methods it shares with host arrays
-// are elements.cpp's. Adapters only: the checks, copies and release are lab/array.hpp's.
-// Depends on bind/elements.hpp, bind/udata.hpp, bind/record.hpp, lab/array.hpp, lab/sync.hpp.
+// array.cpp: cuda.array(type, n | table [, {managed = true}]), typed device buffers: the
+// userdata and its release, the fields and a[i] (1-based as everywhere in Lua; a[i] copies
+// one element to the host, a[i] = v back; a managed array is read and written in place
+// once the device is idle), a:prefetch and a:advise (managed arrays), then the
+// registration; the methods it shares with host arrays are elements.cpp's. Adapters only:
+// the checks, copies and release are lab/array.hpp's, lab/managed.hpp's, and during a
+// capture lab/capture.hpp's. Depends on bind/elements.hpp, bind/udata.hpp,
+// bind/record.hpp, lab/array.hpp, lab/managed.hpp, lab/sync.hpp.
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/elements.hpp"
 #include "bind/guard.hpp"
 #include "bind/record.hpp"
 #include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
+#include "lab/managed.hpp"
 #include "lab/sync.hpp"
 
 namespace warplab::bind {
@@ -36,9 +42,10 @@ namespace {
 // memory now (its views then raise on use); freeing a view only detaches it. After the
 // watchdog fired a kernel still spins and cuMemFree would wait for it forever (a <close>
 // array is released while the timeout error unwinds): the memory is left to the exit.
+// During a capture the memory goes once the graph is made (lab::Capture::release).
 int array_release(lua_State* L) {
-  lab::release(*static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta)),
-               record_of(L).run.timed_out);
+  lab::Run& run = record_of(L).run;
+  run.capture.release(*static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta)), run.timed_out);
   return 0;
 }
 
@@ -55,11 +62,18 @@ static int cuda_array(lua_State* L) {
   return guard(L, [L] {
     const cu::DType t = check_dtype(L, 1);
     const std::size_t n = check_count(L, 2, t, "cuda.array");
+    check_options(L, 3, "cuda.array", {"managed"});
+    const bool managed = bool_option(L, 3, "managed", false, "cuda.array");
+    lab::Run& run = record_of(L).run;
+    run.capture.refuse(lab::CaptureOp::allocate, "cuda.array");
     lab::DeviceArray& a = push_array(L);  // +1 array
     a.type = t;
     a.count = n;
-    lab::Run& run = record_of(L).run;
-    if (run.offline) {  // host memory with the same API and checks, so a script runs up to its launch
+    if (managed) {  // one address for host and device (offline: host memory marked managed)
+      if (run.offline) lab::check_offline_bytes(a.bytes(), run.target.total_memory, run.target.name);
+      a.buf = lab::managed_buffer(run.capture, run.offline ? nullptr : run.gpu_context("cuda.array"),
+                                  run.target, a.bytes());
+    } else if (run.offline) {  // host memory with the same API and checks, so a script runs up to its launch
       lab::check_offline_bytes(a.bytes(), run.target.total_memory, run.target.name);
       a.buf = std::make_shared<cu::DeviceBuffer>(cu::DeviceBuffer::host_backed(a.bytes()));
     } else {
@@ -75,13 +89,27 @@ static int cuda_array(lua_State* L) {
 
 // ---- fields and elements ------------------------------------------------------------------
 
+// The host address of element i of a managed array, once the device is idle (the host may
+// touch managed memory only then); nullptr for any other array. `what` names the access
+// in the refusal during a capture.
+unsigned char* managed_element(lua_State* L, lab::DeviceArray& a, std::size_t i, const char* what) {
+  lab::Run& run = record_of(L).run;
+  run.capture.refuse(lab::CaptureOp::element_access, what);
+  if (!a.buf->is_managed()) return nullptr;
+  if (!run.offline) lab::synchronize(run);
+  return lab::host_elements(a) + i * a.elem();
+}
+
 static int array_index(lua_State* L) {
   return guard(L, [L] {
     if (lua_type(L, 2) == LUA_TNUMBER) {
       lab::DeviceArray& a = check_array(L, 1);
       const std::size_t i = lab::index0(luaL_checkinteger(L, 2), a.count, "array");
       unsigned char v[8];
-      a.buf->copy_to_host(v, a.elem(), a.byte_offset() + i * a.elem());
+      if (const unsigned char* p = managed_element(L, a, i, "a[i]"))
+        std::memcpy(v, p, a.elem());
+      else
+        a.buf->copy_to_host(v, a.elem(), a.byte_offset() + i * a.elem());
       push_element(L, a.type, v);  // +1
       return 1;
     }
@@ -93,6 +121,8 @@ static int array_index(lua_State* L) {
       lua_pushinteger(L, static_cast<lua_Integer>(a->bytes()));
     else if (key == "freed")
       lua_pushboolean(L, a->freed());
+    else if (key == "managed")
+      lua_pushboolean(L, a->buf && a->buf->is_managed());
     else if (key == "ptr")
       lua_pushinteger(L, static_cast<lua_Integer>(check_array(L, 1).ptr()));
     else {
@@ -113,7 +143,10 @@ static int array_newindex(lua_State* L) {
     const std::size_t i = lab::index0(luaL_checkinteger(L, 2), a.count, "array");
     unsigned char v[8];
     to_element(L, 3, a.type, v, "value");
-    a.buf->copy_from_host(v, a.elem(), a.byte_offset() + i * a.elem());
+    if (unsigned char* p = managed_element(L, a, i, "a[i] = v"))
+      std::memcpy(p, v, a.elem());
+    else
+      a.buf->copy_from_host(v, a.elem(), a.byte_offset() + i * a.elem());
     return 0;
   });
 }
@@ -131,8 +164,54 @@ static int array_tostring(lua_State* L) {
     if (a->freed())
       lua_pushstring(L, "cuda.array (freed)");
     else
-      lua_pushfstring(L, "cuda.array(%s, %d)%s", cu::dtype_info(a->type).name.data(),
-                      static_cast<int>(a->count), a->view ? " view" : "");
+      lua_pushfstring(L, "cuda.array(%s, %d)%s%s", cu::dtype_info(a->type).name.data(),
+                      static_cast<int>(a->count), a->buf->is_managed() ? " managed" : "",
+                      a->view ? " view" : "");
+    return 1;
+  });
+}
+
+// ---- managed arrays: prefetch, advise -------------------------------------------------------
+
+// Where at idx: "host" or a device index (the run's device when `dflt` and absent).
+lab::Location location_arg(lua_State* L, int idx, const char* who, bool dflt) {
+  lab::Run& run = record_of(L).run;
+  if (lua_type(L, idx) == LUA_TSTRING) return lab::location_named(lua_tostring(L, idx), who);
+  if (lua_type(L, idx) == LUA_TNUMBER)
+    return lab::location_index(lua_tonumber(L, idx), run.offline ? 1 : cu::device_count(), who);
+  if (dflt && lua_isnoneornil(L, idx)) return {false, run.offline ? 0 : run.target.ordinal};
+  raise(L, "%s: where must be a device index or \"host\", got %s", who, luaL_typename(L, idx));
+}
+
+// a:prefetch(where [, {stream = s}]): migrates a managed array's pages in stream order.
+static int array_prefetch(lua_State* L) {
+  return guard(L, [L] {
+    lab::DeviceArray& a = check_array(L, 1);
+    const lab::Location to = location_arg(L, 2, "a:prefetch", false);
+    check_options(L, 3, "a:prefetch", {"stream"});
+    CUstream s = nullptr;
+    if (lua_istable(L, 3) && lua_getfield(L, 3, "stream") != LUA_TNIL) s = opt_stream(L, -1);  // +1
+    lab::Run& run = record_of(L).run;
+    lab::prefetch(run.capture, a, to, s, run.target);
+    lua_settop(L, 1);
+    return 1;
+  });
+}
+
+// a:advise(name [, where]): read_mostly, preferred_location, accessed_by, unset_ forms.
+static int array_advise(lua_State* L) {
+  return guard(L, [L] {
+    lab::DeviceArray& a = check_array(L, 1);
+    if (lua_type(L, 2) != LUA_TSTRING)
+      raise(
+          L,
+          "a:advise: the advice must be a name (read_mostly, preferred_location, accessed_by, or one of them "
+          "with unset_ before it), got %s",
+          luaL_typename(L, 2));
+    const lab::Advice adv = lab::parse_advice(lua_tostring(L, 2));
+    const lab::Location where = location_arg(L, 3, "a:advise", true);
+    lab::advise(record_of(L).run.capture, a, adv, where);
+    lua_settop(L, 1);
     return 1;
   });
 }
@@ -142,7 +221,7 @@ static int array_tostring(lua_State* L) {
 void add_array(lua_State* L) {
   luaL_newmetatable(L, kArrayMeta);  // +1 meta
   lock_metatable(L, kArrayMeta);     // getmetatable() gives the name, never the table
-  set_fields(L, {"type", "bytes", "ptr", "freed"});
+  set_fields(L, {"type", "bytes", "ptr", "freed", "managed"});
   const luaL_Reg meta[] = {{"__index", array_index}, {"__newindex", array_newindex},
                            {"__len", array_len},     {"__tostring", array_tostring},
                            {"__gc", array_gc},       {"__close", array_release},
@@ -151,6 +230,10 @@ void add_array(lua_State* L) {
   lua_newtable(L);                          // +1 methods
   lua_pushcfunction(L, array_release);      // +1
   lua_setfield(L, -2, "free");              // -1
+  lua_pushcfunction(L, array_prefetch);     // +1
+  lua_setfield(L, -2, "prefetch");          // -1
+  lua_pushcfunction(L, array_advise);       // +1
+  lua_setfield(L, -2, "advise");            // -1
   add_shared_methods<lab::DeviceArray>(L);  // view/copy/zero/get/set/fill/iota/random
   lua_setfield(L, -2, "methods");           // -1
   lua_pop(L, 1);                            // -1 meta

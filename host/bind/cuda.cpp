@@ -10,10 +10,12 @@ void open_cuda(lua_State* L) {
   add_array(L);
   add_host_array(L);
   add_stream(L);
+  add_graph(L);
   add_module(L);
   add_kernel(L);
   add_json(L);
   add_hooks(L);
+  add_counters(L);
   lua_pushstring(L, WARPLAB_VERSION);  // +1
   lua_setfield(L, -2, "version");      // -1
   lua_setglobal(L, "cuda");            // -1

@@ -2,7 +2,10 @@
 // snapshot or by the profile, and dev.attr, a plain table of every attribute (so pairs()
 // and completion work) whose metatable answers aliases and other spellings
 // (registers_per_block, MAX_THREADS_PER_BLOCK) and rejects unknown names, so a typo cannot
-// pass silently. Depends on cu/device.hpp, cu/attributes.hpp, bind/record.hpp (the target).
+// pass silently. A value the profile does not know (an architecture profile has no SM
+// count, memory size or L2 size) raises one sentence naming a profile that knows it, never
+// 0 or nil. Depends on cu/device.hpp, cu/attributes.hpp, cu/profile.hpp (the shipped
+// profiles the sentence suggests), bind/record.hpp (the target).
 #include <string>
 
 #include "bind/cuda.hpp"
@@ -12,12 +15,14 @@
 #include "cu/attributes.hpp"
 #include "cu/device.hpp"
 #include "cu/driver.hpp"
+#include "cu/profile.hpp"
 
 namespace warplab::bind {
 namespace {
 
 constexpr const char* kDeviceMeta = "warplab.device";
 constexpr const char* kAttrMeta = "warplab.attr";
+constexpr const char* kAttrOwner = "warplab.attr.owner";  // weak: attr table -> its device
 
 cu::DeviceSnapshot& check_device(lua_State* L, int idx) {
   return *static_cast<cu::DeviceSnapshot*>(luaL_checkudata(L, idx, kDeviceMeta));
@@ -36,33 +41,96 @@ int device_gc(lua_State* L) {
   return 0;
 }
 
-// ---- dev.attr -----------------------------------------------------------------------------
-
-// A real attribute the device did not report is nil; an unknown name raises.
-int attr_index(lua_State* L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  const char* name = luaL_checkstring(L, 2);
-  if (const auto* info = cu::find_attribute(name)) {
-    lua_pushlstring(L, info->name.data(), info->name.size());  // +1 canonical name
-    lua_rawget(L, 1);                                          // -1 +1 value or nil
-    return 1;
+// "attribute 'l2_cache_size' is unknown for profile sm_86 (architecture limits, not a
+// captured device): pass a product (--profile a100) or a captured profile". Names a captured
+// profile or a product of the same architecture when one ships, else any product; a
+// product itself needs a captured profile.
+[[noreturn]] void raise_unknown(lua_State* L, const cu::DeviceSnapshot& d, const std::string& what) {
+  std::string captured, products, any;
+  for (const cu::EmbeddedProfile& p : cu::embedded_profiles()) {
+    try {
+      const cu::DeviceSnapshot s = cu::parse_profile(p.json, p.name);
+      const bool product = s.architecture && !s.is_unknown("multiprocessor_count");
+      if (s.architecture && !product) continue;  // an architecture: knows no more than d
+      if (product && any.empty()) any = p.name;
+      if (s.arch() != d.arch()) continue;
+      std::string& list = product ? products : captured;
+      list += (list.empty() ? "" : " or ") + std::string(p.name);
+    } catch (const cu::Error&) {
+    }
   }
-  if (const std::string near = cu::suggest_attribute(name); !near.empty())
-    return luaL_error(L, "unknown attribute '%s': did you mean '%s'? (see `warplab attrs %s`)", name,
-                      near.c_str(), near.c_str());
-  return luaL_error(L, "unknown attribute '%s' (`warplab attrs` lists them)", name);
+  const bool product = d.architecture && !d.is_unknown("multiprocessor_count");
+  std::string fix;
+  if (!captured.empty())
+    fix = "pass a captured profile (--profile " + captured + ")";
+  else if (!product && !(products.empty() && any.empty()))
+    fix = "pass a product (--profile " + (products.empty() ? any : products) + ") or a captured profile";
+  else
+    fix = "pass a captured profile (warplab attrs --json > gpu.json on that GPU)";
+  raise(L, "%s is unknown for %s%s: %s", what.c_str(), d.source.c_str(),
+        d.architecture ? " (architecture limits, not a captured device)" : "", fix.c_str());
 }
 
-void push_attr_table(lua_State* L, const cu::DeviceSnapshot& d) {
+// ---- dev.attr -----------------------------------------------------------------------------
+
+// A real attribute the device did not report is nil; one the profile does not know raises
+// (raise_unknown); an unknown name raises.
+static int attr_index(lua_State* L) {
+  return guard(L, [&] {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const char* name = luaL_checkstring(L, 2);
+    if (const auto* info = cu::find_attribute(name)) {
+      lua_pushlstring(L, info->name.data(), info->name.size());  // +1 canonical name
+      if (lua_rawget(L, 1) != LUA_TNIL) return 1;                // -1 +1 value
+      lua_getfield(L, LUA_REGISTRYINDEX, kAttrOwner);            // +1 owners
+      lua_pushvalue(L, 1);                                       // +1
+      if (lua_rawget(L, -2) == LUA_TUSERDATA) {                  // -1 +1 device
+        const cu::DeviceSnapshot& d = *static_cast<cu::DeviceSnapshot*>(lua_touserdata(L, -1));
+        if (d.is_unknown(std::string(info->name)))
+          raise_unknown(L, d, "attribute '" + std::string(info->name) + "'");
+      }
+      lua_pop(L, 2);  // -2 owners, device; the nil stays on top
+      return 1;
+    }
+    if (const std::string near = cu::suggest_attribute(name); !near.empty())
+      raise(L, "unknown attribute '%s': did you mean '%s'? (see `warplab attrs %s`)", name, near.c_str(),
+            near.c_str());
+    raise(L, "unknown attribute '%s' (`warplab attrs` lists them)", name);
+  });
+}
+
+// The device at `device` (an index) owns the table: attr_index asks it what is unknown.
+void push_attr_table(lua_State* L, const cu::DeviceSnapshot& d, int device) {
   lua_createtable(L, 0, static_cast<int>(d.attributes.size()));  // +1 attr
   for (const auto& [name, value] : d.attributes) {
     lua_pushinteger(L, value);          // +1
     lua_setfield(L, -2, name.c_str());  // -1
   }
   luaL_setmetatable(L, kAttrMeta);
+  lua_getfield(L, LUA_REGISTRYINDEX, kAttrOwner);  // +1 owners
+  lua_pushvalue(L, -2);                            // +1 attr
+  lua_pushvalue(L, device);                        // +1 device
+  lua_rawset(L, -3);                               // -2
+  lua_pop(L, 1);                                   // -1 owners
 }
 
 // ---- fields -------------------------------------------------------------------------------
+
+// dev.unknown: the set of what the profile does not know ({multiprocessor_count = true,
+// total_memory = true, ...}); empty for a GPU and a captured profile. What a script asks
+// before reading a value an architecture profile lacks (reading it raises).
+void push_unknown(lua_State* L, const cu::DeviceSnapshot& d) {
+  lua_newtable(L);  // +1 set
+  for (const cu::AttributeInfo& a : cu::attribute_table())
+    if (d.is_unknown(std::string(a.name))) {
+      lua_pushboolean(L, 1);                             // +1
+      lua_setfield(L, -2, std::string(a.name).c_str());  // -1
+    }
+  if (d.is_unknown("total_memory")) {
+    lua_pushboolean(L, 1);                // +1
+    lua_setfield(L, -2, "total_memory");  // -1
+  }
+}
 
 static int device_index(lua_State* L) {
   return guard(L, [&] {
@@ -71,7 +139,7 @@ static int device_index(lua_State* L) {
     if (key == "attr") {
       if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) return 1;  // +1 cached
       lua_pop(L, 1);                                           // -1
-      push_attr_table(L, d);                                   // +1
+      push_attr_table(L, d, 1);                                // +1
       lua_pushvalue(L, -1);                                    // +1
       lua_setiuservalue(L, 1, 1);                              // -1 cache it
       return 1;
@@ -82,10 +150,16 @@ static int device_index(lua_State* L) {
       lua_pushfstring(L, "%d.%d", d.cc_major, d.cc_minor);
     else if (key == "arch")
       lua_pushstring(L, d.arch().c_str());
+    else if (key == "sm_count" && d.is_unknown("multiprocessor_count"))
+      raise_unknown(L, d, "the SM count (attribute 'multiprocessor_count')");
     else if (key == "sm_count")
       lua_pushinteger(L, d.attr("multiprocessor_count").value_or(0));
+    else if (key == "memory" && d.is_unknown("total_memory"))
+      raise_unknown(L, d, "the memory size (total_memory)");
     else if (key == "memory")
       lua_pushinteger(L, static_cast<lua_Integer>(d.total_memory));
+    else if (key == "unknown")
+      push_unknown(L, d);
     else if (key == "live")
       lua_pushboolean(L, d.live());
     else if (key == "ordinal")
@@ -152,16 +226,22 @@ void add_device(lua_State* L) {
   luaL_newmetatable(L, kDeviceMeta);  // +1
   lock_metatable(L, kDeviceMeta);     // getmetatable() gives the name, never the table
   set_fields(L, {"name", "cc", "arch", "sm_count", "memory", "live", "ordinal", "source", "uuid",
-                 "driver_version", "attr"});
+                 "driver_version", "attr", "unknown"});
   const luaL_Reg meta[] = {
       {"__index", device_index}, {"__tostring", device_tostring}, {"__gc", device_gc}, {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);
-  lua_pop(L, 1);                     // -1
-  luaL_newmetatable(L, kAttrMeta);   // +1
-  lock_metatable(L, kAttrMeta);      // getmetatable() gives the name, never the table
-  lua_pushcfunction(L, attr_index);  // +1
-  lua_setfield(L, -2, "__index");    // -1
-  lua_pop(L, 1);                     // -1
+  lua_pop(L, 1);                                   // -1
+  luaL_newmetatable(L, kAttrMeta);                 // +1
+  lock_metatable(L, kAttrMeta);                    // getmetatable() gives the name, never the table
+  lua_pushcfunction(L, attr_index);                // +1
+  lua_setfield(L, -2, "__index");                  // -1
+  lua_pop(L, 1);                                   // -1
+  lua_newtable(L);                                 // +1 owners: weak keys, so a dropped attr table goes
+  lua_newtable(L);                                 // +1 its metatable
+  lua_pushstring(L, "k");                          // +1
+  lua_setfield(L, -2, "__mode");                   // -1
+  lua_setmetatable(L, -2);                         // -1
+  lua_setfield(L, LUA_REGISTRYINDEX, kAttrOwner);  // -1
   const luaL_Reg fns[] = {{"device", cuda_device}, {"devices", cuda_devices}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda table
 }

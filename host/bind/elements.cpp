@@ -1,13 +1,16 @@
 // elements.cpp: see elements.hpp. The element work and its checks are lab's
 // (lab/array.hpp, lab/array_fill.hpp): a device array is worked on through a host image,
-// a host array in place. Depends on bind/elements.hpp, bind/udata.hpp (either kind as self),
-// bind/args.hpp (the seed), bind/record.hpp (the staging buffer), lab/array_fill.hpp.
+// a host array and a managed array (once the device is idle) in place; copies on a stream
+// and what a capture refuses are lab/copy.hpp's and lab/capture.hpp's. Depends on
+// bind/elements.hpp, bind/udata.hpp (either kind as self), bind/args.hpp (the seed),
+// bind/record.hpp (the staging buffer), lab/array_fill.hpp, lab/copy.hpp, lab/managed.hpp.
 #include "bind/elements.hpp"
 
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -16,6 +19,9 @@
 #include "bind/record.hpp"
 #include "bind/udata.hpp"
 #include "lab/array_fill.hpp"
+#include "lab/copy.hpp"
+#include "lab/managed.hpp"
+#include "lab/sync.hpp"
 
 namespace warplab::bind {
 
@@ -93,16 +99,34 @@ int view_method(lua_State* L) {
   });
 }
 
-// x:copy(src): src is a device or a host array of the same type and length (lab::copy
-// picks cuMemcpyDtoD, HtoD, DtoH or a memmove).
+// The options of x:copy(src [, {stream = s}]) at idx: the stream, or nullopt for the
+// synchronous copy (no table, or no stream in it).
+std::optional<CUstream> copy_stream(lua_State* L, int idx) {
+  check_options(L, idx, "copy", {"stream"});
+  if (!lua_istable(L, idx) || lua_getfield(L, idx, "stream") == LUA_TNIL) return std::nullopt;  // +1
+  return opt_stream(L, -1);
+}
+
+// x:copy(src [, {stream = s}]): src is a device or a host array of the same type and length.
+// Without a stream lab::copy picks cuMemcpyDtoD, HtoD, DtoH or a memmove (refused during a
+// capture, but for the memmove); on a stream lab::copy_async queues it and returns at once.
 template <class A>
 int copy_method(lua_State* L) {
   return guard(L, [L] {
     A& dst = Kind<A>::check(L, 1);
-    if (test_host_array(L, 2))
-      lab::copy(dst, check_host_array(L, 2));
-    else
-      lab::copy(dst, check_array(L, 2));
+    const std::optional<CUstream> stream = copy_stream(L, 3);
+    lab::Capture& cap = record_of(L).run.capture;
+    lab::HostArray* hsrc = test_host_array(L, 2) ? &check_host_array(L, 2) : nullptr;
+    lab::DeviceArray* dsrc = hsrc ? nullptr : &check_array(L, 2);
+    if (stream) {
+      hsrc ? lab::copy_async(cap, dst, *hsrc, *stream) : lab::copy_async(cap, dst, *dsrc, *stream);
+      keep_in_capture(L, 1);  // during a capture: both stay alive with the graph
+      keep_in_capture(L, 2);
+    } else if (hsrc && std::is_same_v<A, lab::HostArray>) {
+      lab::copy(dst, *hsrc);  // a memmove on the CPU: nothing to capture or refuse
+    } else {
+      hsrc ? lab::copy_now(cap, dst, *hsrc) : lab::copy_now(cap, dst, *dsrc);
+    }
     lua_settop(L, 1);
     return 1;
   });
@@ -111,7 +135,10 @@ int copy_method(lua_State* L) {
 template <class A>
 int zero_method(lua_State* L) {
   return guard(L, [L] {
-    lab::zero(Kind<A>::check(L, 1));
+    A& a = Kind<A>::check(L, 1);
+    if constexpr (std::is_same_v<A, lab::DeviceArray>)
+      record_of(L).run.capture.refuse(lab::CaptureOp::element_access, "a:zero()");
+    lab::zero(a);
     lua_settop(L, 1);
     return 1;
   });
@@ -119,11 +146,23 @@ int zero_method(lua_State* L) {
 
 // ---- get, set, fill, iota, random: one function each, either kind as self ---------------
 
-// The elements of the device or host array at idx (raising when freed or neither).
-lab::Elements elements(lua_State* L, int idx) {
+// The elements of the device or host array at idx (raising when freed or neither). A
+// device array's are refused during a capture (`what` names the call); a managed array's
+// are its own memory, once the device is idle.
+lab::Elements elements(lua_State* L, int idx, const char* what) {
   if (test_host_array(L, idx)) return lab::elements_of(check_host_array(L, idx));
   lab::DeviceArray& a = check_array(L, idx);
   lab::Run& run = record_of(L).run;
+  run.capture.refuse(lab::CaptureOp::element_access, what);
+  if (a.buf->is_managed()) {
+    if (!run.offline) lab::synchronize(run);
+    lab::Elements e;
+    e.type = a.type;
+    e.count = a.count;
+    e.elem = a.elem();
+    e.data = lab::host_elements(a);
+    return e;
+  }
   return lab::elements_of(a, run.staging, run.context);
 }
 
@@ -131,7 +170,7 @@ static int array_get(lua_State* L) {
   if (lua_gettop(L) > 1)  // a:get(i) would otherwise return the whole table without a word
     return luaL_error(L, "get() takes no arguments (a[i] reads one element, a:view(i, n):get() n of them)");
   return guard(L, [L] {
-    const lab::Elements e = elements(L, 1);
+    const lab::Elements e = elements(L, 1, "a:get()");
     e.load();
     lua_createtable(L, static_cast<int>(e.count), 0);  // +1 table
     for (std::size_t i = 0; i < e.count; ++i) {
@@ -151,10 +190,18 @@ static int array_set(lua_State* L) {
     const std::size_t at = lab::set_start(luaL_optinteger(L, 3, 1), lua_rawlen(L, 2), count);
     // Converted first, so a bad value leaves the array as it was.
     const std::vector<unsigned char> img = table_image(L, 2, h ? h->type : a->type);
-    if (h && !img.empty())
+    if (h && !img.empty()) {
       std::memcpy(h->data() + at * h->elem(), img.data(), img.size());
-    else if (a)
-      a->buf->copy_from_host(img.data(), img.size(), a->byte_offset() + at * a->elem());
+    } else if (a) {
+      lab::Run& run = record_of(L).run;
+      run.capture.refuse(lab::CaptureOp::element_access, "a:set(list)");
+      if (!a->buf->is_managed()) {
+        a->buf->copy_from_host(img.data(), img.size(), a->byte_offset() + at * a->elem());
+      } else if (!img.empty()) {  // in place, once the device is idle
+        if (!run.offline) lab::synchronize(run);
+        std::memcpy(lab::host_elements(*a) + at * a->elem(), img.data(), img.size());
+      }
+    }
     lua_settop(L, 1);
     return 1;
   });
@@ -162,7 +209,7 @@ static int array_set(lua_State* L) {
 
 static int array_fill(lua_State* L) {
   return guard(L, [L] {
-    const lab::Elements e = elements(L, 1);
+    const lab::Elements e = elements(L, 1, "a:fill(v)");
     unsigned char one[8];
     to_element(L, 2, e.type, one, "fill value");
     lab::fill(e, one);
@@ -174,7 +221,7 @@ static int array_fill(lua_State* L) {
 // :iota([start [, step]]): element i (1-based) = start + (i - 1) * step.
 static int array_iota(lua_State* L) {
   return guard(L, [L] {
-    const lab::Elements e = elements(L, 1);
+    const lab::Elements e = elements(L, 1, "a:iota()");
     lab::iota(e, luaL_optnumber(L, 2, 0), luaL_optnumber(L, 3, 1));
     lua_settop(L, 1);
     return 1;
@@ -185,7 +232,7 @@ static int array_iota(lua_State* L) {
 // uniform in [lo, hi] (default 0..100). Same seed, same values, on any machine.
 static int array_random(lua_State* L) {
   return guard(L, [L] {
-    const lab::Elements e = elements(L, 1);
+    const lab::Elements e = elements(L, 1, "a:random()");
     lua_Integer seed = 1;
     lua_Number lo = 0, hi = cu::dtype_info(e.type).is_float ? 1 : 100;
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);

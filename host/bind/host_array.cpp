@@ -37,9 +37,10 @@ namespace {
 // :free(), __close share this (idempotent): freeing the owner releases the memory now
 // (its views then raise on use); freeing a view only detaches it. After the watchdog
 // fired, cuMemFreeHost could wait for a spinning kernel: the memory is left to the exit.
+// During a capture the memory goes once the graph is made (lab::Capture::release).
 int host_array_release(lua_State* L) {
-  lab::release(*static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta)),
-               record_of(L).run.timed_out);
+  lab::Run& run = record_of(L).run;
+  run.capture.release(*static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta)), run.timed_out);
   return 0;
 }
 
@@ -73,6 +74,7 @@ static int cuda_host_array(lua_State* L) {
     const cu::DType t = check_dtype(L, 1);
     const std::size_t n = check_count(L, 2, t, "cuda.host_array");
     const bool pinned = check_pinned_option(L, 3);
+    record_of(L).run.capture.refuse(lab::CaptureOp::allocate, "cuda.host_array");
     const std::size_t bytes = n * static_cast<std::size_t>(cu::dtype_info(t).size);
     // Allocated before the userdata exists, so a refusal leaves nothing half-made.
     auto buf = std::make_shared<cu::HostBuffer>(

@@ -1,5 +1,5 @@
 // kernel.cpp: kernel handles (m:kernel and m.name make them): the userdata; the fields and
-// tostring; k:occupancy; k:launch, k{...} and k:bench; k:check and k:clusters; then the
+// tostring; k:occupancy; k:launch, k{...}, k:bench and k:counters; k:check and k:clusters; then the
 // metatable. What the fields show and every rule are lab's (lab/kernel_info.hpp,
 // lab/launch.hpp), the launch table launch_args.cpp's. Depends on bind/args.hpp,
 // bind/record.hpp, bind/udata.hpp, lab/launch.hpp, lab/kernel_info.hpp.
@@ -70,6 +70,8 @@ static int kernel_field(lua_State* L) {
       lua_pushstring(L, lab::signature_text(k).c_str());
     else if (key == "arch")
       lua_pushstring(L, k.module->result.arch.c_str());
+    else if (key == "sass")  // runs cuobjdump or nvdisasm (rtc/sass.hpp)
+      lua_pushstring(L, lab::kernel_sass(k).c_str());
     else if (key == "params") {
       lua_newtable(L);  // +1 list
       for (std::size_t i = 0; k.sig && i < k.sig->params.size(); ++i) {
@@ -190,8 +192,11 @@ static int kernel_launch(lua_State* L) {
     cu::LaunchConfig c;
     c.grid = check_dim(L, 2, "grid");
     c.block = check_dim(L, 3, "block");
-    const char* arg_error = marshal(L, st, k, 4, lua_gettop(L) - 3);
+    const int n = lua_gettop(L) - 3;
+    const char* arg_error = marshal(L, st, k, 4, n);
     lab::launch(st.run, k, c, arg_error, launch_site(L, st));
+    if (st.run.capture.active()) [[unlikely]]
+      keep_launch_args(L, 4, n);  // recorded in a graph: its arrays stay alive with it
     return 0;
   });
 }
@@ -205,6 +210,8 @@ static int kernel_call(lua_State* L) {
     const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
     const char* arg_error = marshal(L, st, k, t.first, t.n);
     lab::launch(st.run, k, t.config, arg_error, launch_site(L, st));
+    if (st.run.capture.active()) [[unlikely]]
+      keep_launch_args(L, t.first, t.n);
     return 0;
   });
 }
@@ -223,6 +230,27 @@ static int kernel_bench(lua_State* L) {
     const char* arg_error = marshal(L, st, k, t.first, t.n);
     push_timing(L, lab::bench(st.run, k, t.config, arg_error, launch_site(L, st), warmup, reps));  // +1
     return 1;
+  });
+}
+
+// k:counters{grid=, block=, shared=, stream=, args={}, metrics={"shared", ...}}: one launch,
+// read as k{...} reads it, inside a counter session; its row (counters.cpp).
+static int kernel_counters(lua_State* L) {
+  return guard(L, [&] {
+    StateRecord& st = record_of(L);
+    lab::KernelObj& k = *check_kernel(L, 1, st);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    lua_getfield(L, 2, "metrics");  // +1
+    if (lua_isnil(L, -1))
+      raise(L, "k:counters: metrics = {...} names the counters, e.g. metrics = {\"shared\"}");
+    const std::vector<std::string> words = counter_words(L, 3, "k:counters");
+    lua_pop(L, 1);                                        // -1
+    const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
+    const char* arg_error = marshal(L, st, k, t.first, t.n);
+    const lab::Where where = launch_site(L, st);
+    return push_counted(
+        L, words, "k:counters", [&] { lab::launch(st.run, k, t.config, arg_error, where); }, true);
   });
 }
 
@@ -292,15 +320,13 @@ void add_kernel(lua_State* L) {
   lock_metatable(L, kKernelMeta);     // getmetatable() gives the name, never the table
   set_fields(L,
              {"name", "mangled", "signature", "params", "regs", "shared_bytes", "local_bytes", "const_bytes",
-              "spill_bytes", "barriers", "max_threads", "ptx_version", "binary_version", "arch"});
+              "spill_bytes", "barriers", "max_threads", "ptx_version", "binary_version", "arch", "sass"});
   lua_newtable(L);                         // +1 methods
   lua_pushcfunction(L, kernel_occupancy);  // +1
   lua_setfield(L, -2, "occupancy");        // -1
-  const luaL_Reg methods[] = {{"launch", kernel_launch},
-                              {"check", kernel_check},
-                              {"bench", kernel_bench},
-                              {"clusters", kernel_clusters},
-                              {nullptr, nullptr}};
+  const luaL_Reg methods[] = {{"launch", kernel_launch},     {"check", kernel_check},
+                              {"bench", kernel_bench},       {"clusters", kernel_clusters},
+                              {"counters", kernel_counters}, {nullptr, nullptr}};
   push_launch_keys(L);                     // +keys
   luaL_setfuncs(L, methods, kLaunchKeys);  // -keys
   lua_pushvalue(L, -1);                    // +1 methods

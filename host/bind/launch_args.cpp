@@ -201,6 +201,13 @@ using Kind = rtc::ParamType::Kind;
   return arg_error(L, k, i, lua_pushfstring(L, "%I is out of range (%s)", v, range.c_str()));
 }
 
+[[gnu::cold]] [[gnu::noinline]] const char* float_range_error(lua_State* L, const lab::KernelObj& k,
+                                                              std::size_t i, double x) {
+  const std::string range = lab::range_text(k.slots[i]);
+  return arg_error(L, k, i,
+                   lua_pushfstring(L, "%f is out of range (%s)", static_cast<lua_Number>(x), range.c_str()));
+}
+
 // A pointer parameter: a live cuda.array of an accepted element type, or nil (null).
 const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, int idx, bool check,
                         const void*& array_meta, unsigned char* dst) {
@@ -252,7 +259,7 @@ const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, boo
       const double x = lua_tonumberx(L, idx, &isnum);
       if (!isnum)
         return arg_error(L, k, i, lua_pushfstring(L, "expected a number, got %s", luaL_typename(L, idx)));
-      lab::put_float(s, k.argbuf.data(), x);
+      if (!lab::put_float(s, k.argbuf.data(), x)) return float_range_error(L, k, i, x);
       return nullptr;
     }
     case Kind::Bool:

@@ -60,12 +60,19 @@ void push_module_kernel(lua_State* L, const lab::ModuleRef& m, const std::string
 
 // ---- cuda.compile -------------------------------------------------------------------------
 
-// Pushes nil, the formatted diagnostics, and a list of {file, line, col, severity, message}.
-int push_failure(lua_State* L, const rtc::CompileResult& r) {
+// Pushes nil, the formatted diagnostics, and a list of {file, line, col, severity, message};
+// notes the text in the record, so that a script raising it ends as a compile error (state.cpp).
+int push_failure(lua_State* L, const lab::ModuleObj& m) {
+  const rtc::CompileResult& r = m.result;
   lua_pushnil(L);  // +1
-  const lab::Options& opts = record_of(L).run.opts;
+  StateRecord& rec = record_of(L);
+  const lab::Options& opts = rec.run.opts;
   const std::string text = rtc::format_diagnostics(r, 10, opts.color);
   if (opts.echo_compile_errors) std::fprintf(stderr, "%s", text.c_str());
+  const std::size_t n = r.errors();
+  if (rec.compile_failures.size() == 64) rec.compile_failures.erase(rec.compile_failures.begin());  // a bound
+  rec.compile_failures.emplace_back(text, m.spec.source.name + " did not compile for " + r.arch + " (" +
+                                              std::to_string(n) + (n == 1 ? " error)" : " errors)"));
   lua_pushstring(L, text.c_str());                                // +1
   lua_createtable(L, static_cast<int>(r.diagnostics.size()), 0);  // +1 list
   int i = 0;
@@ -96,7 +103,7 @@ static int cuda_compile(lua_State* L) {
       return 2;
     }
     lab::ModuleRef m = record_of(L).run.build(std::move(*spec));
-    if (!m->result.ok) return push_failure(L, m->result);
+    if (!m->result.ok) return push_failure(L, *m);
     new (lua_newuserdatauv(L, sizeof(lab::ModuleRef), 1)) lab::ModuleRef(std::move(m));  // +1
     luaL_setmetatable(L, kModuleMeta);
     lua_newtable(L);              // +1 kernel cache
@@ -219,7 +226,7 @@ static int module_reload(lua_State* L) {
       lua_pushstring(L, why.c_str());
       return 2;
     }
-    if (!fresh->result.ok) return push_failure(L, fresh->result);
+    if (!fresh->result.ok) return push_failure(L, *fresh);
     m = std::move(fresh);  // kernels already handed out keep the old code alive
     lua_newtable(L);
     lua_setiuservalue(L, 1, 1);  // drop cached kernels

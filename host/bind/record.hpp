@@ -7,6 +7,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "lab/run.hpp"
 
@@ -20,11 +21,17 @@ struct StateRecord {
   // Metatables the launch path tells userdata by, at their registry addresses (udata.hpp).
   const void* kernel_meta = nullptr;
   const void* array_meta = nullptr;
+  const void* graph_meta = nullptr;
   const void* launch_keys[7] = {};  // the launch table's key strings (launch_args.cpp)
   // The chunk name of the function that launched last, by the function's address: the
   // function is kept in the registry while it is remembered, so the address stays its.
   const void* source_fn = nullptr;
   char source[LUA_IDSIZE] = {};
+  // Each failed cuda.compile's (or m:reload's) diagnostics text and its one-line summary
+  // ("k.cu did not compile for sm_90 (2 errors)"): an error that escapes the script and
+  // carries one of these texts (assert(cuda.compile{...}), error(diag)) is that compile
+  // failing, which run_file reports as such (state.hpp RunResult::compile_error).
+  std::vector<std::pair<std::string, std::string>> compile_failures;
 };
 
 // This state's record. open_state sets it before any binding can run, and it is the first

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <new>
+#include <string_view>
 
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
@@ -29,6 +30,7 @@ namespace warplab::bind {
 namespace {
 
 constexpr const char* kRecordKey = "warplab.record";
+constexpr const char* kEndingKey = "warplab.ending";  // what traceback() recognized
 // Script arguments: Lua's stack holds a million values (LUAI_MAXSTACK), and a vararg chunk
 // keeps two copies of its arguments.
 constexpr std::size_t kMaxScriptArgs = 400000;
@@ -58,17 +60,50 @@ StateRecord& create_record(lua_State* L, const lab::Options& opts, cu::DeviceSna
 // The watchdog fired: raised on every instruction count tick (arm_timeout_hook).
 void timeout_hook(lua_State* L, lua_Debug*) { luaL_error(L, "%s", record_of(L).run.timeout_message.c_str()); }
 
-// Message handler for lua_pcall: "file:line: msg" plus a traceback.
-// The message handler of run_file: the message plus a traceback, except for a wrong -p
-// value (warplab.params raises those as "FILE:LINE: params: -p ..."), which is the command
-// line's fault: the message alone, marked as bad input.
+// The leading "chunk:line: " of an error message (as luaL_error and error() prefix it),
+// or "" when `prefix` is not one.
+std::string position_of(std::string_view prefix) {
+  const std::size_t colon = prefix.find(": ");
+  if (colon == std::string_view::npos || prefix.find('\n') < colon) return {};
+  const std::size_t digits = prefix.find_last_of(':', colon - 1);
+  if (digits == std::string_view::npos || digits + 1 == colon) return {};
+  for (std::size_t i = digits + 1; i < colon; ++i)
+    if (prefix[i] < '0' || prefix[i] > '9') return {};
+  return std::string(prefix.substr(0, colon + 2));
+}
+
+// The message handler of run_file: the message plus a traceback, except for the endings
+// RunResult (state.hpp) tells apart, which get no traceback and a mark in the registry:
+// a wrong -p value (warplab.params raises "FILE:LINE: params: -p ..."), a failed compile's
+// diagnostics (the text a cuda.compile returned, found anywhere in the message: assert
+// prefixes the position, a library may wrap it), and a call that needs a GPU on a run
+// without one (lab::Run::require_gpu: "no CUDA device: ...").
 int traceback(lua_State* L) {
   const char* msg = lua_tostring(L, 1);
   if (!msg) msg = luaL_tolstring(L, 1, nullptr);  // non-string error object
-  if (std::strstr(msg, ": params: -p ")) {
+  const std::string_view m(msg);
+  auto mark = [L](const char* ending) {
+    lua_pushstring(L, ending);                       // +1
+    lua_setfield(L, LUA_REGISTRYINDEX, kEndingKey);  // -1
+  };
+  if (m.find(": params: -p ") != std::string_view::npos) {
+    mark("bad_input");
     lua_pushstring(L, msg);
-    lua_pushboolean(L, 1);
-    lua_setfield(L, LUA_REGISTRYINDEX, "warplab.bad_input");
+    return 1;
+  }
+  for (const auto& [text, summary] : record_of(L).compile_failures) {
+    const std::size_t at = text.empty() ? std::string_view::npos : m.find(text);
+    if (at == std::string_view::npos) continue;
+    mark("compile_error");
+    std::string out = text;  // the diagnostics once, then where the script stopped
+    if (out.back() != '\n') out += '\n';
+    out += "warplab: " + position_of(m.substr(0, at)) + summary;
+    lua_pushlstring(L, out.data(), out.size());
+    return 1;
+  }
+  if (m.find(lab::kNoGpu) != std::string_view::npos) {
+    mark("needs_gpu");
+    lua_pushstring(L, msg);
     return 1;
   }
   luaL_traceback(L, L, msg, 1);
@@ -267,13 +302,18 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
     out.ok = false;
     out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
     out.timed_out = record_of(L).run.timed_out;
-    out.bad_input = lua_getfield(L, LUA_REGISTRYINDEX, "warplab.bad_input") == LUA_TBOOLEAN;  // +1
-    lua_pop(L, 1);                                                                            // -1
-    lua_pop(L, 1);                                                                            // -1
+    lua_getfield(L, LUA_REGISTRYINDEX, kEndingKey);  // +1 mark or nil
+    const std::string_view ending = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+    out.bad_input = ending == "bad_input";
+    out.needs_gpu = ending == "needs_gpu";
+    out.compile_error = ending == "compile_error";
+    lua_pop(L, 2);  // -2 mark, msg
   }
   lua_pop(L, 1);  // -1 handler
   return out;
 }
+
+lab::Run& run_of(lua_State* L) { return record_of(L).run; }
 
 bool context_lost(lua_State* L) { return record_of(L).run.lost(); }
 

@@ -12,6 +12,10 @@
 #include "cu/device.hpp"
 #include "lab/options.hpp"
 
+namespace warplab::lab {
+struct Run;
+}
+
 namespace warplab::bind {
 
 struct StateDeleter {
@@ -26,11 +30,19 @@ StatePtr open_state(const lab::Options& opts, cu::DeviceSnapshot target, bool of
 // Script parameters from `-p key=value` (read by require "warplab.params").
 void set_params(lua_State* L, const std::map<std::string, std::string>& params);
 
+// How a script ended. The message handler tells three errors apart that are not the
+// script's own fault, and leaves their traceback out: a wrong -p value, a call that needs
+// a GPU on a run without one (its sentence starts "no CUDA device: "; a script's pcall
+// still catches it as that string), and a failed cuda.compile whose diagnostics the
+// script raised (assert(cuda.compile{...}), or any error carrying its text).
 struct RunResult {
   bool ok = true;
-  std::string error;       // "script.lua:12: message" plus a short traceback
-  bool timed_out = false;  // the kernel watchdog fired: the GPU context is stuck
-  bool bad_input = false;  // a -p value was wrong (warplab.params): exit 4, no traceback
+  std::string error;           // "script.lua:12: message" plus a short traceback
+  bool timed_out = false;      // the kernel watchdog fired: the GPU context is stuck
+  bool bad_input = false;      // a -p value was wrong (warplab.params): exit 4, no traceback
+  bool needs_gpu = false;      // "no CUDA device: ..." on a run without a GPU: exit 3
+  bool compile_error = false;  // a failed compile's diagnostics: `error` is them, then the
+                               // summary ("script.lua:3: k.cu did not compile ..."): exit 5
 };
 // Runs a script file with `args` in the global `arg` table (arg[0] = path).
 RunResult run_file(lua_State* L, const std::string& path, const std::vector<std::string>& args);
@@ -56,5 +68,8 @@ struct Launches {
   unsigned long long total = 0, unfinished = 0;
 };
 Launches launches(lua_State* L);
+
+// The run of a state opened by open_state (lab/run.hpp): what `run --counters` counts on.
+lab::Run& run_of(lua_State* L);
 
 }  // namespace warplab::bind

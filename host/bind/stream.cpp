@@ -1,9 +1,15 @@
-// stream.cpp: streams and events (cuda.stream, s:synchronize/query/free; cuda.event,
-// ev:record/synchronize/elapsed/free), cuda.synchronize, cuda.bench (a Lua function's GPU
-// work timed with device events, never host clocks) and cuda.clock. Waiting and timing are
-// lab's (lab/sync.hpp: the watchdog; lab/timing.hpp). Depends on cu/stream.hpp,
-// bind/record.hpp, bind/args.hpp (counts), bind/udata.hpp.
+// stream.cpp: streams and events (cuda.stream{priority =, non_blocking =}, s.priority,
+// s:wait/synchronize/query/free; cuda.event{timing =}, e.timing, e:record/query/
+// synchronize/elapsed/free), cuda.synchronize, cuda.bench (a Lua function's GPU work timed
+// with device events, never host clocks) and cuda.clock. Waiting, timing, the stream book
+// and what a capture refuses are lab's (lab/sync.hpp: the watchdog; lab/timing.hpp;
+// lab/stream.hpp; lab/capture.hpp). Depends on cu/stream.hpp, bind/record.hpp,
+// bind/args.hpp (counts), bind/udata.hpp.
 #include <chrono>
+#include <cstring>
+#include <initializer_list>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -13,6 +19,7 @@
 #include "bind/record.hpp"
 #include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
+#include "lab/stream.hpp"
 #include "lab/sync.hpp"
 #include "lab/timing.hpp"
 
@@ -20,127 +27,267 @@ namespace warplab::bind {
 
 CUstream opt_stream(lua_State* L, int idx) {
   if (lua_isnoneornil(L, idx)) return nullptr;
-  auto* s = static_cast<cu::Stream*>(luaL_testudata(L, idx, kStreamMeta));
+  auto* s = static_cast<StreamHandle*>(luaL_testudata(L, idx, kStreamMeta));
   if (!s) raise(L, "stream must be a cuda.stream() or nil, got %s", luaL_typename(L, idx));
-  if (!s->valid()) raise(L, "attempt to use a destroyed stream");
-  return s->get();
+  if (!s->stream.valid()) raise(L, "attempt to use a destroyed stream");
+  return s->stream.get();
+}
+
+StreamHandle& push_stream(lua_State* L, const cu::ContextPtr& ctx, bool non_blocking,
+                          std::optional<int> prio) {
+  // Made before the userdata, so a refusal leaves nothing half-made.
+  cu::Stream s = prio ? cu::Stream(ctx, non_blocking, *prio) : cu::Stream(ctx, non_blocking);
+  auto* h =
+      new (lua_newuserdatauv(L, sizeof(StreamHandle), 0)) StreamHandle{std::move(s), 0, non_blocking};  // +1
+  luaL_setmetatable(L, kStreamMeta);
+  h->number = record_of(L).run.streams.add(h->stream, non_blocking);
+  return *h;
 }
 
 namespace {
 
 // ---- the stream and event userdata: the live object at idx (raises once it was freed),
-// :free() and __close (idempotent), __gc, and the locked metatable --------------------------
+// the metatable with fields answered by an __index function before the methods ------------
 
-template <class T>
-T& check_live(lua_State* L, int idx, const char* meta, const char* what) {
-  auto* p = static_cast<T*>(luaL_checkudata(L, idx, meta));
-  if (!p->valid()) raise(L, "attempt to use a destroyed %s", what);
+StreamHandle& check_stream(lua_State* L, int idx) {
+  auto* p = static_cast<StreamHandle*>(luaL_checkudata(L, idx, kStreamMeta));
+  if (!p->stream.valid()) raise(L, "attempt to use a destroyed stream");
   return *p;
 }
 
-template <class T>
-int release(lua_State* L, const char* meta) {
-  static_cast<T*>(luaL_checkudata(L, 1, meta))->destroy();
-  return 0;
+cu::Event& check_event(lua_State* L, int idx) {
+  auto* p = static_cast<cu::Event*>(luaL_checkudata(L, idx, kEventMeta));
+  if (!p->valid()) raise(L, "attempt to use a destroyed event");
+  return *p;
 }
-template <class T>
-int collect(lua_State* L, const char* meta) {
-  static_cast<T*>(luaL_checkudata(L, 1, meta))->~T();
-  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
-  lua_setmetatable(L, 1);
-  return 0;
-}
-// Registers the locked metatable `name`: methods as __index, gc as __gc, release as __close.
-void add_meta(lua_State* L, const char* name, const luaL_Reg* methods, lua_CFunction gc,
-              lua_CFunction release) {
+
+// Registers the locked metatable `name`: __index is `index` with the methods table as its
+// upvalue (and as the metatable's `methods`), answering `fields` too (for completion); gc
+// as __gc, release as __close.
+void add_meta(lua_State* L, const char* name, std::initializer_list<const char*> fields,
+              const luaL_Reg* methods, lua_CFunction index, lua_CFunction gc, lua_CFunction release,
+              lua_CFunction tostring) {
   luaL_newmetatable(L, name);  // +1
   lock_metatable(L, name);     // getmetatable() gives the name, never the table
+  set_fields(L, fields);
   int n = 0;
   while (methods[n].name) ++n;
   lua_createtable(L, 0, n);        // +1, as luaL_newlib makes it
   luaL_setfuncs(L, methods, 0);    // into the methods table
+  lua_pushvalue(L, -1);            // +1 methods again
+  lua_setfield(L, -3, "methods");  // -1
+  lua_pushcclosure(L, index, 1);   // -1 methods, +1 __index
   lua_setfield(L, -2, "__index");  // -1
-  lua_pushcfunction(L, gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, release);
-  lua_setfield(L, -2, "__close");
+  const luaL_Reg meta[] = {{"__gc", gc}, {"__close", release}, {"__tostring", tostring}, {nullptr, nullptr}};
+  luaL_setfuncs(L, meta, 0);
   lua_pop(L, 1);  // -1
+}
+
+// Methods first (the upvalue), then the fields `field` answers.
+template <lua_CFunction field>
+int index_of(lua_State* L) {
+  lua_pushvalue(L, 2);                                           // +1 key
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;  // -1 +1 method
+  lua_pop(L, 1);                                                 // -1
+  return field(L);
 }
 
 // ---- streams ------------------------------------------------------------------------------
 
-// cuda.stream([{non_blocking = true}]). By default a stream synchronizes with the legacy
-// default stream, which array copies, fills and a:get() use: work queued on it is
-// finished before a:get() reads. non_blocking = true opts out (overlap experiments).
+// cuda.stream([{non_blocking = true, priority = p}]). By default a stream synchronizes with
+// the legacy default stream, which array copies, fills and a:get() use: work queued on it
+// is finished before a:get() reads. non_blocking = true opts out (overlap experiments).
+// priority: an integer in the device's range (lab::check_priority), a smaller one first.
 static int cuda_stream(lua_State* L) {
   return guard(L, [&] {
-    bool non_blocking = false;
-    if (lua_istable(L, 1)) {
-      lua_getfield(L, 1, "non_blocking");  // +1
-      non_blocking = lua_toboolean(L, -1);
-      lua_pop(L, 1);  // -1
-    } else if (!lua_isnoneornil(L, 1)) {
-      raise(L, "cuda.stream takes nothing or {non_blocking = true}, got %s", luaL_typename(L, 1));
+    check_options(L, 1, "cuda.stream", {"non_blocking", "priority"});
+    const bool non_blocking = bool_option(L, 1, "non_blocking", false, "cuda.stream");
+    std::optional<double> prio;
+    if (lua_istable(L, 1) && lua_getfield(L, 1, "priority") != LUA_TNIL) {  // +1
+      if (lua_type(L, -1) != LUA_TNUMBER)
+        raise(L, "cuda.stream: priority must be an integer, got %s", luaL_typename(L, -1));
+      prio = lua_tonumber(L, -1);
     }
-    const cu::ContextPtr& ctx = record_of(L).run.gpu_context("cuda.stream");
-    new (lua_newuserdatauv(L, sizeof(cu::Stream), 0)) cu::Stream(ctx, non_blocking);  // +1
-    luaL_setmetatable(L, kStreamMeta);
+    lua_settop(L, 1);
+    lab::Run& run = record_of(L).run;
+    const cu::ContextPtr& ctx = run.gpu_context("cuda.stream");
+    std::optional<int> p;
+    if (prio) p = lab::check_priority(*prio, cu::stream_priorities(ctx));
+    push_stream(L, ctx, non_blocking, p);  // +1
     return 1;
   });
 }
 
-int stream_release(lua_State* L) { return release<cu::Stream>(L, kStreamMeta); }
-int stream_gc(lua_State* L) { return collect<cu::Stream>(L, kStreamMeta); }
+// :free() and __close: refused while the stream is part of a running capture.
+int stream_release(lua_State* L) {
+  return guard(L, [L] {
+    auto* h = static_cast<StreamHandle*>(luaL_checkudata(L, 1, kStreamMeta));
+    lab::Run& run = record_of(L).run;
+    run.capture.check_stream_free(h->stream.get(), "s:free()");
+    run.streams.remove(h->stream);
+    h->stream.destroy();
+    return 0;
+  });
+}
+
+int stream_gc(lua_State* L) {
+  auto* h = static_cast<StreamHandle*>(luaL_checkudata(L, 1, kStreamMeta));
+  lab::Run& run = record_of(L).run;
+  run.streams.remove(h->stream);
+  try {  // a stream a capture still uses is left to the process's exit, not destroyed under it
+    run.capture.check_stream_free(h->stream.get(), "s:free()");
+  } catch (const std::exception&) {
+    new StreamHandle{std::move(*h)};  // deliberately leaked
+  }
+  h->~StreamHandle();
+  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
+  lua_setmetatable(L, 1);
+  return 0;
+}
+
+static int stream_field(lua_State* L) {
+  return guard(L, [L] {
+    const StreamHandle& h = check_stream(L, 1);
+    const std::string key = luaL_checkstring(L, 2);
+    if (key == "priority")
+      lua_pushinteger(L, h.stream.priority());
+    else if (key == "non_blocking")
+      lua_pushboolean(L, h.non_blocking);
+    else
+      raise(L, "stream has no field or method '%s'", key.c_str());
+    return 1;
+  });
+}
+
+static int stream_tostring(lua_State* L) {
+  return guard(L, [L] {
+    const auto* h = static_cast<StreamHandle*>(luaL_checkudata(L, 1, kStreamMeta));
+    if (!h->stream.valid())
+      lua_pushliteral(L, "cuda.stream (destroyed)");
+    else
+      lua_pushfstring(L, "cuda.stream %d (priority %d, %s)", h->number, h->stream.priority(),
+                      h->non_blocking ? "non-blocking" : "blocking");
+    return 1;
+  });
+}
 
 static int stream_synchronize(lua_State* L) {
   return guard(L, [&] {
-    lab::synchronize(record_of(L).run, check_live<cu::Stream>(L, 1, kStreamMeta, "stream"));
+    lab::synchronize(record_of(L).run, check_stream(L, 1).stream, "s:synchronize()");
     return 0;
   });
 }
 
 static int stream_query(lua_State* L) {
   return guard(L, [&] {
-    lua_pushboolean(L, check_live<cu::Stream>(L, 1, kStreamMeta, "stream").query());
+    const StreamHandle& h = check_stream(L, 1);
+    record_of(L).run.capture.refuse(lab::CaptureOp::query, "s:query()");
+    lua_pushboolean(L, h.stream.query());
+    return 1;
+  });
+}
+
+// s:wait(e): later work on s waits for what e recorded. During a capture both handles
+// stay alive with the graph (s may have joined the capture through e).
+static int stream_wait(lua_State* L) {
+  return guard(L, [&] {
+    const StreamHandle& h = check_stream(L, 1);
+    const cu::Event& e = check_event(L, 2);
+    lab::Capture& cap = record_of(L).run.capture;
+    cap.check_wait(h.stream.get(), e.get(), "s:wait(e)");
+    h.stream.wait(e);
+    if (cap.active()) {
+      keep_in_capture(L, 1);
+      keep_in_capture(L, 2);
+    }
+    lua_settop(L, 1);
     return 1;
   });
 }
 
 // ---- events -------------------------------------------------------------------------------
 
+// cuda.event([{timing = false}]): an event without timing only orders work (cheaper to
+// record and wait for); e:elapsed refuses it.
 static int cuda_event(lua_State* L) {
   return guard(L, [&] {
+    check_options(L, 1, "cuda.event", {"timing"});
+    const bool timing = bool_option(L, 1, "timing", true, "cuda.event");
     const cu::ContextPtr& ctx = record_of(L).run.gpu_context("cuda.event");
-    new (lua_newuserdatauv(L, sizeof(cu::Event), 0)) cu::Event(ctx);  // +1
+    cu::Event e(ctx, timing);
+    new (lua_newuserdatauv(L, sizeof(cu::Event), 0)) cu::Event(std::move(e));  // +1
     luaL_setmetatable(L, kEventMeta);
     return 1;
   });
 }
 
-int event_release(lua_State* L) { return release<cu::Event>(L, kEventMeta); }
-int event_gc(lua_State* L) { return collect<cu::Event>(L, kEventMeta); }
+int event_release(lua_State* L) {
+  static_cast<cu::Event*>(luaL_checkudata(L, 1, kEventMeta))->destroy();
+  return 0;
+}
 
+int event_gc(lua_State* L) {
+  static_cast<cu::Event*>(luaL_checkudata(L, 1, kEventMeta))->~Event();
+  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
+  lua_setmetatable(L, 1);
+  return 0;
+}
+
+static int event_field(lua_State* L) {
+  return guard(L, [L] {
+    const cu::Event& e = check_event(L, 1);
+    const std::string key = luaL_checkstring(L, 2);
+    if (!(key == "timing")) raise(L, "event has no field or method '%s'", key.c_str());
+    lua_pushboolean(L, e.timing());
+    return 1;
+  });
+}
+
+static int event_tostring(lua_State* L) {
+  const auto* e = static_cast<cu::Event*>(luaL_checkudata(L, 1, kEventMeta));
+  lua_pushstring(L, !e->valid()   ? "cuda.event (destroyed)"
+                    : e->timing() ? "cuda.event (timing)"
+                                  : "cuda.event (no timing)");
+  return 1;
+}
+
+// e:record([s]): on the stream (default: the legacy default stream). During a capture it
+// must be a stream in the capture, and e is remembered as recorded inside it.
 static int event_record(lua_State* L) {
   return guard(L, [&] {
-    check_live<cu::Event>(L, 1, kEventMeta, "event").record(opt_stream(L, 2));
+    cu::Event& e = check_event(L, 1);
+    const CUstream s = opt_stream(L, 2);
+    lab::Capture& cap = record_of(L).run.capture;
+    cap.note_record(e.get(), s, "e:record(s)");
+    e.record(s);
+    if (cap.active()) keep_in_capture(L, 1);
     lua_settop(L, 1);
+    return 1;
+  });
+}
+
+static int event_query(lua_State* L) {
+  return guard(L, [&] {
+    const cu::Event& e = check_event(L, 1);
+    record_of(L).run.capture.refuse(lab::CaptureOp::query, "e:query()");
+    lua_pushboolean(L, e.query());
     return 1;
   });
 }
 
 static int event_synchronize(lua_State* L) {
   return guard(L, [&] {
-    lab::synchronize(record_of(L).run, check_live<cu::Event>(L, 1, kEventMeta, "event"));
+    lab::synchronize(record_of(L).run, check_event(L, 1), "e:synchronize()");
     return 0;
   });
 }
 
-// ev:elapsed(later) -> milliseconds between two recorded events.
+// e:elapsed(later) -> milliseconds between two recorded events.
 static int event_elapsed(lua_State* L) {
   return guard(L, [&] {
-    auto& a = check_live<cu::Event>(L, 1, kEventMeta, "event");
-    auto& b = check_live<cu::Event>(L, 2, kEventMeta, "event");
-    lab::synchronize(record_of(L).run, b);
+    auto& a = check_event(L, 1);
+    auto& b = check_event(L, 2);
+    lab::synchronize(record_of(L).run, b, "e:elapsed(later)");
     lua_pushnumber(L, cu::elapsed_ms(a, b));
     return 1;
   });
@@ -173,6 +320,7 @@ static int cuda_bench(lua_State* L) {
     CUstream stream = nullptr;
     if (lua_istable(L, 2) && lua_getfield(L, 2, "stream") != LUA_TNIL) stream = opt_stream(L, -1);
     lab::Run& run = record_of(L).run;
+    run.capture.refuse(lab::CaptureOp::bench, "cuda.bench");
     const cu::ContextPtr& ctx = run.gpu_context("cuda.bench");
     for (int i = 0; i < warmup; ++i) {
       lua_pushvalue(L, 1);  // +1
@@ -220,17 +368,18 @@ void push_timing(lua_State* L, std::vector<double> ms) {
 }
 
 void add_stream(lua_State* L) {
-  const luaL_Reg stream_methods[] = {{"synchronize", stream_synchronize},
+  const luaL_Reg stream_methods[] = {{"wait", stream_wait},
+                                     {"synchronize", stream_synchronize},
                                      {"query", stream_query},
                                      {"free", stream_release},
                                      {nullptr, nullptr}};
-  const luaL_Reg event_methods[] = {{"record", event_record},
-                                    {"synchronize", event_synchronize},
-                                    {"elapsed", event_elapsed},
-                                    {"free", event_release},
-                                    {nullptr, nullptr}};
-  add_meta(L, kStreamMeta, stream_methods, stream_gc, stream_release);
-  add_meta(L, kEventMeta, event_methods, event_gc, event_release);
+  const luaL_Reg event_methods[] = {
+      {"record", event_record},   {"query", event_query},  {"synchronize", event_synchronize},
+      {"elapsed", event_elapsed}, {"free", event_release}, {nullptr, nullptr}};
+  add_meta(L, kStreamMeta, {"priority", "non_blocking"}, stream_methods, index_of<stream_field>, stream_gc,
+           stream_release, stream_tostring);
+  add_meta(L, kEventMeta, {"timing"}, event_methods, index_of<event_field>, event_gc, event_release,
+           event_tostring);
   const luaL_Reg fns[] = {{"stream", cuda_stream}, {"event", cuda_event}, {"synchronize", cuda_synchronize},
                           {"bench", cuda_bench},   {"clock", cuda_clock}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda

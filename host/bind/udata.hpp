@@ -1,10 +1,13 @@
 // udata.hpp: warplab's userdata as files other than their own see them: each metatable's
 // name, the checkers and pushers a type's file defines for the others (a copy takes either
-// array kind, a launch takes arrays and streams, a module makes kernels), and
-// fast_testudata, which tells a userdata by its metatable's address on the launch path.
+// array kind, a launch takes arrays and streams, a module makes kernels, a capture keeps
+// what its work uses), and fast_testudata, which tells a userdata by its metatable's
+// address on the launch path.
 // Depends on lab/array.hpp and lab/module.hpp (the records), cu/stream.hpp.
 #pragma once
 #include <lua.hpp>
+
+#include <optional>
 
 #include "cu/stream.hpp"
 #include "lab/array.hpp"
@@ -18,6 +21,7 @@ inline constexpr const char* kModuleMeta = "warplab.module";
 inline constexpr const char* kKernelMeta = "warplab.kernel";
 inline constexpr const char* kStreamMeta = "warplab.stream";
 inline constexpr const char* kEventMeta = "warplab.event";
+inline constexpr const char* kGraphMeta = "warplab.graph";
 
 // array.cpp: the array at idx, raising "attempt to use a freed array" when released; a
 // new empty array userdata on the stack.
@@ -32,6 +36,22 @@ lab::HostArray* test_host_array(lua_State* L, int idx);
 void push_kernel(lua_State* L, lab::KernelRef k);
 // stream.cpp: the CUstream of the stream at idx (raises when freed); nullptr for nil/none.
 CUstream opt_stream(lua_State* L, int idx);
+// stream.cpp: a stream's userdata: the stream, its number in the run (lab::StreamBook, which
+// faults and the watchdog name), and whether it is non-blocking. push_stream makes one
+// (with the device's default priority when `priority` is empty) and adds it to the book.
+struct StreamHandle {
+  cu::Stream stream;
+  int number = 0;
+  bool non_blocking = false;
+};
+StreamHandle& push_stream(lua_State* L, const cu::ContextPtr& ctx, bool non_blocking,
+                          std::optional<int> priority);
+// graph.cpp: while a capture runs, keeps the value at idx alive as long as the graph it
+// makes (an array its work uses, a stream that joined it); nothing otherwise.
+void keep_in_capture(lua_State* L, int idx);
+// graph.cpp: after a launch during a capture, the arrays among the arguments at stack
+// [first, first + n) are reported to the capture (lab::Capture::use) and kept alive.
+void keep_launch_args(lua_State* L, int first, int n);
 
 // The userdata at idx when its metatable is registry[name], else nullptr. luaL_testudata
 // looks the metatable up by name on every call (a string lookup with a strcmp); the

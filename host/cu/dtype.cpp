@@ -5,6 +5,7 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -174,6 +175,19 @@ bool int_fits(DType t, std::int64_t v) {
 }
 
 // binary16: 1 sign, 5 exponent (bias 15), 10 mantissa bits. Round to nearest even.
+bool float_fits(DType t, double v) {
+  if (!std::isfinite(v) || t == DType::F64) return true;
+  const float f = static_cast<float>(v);
+  if (t == DType::F16) return (float_to_half(f) & 0x7fffu) != 0x7c00u;  // not +-inf
+  return !std::isinf(f);
+}
+
+double float_max(DType t) {
+  if (t == DType::F16) return 65504.0;
+  if (t == DType::F32) return static_cast<double>(std::numeric_limits<float>::max());
+  return std::numeric_limits<double>::max();
+}
+
 std::uint16_t float_to_half(float f) {
   const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
   const std::uint32_t sign = (x >> 16) & 0x8000u;

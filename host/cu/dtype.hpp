@@ -38,6 +38,11 @@ double load_float(DType t, const void* src);
 
 // Whether integer value v fits type t ("300 does not fit u8").
 bool int_fits(DType t, std::int64_t v);
+// Whether a finite v stays finite as float type t (1e300 as f32, 70000 as f16 would be
+// inf); an infinity or NaN fits as itself.
+bool float_fits(DType t, double v);
+// The largest finite value of float type t: 65504 (f16), about 3.4e38 (f32), 1.8e308 (f64).
+double float_max(DType t);
 
 std::uint16_t float_to_half(float f);
 float half_to_float(std::uint16_t h);

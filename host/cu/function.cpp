@@ -7,7 +7,7 @@
 
 namespace warplab::cu {
 
-Function::Function(ContextPtr ctx, CUfunction f, std::string name)
+Function::Function(ContextPtr ctx, CUfunction f, std::string name, std::optional<std::size_t> param_count)
     : ctx_(std::move(ctx)), fn_(f), name_(std::move(name)) {
   const Api& a = api();
   ctx_->make_current();
@@ -33,15 +33,17 @@ Function::Function(ContextPtr ctx, CUfunction f, std::string name)
   limits_.max_threads_per_block = attrs_.max_threads_per_block;
   limits_.barriers = 1;
 
-  // Parameter layout: ask index 0, 1, ... until the driver says the index is out of
+  // Parameter layout: index 0 .. param_count - 1 when the count is known (CUDA 13 has no
+  // call that gives it); else ask 0, 1, ... until the driver says the index is out of
   // range (CUDA_ERROR_INVALID_VALUE). 4 KiB of parameters allow at most 4096 of them
   // (32 KiB on newer drivers), so the cap only guards against a driver that never stops.
   if (a.cuFuncGetParamInfo) {
     params_known_ = true;
-    for (std::size_t i = 0; i < 32768; ++i) {
+    const std::size_t n = param_count.value_or(32768);
+    for (std::size_t i = 0; i < n; ++i) {
       ParamInfo p;
       const CUresult rc = a.cuFuncGetParamInfo(fn_, i, &p.offset, &p.size);
-      if (rc == CUDA_ERROR_INVALID_VALUE) break;
+      if (rc == CUDA_ERROR_INVALID_VALUE && !param_count) break;
       if (rc != CUDA_SUCCESS)
         throw Error(rc, "cuFuncGetParamInfo", "kernel " + name_ + ", parameter " + std::to_string(i));
       params_.push_back(p);

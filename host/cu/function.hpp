@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,11 @@ struct ParamInfo {
 
 class Function {
  public:
-  // Reads attributes and parameter layout of `f` (mangled name `name`) in `ctx`.
-  Function(ContextPtr ctx, CUfunction f, std::string name);
+  // Reads attributes and parameter layout of `f` (mangled name `name`) in `ctx`. With
+  // `param_count` (the kernel's .entry parameters, from its PTX) the layout is asked for
+  // exactly those; without it, index by index until the driver refuses one, which tools
+  // such as compute-sanitizer report as an API error.
+  Function(ContextPtr ctx, CUfunction f, std::string name, std::optional<std::size_t> param_count = {});
   Function(const Function&) = delete;
   Function& operator=(const Function&) = delete;
 

@@ -87,7 +87,8 @@ bool Module::has_function(std::string_view mangled) const {
   return std::find(names_.begin(), names_.end(), mangled) != names_.end();
 }
 
-std::shared_ptr<Function> Module::function(const std::string& mangled) const {
+std::shared_ptr<Function> Module::function(const std::string& mangled,
+                                           std::optional<std::size_t> param_count) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = functions_.find(mangled);
   if (it == functions_.end()) {
@@ -106,7 +107,7 @@ std::shared_ptr<Function> Module::function(const std::string& mangled) const {
       }
       if (rc != CUDA_SUCCESS) throw Error(rc, "cuModuleGetFunction", "'" + mangled + "'");
     }
-    it = functions_.emplace(mangled, std::make_unique<Function>(ctx_, handle, mangled)).first;
+    it = functions_.emplace(mangled, std::make_unique<Function>(ctx_, handle, mangled, param_count)).first;
   }
   // Aliasing constructor: the caller's pointer owns the module, points at the kernel.
   return std::shared_ptr<Function>(shared_from_this(), it->second.get());

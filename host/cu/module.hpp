@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,8 +42,10 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // The kernel with this mangled (lowered) name, created once per module and shared by
   // every caller, so a dynamic-shared opt-in is remembered per kernel. Throws cu::Error:
-  // "module 'm.cu' has no kernel 'foo': it has _Z3bari, _Z3bazv".
-  std::shared_ptr<Function> function(const std::string& mangled) const;
+  // "module 'm.cu' has no kernel 'foo': it has _Z3bari, _Z3bazv". `param_count`: as
+  // Function's (the first caller's count is the one used).
+  std::shared_ptr<Function> function(const std::string& mangled,
+                                     std::optional<std::size_t> param_count = {}) const;
 
  private:
   Module(ContextPtr ctx, std::string name) : ctx_(std::move(ctx)), name_(std::move(name)) {}

@@ -138,7 +138,14 @@ float elapsed_ms(const Event& start, const Event& end) {
     throw Error("an event made without timing cannot be timed: make both events with timing (the default)");
   end.synchronize();
   float ms = 0.0f;
-  WL_CU_CHECK(api().cuEventElapsedTime(&ms, start.get(), end.get()), "event pair");
+  const CUresult rc = api().cuEventElapsedTime(&ms, start.get(), end.get());
+  // Both handles are live (checked above): the driver's "invalid handle" means that one of
+  // the events was never recorded.
+  if (rc == CUDA_ERROR_INVALID_HANDLE)
+    throw Error(
+        "the time between two events needs both recorded first: call e:record() on each (before and "
+        "after the work), then e1:elapsed(e2)");
+  if (rc != CUDA_SUCCESS) throw Error(rc, "cuEventElapsedTime", "event pair");
   return ms;
 }
 

@@ -83,7 +83,8 @@ class Event {
 };
 
 // Milliseconds between two recorded events (waits for `end`). Resolution ~0.5 us. An event
-// made without timing is refused with one sentence (the driver would say "invalid handle").
+// made without timing, or one never recorded, is refused with one sentence (the driver
+// would say "invalid handle").
 float elapsed_ms(const Event& start, const Event& end);
 
 }  // namespace warplab::cu

@@ -37,6 +37,11 @@ void element_too_large(const char* what, std::int64_t v, cu::DType t) {
   throw Error(std::string(what) + " " + str(v) + " does not fit " + type_name(t));
 }
 
+void element_beyond_float(const char* what, double x, cu::DType t) {
+  throw Error(std::string(what) + " " + num(x) + " does not fit " + type_name(t) + " (finite values up to ±" +
+              num(cu::float_max(t)) + ")");
+}
+
 std::string not_a_number(const char* what, cu::DType t, const char* got) {
   return std::string(what) + " must be a number for " + std::string(cu::dtype_article(t)) + " " +
          type_name(t) + " array, got " + got;

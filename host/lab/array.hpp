@@ -72,11 +72,18 @@ inline Number load_element(cu::DType t, const void* src) {
 [[noreturn]] [[gnu::cold]] void element_not_integer(const char* what, double x, cu::DType t);
 [[noreturn]] [[gnu::cold]] void element_too_large(const char* what, double x, cu::DType t);
 [[noreturn]] [[gnu::cold]] void element_too_large(const char* what, std::int64_t v, cu::DType t);
+// "value 1e+300 does not fit f32 (finite values up to ±3.4028234663853e+38)".
+[[noreturn]] [[gnu::cold]] void element_beyond_float(const char* what, double x, cu::DType t);
 
 // v converted to type t at `dst`. Throws, naming `what` and the value: "value 1.5 is not an
-// integer (array type i32)", "value 300 does not fit u8".
+// integer (array type i32)", "value 300 does not fit u8", "value 1e+300 does not fit f32
+// (...)" (a finite number never silently becomes inf).
 inline void store_element(cu::DType t, void* dst, const Number& v, const char* what) {
-  if (cu::dtype_info(t).is_float) return cu::store_float(t, dst, v.integer ? static_cast<double>(v.i) : v.x);
+  if (cu::dtype_info(t).is_float) {
+    const double x = v.integer ? static_cast<double>(v.i) : v.x;
+    if (!cu::float_fits(t, x)) element_beyond_float(what, x, t);  // 1e300 would be inf: refused
+    return cu::store_float(t, dst, x);
+  }
   std::int64_t i = v.i;
   if (!v.integer) {
     if (v.x != std::floor(v.x)) element_not_integer(what, v.x, t);

@@ -58,6 +58,11 @@ void iota(const Elements& e, double start, double step) {
                   " by " + num(step) + " end at " + num(last) + ", which does not fit " +
                   std::string(info.name));
   }
+  const double last = start + step * static_cast<double>(e.count ? e.count - 1 : 0);
+  if (info.is_float && (!cu::float_fits(e.type, start) || !cu::float_fits(e.type, last)))
+    throw Error("iota: " + std::to_string(e.count) + " elements from " + num(start) + " by " + num(step) +
+                " end at " + num(last) + ", beyond " + std::string(info.name) + "'s finite values (up to ±" +
+                num(cu::float_max(e.type)) + ")");
   fill_with(e, [&](std::size_t i, unsigned char* p) {
     const double x = start + step * static_cast<double>(i);
     info.is_float ? cu::store_float(e.type, p, x) : cu::store_int(e.type, p, static_cast<std::int64_t>(x));
@@ -67,6 +72,10 @@ void iota(const Elements& e, double start, double step) {
 void random(const Elements& e, std::uint64_t seed, double lo, double hi) {
   const bool fl = cu::dtype_info(e.type).is_float;
   if (!(lo <= hi)) throw Error("random: lo (" + num(lo) + ") must not exceed hi (" + num(hi) + ")");
+  if (fl && (!cu::float_fits(e.type, lo) || !cu::float_fits(e.type, hi)))
+    throw Error("random: [" + num(lo) + ", " + num(hi) + "] goes beyond " +
+                std::string(cu::dtype_info(e.type).name) + "'s finite values (up to ±" +
+                num(cu::float_max(e.type)) + ")");
   std::uint64_t span = 0;  // integers: how many values [ceil(lo), floor(hi)] holds
   std::int64_t ilo = 0, ihi = 0;
   if (!fl) {

@@ -35,6 +35,9 @@ const char* reason(CaptureOp op) {
       return "advice takes effect at once, outside stream order; give it before cuda.graph";
     case CaptureOp::graph_launch:
       return "graphs do not nest here; launch it before the capture or after it";
+    case CaptureOp::counters:
+      return "hardware counters replay each kernel as it runs, and a captured launch runs only when its "
+             "graph is launched; count g:launch() outside the capture instead";
   }
   return "";
 }
@@ -68,11 +71,30 @@ void Capture::begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, s
   }
 }
 
+DeferredFrees& DeferredFrees::operator=(DeferredFrees&& o) noexcept {
+  if (this != &o) {
+    run();
+    device_ = std::move(o.device_);
+    host_ = std::move(o.host_);
+    o.device_.clear();
+    o.host_.clear();
+  }
+  return *this;
+}
+
+void DeferredFrees::run() noexcept {
+  for (auto& b : device_) b->free();
+  for (auto& b : host_) b->free();
+  device_.clear();
+  host_.clear();
+}
+
 Captured Capture::end() {
   if (!active()) throw Error("no capture is running: nothing to end");
   Captured out;
   out.label = label_;
   out.used = std::move(used_);
+  out.frees = std::move(deferred_);  // freed after the caller's instantiate or update
   const std::string label = label_;
   const CUstream s = stream_;
   const cu::ContextPtr ctx = ctx_;
@@ -80,7 +102,7 @@ Captured Capture::end() {
     stream_ = nullptr;  // the capture is over even if the driver refuses its graph
     out.graph = cu::end_capture(ctx, s);
   } catch (const cu::Error& e) {
-    finish();
+    finish();  // `out` goes as this throws: its deferred frees are done
     if (e.code() == CUDA_ERROR_STREAM_CAPTURE_UNJOINED)
       throw Error("the capture of " + label +
                   " ended with a stream that joined it still unjoined: make the capture's stream wait "
@@ -108,12 +130,9 @@ void Capture::abort() noexcept {
 }
 
 void Capture::finish() noexcept {
-  // Deferred frees first: a buffer the capture used is then freed, and a graph that kept
-  // its record refuses to replay instead of reading freed memory.
-  for (auto& b : deferred_device_) b->free();
-  for (auto& b : deferred_host_) b->free();
-  deferred_device_.clear();
-  deferred_host_.clear();
+  // Frees still deferred here belong to a capture that produced no graph (abort): done now.
+  // A graph that kept the record of a buffer freed this way refuses to replay.
+  deferred_.run();
   used_.clear();
   recorded_.clear();
   stream_ = nullptr;
@@ -170,23 +189,25 @@ void Capture::check_wait(CUstream stream, CUevent e, std::string_view what) cons
                 "record the event before cuda.graph and wait for it before g:launch()");
 }
 
-void Capture::use_device(const DeviceArray& a) {
-  if (!a.buf) return;
+bool Capture::use_device(const DeviceArray& a) {
+  if (!a.buf) return false;
   for (const UsedBuffer& u : used_)
-    if (u.device == a.buf) return;  // a handful of arrays: a linear search allocates nothing
+    if (u.device == a.buf) return false;  // a handful of arrays: a linear search allocates nothing
   used_.push_back({a.buf, nullptr, describe(a)});
+  return true;
 }
 
-void Capture::use_host(const HostArray& h) {
-  if (!h.buf) return;
+bool Capture::use_host(const HostArray& h) {
+  if (!h.buf) return false;
   for (const UsedBuffer& u : used_)
-    if (u.host == h.buf) return;
+    if (u.host == h.buf) return false;
   used_.push_back({nullptr, h.buf, describe(h)});
+  return true;
 }
 
 void Capture::release(DeviceArray& a, bool leak) {
   if (active() && a.buf && !a.view && !leak) {
-    deferred_device_.push_back(std::move(a.buf));  // freed when the capture ends
+    deferred_.add(std::move(a.buf));  // freed after the graph is made (Captured::frees)
     a.buf.reset();
     return;
   }
@@ -195,7 +216,7 @@ void Capture::release(DeviceArray& a, bool leak) {
 
 void Capture::release(HostArray& h, bool leak) {
   if (active() && h.buf && !h.view && !leak) {
-    deferred_host_.push_back(std::move(h.buf));
+    deferred_.add(std::move(h.buf));
     h.buf.reset();
     return;
   }

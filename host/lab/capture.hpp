@@ -3,9 +3,9 @@
 // with one sentence naming the capture (a synchronize, a synchronous copy, a timed bench,
 // an allocation, a capture inside a capture, work on a stream outside it), the arrays the
 // captured work uses (launches and copies report them, so a graph can refuse a replay
-// after one was freed instead of faulting), and frees deferred to the capture's end (a
-// free is a synchronizing call, which a capture must not make: a garbage collection
-// during fn would otherwise break it). One Capture per Lua state (the runtime's).
+// after one was freed instead of faulting), and frees deferred past the capture (a free
+// is a synchronizing call, which a capture must not make: a garbage collection during fn
+// would otherwise break it). One Capture per run (lab::Run::capture).
 // Depends on cu/graph.hpp, lab/array.hpp (lab::Error, the array records).
 #pragma once
 #include <cuda.h>
@@ -32,6 +32,7 @@ enum class CaptureOp {
   prefetch,        // a:prefetch
   advise,          // a:advise
   graph_launch,    // g:launch
+  counters,        // cuda.counters, k:counters
 };
 
 // One buffer the captured work uses. A graph replays only while each is still allocated:
@@ -43,11 +44,42 @@ struct UsedBuffer {
   bool alive() const { return device ? device->valid() : host && host->valid(); }
 };
 
-// What a finished capture hands to a graph.
+// Buffers freed during a capture (a:free() or a garbage collection inside fn). Their
+// memory goes when this is destroyed, or at run(): after the graph that was captured is
+// instantiated or updated, never before, since the driver reads the captured nodes'
+// device addresses then, and an address freed in between is undefined behaviour there
+// (on an H100 the process died with SIGSEGV).
+class DeferredFrees {
+ public:
+  DeferredFrees() = default;
+  DeferredFrees(DeferredFrees&& o) noexcept : device_(std::move(o.device_)), host_(std::move(o.host_)) {
+    o.device_.clear();
+    o.host_.clear();
+  }
+  DeferredFrees& operator=(DeferredFrees&& o) noexcept;
+  DeferredFrees(const DeferredFrees&) = delete;
+  DeferredFrees& operator=(const DeferredFrees&) = delete;
+  ~DeferredFrees() { run(); }
+
+  void add(std::shared_ptr<cu::DeviceBuffer> b) { device_.push_back(std::move(b)); }
+  void add(std::shared_ptr<cu::HostBuffer> b) { host_.push_back(std::move(b)); }
+  bool empty() const noexcept { return device_.empty() && host_.empty(); }
+  // Frees them now (idempotent).
+  void run() noexcept;
+
+ private:
+  std::vector<std::shared_ptr<cu::DeviceBuffer>> device_;
+  std::vector<std::shared_ptr<cu::HostBuffer>> host_;
+};
+
+// What a finished capture hands to a graph. `frees` is declared last, so it is destroyed
+// first: a Captured dropped without a graph frees its deferred buffers at once, and one
+// passed by value to GraphObj frees them once the constructor or update has returned.
 struct Captured {
   cu::Graph graph;
   std::vector<UsedBuffer> used;
   std::string label;  // "cuda.graph at x.lua:3"
+  DeferredFrees frees;
 };
 
 class Capture {
@@ -67,11 +99,14 @@ class Capture {
   // `where` its script line ("x.lua:3", or ""). Throws lab::Error when a capture is already
   // running: "cuda.graph cannot start during the capture of cuda.graph at x.lua:3: ...".
   void begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, std::string_view where);
-  // Ends the capture: the graph and the buffers it uses. The capture is over and deferred
-  // frees are done whether or not it succeeds; a capture the driver refused throws
-  // lab::Error with one sentence naming it (a stream left unjoined, an invalidated capture).
+  // Ends the capture: the graph, the buffers it uses and the frees deferred during it
+  // (done once the caller has instantiated or updated the graph: Captured::frees). The
+  // capture is over whether or not it succeeds; a capture the driver refused throws
+  // lab::Error with one sentence naming it (a stream left unjoined, an invalidated
+  // capture), its deferred frees done.
   Captured end();
-  // Ends a capture that failed (fn raised): the partial graph is dropped. Never throws.
+  // Ends a capture that failed (fn raised): the partial graph is dropped, deferred frees
+  // are done. Never throws.
   void abort() noexcept;
 
   // Throws lab::Error "`what` cannot run during the capture of LABEL: REASON" while capturing.
@@ -96,14 +131,18 @@ class Capture {
   // graph cannot wait for work outside itself); a stream outside may, and so joins it.
   void check_wait(CUstream stream, CUevent e, std::string_view what) const;
 
-  // The arrays a launch or copy in the capture uses (views count as their buffer).
-  void use(const DeviceArray& a) {
+  // The arrays a launch or copy in the capture uses (views count as their buffer): true
+  // when the buffer is new to this capture (a front end then keeps its handle alive as
+  // long as the graph), false when idle or already reported.
+  bool use(const DeviceArray& a) {
     if (active()) [[unlikely]]
-      use_device(a);
+      return use_device(a);
+    return false;
   }
-  void use(const HostArray& h) {
+  bool use(const HostArray& h) {
     if (active()) [[unlikely]]
-      use_host(h);
+      return use_host(h);
+    return false;
   }
 
   // a:free() or a garbage collection: while capturing, an owner's buffer is kept until the
@@ -114,9 +153,9 @@ class Capture {
  private:
   [[noreturn]] void refuse_now(CaptureOp op, std::string_view what) const;
   void check_other_stream(CUstream stream, std::string_view what) const;
-  void use_device(const DeviceArray& a);
-  void use_host(const HostArray& h);
-  void finish() noexcept;  // back to idle: deferred frees, state cleared
+  bool use_device(const DeviceArray& a);
+  bool use_host(const HostArray& h);
+  void finish() noexcept;  // back to idle, state cleared (deferred frees are the caller's)
 
   cu::ContextPtr ctx_;
   CUstream stream_ = nullptr;
@@ -124,8 +163,7 @@ class Capture {
   std::string label_;
   std::vector<UsedBuffer> used_;
   std::vector<CUevent> recorded_;  // events recorded inside the capture
-  std::vector<std::shared_ptr<cu::DeviceBuffer>> deferred_device_;
-  std::vector<std::shared_ptr<cu::HostBuffer>> deferred_host_;
+  DeferredFrees deferred_;
 };
 
 // "an array f32[1024]" / "a host array u8[16]" (views: the view's own type and length).

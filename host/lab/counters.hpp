@@ -3,10 +3,12 @@
 // unit and a one-line meaning, mapped to CUPTI metrics (or a ratio of two counts, for "per
 // request"); any raw CUPTI metric name too, checked against the chip with "did you mean";
 // the replay passes a selection needs; and CounterSession, which counts every kernel launch
-// on a context between its start and end(). Checking names needs CUPTI's host library, not a
-// GPU. Depends on cu/ (CUPTI through cu/metric_host.hpp and cu/range_profiler.hpp).
+// on a context between its start and end() (sessions nest). Checking names needs CUPTI's
+// host library, not a GPU; what a front end prints of a report is counter_report.hpp's.
+// Depends on cu/ (CUPTI through cu/metric_host.hpp and cu/range_profiler.hpp).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,7 +17,7 @@
 #include "cu/context.hpp"
 #include "cu/device.hpp"
 #include "cu/launch.hpp"
-#include "lab/module.hpp"  // lab::Error, which these throw
+#include "lab/error.hpp"  // lab::Error, which these throw
 
 namespace warplab::cu {
 class MetricHost;
@@ -82,11 +84,15 @@ std::string counter_chip(const cu::DeviceSnapshot& device);
 
 // ---- counting launches (counter_session.cpp) ----------------------------------------
 
-// One counted launch.
+// One counted launch (or, combined by by_kernel in counter_report.hpp, every launch of one
+// kernel).
 struct CounterRow {
   std::string kernel;  // as recorded at launch; "" when the GPU counted other launches too
+  std::string site;    // the script line that launched it ("banks.lua:64"); "" when unknown
   cu::Dim3 grid, block;
-  std::vector<double> values;  // parallel to selection.counters; NaN: a ratio over 0
+  std::size_t launches = 1;       // launches this row stands for
+  std::vector<double> values;     // parallel to selection.counters; NaN: a ratio over 0
+  std::vector<double> collected;  // CUPTI's values, parallel to selection.collect
 };
 
 struct CounterReport {
@@ -95,41 +101,78 @@ struct CounterReport {
   std::string note;              // "" or one sentence: launches not counted, or unmatched
 };
 
+// Counts every kernel launch on a context between its start and end(). Sessions nest (a
+// script's cuda.counters inside `run --counters`): a new session pauses the one counting
+// (its launches so far are decoded and kept), counts what both ask for, gives every
+// enclosing session its rows too, and resumes the paused one when it ends.
 class CounterSession {
  public:
   static constexpr std::size_t kDefaultMaxLaunches = 1024;
 
   // Starts counting on `ctx`: resolves `words` for its chip, enables CUPTI's range profiler
   // (auto range: a range per launch; kernel replay: CUPTI reruns each launch once per pass)
-  // and starts it. Throws lab::Error offline (null ctx: "hardware counters need a GPU ..."),
-  // while another session runs, or for bad words; cu::CuptiError when CUPTI refuses.
+  // and starts it. Throws lab::Error offline (null ctx: "hardware counters need a GPU ...")
+  // or for bad words; cu::CuptiError when CUPTI refuses.
   CounterSession(cu::ContextPtr ctx, const std::vector<std::string>& words,
                  std::size_t max_launches = kDefaultMaxLaunches);
-  ~CounterSession();  // stops counting if end() was not called; never throws
+  ~CounterSession();  // stops counting if end() was not called, resumes the outer; never throws
   CounterSession(const CounterSession&) = delete;
   CounterSession& operator=(const CounterSession&) = delete;
 
   const CounterSelection& selection() const noexcept { return selection_; }
-  // What a launch path tells the session, in launch order, for each launch it makes.
-  void record_launch(std::string kernel, cu::Dim3 grid, cu::Dim3 block);
-  // Waits for the context, stops counting, and returns one row per counted launch. Once
-  // only (lab::Error after). A fault of a counted kernel surfaces as cu::Error here.
-  CounterReport end();
 
-  // The session counting now in this process, or null: launch paths report to it.
-  static CounterSession* active() noexcept;
+  // What a launch path tells the session, for each launch it makes while counting, in
+  // launch order: driver_call() right before the driver call (CUPTI's replay makes a
+  // counted launch run to its end inside that call: the watchdog's overdue() watches it),
+  // then record_launch() once the driver took it, or driver_done() alone when it refused.
+  void driver_call(const std::string& kernel, const std::string& site) noexcept;
+  void driver_done() noexcept;
+  void record_launch(std::string kernel, cu::Dim3 grid, cu::Dim3 block, std::string site = {});
+
+  // Waits for the context, stops counting, and returns one row per counted launch. Once
+  // only (lab::Error after). A fault of a counted kernel surfaces as cu::Error here. The
+  // caller waits behind the kernel watchdog first (sync.hpp), so this wait finds nothing
+  // running.
+  CounterReport end();
+  // For a context that cannot be used any more (a fault, a kernel still running): the
+  // session stops being active and makes no further CUPTI or driver call, ever.
+  void abandon() noexcept;
+
+  // The session counting now in this process, or null: launch paths report to it. One
+  // load, so a launch with counters off pays a pointer test.
+  static CounterSession* active() noexcept { return active_; }
+
+  // The sentence for a counted launch that has been inside the driver for more than
+  // `seconds` per replay pass (a kernel that hangs under replay), or "" (thread-safe: a
+  // watchdog thread asks while the launching thread is blocked).
+  static std::string overdue(double seconds);
 
  private:
   struct Launch {
-    std::string kernel;
+    std::string kernel, site;
     cu::Dim3 grid, block;
   };
+  void pause();            // the outer session, when an inner one starts: decode, keep, disable
+  void resume() noexcept;  // ... and when it ends: counting again with its own image (broken_: why not)
+  void take(const cu::MetricHost& host, const cu::RangeProfiler& profiler, std::size_t ranges,
+            std::size_t dropped, const std::vector<Launch>& launches);  // rows of one segment
+  void stop_segment(std::vector<CounterSession*> also);                 // decode this segment into those
+
+  static inline CounterSession* active_ = nullptr;
+
   cu::ContextPtr ctx_;
   CounterSelection selection_;
   std::size_t max_launches_;
+  CounterSession* outer_ = nullptr;   // the session this one paused
+  std::vector<std::string> collect_;  // what this segment collects: ours and the outers'
+  std::vector<std::uint8_t> image_;   // its config image (resume() reuses it)
   std::unique_ptr<cu::MetricHost> host_;
   std::unique_ptr<cu::RangeProfiler> profiler_;
-  std::vector<Launch> launches_;
+  std::vector<Launch> launches_;  // of the running segment
+  std::vector<CounterRow> rows_;  // of the segments decoded so far
+  std::size_t dropped_ = 0;       // launches beyond max_launches, over every segment
+  std::string unmatched_;         // the note for a segment whose ranges and launches differed
+  std::string broken_;            // why counting could not resume after an inner session
   bool ended_ = false;
 };
 

@@ -6,6 +6,10 @@
 
 namespace warplab::lab {
 
+// How every "this needs a GPU" sentence starts (Run::require_gpu; cuda.device(i) offline):
+// a front end recognizes it to end a script with "needs a GPU" (exit 3), not a script error.
+inline constexpr const char* kNoGpu = "no CUDA device: ";
+
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -12,6 +12,20 @@ std::string LaunchNote::where() const {
   return line > 0 ? std::string(source) + ":" + std::to_string(line) : "?";
 }
 
+std::string LaunchNote::what() const {
+  if (nodes == 0) return "kernel '" + std::string(kernel) + "'";
+  return "the graph of " + std::string(kernel) + " (" + std::to_string(nodes) +
+         (nodes == 1 ? " node)" : " nodes)");
+}
+
+namespace {
+
+std::string on_stream(const LaunchNote& n) {
+  return n.stream > 0 ? " on stream " + std::to_string(n.stream) : "";
+}
+
+}  // namespace
+
 bool is_async_fault(CUresult c) {
   switch (c) {
     case CUDA_ERROR_ILLEGAL_ADDRESS:
@@ -32,14 +46,14 @@ bool is_async_fault(CUresult c) {
 std::string fault_text(const FaultLog& log, CUresult code, const std::string& call) {
   const unsigned n = std::min<unsigned>(log.since_sync, log.ring.size());
   const LaunchNote& last = log.recent();
-  std::string out = "kernel '" + std::string(last.kernel) + "' launched at " + last.where() +
-                    " faulted: " + cu::error_text(code);
+  std::string out =
+      last.what() + " launched at " + last.where() + on_stream(last) + " faulted: " + cu::error_text(code);
   if (log.since_sync > 1) {
     out +=
         " (one of " + std::to_string(log.since_sync) + " launches since the last synchronization; earlier:";
     for (unsigned i = 2; i <= n; ++i) {
       const LaunchNote& k = log.recent(i);
-      out += std::string(" ") + k.kernel + "@" + k.where();
+      out += std::string(" ") + (k.nodes ? "graph" : k.kernel) + "@" + k.where();
     }
     out += "; run with --sync to pin it down)";
   }
@@ -64,8 +78,12 @@ std::string deadlock_verdict(const LaunchNote& n, const cu::DeviceLimits& d) {
 std::string timeout_text(const LaunchNote& n, double seconds, const cu::DeviceLimits& d) {
   char secs[32];
   std::snprintf(secs, sizeof secs, "%g", seconds);
-  return "kernel '" + std::string(n.kernel) + "' launched at " + n.where() + " did not finish within " +
-         secs + " s: " + deadlock_verdict(n, d);
+  const std::string head =
+      n.what() + " launched at " + n.where() + on_stream(n) + " did not finish within " + secs + " s: ";
+  if (n.nodes)
+    return head +
+           "a kernel in it deadlocked or runs very long (launch its work outside a graph to see which)";
+  return head + deadlock_verdict(n, d);
 }
 
 }  // namespace warplab::lab

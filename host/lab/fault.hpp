@@ -26,12 +26,16 @@ struct Where {
 };
 
 struct LaunchNote {
-  char kernel[64];
+  char kernel[64];           // the kernel's name; a graph's replay: where it was captured
   char source[kSourceSize];  // the chunk's short name ("script.lua")
   int line = 0;              // 0: unknown
+  int stream = 0;            // the stream's number in the run (StreamBook), 0: the default stream
+  unsigned nodes = 0;        // a graph's replay: its node count (0: a kernel launch)
   cu::LaunchConfig config;   // for the watchdog's co-residency verdict
   cu::KernelLimits limits;
   std::string where() const;  // "script.lua:12", built only when a fault is reported
+  // "kernel 'k'", or "the graph of cuda.graph at x.lua:3 (5 nodes)" for a replay.
+  std::string what() const;
 };
 
 struct FaultLog {
@@ -53,6 +57,8 @@ struct FaultLog {
     std::memcpy(n.kernel, kernel.data(), len);
     n.kernel[len] = '\0';
     n.line = 0;
+    n.stream = 0;
+    n.nodes = 0;
     n.config = c;
     n.limits = k;
     return n;
@@ -74,13 +80,14 @@ struct FaultLog {
 bool is_async_fault(CUresult code);
 
 // The sentence for a fault `code` noticed by `call` with log's launches in flight
-// (since_sync > 0): "kernel 'K' launched at FILE:LINE faulted: ... The context is now
-// unusable: restart the script", naming the earlier launches when there were several.
+// (since_sync > 0): "kernel 'K' launched at FILE:LINE on stream 2 faulted: ... The context
+// is now unusable: restart the script", naming the earlier launches when there were several.
 std::string fault_text(const FaultLog& log, CUresult code, const std::string& call);
 
 // Why launch n may not finish: its grid against the blocks device d can hold at once.
 std::string deadlock_verdict(const LaunchNote& n, const cu::DeviceLimits& d);
-// The watchdog's sentence: "kernel 'K' launched at FILE:LINE did not finish within T s: ..."
+// The watchdog's sentence: "kernel 'K' launched at FILE:LINE on stream 2 did not finish
+// within T s: ..." (for a graph's replay: a kernel in it did not finish).
 std::string timeout_text(const LaunchNote& n, double seconds, const cu::DeviceLimits& d);
 
 }  // namespace warplab::lab

@@ -3,7 +3,10 @@
 #include "lab/graph.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
+
+#include "lab/sync.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -81,8 +84,14 @@ GraphUpdate GraphObj::update(Captured c) {
   GraphUpdate r;
   r.nodes_before = nodes_;
   r.nodes_after = c.graph.node_count();
-  const cu::GraphExec::Update u = exec_.update(c.graph);
-  if (!u.ok()) {
+  // An executable whose nodes point at freed memory is not handed to cuGraphExecUpdate,
+  // which compares the old nodes' operands with the new ones: instantiated anew instead.
+  const auto dead = std::find_if(used_.begin(), used_.end(), [](const UsedBuffer& u) { return !u.alive(); });
+  if (dead != used_.end()) {
+    r.reinstantiated = true;
+    r.why = "the old graph used " + dead->what + " that was freed";
+    exec_ = cu::GraphExec(c.graph);
+  } else if (const cu::GraphExec::Update u = exec_.update(c.graph); !u.ok()) {
     r.reinstantiated = true;
     r.why = update_refusal(u, c.graph, r.nodes_after);
     exec_ = cu::GraphExec(c.graph);  // the old executable goes only once the new one exists
@@ -92,6 +101,25 @@ GraphUpdate GraphObj::update(Captured c) {
   label_ = std::move(c.label);
   nodes_ = r.nodes_after;
   return r;
+}
+
+void launch(Run& run, const GraphObj& g, CUstream stream, const Where& where) {
+  g.check_launch(run.capture);
+  LaunchNote& n = run.faults.note(g.label(), cu::LaunchConfig{}, cu::KernelLimits{});
+  n.nodes = static_cast<unsigned>(g.nodes());
+  n.config.stream = stream;
+  n.stream = run.streams.note(stream);
+  if (where.line > 0) {
+    std::memcpy(n.source, where.source, sizeof n.source);
+    n.line = where.line;
+  }
+  try {
+    g.replay(stream);
+  } catch (const cu::Error&) {
+    run.faults.forget();
+    throw;
+  }
+  if (run.opts.sync) synchronize_launched(run);
 }
 
 void GraphObj::free() noexcept {

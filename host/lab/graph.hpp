@@ -4,7 +4,7 @@
 // its arrays was freed (the replay would read freed memory); g:update replaces the work
 // with a new capture, in place when the driver can (cuGraphExecUpdate) and by a new
 // instantiation when it cannot, saying why (the topology or a node changed).
-// Depends on cu/graph.hpp, lab/capture.hpp.
+// Depends on cu/graph.hpp, lab/capture.hpp, lab/run.hpp (the replay's fault note).
 #pragma once
 #include <cuda.h>
 
@@ -14,6 +14,8 @@
 
 #include "cu/graph.hpp"
 #include "lab/capture.hpp"
+#include "lab/fault.hpp"
+#include "lab/run.hpp"
 
 namespace warplab::lab {
 
@@ -28,7 +30,8 @@ struct GraphUpdate {
 class GraphObj {
  public:
   GraphObj() = default;  // empty (freed)
-  // Instantiates the captured work (cuGraphInstantiateWithFlags).
+  // Instantiates the captured work (cuGraphInstantiateWithFlags); the capture's deferred
+  // frees are done after it, when `c` goes.
   explicit GraphObj(Captured c);
 
   bool freed() const noexcept { return !exec_.valid(); }
@@ -43,16 +46,22 @@ class GraphObj {
   // ("g:launch: the graph captured by cuda.graph at x.lua:3 uses an array f32[1024] that
   // was freed; ..."). Nothing is checked but a flag per used buffer: a replay stays cheap.
   void launch(const Capture& cap, CUstream stream) const {
+    check_launch(cap);
+    exec_.launch(stream);
+  }
+  // launch()'s refusals alone, and the replay alone (lab::launch notes it in between).
+  void check_launch(const Capture& cap) const {
     if (freed() || cap.active()) [[unlikely]]
       refuse_launch(cap);
     for (const UsedBuffer& u : used_)
       if (!u.alive()) [[unlikely]]
         freed_buffer(u);
-    exec_.launch(stream);
   }
+  void replay(CUstream stream) const { exec_.launch(stream); }
 
   // Takes the work of a new capture (g:update): cuGraphExecUpdate, and when the driver
-  // refuses, a new instantiation; the report says which and why.
+  // refuses (or an array the old graph used was freed), a new instantiation; the report
+  // says which and why. The capture's deferred frees are done after it, on return.
   GraphUpdate update(Captured c);
 
   // Releases the graph now; idempotent. Later use throws "attempt to use a freed graph".
@@ -74,5 +83,10 @@ class GraphObj {
 
 // "attempt to use a freed graph": the sentence of every use after free.
 inline constexpr const char* kFreedGraph = "attempt to use a freed graph";
+
+// g:launch([stream]) made at `where`: g's refusals (GraphObj::launch), then the replay noted
+// in run.faults as one entry (a fault or the watchdog names the graph, where it was
+// captured and launched, and the stream) and made; with opts.sync waited for.
+void launch(Run& run, const GraphObj& g, CUstream stream, const Where& where);
 
 }  // namespace warplab::lab

@@ -1,6 +1,6 @@
 // kernel_info.cpp: a kernel's signature text, fields, summary and occupancy answer (see
 // kernel_info.hpp). Depends on lab/kernel_info.hpp, lab/fault.hpp (is_async_fault),
-// cu/error.hpp.
+// cu/error.hpp, rtc/sass.hpp.
 #include "lab/kernel_info.hpp"
 
 #include <climits>
@@ -9,12 +9,20 @@
 #include "cu/error.hpp"
 #include "cu/launch.hpp"
 #include "lab/fault.hpp"
+#include "rtc/sass.hpp"
 
 namespace warplab::lab {
 
 std::string signature_text(const KernelObj& k) {
   if (!k.sig) return k.display + "(?)  -- extern \"C\": declare it with m:kernel(name, \"types\")";
   return k.sig->to_string();
+}
+
+std::string kernel_sass(const KernelObj& k) {
+  std::string text = rtc::sass_of(rtc::disassemble(k.module->result.cubin, "k.sass"), k.mangled);
+  if (text.empty())
+    throw Error("k.sass: the disassembly of " + k.module->spec.source.name + " has no kernel " + k.mangled);
+  return text;
 }
 
 int arch_number(const std::string& arch) {

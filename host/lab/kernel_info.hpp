@@ -1,8 +1,8 @@
 // kernel_info.hpp: what a kernel handle tells about itself, without Lua: its signature
 // text, its numeric fields (from the driver when live, else from the compile: unknown
 // rather than guessed), the summary tostring() shows, and k:occupancy's checks and answer
-// (warplab's calculator plus the driver's when live). bind/kernel.cpp adapts them.
-// Depends on lab/module.hpp, cu/occupancy.hpp.
+// (warplab's calculator plus the driver's when live), its SASS. bind/kernel.cpp adapts them.
+// Depends on lab/module.hpp, cu/occupancy.hpp, rtc/sass.hpp.
 #pragma once
 #include <optional>
 #include <string>
@@ -24,6 +24,9 @@ int arch_number(const std::string& arch);
 bool kernel_number(const KernelObj& k, std::string_view key, std::optional<long long>& value);
 // "saxpy(...)  [16 regs, 0 B shared, 0 B local, max 1024 threads, sm_90]" ('?': unknown).
 std::string kernel_summary(const KernelObj& k);
+// k.sass: the kernel's SASS from its module's CUBIN (rtc/sass.hpp: cuobjdump or nvdisasm).
+// Throws rtc::Error when neither tool exists, or lab::Error when the output has no such kernel.
+std::string kernel_sass(const KernelObj& k);
 
 // k:occupancy{block =, shared =, carveout =}, read.
 struct OccupancyRequest {

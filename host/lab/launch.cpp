@@ -1,12 +1,15 @@
 // launch.cpp: the launch plan, the one validity check (broken_rule) and the launch itself:
-// checks, fault note, cuLaunchKernel, --sync; k:bench's timed launches (see launch.hpp).
-// Depends on lab/launch.hpp, lab/sync.hpp, lab/timing.hpp, cu/error.hpp.
+// checks, fault note, cuLaunchKernel, --sync; k:bench's timed launches (see launch.hpp); a
+// launch while hardware counters count, told to the session (lab/counters.hpp).
+// Depends on lab/launch.hpp, lab/sync.hpp, lab/timing.hpp, lab/counters.hpp, cu/error.hpp.
 #include "lab/launch.hpp"
 
 #include <climits>
 #include <cstdio>
 
 #include "cu/error.hpp"
+#include "cu/graph.hpp"
+#include "lab/counters.hpp"
 #include "lab/sync.hpp"
 #include "lab/timing.hpp"
 
@@ -43,6 +46,13 @@ void plan_args(KernelObj& k) {
 }
 
 std::string range_text(const ArgSlot& s) {
+  if (s.kind == Kind::Float) {
+    const cu::DType t = s.size == 2 ? cu::DType::F16 : s.size == 4 ? cu::DType::F32 : cu::DType::F64;
+    char text[96];
+    std::snprintf(text, sizeof text, "%s: finite values up to ±%.14g", s.size == 2 ? "half" : "float",
+                  cu::float_max(t));
+    return text;
+  }
   const bool sign = s.kind == Kind::Signed;
   const int bits = s.bits;
   char text[96];
@@ -100,6 +110,30 @@ inline const cu::LaunchConfig& sendable(const KernelObj& k, const cu::LaunchConf
          "names the rule it breaks)";
 }
 
+// A launch while a counter session is active (off the usual path: the caller tests one
+// pointer). CUPTI replays a counted launch to its end inside the driver call, so the
+// session's clock is set around it for the watchdog (CounterSession::overdue); a captured
+// launch would not run until its graph does, so it is refused.
+[[gnu::cold]] [[gnu::noinline]] void counted_launch(CounterSession& s, KernelObj& k,
+                                                    const cu::LaunchConfig& c, const Where& where) {
+  if (cu::capture_info(c.stream).active())
+    throw Error(
+        k.display +
+        ": hardware counters cannot count a launch inside a stream capture (a captured launch runs only "
+        "when its graph is launched); count the kernel launched on its own, outside the capture");
+  std::string site = where.line > 0 && where.source
+                         ? std::string(where.source) + ":" + std::to_string(where.line)
+                         : std::string();
+  s.driver_call(k.display, site);
+  try {
+    cu::launch(*k.fn, c, k.argptrs.data());
+  } catch (...) {
+    s.driver_done();
+    throw;
+  }
+  s.record_launch(k.display, c.grid, c.block, std::move(site));
+}
+
 // Everything a launch checks before the driver sees it, then the launch, noted for fault
 // attribution: kernel, configuration and the script line that made it.
 void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
@@ -118,36 +152,71 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
   }
   k.last_launch = {c.block.x * c.block.y * c.block.z, c.shared_bytes};  // for `warplab watch` (deps.hpp)
   LaunchNote& n = run.faults.note(k.display, c, k.limits);              // plain copies, no formatting
+  n.stream = run.streams.note(c.stream);                                // 0 for the default stream
   if (where.line > 0) {
     std::memcpy(n.source, where.source, sizeof n.source);
     n.line = where.line;
   }
   try {
-    cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
+    if (CounterSession* s = CounterSession::active()) [[unlikely]]
+      counted_launch(*s, k, sendable(k, c), where);
+    else
+      cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
   } catch (const cu::Error& e) {
     run.faults.forget();
     if (e.code() == CUDA_ERROR_INVALID_CLUSTER_SIZE) [[unlikely]]  // with --no-check: still a sentence
       refuse(k, cluster_refused(k, c));
     throw;
+  } catch (...) {  // a counted launch's refusal or CUPTI's error: the launch did not happen
+    run.faults.forget();
+    throw;
   }
+}
+
+// A launch during a stream capture (capture.hpp): checked the same, recorded in the graph,
+// not run: on the capture's stream when it names none (the legacy default stream cannot
+// capture), else on a stream in the capture; no fault note and no --sync, since nothing
+// runs until the graph is launched.
+[[gnu::cold]] [[gnu::noinline]] void captured_launch(Run& run, KernelObj& k, cu::LaunchConfig c,
+                                                     const char* arg_error) {
+  if (run.opts.check)
+    if (const auto broken = broken_rule(k, c, run.limits())) refuse(k, broken->sentence);
+  if (arg_error) throw Error(arg_error);
+  if (!k.fn) {
+    run.require_gpu("a kernel launch");
+    const auto v = cu::check_code(k.limits, run.limits());  // another arch's code: not loaded
+    refuse(k, v ? v->sentence : "its module is not loaded on this device");
+  }
+  if (!c.stream)
+    c.stream = run.capture.stream();
+  else
+    run.capture.check_stream(c.stream, "a kernel launch");
+  cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
 }
 
 }  // namespace
 
 void launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error, const Where& where) {
+  if (run.capture.active()) [[unlikely]]
+    return captured_launch(run, k, c, arg_error);
   checked_launch(run, k, c, arg_error, where);
   if (run.opts.sync) synchronize_launched(run);
 }
 
 std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
                           const Where& where, int warmup, int reps) {
+  run.capture.refuse(CaptureOp::bench, "k:bench");
   checked_launch(run, k, c, arg_error, where);  // one untimed launch even with warmup = 0: it loads the code
   const cu::LaunchConfig& sent = sendable(k, c);
-  for (int i = 1; i < warmup; ++i) cu::launch(*k.fn, sent, k.argptrs.data());
+  CounterSession* const counting = CounterSession::active();  // each launch is counted as well
+  auto again = [&] {
+    counting ? counted_launch(*counting, k, sent, where) : cu::launch(*k.fn, sent, k.argptrs.data());
+  };
+  for (int i = 1; i < warmup; ++i) again();
   EventTimes t(run.context, c.stream, reps);
   for (int i = 0; i < reps; ++i) {
     t.start(i);
-    cu::launch(*k.fn, sent, k.argptrs.data());
+    again();
     t.stop(i);
   }
   return t.ms(run);

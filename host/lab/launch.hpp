@@ -4,6 +4,7 @@
 // note, cuLaunchKernel, --sync). The helpers on the launch path are inline and allocate
 // nothing. Depends on lab/module.hpp, lab/run.hpp, lab/fault.hpp, cu/launch.hpp.
 #pragma once
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -27,24 +28,32 @@ inline bool accepts(const ArgSlot& s, cu::DType t) { return (s.dtypes >> static_
 inline bool fits(const ArgSlot& s, long long v) { return v >= s.lo && v <= s.hi; }
 
 // The value's bytes into the slot at buf + s.offset (integers: the low bytes, little-endian;
-// floats: as double, float or half by the slot's size).
+// floats: as double, float or half by the slot's size). put_float writes nothing and
+// returns false when a finite x would become inf (1e300 as float): out of range, as an
+// integer that does not fit.
 inline void put_integer(const ArgSlot& s, unsigned char* buf, long long v) {
   std::memcpy(buf + s.offset, &v, s.size < sizeof v ? s.size : sizeof v);
 }
-inline void put_float(const ArgSlot& s, unsigned char* buf, double x) {
+inline bool put_float(const ArgSlot& s, unsigned char* buf, double x) {
   unsigned char* dst = buf + s.offset;
   if (s.size == 8) {
     std::memcpy(dst, &x, 8);
   } else if (s.size == 4) {
     const float f = static_cast<float>(x);
+    if (std::isinf(f) && std::isfinite(x)) [[unlikely]]
+      return false;
     std::memcpy(dst, &f, 4);
   } else {
+    if (!cu::float_fits(cu::DType::F16, x)) [[unlikely]]
+      return false;
     const auto h = cu::float_to_half(static_cast<float>(x));
     std::memcpy(dst, &h, 2);
   }
+  return true;
 }
 
-// "(8-bit signed: -128..127)": an integer slot's type and range, for an out-of-range message.
+// "(8-bit signed: -128..127)": an integer slot's type and range, for an out-of-range
+// message; a float slot's: "(float: finite values up to ±3.4028234663853e+38)".
 std::string range_text(const ArgSlot& s);
 // k cannot be launched with n arguments: it has no signature (an undeclared extern "C"
 // kernel) or its signature wants another count. The sentence that says so.
@@ -67,11 +76,13 @@ std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchCon
 // marshal (nullptr: none), so a bad configuration is named first; no GPU ("no CUDA device:
 // a kernel launch needs a GPU (...)"); then the launch is noted in run.faults and made (one
 // the driver refused is forgotten again: it cannot have faulted), and with opts.sync waited
-// for (sync.hpp, a Timeout with --timeout). Allocates nothing unless it throws.
+// for (sync.hpp, a Timeout with --timeout). During a stream capture (run.capture): the same
+// checks, then the launch is recorded, not run, on the capture's stream when c names none.
+// Allocates nothing unless it throws.
 void launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error, const Where& where);
-// k:bench: the same checks and one noted untimed launch (it loads the code), warmup - 1
-// more, then reps launches each between two events on c.stream (timing.hpp); returns each
-// launch's ms once the last event is reached (behind the watchdog).
+// k:bench (refused during a capture): the same checks and one noted untimed launch (it
+// loads the code), warmup - 1 more, then reps launches each between two events on c.stream (timing.hpp);
+// returns each launch's ms once the last event is reached (behind the watchdog).
 std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
                           const Where& where, int warmup, int reps);
 

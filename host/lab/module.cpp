@@ -1,12 +1,13 @@
 // module.cpp: building a module (compile, record what it read, stamp, load) and making
 // its kernels (resources, limits, layout, launch plan). Depends on lab/module.hpp,
-// lab/deps.hpp, lab/launch.hpp (plan_args).
+// lab/deps.hpp, lab/launch.hpp (plan_args), rtc/ptx.hpp (the parameter count).
 #include "lab/module.hpp"
 
 #include <algorithm>
 
 #include "lab/deps.hpp"
 #include "lab/launch.hpp"
+#include "rtc/ptx.hpp"
 
 namespace warplab::lab {
 
@@ -45,7 +46,9 @@ KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optio
   k->limits = {k->res.registers.value_or(0), static_cast<int>(k->res.shared_bytes.value_or(0)), 0,
                std::max(1, k->res.barriers.value_or(1))};
   if (m->live) {
-    k->fn = m->live->function(mangled);
+    // The parameter count from the PTX's .entry, so the driver is asked for exactly those.
+    const auto entry = rtc::ptx_entry(m->result.ptx, mangled);
+    k->fn = m->live->function(mangled, entry ? std::optional(entry->params.size()) : std::nullopt);
     k->limits = k->fn->limits();
     k->limits.barriers = std::max(1, k->res.barriers.value_or(1));  // the driver does not report them
     for (const auto& p : k->fn->params()) {

@@ -20,7 +20,7 @@ Run::Run(const Options& o, cu::DeviceSnapshot t, bool off, std::string reason)
 }
 
 void Run::require_gpu(const char* what) const {
-  if (offline) throw Error("no CUDA device: " + std::string(what) + " needs a GPU (" + offline_reason + ")");
+  if (offline) throw Error(kNoGpu + std::string(what) + " needs a GPU (" + offline_reason + ")");
 }
 
 const cu::ContextPtr& Run::gpu_context(const char* what) {

@@ -1,8 +1,10 @@
 // run.hpp: one run of Lua code on one device, without Lua (a script's `run`, a watch
 // child, a REPL worker: one per Lua state): the options, the device or profile, its GPU
 // context and limits (read once), the compile cache, the launches in flight (fault.hpp),
-// the watchdog's state (sync.hpp); and what a run sets up around its script. Depends on
-// lab/options.hpp, lab/fault.hpp, lab/module.hpp, cu/context.hpp, cu/memory.hpp, rtc/cache.hpp.
+// the watchdog's state (sync.hpp), its streams by number (stream.hpp) and its stream
+// capture (capture.hpp); and what a run sets up around its script. Depends on
+// lab/options.hpp, lab/fault.hpp, lab/module.hpp, lab/stream.hpp, lab/capture.hpp,
+// cu/context.hpp, cu/memory.hpp, rtc/cache.hpp.
 #pragma once
 #include <memory>
 #include <optional>
@@ -15,10 +17,12 @@
 #include "cu/memory.hpp"
 #include "cu/occupancy.hpp"
 #include "cu/stream.hpp"
+#include "lab/capture.hpp"
 #include "lab/error.hpp"
 #include "lab/fault.hpp"
 #include "lab/module.hpp"
 #include "lab/options.hpp"
+#include "lab/stream.hpp"
 #include "rtc/cache.hpp"
 
 namespace warplab::lab {
@@ -41,6 +45,8 @@ struct Run {
   bool timed_out = false;                  // the watchdog fired: the context is stuck
   bool context_lost = false;               // a sticky fault was reported: the context is unusable
   std::string timeout_message;             // the watchdog's sentence, once it fired
+  StreamBook streams;                      // the run's streams by number (fault notes, watchdog)
+  Capture capture;                         // cuda.graph's stream capture, while one runs
 
   // The device limits of `target`, read once (the launch checks, occupancy, offline kernels).
   const cu::DeviceLimits& limits() {

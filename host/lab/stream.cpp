@@ -1,11 +1,12 @@
-// stream.cpp: see stream.hpp.
+// stream.cpp: see stream.hpp. Depends on lab/stream.hpp, lab/array.hpp (lab::num).
 #include "lab/stream.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "lab/array.hpp"  // lab::num
-#include "lab/module.hpp"
+#include "lab/error.hpp"
 
 namespace warplab::lab {
 
@@ -19,6 +20,24 @@ int check_priority(double p, const cu::PriorityRange& r) {
     throw Error("cuda.stream: priority " + num(p) + " is outside this device's range, " + range +
                 "; a smaller number runs first");
   return static_cast<int>(p);
+}
+
+int StreamBook::add(const cu::Stream& s, bool non_blocking) {
+  entries_.push_back({&s, ++next_, non_blocking, false});
+  return next_;
+}
+
+void StreamBook::remove(const cu::Stream& s) noexcept {
+  entries_.erase(
+      std::remove_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.stream == &s; }),
+      entries_.end());
+}
+
+std::vector<const cu::Stream*> StreamBook::busy() const {
+  std::vector<const cu::Stream*> out;
+  for (const Entry& e : entries_)
+    if (e.busy && e.stream->valid()) out.push_back(e.stream);
+  return out;
 }
 
 }  // namespace warplab::lab

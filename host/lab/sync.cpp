@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <thread>
+#include <vector>
 
 namespace warplab::lab {
 namespace {
@@ -16,6 +17,22 @@ void waited(Run& run, F&& wait) {
   await_gpu(run);
   wait();
   run.faults.since_sync = 0;
+  run.streams.settled();
+}
+
+// The most recent noted launch whose stream still has work: the default stream's (and the
+// blocking streams', which it waits for) when `default_busy`, else one of `busy`.
+const LaunchNote& stuck(const Run& run, bool default_busy, const std::vector<const cu::Stream*>& busy) {
+  const FaultLog& log = run.faults;
+  const unsigned n = std::min<unsigned>(log.since_sync, log.ring.size());
+  for (unsigned back = 1; back <= n; ++back) {
+    const LaunchNote& note = log.recent(back);
+    const CUstream h = note.config.stream;
+    for (const cu::Stream* s : busy)
+      if (h && s->get() == h) return note;
+    if (default_busy && !run.streams.non_blocking(h)) return note;
+  }
+  return log.recent();
 }
 
 }  // namespace
@@ -23,12 +40,19 @@ void waited(Run& run, F&& wait) {
 void await_in_flight(Run& run) {
   if (!run.watch_event) run.watch_event = std::make_unique<cu::Event>(run.context);
   run.watch_event->record(nullptr);  // behind everything on the (blocking) default stream
+  // Non-blocking streams do not wait for the default stream, nor it for them: each is
+  // asked itself, or a kernel stuck there would hang the synchronization that follows.
+  std::vector<const cu::Stream*> busy = run.streams.busy();
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + std::chrono::duration<double>(run.opts.timeout);
   auto pause = std::chrono::microseconds(20);
-  while (!run.watch_event->query()) {
+  for (;;) {
+    busy.erase(std::remove_if(busy.begin(), busy.end(), [](const cu::Stream* s) { return s->query(); }),
+               busy.end());
+    const bool default_busy = !run.watch_event->query();
+    if (!default_busy && busy.empty()) break;
     if (std::chrono::steady_clock::now() > deadline) {
-      run.timeout_message = timeout_text(run.faults.recent(), run.opts.timeout, run.limits());
+      run.timeout_message = timeout_text(stuck(run, default_busy, busy), run.opts.timeout, run.limits());
       run.timed_out = true;
       throw Timeout(run.timeout_message);
     }
@@ -36,18 +60,22 @@ void await_in_flight(Run& run) {
     pause = std::min(pause * 2, std::chrono::microseconds(2000));
   }
   run.faults.since_sync = 0;  // everything launched so far has finished
+  run.streams.settled();
 }
 
 void synchronize(Run& run) {
+  run.capture.refuse(CaptureOp::synchronize, "cuda.synchronize()");
   const cu::ContextPtr& ctx = run.gpu_context("cuda.synchronize");
   waited(run, [&] { ctx->synchronize(); });
 }
 
-void synchronize(Run& run, const cu::Stream& s) {
+void synchronize(Run& run, const cu::Stream& s, const char* what) {
+  run.capture.refuse(CaptureOp::synchronize, what);
   waited(run, [&] { s.synchronize(); });
 }
 
-void synchronize(Run& run, const cu::Event& e) {
+void synchronize(Run& run, const cu::Event& e, const char* what) {
+  run.capture.refuse(CaptureOp::synchronize, what);
   waited(run, [&] { e.synchronize(); });
 }
 

@@ -1,7 +1,9 @@
 // sync.hpp: waiting for the GPU, without Lua: cuda.synchronize, a stream's, an event's, and
 // --sync after each launch, each behind the kernel watchdog (--timeout SECONDS), which
-// before a call that blocks on the GPU polls an event behind the work in flight and, past
-// the deadline, gives up with the deadlock verdict (fault.hpp timeout_text) as a Timeout.
+// before a call that blocks on the GPU polls an event behind the work in flight on the
+// legacy default stream and every busy non-blocking stream (StreamBook) and, past the
+// deadline, gives up with the deadlock verdict (fault.hpp timeout_text) as a Timeout.
+// Each is refused during a stream capture (capture.hpp: nothing has run yet).
 // Depends on lab/run.hpp, lab/error.hpp, cu/stream.hpp.
 #pragma once
 #include "cu/stream.hpp"
@@ -19,7 +21,9 @@ void await_in_flight(Run& run);  // await_gpu's waiting part (sync.cpp)
 // within T s: probable deadlock (...)", naming the grid against the co-resident capacity)
 // and throws that sentence as a Timeout.
 inline void await_gpu(Run& run) {
-  if (run.opts.timeout > 0 && run.faults.since_sync != 0 && run.context) [[unlikely]]
+  // During a capture the blocking calls are refused, and the watchdog's own queries would
+  // be calls a capture does not allow.
+  if (run.opts.timeout > 0 && run.faults.since_sync != 0 && run.context && !run.capture.active()) [[unlikely]]
     await_in_flight(run);
 }
 
@@ -27,9 +31,10 @@ inline void await_gpu(Run& run) {
 // Each synchronize runs the watchdog first, then waits; the launches noted until then are
 // done (an asynchronous fault is the driver's cu::Error: Run::describe names its launch).
 void synchronize(Run& run);
-// s:synchronize(), ev:synchronize() (and the last event of a timed loop).
-void synchronize(Run& run, const cu::Stream& s);
-void synchronize(Run& run, const cu::Event& e);
+// s:synchronize(), ev:synchronize() (and the last event of a timed loop); `what` names the
+// call in the refusal during a capture.
+void synchronize(Run& run, const cu::Stream& s, const char* what = "s:synchronize()");
+void synchronize(Run& run, const cu::Event& e, const char* what = "e:synchronize()");
 // --sync after a launch: all work of the run's context, which the launch made current.
 void synchronize_launched(Run& run);
 

@@ -106,8 +106,11 @@ std::string get_log(nvrtcProgram p) {
 }
 
 // "cannot open source file" gains where warplab looked.
+// A standard header (<cassert>, <vector>) gains what to use instead (includes.hpp).
 void explain_missing(std::vector<Diagnostic>& diags, const ResolvedIncludes& inc,
-                     const std::map<std::string, LogFile>& files, bool have_cuda_dirs) {
+                     const std::map<std::string, LogFile>& files,
+                     const std::vector<std::filesystem::path>& cuda_dirs) {
+  const bool have_cuda_dirs = !cuda_dirs.empty();
   for (Diagnostic& d : diags) {
     if (d.message.rfind("cannot open source file", 0) != 0) continue;
     for (const MissingInclude& m : inc.missing) {
@@ -119,6 +122,8 @@ void explain_missing(std::vector<Diagnostic>& diags, const ResolvedIncludes& inc
       where.push_back(have_cuda_dirs ? "the CUDA include dirs"
                                      : "no CUDA include dir: none found, set CUDA_HOME");
       d.message += " (searched " + join(where, ", ") + ")";
+      if (std::string note = m.angle ? standard_header_note(m.spelled, cuda_dirs) : ""; !note.empty())
+        d.notes.push_back(std::move(note));
       break;
     }
   }
@@ -330,7 +335,7 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   for (std::size_t i = 0; i < inc.header_names.size(); ++i)
     files[inc.header_names[i]] = {inc.deps[i].display, inc.header_texts[i], 0};
   r.diagnostics = parse_log(r.log, files, opt.name_expressions);
-  explain_missing(r.diagnostics, inc, files, !cuda_include_dirs().empty());
+  explain_missing(r.diagnostics, inc, files, cuda_include_dirs());
   r.kernels = parse_ptxas_report(r.log);
   if (!r.ok && r.errors() == 0) r.diagnostics.push_back(silent_failure(rc));
   if (r.ok) collect_outputs(raw, opt, r);

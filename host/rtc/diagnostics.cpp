@@ -239,6 +239,12 @@ std::vector<Diagnostic> parse_log(const std::string& log, const std::map<std::st
       const std::string rest = l.substr(static_cast<std::size_t>(m.length(0)));
       d.severity = word.empty() ? Severity::Remark : severity_of(word);
       d.message = m[1] == "nvrtc" ? rest : m[1].str() + ": " + readable(rest);
+      // Static __shared__ arrays stop at 48 KiB a block; more is dynamic shared memory.
+      if (m[1] == "ptxas" && rest.find("uses too much shared data") != std::string::npos)
+        d.notes.push_back(
+            "static __shared__ arrays are limited to 48 KiB a block: for more, declare "
+            "`extern __shared__ float s[];` and give the bytes at launch with `shared =` (dynamic shared "
+            "memory, up to the device's max_shared_memory_per_block_optin)");
       out.push_back(std::move(d));
       open = true;
     } else if (l.rfind("Command-line error: ", 0) == 0) {

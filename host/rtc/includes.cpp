@@ -1,6 +1,7 @@
 // includes.cpp: finds #include directives (outside comments), resolves them against the
 // including file's folder and the search dirs, reads the headers recursively (each once)
-// and rewrites the directives to canonical names for NVRTC. Needs the file system only.
+// and rewrites the directives to canonical names for NVRTC; what to use instead of a C or
+// C++ standard header NVRTC lacks. Needs the file system only.
 #include "rtc/includes.hpp"
 
 #include <cstdio>
@@ -181,6 +182,55 @@ ResolvedIncludes resolve_includes(const Source& src, const std::vector<fs::path>
   Resolver r(search_dirs, out);
   out.main_text = r.process(src.text, src.dir, src.name);
   return out;
+}
+
+namespace {
+
+// The C++ standard library's headers (C++23) and the C headers C++ keeps as <cNAME>, each
+// between spaces.
+constexpr std::string_view kCppHeaders =
+    " algorithm any array atomic barrier bit bitset charconv chrono compare complex concepts "
+    "condition_variable coroutine deque exception execution expected filesystem format forward_list "
+    "fstream functional future initializer_list iomanip ios iosfwd iostream istream iterator latch limits "
+    "list locale map mdspan memory memory_resource mutex new numbers numeric optional ostream print queue "
+    "random ranges ratio regex scoped_allocator semaphore set shared_mutex source_location span sstream "
+    "stack stacktrace stdexcept stop_token streambuf string string_view syncstream system_error thread "
+    "tuple type_traits typeindex typeinfo unordered_map unordered_set utility valarray variant vector "
+    "version ";
+constexpr std::string_view kCHeaders =
+    " assert complex ctype errno fenv float inttypes limits locale math setjmp signal stdarg stdbool "
+    "stddef stdint stdio stdlib string time uchar wchar wctype ";
+
+bool listed(std::string_view list, const std::string& name) {
+  return !name.empty() && list.find(" " + name + " ") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::string standard_header_note(const std::string& spelled, const std::vector<fs::path>& cuda_dirs) {
+  // <stdint.h> is <cstdint> to C++; <cstdint> stays itself.
+  std::string cpp = spelled;
+  if (spelled.size() > 2 && spelled.compare(spelled.size() - 2, 2, ".h") == 0) {
+    if (!listed(kCHeaders, spelled.substr(0, spelled.size() - 2))) return {};
+    cpp = "c" + spelled.substr(0, spelled.size() - 2);
+  } else if (!listed(kCppHeaders, spelled) && !(spelled[0] == 'c' && listed(kCHeaders, spelled.substr(1)))) {
+    return {};
+  }
+  const std::string what = "<" + spelled + "> is a " + (cpp == spelled ? "C++" : "C") +
+                           " standard header, which NVRTC does not have";
+  bool in_libcu = false;
+  for (const fs::path& d : cuda_dirs) {
+    std::error_code ec;
+    in_libcu = in_libcu || fs::is_regular_file(d / "cuda" / "std" / cpp, ec);
+  }
+  const std::string libcu = "<cuda/std/" + cpp + ">";
+  if (cpp == "cassert")
+    return what + ": assert() is built in, so no include is needed (or include " + libcu + ")";
+  if (cpp == "cmath")
+    return what + ": sqrtf, expf and the other CUDA math functions are built in, so no include is needed" +
+           (in_libcu ? " (or include " + libcu + ")" : "");
+  if (in_libcu) return what + ": include libcu++'s " + libcu + " instead";
+  return what + ", and libcu++ has no " + libcu + ": device code cannot use it";
 }
 
 std::string content_hash(std::string_view bytes) {

@@ -51,6 +51,13 @@ inline constexpr int kMaxIncludeDepth = 200;
 // `search_dirs`: the user's include dirs, then warplab's include dir.
 ResolvedIncludes resolve_includes(const Source& src, const std::vector<std::filesystem::path>& search_dirs);
 
+// For an `#include <NAME>` nothing could open: when NAME is a C or C++ standard header,
+// which NVRTC does not have, one sentence naming what to use instead (what NVRTC has built
+// in: assert, the math functions; else libcu++'s <cuda/std/...> when one of `cuda_dirs`
+// holds it); "" for any other name.
+std::string standard_header_note(const std::string& spelled,
+                                 const std::vector<std::filesystem::path>& cuda_dirs);
+
 // FNV-1a, 64 bits, as 16 lower-case hex digits: a change detector, not a security hash.
 std::string content_hash(std::string_view bytes);
 

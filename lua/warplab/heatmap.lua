@@ -1,6 +1,8 @@
 -- warplab/heatmap.lua: terminal heatmaps (internal; scripts call report.heatmap).
 -- Turns a 2-D grid (or a flat array plus `cols`) into rows of 2-character cells:
--- ANSI 256-colour backgrounds when colour is on, the ramp " .:-=+*#%@" otherwise.
+-- ANSI 256-colour backgrounds when colour is on, the ramp " .:-=+*#%@" otherwise. A cell
+-- that is `false` is excluded ("cannot launch": opts.excluded names it), shown apart from
+-- every value and from a missing cell.
 -- Depends on: warplab.util (viridis ramp, xterm colours, number text).
 local util = require "warplab.util"
 
@@ -8,6 +10,7 @@ local heatmap = {}
 
 heatmap.RAMP = " .:-=+*#%@"
 local MISSING = "??"
+heatmap.EXCLUDED = "//"
 
 -- The colour ramp: 20 viridis samples mapped to the xterm cube (neighbours may repeat).
 -- 256-colour codes rather than 24-bit ones: every terminal emulator in use has them.
@@ -57,11 +60,14 @@ function heatmap.prepare(data, opts, who, level)
     local out = {}
     for c = 1, row and max_index(row) or 0 do
       local v = row[c]
-      if v ~= nil and type(v) ~= "number" then
-        error(string.format("%s: cell [%d][%d] is %s, expected a number", who, r, c,
+      if v ~= nil and v ~= false and type(v) ~= "number" then
+        error(string.format("%s: cell [%d][%d] is %s, expected a number (or false: excluded)", who, r, c,
                             util.kind(v)), level)
       end
-      if v and v == v and v ~= math.huge and v ~= -math.huge then
+      if v == false then
+        out[c] = false -- excluded: no value, not on the scale
+        g.any_excluded = true
+      elseif v and v == v and v ~= math.huge and v ~= -math.huge then
         out[c] = v
         if v < lo then lo = v end
         if v > hi then hi = v end
@@ -77,10 +83,17 @@ function heatmap.prepare(data, opts, who, level)
             level)
     end
   end
+  if opts.excluded ~= nil and type(opts.excluded) ~= "string" then
+    error(string.format("%s: opts.excluded is %s, expected a string (what a false cell means)", who,
+                        util.kind(opts.excluded)), level)
+  end
   g.lo = opts.min or ((lo <= hi) and lo or 0)
   g.hi = opts.max or ((lo <= hi) and hi or 0)
   return g
 end
+
+-- What an excluded (false) cell means, for legends and tooltips.
+function heatmap.excluded_label(opts) return opts.excluded or "excluded" end
 
 -- Position of v on the scale, 0..1 (0.5 when all values are equal).
 function heatmap.unit(g, v)
@@ -100,6 +113,7 @@ end
 -- missing cell keeps "??" on the terminal's own background.
 local function cell(g, v, color)
   if v == nil then return color and ("\27[0m" .. MISSING) or MISSING end
+  if v == false then return color and ("\27[0m" .. heatmap.EXCLUDED) or heatmap.EXCLUDED end
   local t = heatmap.unit(g, v)
   if color then return "\27[48;5;" .. COLORS[bin(t, #COLORS)] .. "m  " end
   local ch = heatmap.RAMP:sub(bin(t, #heatmap.RAMP), bin(t, #heatmap.RAMP))
@@ -153,6 +167,7 @@ local function legend(g, opts, color, any_missing)
   local line = util.human(g.lo) .. " " .. strip .. " " .. util.human(g.hi)
   if type(opts.legend) == "string" then line = line .. "  " .. opts.legend end
   if any_missing then line = line .. "  " .. MISSING .. " = no data" end
+  if g.any_excluded then line = line .. "  " .. heatmap.EXCLUDED .. " = " .. heatmap.excluded_label(opts) end
   return line
 end
 

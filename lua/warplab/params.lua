@@ -1,7 +1,9 @@
 -- warplab/params.lua: script parameters with typed defaults, overridden from the command
 -- line (`warplab run script.lua -p block=128`): `local p = params{block = 256}`.
--- Depends on: the host's optional global WARPLAB_PARAMS (string key -> string value,
--- filled from -p); nothing else, so scripts also run under plain lua5.4.
+-- Depends on: the host's optional globals WARPLAB_PARAMS (string key -> string value,
+-- filled from -p) and WARPLAB_PARAMS_LIST (`warplab run SCRIPT --params`: params{} records
+-- its declaration there and stops the script); nothing else, so scripts also run under
+-- plain lua5.4.
 local params = {}
 
 -- Facts about each table params{} returned: declared defaults and which keys -p set.
@@ -97,6 +99,19 @@ local function declare(decl, level)
                           .. "booleans or strings", k, kind(v)), level)
     end
     defaults[k] = v
+  end
+  -- `warplab run SCRIPT --params`: the declaration is the answer; the script goes no
+  -- further (the host prints the list and ignores this error).
+  local list = rawget(_G, "WARPLAB_PARAMS_LIST")
+  if type(list) == "table" then
+    local declared = {}
+    for _, k in ipairs(sorted_keys(defaults)) do
+      local d = defaults[k]
+      declared[#declared + 1] = {name = k, type = TYPE_NAMES[kind(d)],
+                                 default = type(d) == "string" and string.format("%q", d) or tostring(d)}
+    end
+    list.declared = declared
+    error("params: listed", level)
   end
   local overrides = rawget(_G, "WARPLAB_PARAMS") or {}
   if type(overrides) ~= "table" then

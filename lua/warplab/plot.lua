@@ -1,6 +1,7 @@
 -- warplab/plot.lua: SVG line charts (internal; scripts call report.svg_lines).
 -- Series of (x, y) points on linear or logarithmic axes with nice ticks, grid lines,
--- markers with tooltips and a legend; a missing y (nil, NaN, inf) breaks the line.
+-- markers with tooltips and a legend; a missing y (nil, NaN, inf) breaks the line. A
+-- linear y axis starts at zero unless opts.ymin says otherwise; both axes are labelled.
 -- Depends on: warplab.util (ticks, XML, files), warplab.svg (document helpers).
 local util = require "warplab.util"
 local svg = require "warplab.svg"
@@ -154,10 +155,11 @@ local function draw_series(add, s, i, b)
     pen_down = p and true or false
   end
   if #pieces > 0 then
-    add('<path d="%s" fill="none" stroke="%s" stroke-width="2"/>', table.concat(pieces, " "), color)
+    add('<path d="%s" fill="none" stroke="%s" stroke-width="2" clip-path="url(#wl-plot)"/>',
+        table.concat(pieces, " "), color)
   end
   for _, p in ipairs(s.points) do
-    if p then
+    if p and p[2] >= b.ylo then
       add('<circle cx="%s" cy="%s" r="3" fill="%s"><title>%s: (%s, %s)</title></circle>',
           num(b.px(p[1])), num(b.py(p[2])), color, util.xml(s.name), util.repr(p[1]),
           util.repr(p[2]))
@@ -179,20 +181,38 @@ function plot.lines(series, path, opts, level)
   end
   local all = collect(series, opts, level + 1)
   local xlo, xhi, ylo, yhi, empty = bounds(all)
+  -- A linear y axis includes zero, so a chart of 50..60 does not look like 0..100; opts.ymin
+  -- starts it elsewhere (points below it are clipped at the frame).
+  local ymin = opts.ymin
+  if ymin ~= nil and (type(ymin) ~= "number" or not finite(ymin) or (opts.logy and ymin <= 0)) then
+    error(string.format("%s: opts.ymin is %s, expected a finite number%s", WHO,
+                        type(ymin) == "number" and util.repr(ymin) or util.kind(ymin),
+                        opts.logy and " > 0 (the y axis is logarithmic)" or ""), level)
+  end
+  if ymin then
+    ylo, yhi = ymin, math.max(yhi, ymin)
+  elseif not opts.logy and not empty then
+    ylo, yhi = math.min(ylo, 0), math.max(yhi, 0)
+  end
   local xa, ya = axis(xlo, xhi, opts.logx), axis(ylo, yhi, opts.logy)
+  -- Both axes carry a label: the ones given, else "x" and the one series' name (or "y").
+  local labels = {title = opts.title, xlabel = opts.xlabel or "x",
+                  ylabel = opts.ylabel or (#all == 1 and all[1].name) or "y"}
   -- Fixed margins: tick labels left and below, the legend in a 170 px column right.
   local width, height = opts.width or 720, opts.height or 440
-  local b = {left = 72, top = opts.title and 44 or 20}
+  local b = {left = 72, top = opts.title and 44 or 20, ylo = ymin or -math.huge}
   b.right, b.bottom = width - 170, height - 58
   function b.px(x) return b.left + xa.map(x) * (b.right - b.left) end
   function b.py(y) return b.bottom - ya.map(y) * (b.bottom - b.top) end
   local d, add = svg.doc(width, height)
-  svg.labels(add, opts, width, height, b.left, b.top, b.right - b.left, b.bottom - b.top)
+  svg.labels(add, labels, width, height, b.left, b.top, b.right - b.left, b.bottom - b.top)
   draw_axes(add, xa, ya, b)
   if empty then
     add('<text x="%s" y="%s" text-anchor="middle">(no data)</text>', num((b.left + b.right) / 2),
         num((b.top + b.bottom) / 2))
   end
+  add('<clipPath id="wl-plot"><rect x="%d" y="%d" width="%d" height="%d"/></clipPath>', b.left - 4,
+      b.top - 4, b.right - b.left + 8, b.bottom - b.top + 8)
   for i, s in ipairs(all) do draw_series(add, s, i, b) end
   util.write_file(path, svg.finish(d), WHO, level + 1)
   return path

@@ -150,6 +150,20 @@ function Runner:launch(v, x, n)
   end
 end
 
+-- Launches only the first pass of version v over x: one launch, the one that reads the n
+-- elements (what a version's hardware counters describe; the passes over partials that
+-- follow are small). No wait; no result to read.
+function Runner:first_pass(v, x, n)
+  local k, b = self.k[v.kernel], v.block or self.block
+  if v.kind == "tree" then
+    k{grid = (n + b * v.pt - 1) // (b * v.pt), block = b, shared = v.dyn and 4 * b or 0, args = {x, self.ping[1], n}}
+  elseif v.kind == "vec4" then
+    k{grid = self.grid, block = b, args = {x, n, self.part}}
+  else
+    self:launch(v, x, n) -- one launch already
+  end
+end
+
 function Runner:result() return self.last[1] end
 
 function Runner:sum(v, x, n)

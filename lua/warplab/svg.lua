@@ -1,5 +1,6 @@
 -- warplab/svg.lua: standalone SVG heatmaps (internal; scripts call report.svg_heatmap or
--- report.heatmap{svg=}) and the document helpers shared with warplab.plot.
+-- report.heatmap{svg=}) and the document helpers shared with warplab.plot. Excluded cells
+-- (false, "cannot launch") are hatched, with a key under the colour bar.
 -- Depends on: warplab.util (colours, ticks, XML escaping, files), warplab.heatmap (grid
 -- validation and labels).
 local util = require "warplab.util"
@@ -99,7 +100,44 @@ function svg.labels(add, opts, total_w, total_h, x0, y0, w, h)
 end
 
 -- Every k-th index gets a tick, k from 1, 2, 5, 10, 20, ... so at most ~10 show.
-local function index_step(n)
+local index_step
+-- Which indices get a tick: when the labels are increasing integers (block sizes, byte
+-- counts), those that are multiples of the smallest round step giving 2..10 ticks: 128,
+-- 256, 384, ... rather than 32, 192, 352; else every k-th index (index_step).
+local DECIMAL, BINARY = {}, {}
+for e = 0, 12 do
+  for _, m in ipairs{1, 2, 5} do DECIMAL[#DECIMAL + 1] = math.tointeger(m * 10 ^ e) end
+end
+for e = 0, 40 do BINARY[e + 1] = 1 << e end
+local function tick_indices(n, label)
+  local vals, increasing, gcd = {}, true, 0
+  for i = 1, n do
+    vals[i] = math.tointeger(tonumber(label(i)))
+    if not vals[i] or (i > 1 and vals[i] <= vals[i - 1]) then increasing = false; break end
+    local a, b = gcd, math.abs(vals[i])
+    while b ~= 0 do a, b = b, a % b end
+    gcd = a
+  end
+  if increasing and n > 10 then
+    -- Labels all multiples of 8 or more (block sizes, bytes) tick at powers of two and their
+    -- multiples (128, 256, 384, ...); others at 1, 2, 5, 10, 20, ...
+    local binary = gcd >= 8 and gcd & (gcd - 1) == 0
+    for _, steps in ipairs(binary and {BINARY, DECIMAL} or {DECIMAL, BINARY}) do
+      for _, step in ipairs(steps) do
+        local picked = {}
+        for i = 1, n do
+          if vals[i] % step == 0 then picked[#picked + 1] = i end
+        end
+        if #picked >= 2 and #picked <= 10 then return picked end
+      end
+    end
+  end
+  local picked = {}
+  for i = 1, n, index_step(n) do picked[#picked + 1] = i end
+  return picked
+end
+
+function index_step(n)
   local k, mult = 1, {2, 2.5, 2}
   local i = 1
   while n / k > 10 do
@@ -143,21 +181,32 @@ local function color_bar(add, g, opts, x, y, h)
   end
 end
 
--- The cells, row 1 at the top as in the terminal view; missing cells light grey.
-local function draw_cells(add, g, box, labels)
+-- The hatch of excluded cells (false: "cannot launch"): grey diagonal lines on white,
+-- unlike any colour of the scale and unlike the flat grey of a missing cell.
+local HATCH = "url(#wl-excluded)"
+local function hatch_pattern(add)
+  add('<defs><pattern id="wl-excluded" width="6" height="6" patternUnits="userSpaceOnUse" '
+      .. 'patternTransform="rotate(45)"><rect width="6" height="6" fill="white"/>'
+      .. '<line x1="0" y1="0" x2="0" y2="6" stroke="#777" stroke-width="2"/></pattern></defs>')
+end
+
+-- The cells, row 1 at the top as in the terminal view; missing cells light grey, excluded
+-- ones hatched.
+local function draw_cells(add, g, box, labels, opts)
   -- Tooltips (<title> per cell) help reading values, but not at a megabyte per figure.
   local tips = g.nrows * g.ncols <= 20000
   local cs = box.cell
   for r = 1, g.nrows do
     for c = 1, g.ncols do
       local v = g.cells[r][c]
-      local fill = v and util.hex(util.viridis(heatmap.unit(g, v))) or "#d9d9d9"
+      local fill = v == false and HATCH or v and util.hex(util.viridis(heatmap.unit(g, v))) or "#d9d9d9"
       local rect = string.format('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"',
                                  num(box.left + (c - 1) * cs), num(box.top + (r - 1) * cs),
                                  num(cs), num(cs), fill)
       if tips then
-        add('%s><title>[%s][%s] %s</title></rect>', rect, labels.row(r), labels.col(c),
-            v and util.repr(v) or "no data")
+        add('%s><title>[%s][%s] %s</title></rect>', rect, util.xml(labels.row(r)),
+            util.xml(labels.col(c)), util.xml(v == false and heatmap.excluded_label(opts) or v and util.repr(v)
+                                              or "no data"))
       else
         add('%s/>', rect)
       end
@@ -168,13 +217,13 @@ end
 -- Index ticks at cell centres, every k-th: columns below the grid, rows to its left.
 local function draw_index_ticks(add, g, box, labels)
   local cs, bottom = box.cell, box.top + g.nrows * box.cell
-  for c = 1, g.ncols, index_step(g.ncols) do
+  for _, c in ipairs(tick_indices(g.ncols, labels.col)) do
     local x = num(box.left + (c - 0.5) * cs)
     add('<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#333"/>', x, bottom, x, bottom + 4)
     add('<text x="%s" y="%d" text-anchor="middle">%s</text>', x, bottom + 17,
         util.xml(labels.col(c)))
   end
-  for r = 1, g.nrows, index_step(g.nrows) do
+  for _, r in ipairs(tick_indices(g.nrows, labels.row)) do
     local y = num(box.top + (r - 0.5) * cs)
     add('<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#333"/>', box.left - 4, y, box.left, y)
     add('<text x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>',
@@ -212,11 +261,18 @@ function svg.heatmap(data, path, opts, level)
   }
   local d, add = svg.doc(width, height)
   svg.labels(add, opts, width, height, box.left, box.top, pw, ph)
-  draw_cells(add, g, box, labels)
+  if g.any_excluded then hatch_pattern(add) end
+  draw_cells(add, g, box, labels, opts)
   add('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#333"/>', num(box.left),
       num(box.top), num(pw), num(ph))
   draw_index_ticks(add, g, box, labels)
   if opts.legend ~= false then color_bar(add, g, opts, bar_x, box.top, ph) end
+  if g.any_excluded then -- its key below the colour bar (the canvas grows to hold it)
+    local y = box.top + ph + 10
+    add('<rect x="%s" y="%s" width="14" height="14" fill="%s" stroke="#333"/>', num(bar_x), num(y), HATCH)
+    add('<text x="%s" y="%s" dominant-baseline="middle">%s</text>', num(bar_x + 20), num(y + 7),
+        util.xml(heatmap.excluded_label(opts)))
+  end
   util.write_file(path, svg.finish(d), "report.svg_heatmap", level + 1)
   return path
 end

@@ -71,6 +71,22 @@ offers examples/tour.lua warplab run examples/to
 offers examples/tour.lua warplab -q watch examples/to
 offers README.md warplab run x.lua -- READ
 lacks README.md warplab run READ
+# help: the commands; -p: the parameters the script declares (`run SCRIPT --params`), as
+# NAME=, wherever the script and the options stand; none before the script is known.
+offers help warplab ""
+offers attrs warplab help a
+offers run warplab -q help r
+export PATH="$(cd "$(dirname "$BIN")" && pwd):$PATH"  # the scripts call `warplab` as typed
+for p in block= grid= rows= save=; do
+  offers "$p" warplab run examples/warps/ids.lua -p ""
+  offers "$p" warplab run warps/ids.lua --param ""
+done
+offers rows= warplab --profile h100 run -q --sanitize memcheck warps/ids.lua -p r
+lacks block= warplab run warps/ids.lua -p r
+offers n= warplab watch examples/tour.lua --clear -p ""
+lacks block= warplab run examples/tour.lua -p b -- -p ""
+lacks n= warplab run -p ""
+lacks n= warplab run examples/tour.lua --sanitize ""
 
 # zsh: parses; completes like bash when zsh is here.
 if ! command -v zsh >/dev/null; then
@@ -108,6 +124,8 @@ warplab cache i
 warplab -q ru
 warplab watch x.lua --cl
 warplab run --sanitize race
+warplab run examples/warps/ids.lua -p ro
+warplab -q run warps/ids.lua --param gr
 EOF
 cat >"$T/want" <<'EOF'
 warplab --profile 
@@ -122,6 +140,8 @@ warplab cache info
 warplab -q run 
 warplab watch x.lua --clear 
 warplab run --sanitize racecheck 
+warplab run examples/warps/ids.lua -p rows=
+warplab -q run warps/ids.lua --param grid=
 EOF
 timeout 60 zsh -f "$T/drive.zsh" "$T/zfunc" "$T/cases" >"$T/got" 2>&1 || fail "the zsh pty session failed or timed out"
 diff "$T/want" "$T/got" >"$T/diff" || fail "zsh completions differ (want, got):

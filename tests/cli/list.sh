@@ -56,7 +56,7 @@ b/
 b/c/
   deep.lua  two levels down.
 
-run one: warplab run $TMP/ex/top.lua  (-p key=value sets a parameter; each header's Run line shows them)
+run one: warplab run $TMP/ex/top.lua  (--params lists what -p key=value sets)
 EOF
 diff "$TMP/want" "$TMP/out" >"$TMP/diff" || fail "list DIR output differs:
 $(cat "$TMP/diff")"

@@ -16,10 +16,11 @@ ok() { echo "ok   $*"; }
 fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 
 # A script error: exit 1, "FILE:LINE: sentence" first, then a short traceback.
-printf 'local x = 1\nlocal a = cuda.stream()\n' >"$tmp/fails.lua"
+# (A call that needs a GPU is not one: that is exit 3, tests/cli/run_endings.sh.)
+printf 'local x = 1\nlocal a = cuda.array("f99", 4)\n' >"$tmp/fails.lua"
 "$bin" --profile h200 run "$tmp/fails.lua" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-want="$tmp/fails.lua:2: no CUDA device: cuda.stream needs a GPU (working from profile 'h200')"
+want="$tmp/fails.lua:2: bad argument #1 to 'array' (unknown element type 'f99' (one of i8, i16, i32, i64, u8, u16, u32, u64, f16, f32, f64))"
 if [ $rc -eq 1 ] && [ "$(head -n 1 "$tmp/err")" = "$want" ] && grep -q '^stack traceback:' "$tmp/err"; then
   ok "a script error exits 1 with file:line and a traceback"
 else

@@ -2,11 +2,13 @@
 // against the stand-in, on the real driver: stream priorities from the device's range,
 // events without timing ordering two streams, a captured graph's replay with verified
 // output, its update in place and by a new instantiation, a stream that joins a capture
-// and one left unjoined, the driver invalidating a capture that made a synchronous call,
-// a replay refused after its array was freed, pinned and pageable asynchronous copies,
-// managed memory read on the host, prefetched and advised.
+// and one left unjoined, a synchronous call during a capture (refused by warplab; what the
+// driver does with it when it gets through), a replay refused after its array was freed
+// and the graph updated again, pinned and pageable asynchronous copies, managed memory
+// read on the host, prefetched and advised.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -204,37 +206,79 @@ TEST_F(Concurrency, StreamsJoinAndMustJoinBack) {
   EXPECT_FALSE(cu::capture_info(side.get()).active());
 }
 
-TEST_F(Concurrency, ASynchronousCallInvalidatesACapture) {
+// warplab refuses a synchronous call during a capture itself, because the driver does not
+// always: on an H100 with driver 580 (2026-11-27) a synchronous copy on the legacy default
+// stream ran, outside the graph, while a non-blocking stream captured in THREAD_LOCAL mode,
+// and the capture ended without a word. What the driver does is recorded either way, each
+// outcome checked for what it implies.
+TEST_F(Concurrency, ASynchronousCallDuringACaptureIsRefusedByWarplab) {
   const cu::Stream s(ctx);
   lab::Capture cap;
   lab::DeviceArray a = array();
+  lab::HostArray h = host(true);
   cap.begin(ctx, s.get(), "cuda.graph", "x.lua:3");
-  const int v = 1;
+  EXPECT_EQ(
+      error_of([&] {
+        lab::copy_now(cap, a, h);
+      }).rfind("a:copy(b) without a stream cannot run during the capture of cuda.graph at x.lua:3: ", 0),
+      0u);
+  const int v = 7;
+  bool ran = true;
   try {
-    a.buf->copy_from_host(&v, sizeof v);  // what lab::copy_now refuses first
-    ADD_FAILURE() << "a synchronous copy ran during a THREAD_LOCAL capture";
+    a.buf->copy_from_host(&v, sizeof v);  // the call warplab just refused, made anyway
   } catch (const cu::Error& e) {
+    ran = false;
     EXPECT_EQ(e.code(), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) << e.what();
   }
-  EXPECT_EQ(error_of([&] { cap.end(); }).rfind("the capture of cuda.graph at x.lua:3 was invalidated", 0),
-            0u);
+  if (ran) {  // it ran at once, outside the graph: the graph does not have it
+    const lab::Captured c = cap.end();
+    EXPECT_EQ(c.graph.node_count(), 0u);
+    int back = 0;
+    a.buf->copy_to_host(&back, sizeof back);
+    EXPECT_EQ(back, 7);
+  } else {  // refused: the capture is invalidated, and its end says so
+    EXPECT_EQ(error_of([&] { cap.end(); }).rfind("the capture of cuda.graph at x.lua:3 was invalidated", 0),
+              0u);
+  }
+  std::printf("driver %s a synchronous copy on the legacy stream during a THREAD_LOCAL capture\n",
+              ran ? "ran" : "refused");
   EXPECT_FALSE(cap.active());
   EXPECT_EQ(error_of([&] { a.buf->copy_from_host(&v, sizeof v); }), "");  // usable again
 }
 
+// b is freed inside the capture (a:free() or a garbage collection in fn): its memory goes
+// only once the graph is instantiated, since the driver reads the captured nodes' device
+// addresses then (on the H100 an instantiation after the free ended in SIGSEGV). The
+// replay is refused; an update with live arrays is a new instantiation, since the old
+// executable's copy points at freed memory.
 TEST_F(Concurrency, AReplayAfterItsArrayWasFreedIsRefused) {
   const cu::Stream s(ctx);
   lab::Capture cap;
-  lab::DeviceArray a = array(), b = array();
+  lab::DeviceArray a = array(), b = array(), c = array();
+  lab::HostArray h = host(true);
+  const auto b_buf = b.buf;
   lab::GraphObj g(capture(cap, s, [&] {
     add(a, 1, s.get());
     cap.use(a);  // as the launch binding reports its array arguments
     lab::copy_async(cap, b, a, s.get());
-    cap.release(b, false);  // freed inside the capture: deferred to its end
+    cap.release(b, false);        // freed inside the capture: deferred
+    EXPECT_TRUE(b_buf->valid());  // not yet
   }));
+  EXPECT_FALSE(b_buf->valid());  // freed once the graph existed
   EXPECT_NE(error_of([&] { g.launch(cap, s.get()); }).find("uses an array i32[1000] that was freed"),
             std::string::npos);
   ctx->synchronize();  // nothing ran: the context is fine
+  const lab::GraphUpdate u = g.update(capture(cap, s, [&] {
+    add(a, 1, s.get());
+    cap.use(a);
+    lab::copy_async(cap, c, a, s.get());
+    lab::copy_async(cap, h, c, s.get());
+  }));
+  EXPECT_TRUE(u.reinstantiated);
+  EXPECT_EQ(u.why, "the old graph used an array i32[1000] that was freed");
+  g.launch(cap, s.get());
+  s.synchronize();
+  EXPECT_EQ(at(h, 5), 1);
 }
 
 TEST_F(Concurrency, CopiesOnAStreamNeedPinnedMemory) {

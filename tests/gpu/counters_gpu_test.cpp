@@ -2,8 +2,8 @@
 // profiler, first with the cu layer alone, then through lab::CounterSession: a one-warp
 // shared store and load at stride 32 and at stride 1 (31 bank conflicts in 32 wavefronts
 // against 0 in 1), a branch split inside warps against one split across warps (branch
-// efficiency and threads per instruction), every named set collected on one launch, and
-// rows matched to the launches recorded. Each test prints what it counted, so one run on
+// efficiency and threads per instruction), every named set collected on one launch, rows
+// matched to the launches recorded, and sessions nested. Each test prints what it counted, so one run on
 // the GPU machine shows the numbers as well as the verdicts.
 #include <gtest/gtest.h>
 
@@ -267,13 +267,45 @@ TEST_F(Counters, RowsFollowTheRecordedLaunches) {
   ASSERT_EQ(r.rows.size(), 2u);
   EXPECT_EQ(r.rows[0].kernel, "");
   EXPECT_EQ(r.note, "the GPU counted 2 launches but warplab recorded 1, so the rows carry no kernel names");
-  // Sessions do not nest.
-  lab::CounterSession outer(ctx_, {"local"});
-  try {
-    lab::CounterSession inner(ctx_, {"local"});
-    ADD_FAILURE() << "a second session started";
-  } catch (const lab::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("counter sessions do not nest"), std::string::npos) << e.what();
+}
+
+// Sessions nest (a script's cuda.counters inside `run --counters`): the inner one pauses
+// the outer, counts what both ask for, and the outer gets every launch, in order.
+TEST_F(Counters, SessionsNest) {
+  cu::DeviceBuffer out(ctx_, 32 * 33 * sizeof(int));
+  CUdeviceptr p = out.get();
+  int stride32 = 32, stride1 = 1;
+  cu::LaunchConfig one_warp;
+  one_warp.block.x = 32;
+  lab::CounterSession outer(ctx_, {"shared_st_conflicts"});
+  launch(outer, "shared_stride", one_warp, {&p, &stride32});
+  lab::CounterReport in;
+  {
+    lab::CounterSession inner(ctx_, {"shared_ld_requests", "local"});
+    EXPECT_EQ(lab::CounterSession::active(), &inner);
+    launch(inner, "shared_stride", one_warp, {&p, &stride1});
+    in = inner.end();
+    EXPECT_EQ(lab::CounterSession::active(), &outer);
+  }
+  launch(outer, "shared_stride", one_warp, {&p, &stride32});
+  {
+    lab::CounterSession left(ctx_, {"local"});  // ended by its destructor: the outer resumes
+  }
+  EXPECT_EQ(lab::CounterSession::active(), &outer);
+  launch(outer, "shared_stride", one_warp, {&p, &stride1});
+  const lab::CounterReport all = outer.end();
+  EXPECT_EQ(lab::CounterSession::active(), nullptr);
+  print("inner", in);
+  print("outer", all);
+  ASSERT_EQ(in.rows.size(), 1u);
+  EXPECT_EQ(value(in, in.rows[0], "shared_ld_requests"), 1.0);
+  EXPECT_EQ(in.rows[0].values.size(), in.selection.counters.size());  // its own counters only
+  EXPECT_EQ(all.note, "");
+  ASSERT_EQ(all.rows.size(), 4u);
+  const double want[] = {31, 0, 31, 0};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(all.rows[i].kernel, "shared_stride") << i;
+    EXPECT_EQ(value(all, all.rows[i], "shared_st_conflicts"), want[i]) << "launch " << i;
   }
 }
 

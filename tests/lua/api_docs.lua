@@ -50,14 +50,15 @@ t.case("methods in the metatables", function()
   local types = {
     {"warplab.module", "methods", "m:"}, {"warplab.kernel", "methods", "k:"},
     {"warplab.array", "methods", "a:"}, {"warplab.host_array", "methods", "h:"},
-    {"warplab.stream", "__index", "s:"},
-    {"warplab.event", "__index", "e:"},
+    {"warplab.stream", "methods", "s:"},
+    {"warplab.event", "methods", "e:"}, {"warplab.graph", "methods", "g:"},
   }
   for _, ty in ipairs(types) do
     local mt = assert(reg[ty[1]], ty[1] .. " is not registered")
     local methods = assert(type(mt[ty[2]]) == "table" and mt[ty[2]], ty[1] .. "." .. ty[2])
     local names = sorted_keys(methods)
     assert(#names >= 3, ty[1] .. " has only " .. #names .. " methods")
+    assert(type(mt.__index) == "function" or mt.__index == methods, ty[1] .. ": __index answers no methods")
     for _, k in ipairs(names) do need("`" .. ty[3] .. k) end
     local var = ty[3]:sub(1, 1)
     if mt.__close then need("`local " .. var .. " <close>`") end
@@ -78,9 +79,16 @@ t.case("fields computed by __index functions", function()
   for file, prefix in pairs({["device.cpp"] = "`dev.", ["module.cpp"] = "`m.",
                              ["kernel.cpp"] = "`k.", ["host/lab/kernel_info.cpp"] = "`k.",
                              ["array.cpp"] = "`a.",
-                             ["host_array.cpp"] = "`h."}) do
+                             ["host_array.cpp"] = "`h.", ["graph.cpp"] = "`g."}) do
     for _, name in ipairs(computed_fields(file)) do need(prefix .. name .. "`") end
   end
+  -- stream.cpp answers the fields of two types: each by its prefix.
+  local fields = computed_fields("stream.cpp")
+  table.sort(fields)
+  t.eq(fields, {"non_blocking", "priority", "timing"})
+  need("`s.priority`")
+  need("`s.non_blocking`")
+  need("`e.timing`")
   need("`m.<kernel>`")
   need("`a[i]`")
   need("`h[i]`")
@@ -112,10 +120,11 @@ t.case("options of the tables the API takes", function()
     ["compile_args.cpp"] = {"file", "source", "name", "defines", "include", "options", "arch", "std",
                             "max_registers", "lineinfo", "kernels"},
     ["launch_args.cpp"] = {"grid", "block", "shared", "stream", "cooperative", "cluster", "args"},
-    ["kernel.cpp"] = {"warmup", "reps", "block", "shared", "carveout"},
-    ["elements.cpp"] = {"seed", "lo", "hi"},
-    ["stream.cpp"] = {"non_blocking", "warmup", "reps", "stream"},
+    ["kernel.cpp"] = {"warmup", "reps", "block", "shared", "carveout", "metrics"},
+    ["elements.cpp"] = {"seed", "lo", "hi", "stream"},
+    ["stream.cpp"] = {"non_blocking", "priority", "timing", "warmup", "reps", "stream"},
     ["host_array.cpp"] = {"pinned"},
+    ["array.cpp"] = {"managed"},
   }
   for file, names in pairs(options) do
     local src = read("host/bind/" .. file)

@@ -25,7 +25,8 @@ t.case("a pageable host array: fields, zeroed, elements", function()
   for _, v in ipairs(r1) do assert(v >= 10 and v <= 20, v) end
   local l = cuda.host_array("i64", {math.mininteger, -1, math.maxinteger}, PAGE)
   t.eq(l:get(), {math.mininteger, -1, math.maxinteger})
-  t.eq(cuda.host_array("f16", {0.1, 65520}, PAGE):get(), {0.0999755859375, math.huge})
+  t.eq(cuda.host_array("f16", {0.1, 65504, math.huge}, PAGE):get(), {0.0999755859375, 65504.0, math.huge})
+  t.checkerror("element 65520 does not fit f16 (finite values up to ±65504)", cuda.host_array, "f16", {65520}, PAGE)
 end)
 
 t.case("views and host-to-host copies", function()

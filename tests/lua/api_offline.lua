@@ -40,7 +40,7 @@ else
     t.checkerror("no CUDA device: cuda.event needs a GPU " .. why, cuda.event)
     t.checkerror("no CUDA device: cuda.synchronize needs a GPU " .. why, cuda.synchronize)
     t.checkerror("no CUDA device: cuda.bench needs a GPU " .. why, cuda.bench, function() end)
-    t.checkerror("cuda.stream takes nothing or {non_blocking = true}, got number", cuda.stream, 1)
+    t.checkerror("cuda.stream takes nothing or a table of options, got number", cuda.stream, 1)
     t.checkerror("function expected, got string", cuda.bench, "k")
     t.checkerror("warmup must be >= 0 and reps >= 1", cuda.bench, function() end, {reps = 0})
     t.checkerror("cuda.bench: warmup must be an integer >= 0", cuda.bench, function() end, {warmup = -1})

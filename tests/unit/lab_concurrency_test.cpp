@@ -12,6 +12,7 @@
 
 #include "lab/capture.hpp"
 #include "lab/copy.hpp"
+#include "lab/fault.hpp"
 #include "lab/graph.hpp"
 #include "lab/managed.hpp"
 #include "lab/stream.hpp"
@@ -239,4 +240,48 @@ TEST(LabGraph, AFreedGraphRefusesEveryUse) {
   EXPECT_EQ(error_of([&] { g.update({}); }), "attempt to use a freed graph");
   g.free();  // idempotent
   EXPECT_TRUE(g.freed());
+}
+
+// ---- fault notes and the watchdog name the stream, and a graph's replay ----------------
+
+namespace {
+
+lab::LaunchNote& note_at(lab::FaultLog& log, const char* kernel, int line, int stream, unsigned nodes = 0) {
+  lab::LaunchNote& n = log.note(kernel, cu::LaunchConfig{}, cu::KernelLimits{});
+  std::strcpy(n.source, "t.lua");
+  n.line = line;
+  n.stream = stream;
+  n.nodes = nodes;
+  return n;
+}
+
+}  // namespace
+
+TEST(LabFault, ALaunchOnAStreamIsNamedWithItsNumber) {
+  lab::FaultLog log;
+  note_at(log, "k", 4, 0);
+  note_at(log, "poke", 9, 2);
+  EXPECT_EQ(
+      lab::fault_text(log, CUDA_ERROR_ILLEGAL_ADDRESS, "cuCtxSynchronize"),
+      "kernel 'poke' launched at t.lua:9 on stream 2 faulted: " + cu::error_text(CUDA_ERROR_ILLEGAL_ADDRESS) +
+          " (one of 2 launches since the last synchronization; earlier: k@t.lua:4; run with --sync to pin "
+          "it down); noticed by cuCtxSynchronize. The context is now unusable: restart the script");
+}
+
+TEST(LabFault, AGraphReplayIsNamedByItsCaptureAndLaunch) {
+  lab::FaultLog log;
+  note_at(log, "cuda.graph at t.lua:3", 10, 1, 5);
+  note_at(log, "k", 11, 0);
+  note_at(log, "cuda.graph at t.lua:3", 12, 0, 1);
+  EXPECT_EQ(lab::fault_text(log, CUDA_ERROR_LAUNCH_FAILED, "cuStreamSynchronize"),
+            "the graph of cuda.graph at t.lua:3 (1 node) launched at t.lua:12 faulted: " +
+                cu::error_text(CUDA_ERROR_LAUNCH_FAILED) +
+                " (one of 3 launches since the last synchronization; earlier: k@t.lua:11 graph@t.lua:10; run "
+                "with --sync to pin it down); noticed by cuStreamSynchronize. The context is now unusable: "
+                "restart the script");
+  log.forget();
+  EXPECT_EQ(
+      lab::timeout_text(log.ring[0], 1, cu::DeviceLimits{}),
+      "the graph of cuda.graph at t.lua:3 (5 nodes) launched at t.lua:10 on stream 1 did not finish within "
+      "1 s: a kernel in it deadlocked or runs very long (launch its work outside a graph to see which)");
 }

@@ -256,7 +256,9 @@ TEST(ArchitectureProfile, LaunchChecksUseWhatIsKnown) {
     c.block = {block, 1, 1};
     const auto a = cu::check(c, k, arch), b = cu::check(c, k, h100);
     ASSERT_EQ(bool(a), bool(b)) << block;
-    if (a) EXPECT_EQ(a->sentence, b->sentence);
+    if (a) {
+      EXPECT_EQ(a->sentence, b->sentence);
+    }
   }
   c.block = {256, 1, 1};
   c.shared_bytes = 300 * 1024;

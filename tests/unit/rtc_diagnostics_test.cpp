@@ -190,3 +190,26 @@ TEST(DiagnosticsParser, LongLinesAndHugeLineNumbers) {
   EXPECT_EQ(d[2].severity, rtc::Severity::Warning);
   EXPECT_NE(d[3].message.find("'k()' at 0x" + std::string(40, 'f')), std::string::npos) << d[3].message;
 }
+
+// Static shared memory stops at 48 KiB a block; the error points to dynamic shared memory.
+TEST(Diagnostics, TooMuchStaticSharedMemoryPointsToDynamic) {
+  rtc::Source s;
+  s.name = "big.cu";
+  s.text =
+      "__global__ void big(float* out) {\n  __shared__ float s[65536];\n  s[threadIdx.x] = 1;\n"
+      "  __syncthreads();\n  out[threadIdx.x] = s[threadIdx.x ^ 1];\n}\n";
+  rtc::Options o;
+  o.arch = "sm_90";
+  const auto r = rtc::compile(s, o);
+  ASSERT_FALSE(r.ok);
+  ASSERT_EQ(r.errors(), 1u) << r.log;
+  const rtc::Diagnostic& d = r.diagnostics[0];
+  EXPECT_NE(d.message.find("uses too much shared data (262144 bytes, 49152 max)"), std::string::npos)
+      << d.message;
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_NE(d.notes[0].find("`extern __shared__ float s[];`"), std::string::npos) << d.notes[0];
+  EXPECT_NE(d.notes[0].find("`shared =`"), std::string::npos) << d.notes[0];
+  EXPECT_NE(
+      rtc::format_diagnostics(r, 10, false).find("note: static __shared__ arrays are limited to 48 KiB"),
+      std::string::npos);
+}

@@ -83,3 +83,39 @@ TEST(Includes, ContentHashTracksBytes) {
   EXPECT_NE(rtc::content_hash("abc"), rtc::content_hash("abd"));
   EXPECT_EQ(rtc::content_hash("").size(), 16u);
 }
+
+// NVRTC has no C or C++ standard library headers: a missing one says what to use instead.
+TEST(Includes, AStandardHeaderNotFoundNamesWhatToUse) {
+  ScratchDir cuda;
+  cuda.write("cuda/std/cstdint", "");
+  cuda.write("cuda/std/cassert", "");
+  const std::vector<std::filesystem::path> dirs = {cuda.path()};
+  EXPECT_EQ(
+      rtc::standard_header_note("cassert", dirs),
+      "<cassert> is a C++ standard header, which NVRTC does not have: assert() is built in, so no include "
+      "is needed (or include <cuda/std/cassert>)");
+  EXPECT_EQ(rtc::standard_header_note("assert.h", dirs).rfind("<assert.h> is a C standard header", 0), 0u);
+  EXPECT_EQ(
+      rtc::standard_header_note("stdint.h", dirs),
+      "<stdint.h> is a C standard header, which NVRTC does not have: include libcu++'s <cuda/std/cstdint> "
+      "instead");
+  EXPECT_EQ(
+      rtc::standard_header_note("vector", dirs),
+      "<vector> is a C++ standard header, which NVRTC does not have, and libcu++ has no <cuda/std/vector>: "
+      "device code cannot use it");
+  EXPECT_EQ(rtc::standard_header_note("my_header.h", dirs), "");
+  EXPECT_EQ(rtc::standard_header_note("cuda/std/cassert", dirs), "");
+  EXPECT_EQ(rtc::standard_header_note("cfoo", dirs), "");
+}
+
+TEST(Includes, IncludingCassertCompilesToADiagnosticWithTheNote) {
+  const auto r =
+      rtc::compile(src("k.cu", "#include <cassert>\n__global__ void k(int* p) { assert(p); }\n"), sm90());
+  ASSERT_FALSE(r.ok);
+  ASSERT_EQ(r.errors(), 1u) << r.log;
+  ASSERT_EQ(r.diagnostics[0].notes.size(), 1u);
+  EXPECT_NE(r.diagnostics[0].notes[0].find("assert() is built in"), std::string::npos)
+      << r.diagnostics[0].notes[0];
+  // ... and without the include, assert is there.
+  EXPECT_TRUE(rtc::compile(src("k.cu", "__global__ void k(int* p) { assert(p); }\n"), sm90()).ok);
+}

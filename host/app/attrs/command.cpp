@@ -95,7 +95,8 @@ int render(const AttrsOptions& o, const Globals& g, std::ostream& out) {
   const std::vector<std::string> names = select_attributes(snaps, o.patterns);
   const bool all = o.device == "all";
   if (o.json) {
-    // Keep only the selected attributes: the result is still a loadable profile.
+    // Keep only the selected attributes. With a pattern the result is a listing, not a
+    // profile: --profile refuses it when loaded (cu/profile_read.cpp: a partial listing).
     for (cu::DeviceSnapshot& s : snaps)
       std::erase_if(s.attributes, [&](const auto& kv) {
         return std::find(names.begin(), names.end(), kv.first) == names.end();
@@ -152,7 +153,7 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
       })
       ->type_name("N|all");
   auto* profile =
-      sub->add_option("--profile", o->profile, "read a captured profile (name or .json) instead of a GPU")
+      sub->add_option("--profile", o->profile, profile_help("read a device profile instead of a GPU"))
           ->check(profile_name())
           ->type_name("PROFILE");
   auto* json = sub->add_flag("--json", o->json,

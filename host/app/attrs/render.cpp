@@ -34,10 +34,11 @@ std::string group_of(const std::string& name) {
   return info ? std::string(info->group) : "other";
 }
 
-// The value as a person reads it, "-" when the source does not report the attribute.
+// The value as a person reads it: "unknown" when the profile says it does not know it (an
+// architecture profile), "-" when the source does not report it.
 std::string shown(const cu::DeviceSnapshot& s, const std::string& name) {
   const auto v = s.attr(name);
-  if (!v) return "-";
+  if (!v) return s.is_unknown(name) ? "unknown" : "-";
   const cu::AttributeInfo* info = cu::find_attribute(name);
   return info ? cu::format_value(*info, *v) : std::to_string(*v);
 }
@@ -66,7 +67,7 @@ void print_text(std::ostream& out, const cu::DeviceSnapshot& s, const std::vecto
   // Column widths over what is actually shown, so `attrs warp` is not padded for the
   // longest name in the whole table.
   size_t name_w = 0, value_w = 0;
-  std::vector<std::string> missing;
+  std::vector<std::string> missing, unknown;
   for (const std::string& n : names) {
     if (!s.attr(n)) continue;
     name_w = std::max(name_w, n.size());
@@ -76,7 +77,7 @@ void print_text(std::ostream& out, const cu::DeviceSnapshot& s, const std::vecto
   size_t count = 0;
   for (const std::string& n : names) {
     if (!s.attr(n)) {
-      missing.push_back(n);
+      (s.is_unknown(n) ? unknown : missing).push_back(n);
       continue;
     }
     // `names` arrives sorted by group (select_attributes), so a heading per change suffices.
@@ -92,8 +93,15 @@ void print_text(std::ostream& out, const cu::DeviceSnapshot& s, const std::vecto
     ++count;
   }
   if (quiet) return;
-  // The footer says what is absent, so a missing line is never mistaken for a 0.
+  // The footer says what is absent, so a missing line is never mistaken for a 0: unknown
+  // (the profile says it does not know: architecture limits give no L2 size) apart from
+  // not reported (a capture by an older driver).
   out << "\n" << count << (count == 1 ? " attribute" : " attributes");
+  if (!unknown.empty()) {
+    out << "; unknown for this profile"
+        << (s.architecture ? " (architecture limits, not a captured device)" : "") << ":";
+    for (const std::string& n : unknown) out << " " << n;
+  }
   if (!missing.empty()) {
     out << "; not reported by " << s.source << ":";
     for (const std::string& n : missing) out << " " << n;
@@ -131,7 +139,8 @@ Diff compare(const cu::DeviceSnapshot& a, const cu::DeviceSnapshot& b,
              const std::vector<std::string>& names) {
   Diff d;
   if (a.name != b.name) d.rows.push_back("name");
-  if (a.total_memory != b.total_memory) d.rows.push_back("total_memory");
+  const bool ua = a.is_unknown("total_memory"), ub = b.is_unknown("total_memory");
+  if (ua != ub || (!ua && a.total_memory != b.total_memory)) d.rows.push_back("total_memory");
   for (const std::string& n : names) {
     const auto va = a.attr(n), vb = b.attr(n);
     if (!va && !vb) continue;
@@ -148,13 +157,15 @@ Diff compare(const cu::DeviceSnapshot& a, const cu::DeviceSnapshot& b,
 std::string shown_field(const cu::DeviceSnapshot& s, const std::string& row) {
   if (row == "name") return s.name;
   if (row == "total_memory")
-    return std::to_string(s.total_memory) + " (" + cu::format_bytes(s.total_memory) + ")";
+    return s.is_unknown(row) ? "unknown"
+                             : std::to_string(s.total_memory) + " (" + cu::format_bytes(s.total_memory) + ")";
   return shown(s, row);
 }
 
 nlohmann::ordered_json raw_field(const cu::DeviceSnapshot& s, const std::string& row) {
   if (row == "name") return s.name;
-  if (row == "total_memory") return s.total_memory;
+  if (row == "total_memory")
+    return s.is_unknown(row) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.total_memory);
   const auto v = s.attr(row);
   return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }

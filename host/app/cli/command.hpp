@@ -1,14 +1,18 @@
 // cli/command.hpp: what every subcommand shares: the global options (before or after the
 // subcommand: docs/cli.md) in the one options struct (lab/options.hpp), the exit codes
 // (exit_codes.hpp), the hook each folder's command.cpp adds itself to the CLI with, target
-// selection, script options, help footers and option checks. Depends on CLI11, cu/device.hpp,
-// cu/error.hpp. No Lua: the commands that run Lua include lua_state.hpp.
+// selection, script options, help (footers, the short help, `help`, the man page), the
+// environment table, the shipped examples, and option checks. Depends on CLI11,
+// cu/device.hpp, cu/error.hpp, cu/profile.hpp (the shipped profile names). No Lua: the
+// commands that run Lua include lua_state.hpp.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +20,7 @@
 #include "app/cli/exit_codes.hpp"
 #include "cu/device.hpp"
 #include "cu/error.hpp"
+#include "cu/profile.hpp"
 #include "lab/options.hpp"
 
 namespace warplab::app {
@@ -63,6 +68,48 @@ void add_watch_command(CLI::App& app, Globals& g, Commands& out);  // sets g.opt
 void add_list_command(CLI::App& app, const Globals& g, Commands& out);
 // The hidden `completion bash|zsh` (completion.cpp): scripts generated from `app`.
 void add_completion_command(CLI::App& app, Commands& out);
+// `help [COMMAND]` (help.cpp) and the hidden `man` (man.cpp): the manual page in roff.
+void add_help_command(CLI::App& app, Commands& out);
+void add_man_command(CLI::App& app, Commands& out);
+void write_man_page(std::ostream& out, const CLI::App& app);
+
+// Help (help.cpp). CLI11's option lines without a validator's name after the value
+// ("--device N", not "--device N:N"): set on the app before any subcommand is added.
+std::shared_ptr<CLI::FormatterBase> help_formatter();
+// An option's value name as given to type_name(): "N", "PROFILE", "KEY=VALUE".
+std::string value_name(const CLI::Option& o);
+// The options and subcommands a user is shown: not hidden, not --help/--version.
+std::vector<const CLI::Option*> listed_options(const CLI::App& app);
+std::vector<const CLI::App*> listed_commands(const CLI::App& app);
+// What a bare `warplab` prints: the usage line, the commands, where to start.
+std::string short_help(const CLI::App& app);
+// "unknown command 'attr'; did you mean 'attrs'?" (or the list of commands).
+std::string unknown_command(const CLI::App& app, const std::string& word);
+// The command word of a command line (words in order, before any `--`): the first word
+// that is neither an option nor a global option's value; "" when there is none.
+std::string command_word(const CLI::App& app, const std::vector<std::string>& words);
+// The examples and notes set_help gave a subcommand (for the man page).
+struct HelpNotes {
+  std::vector<std::string> examples;
+  std::string more;
+};
+HelpNotes help_notes(const CLI::App* sub);
+
+// Every environment variable warplab reads and where it keeps files (environment.cpp),
+// for `warplab --help`, the man page and docs/cli.md.
+struct EnvVar {
+  std::string name, meaning;
+};
+const std::vector<EnvVar>& environment();
+const std::vector<EnvVar>& files();
+std::string environment_text();  // "Environment:\n  NAME  meaning\n...\nFiles:\n..."
+
+// The examples shipped with warplab (examples.cpp): the folders looked in, the first that
+// exists ("" when none), and a script named by its `warplab list` name ("warps/ids.lua")
+// when no such file is here: that example's path; else `script` unchanged.
+std::vector<std::string> examples_candidates();
+std::string shipped_examples();
+std::string resolve_script(const std::string& script);
 
 // What `run` and `watch` both take, defined once (script_options.cpp): `-p,--param
 // KEY=VALUE` into `params` (one value each: later words are script arguments) and
@@ -107,12 +154,18 @@ inline CLI::Validator seconds() {
       "SECONDS");
 }
 
+// What --profile takes, for its help: the shipped names by kind, or a file.
+inline std::string profile_help(const std::string& what) {
+  return what + ": a shipped profile (" + cu::shipped_profiles() + ") or a .json file";
+}
+
 // A profile name or path: never empty (an empty --profile would silently mean "none").
 inline CLI::Validator profile_name() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
-        return v.empty() ? std::string("a profile name (h100, h200) or a .json path, not an empty value")
-                         : std::string();
+        return v.empty()
+                   ? "a profile name (" + cu::shipped_profiles() + ") or a .json path, not an empty value"
+                   : std::string();
       },
       "PROFILE");
 }

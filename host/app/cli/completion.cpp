@@ -1,8 +1,9 @@
 // cli/completion.cpp: the hidden `warplab completion bash|zsh`: a script written from the
 // CLI11 definition itself, so it never lags behind the program. A value completes by its
 // option's type name: PROFILE, ARCH, TOOL (cli/sanitize.hpp), ATTR (cu/attributes.hpp),
-// SCRIPT.lua / FILE.cu (files), DIR, FILE, and literal lists such as "info|clear".
-// Depends on command.hpp, sanitize.hpp, cu/attributes.hpp, cu/profile.hpp.
+// SCRIPT.lua / FILE.cu (files), DIR, FILE, COMMAND (the commands), KEY=VALUE (the
+// parameters the script declares, from `warplab run SCRIPT --params`), and literal lists
+// such as "info|clear". Depends on command.hpp, sanitize.hpp, cu/attributes.hpp, cu/profile.hpp.
 #include <algorithm>
 #include <cctype>
 #include <iostream>
@@ -31,47 +32,35 @@ struct Cmd {
   std::string positional;  // the first positional's type name ("" when none)
 };
 
-// The option's type name less what a validator appends (":NONNEGATIVE", ":{info,clear}").
-std::string type_of(const CLI::Option& o) {
-  const std::string t = o.get_type_name();
-  return t.substr(0, t.find(':'));
-}
-
 Opt describe(const CLI::Option& o) {
   Opt out;
   for (const std::string& s : o.get_snames()) out.names.push_back("-" + s);
   for (const std::string& l : o.get_lnames()) out.names.push_back("--" + l);
   out.help = o.get_description();
   if (o.get_expected_max() != 0) {  // 0: a flag
-    out.type = type_of(o);
+    out.type = value_name(o);
     out.values = o.get_expected_min() == 2 ? 2 : 1;
     out.repeat = out.values == 1 && o.get_expected_max() > 1;
   }
   return out;
 }
 
-// Options a user types: not hidden, not positional, not --help/--version (the scripts
-// add --help themselves).
-bool listed(const CLI::Option& o) {
-  const std::vector<std::string>& l = o.get_lnames();
-  const bool meta =
-      std::find(l.begin(), l.end(), "help") != l.end() || std::find(l.begin(), l.end(), "version") != l.end();
-  return !o.get_group().empty() && !o.get_positional() && !meta;
-}
+// The listed commands, for COMMAND values (`warplab help <TAB>`).
+std::vector<std::string> command_names;
 
 std::vector<Cmd> model(const CLI::App& app) {
   std::vector<Opt> globals;
-  for (const CLI::Option* o : app.get_options())
-    if (listed(*o)) globals.push_back(describe(*o));
+  for (const CLI::Option* o : listed_options(app)) globals.push_back(describe(*o));
   std::vector<Cmd> out{{"", app.get_description(), globals, 0, "COMMAND"}};
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    if (sub->get_group().empty()) continue;  // hidden (completion itself)
+  command_names.clear();
+  for (const CLI::App* sub : listed_commands(app)) {  // not the hidden completion and man
+    command_names.push_back(sub->get_name());
     Cmd c{sub->get_name(), sub->get_description(), {}, 0, ""};
     std::vector<std::string> own;
     for (const CLI::Option* o : sub->get_options()) {
       if (o->get_positional()) {
-        if (c.positional.empty()) c.positional = type_of(*o);
-      } else if (listed(*o)) {
+        if (c.positional.empty()) c.positional = value_name(*o);
+      } else if (!o->get_group().empty() && o->get_lnames() != std::vector<std::string>{"help"}) {
         c.opts.push_back(describe(*o));
         own.insert(own.end(), c.opts.back().names.begin(), c.opts.back().names.end());
       }
@@ -95,6 +84,8 @@ std::vector<std::string> words_for(const std::string& type) {
     out = sanitize::tools();
   else if (type == "ATTR")
     for (const cu::AttributeInfo& a : cu::attribute_table()) out.emplace_back(a.name);
+  else if (type == "COMMAND")
+    out = command_names;
   else if (type.find('|') != std::string::npos) {
     std::istringstream in(type);
     for (std::string w; std::getline(in, w, '|');)
@@ -121,6 +112,7 @@ std::string join(const std::vector<std::string>& v, const std::string& sep = " "
 
 // One bash statement filling COMPREPLY for a value kind.
 std::string bash_values(const std::string& type) {
+  if (type == "KEY=VALUE") return "_warplab_params; ";
   std::string s;
   if (const auto w = words_for(type); !w.empty())
     s += "COMPREPLY+=($(compgen -W \"" + join(w) + "\" -- \"$cur\")); ";
@@ -141,25 +133,48 @@ void write_bash(std::ostream& out, const std::vector<Cmd>& cmds) {
          "    *) COMPREPLY+=($(compgen -d -- \"$cur\") $(compgen -f -X \"!*$1\" -- \"$cur\")) ;;\n"
          "  esac\n"
          "}\n"
+         "_warplab_params() {  # the parameters $script declares (warplab run SCRIPT --params), as NAME=\n"
+         "  [ -n \"$script\" ] || return\n"
+         "  local IFS=$'\\n' s=${script/#\\~/$HOME}\n"
+         "  compopt -o nospace 2>/dev/null\n"
+         "  COMPREPLY+=($(compgen -W \"$(WARPLAB_NO_DRIVER=1 \"${COMP_WORDS[0]}\" run \"$s\" --params -q "
+         "2>/dev/null | awk '{print $1 \"=\"}')\" -- \"$cur\"))\n"
+         "}\n"
          "_warplab() {\n"
-         "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} sub= i w\n"
+         "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} sub= script= i w\n"
          "  local dashdash=\n"
          "  COMPREPLY=()\n"
          "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
          "    w=${COMP_WORDS[i]}\n"
          "    case $w in\n"
-         "      --) [ -n \"$sub\" ] && dashdash=1 ;;\n";
-  // Words after a global option that takes a value are that value, not the subcommand.
-  std::vector<std::string> takes;
+         "      --) [ -n \"$sub\" ] && dashdash=1 ;;\n"
+         "      -*)\n"
+         "        case $sub/$w in\n";
+  // Words after an option that takes values are those values: not the subcommand, not the
+  // script. A subcommand's own option first (attrs --diff takes two; watch --diff none).
+  std::vector<std::string> global_takes;
   for (const Opt& o : cmds[0].opts)
-    if (o.values) takes.insert(takes.end(), o.names.begin(), o.names.end());
+    if (o.values) global_takes.insert(global_takes.end(), o.names.begin(), o.names.end());
+  for (std::size_t i = 1; i < cmds.size(); ++i)
+    for (std::size_t k = 0; k < cmds[i].own; ++k) {
+      const Opt& o = cmds[i].opts[k];
+      const bool shadows = std::any_of(o.names.begin(), o.names.end(), [&](const std::string& n) {
+        return std::find(global_takes.begin(), global_takes.end(), n) != global_takes.end();
+      });
+      if (o.values || shadows)
+        out << "          " << cmds[i].name << "/" << join(o.names, "|" + cmds[i].name + "/") << ") "
+            << (o.values ? "((i += " + std::to_string(o.values) + "))" : ":") << " ;;\n";
+    }
+  if (!global_takes.empty()) out << "          */" << join(global_takes, "|*/") << ") ((i++)) ;;\n";
   std::vector<std::string> subs;
   for (std::size_t i = 1; i < cmds.size(); ++i) subs.push_back(cmds[i].name);
-  if (!takes.empty()) out << "      " << join(takes, "|") << ") [ -z \"$sub\" ] && ((i++)) ;;\n";
-  out << "      -*) ;;\n"
-         "      *) [ -z \"$sub\" ] && case \" "
+  out << "        esac ;;\n"
+         "      *)\n"
+         "        if [ -z \"$sub\" ]; then\n"
+         "          case \" "
       << join(subs)
-      << " \" in *\" $w \"*) sub=$w ;; esac ;;\n"
+      << " \" in *\" $w \"*) sub=$w ;; esac\n"
+         "        elif [ -z \"$script\" ]; then script=$w; fi ;;\n"
          "    esac\n"
          "  done\n"
          "  [ -n \"$dashdash\" ] && { _warplab_files '*'; return; }\n"
@@ -208,6 +223,7 @@ std::string zsh_text(const std::string& s, bool colon = false) {
 }
 
 std::string zsh_action(const std::string& type) {
+  if (type == "KEY=VALUE") return "_warplab_params";
   std::string alts;
   if (const auto w = words_for(type); !w.empty()) alts += "compadd -- " + join(w) + "; ";
   const std::string f = files_for(type);
@@ -234,8 +250,15 @@ void write_zsh(std::ostream& out, const std::vector<Cmd>& cmds) {
          "# zsh completion for warplab, generated by `warplab completion zsh` from its\n"
          "# command-line definition. Install: warplab completion zsh > ~/.zfunc/_warplab\n"
          "# (with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc).\n"
+         "_warplab_params() {  # the parameters the script declares (warplab run SCRIPT --params)\n"
+         "  local s=${line[1]} ; [[ -n $s ]] || return 1\n"
+         "  local -a names\n"
+         "  names=(${(f)\"$(WARPLAB_NO_DRIVER=1 $_warplab_cmd run ${~s} --params -q 2>/dev/null |"
+         " awk '{print $1 \"=\"}')\"})\n"
+         "  compadd -S '' -- $names\n"
+         "}\n"
          "_warplab() {\n"
-         "  local curcontext=$curcontext state line ret=1\n"
+         "  local curcontext=$curcontext state line ret=1 _warplab_cmd=$words[1]\n"
          "  local -a specs\n"
          "  specs=(";
   const std::string help = "'(- *)'{-h,--help}'[print the help]'";

@@ -18,7 +18,7 @@ enum Exit : int {
   kCompileError = 5,       // NVRTC rejected the source
   kCudaError = 6,          // a driver call failed at run time
   kTimeout = 7,            // the kernel watchdog fired
-  kNoSanitizer = 8,        // run --sanitize: compute-sanitizer not found
+  kNoSanitizer = 8,        // a CUDA tool not found: compute-sanitizer, cuobjdump/nvdisasm (--sass)
   kSanitizerFindings = 9,  // run --sanitize: compute-sanitizer reported errors
   kInternal = 70,          // a bug in warplab
 };

@@ -1,7 +1,11 @@
-// cli/help.cpp: the footer of each subcommand's --help: two or three example command
-// lines, the global options (read from the app when help is printed, so the list is the
-// definition's), then the subcommand's notes. Depends on command.hpp (CLI11) only.
+// cli/help.cpp: the help every command shows: CLI11's option lines without its artefacts
+// (a validator's name after the value, "--device N:N"), the footer of each subcommand's
+// --help (examples, the global options read from the app when help is printed, notes), the
+// short help of a bare `warplab`, `warplab help [COMMAND]`, and "unknown command 'attr';
+// did you mean 'attrs'?". Depends on command.hpp (CLI11) only.
 #include <algorithm>
+#include <iostream>
+#include <map>
 #include <sstream>
 
 #include "app/cli/command.hpp"
@@ -9,31 +13,57 @@
 namespace warplab::app {
 namespace {
 
+// What set_help was given, per subcommand: the man page reads it back (help_notes).
+std::map<const CLI::App*, HelpNotes>& notes_by_app() {
+  static std::map<const CLI::App*, HelpNotes> notes;
+  return notes;
+}
+
 // "-q,--quiet" or "--profile PROFILE", as CLI11's own option lines read.
 std::string option_label(const CLI::Option& o) {
   std::string names;
   for (const std::string& s : o.get_snames()) names += (names.empty() ? "-" : ",-") + s;
   for (const std::string& l : o.get_lnames()) names += (names.empty() ? "--" : ",--") + l;
-  if (o.get_expected_max() != 0 && !o.get_type_name().empty()) names += " " + o.get_type_name();
+  if (const std::string v = value_name(o); o.get_expected_max() != 0 && !v.empty()) names += " " + v;
   return names;
 }
 
-// The options `warplab --help` lists under its own name, less --help and --version.
-std::vector<const CLI::Option*> shown_globals(const CLI::App& app) {
-  std::vector<const CLI::Option*> out;
-  for (const CLI::Option* o : app.get_options()) {
-    if (o->get_group().empty() || o->get_positional()) continue;  // hidden
-    const std::string n = o->get_name();
-    if (n == "--help" || n == "--version" || n == "-h,--help") continue;
-    out.push_back(o);
+// CLI11's option line, with the value's name as given to type_name() alone: CLI11 appends
+// each validator's description after a colon ("N:N", "info|clear:{info,clear}").
+class Formatter : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    std::string out = CLI::Formatter::make_option_opts(opt);
+    const std::string full = opt->get_type_name(), plain = value_name(*opt);
+    if (full != plain && out.rfind(" " + full, 0) == 0) out = " " + plain + out.substr(full.size() + 1);
+    return out;
   }
-  return out;
+};
+
+// Levenshtein distance, for "did you mean".
+std::size_t distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
 }
 
 }  // namespace
 
+std::string value_name(const CLI::Option& o) {
+  const std::string t = o.get_type_name();
+  return t.substr(0, t.find(':'));
+}
+
+std::shared_ptr<CLI::FormatterBase> help_formatter() { return std::make_shared<Formatter>(); }
+
 std::string global_options_text(const CLI::App& app, const CLI::App* sub) {
-  const std::vector<const CLI::Option*> opts = shown_globals(app);
+  const std::vector<const CLI::Option*> opts = listed_options(app);
   std::size_t width = 0;
   for (const CLI::Option* o : opts) width = std::max(width, option_label(*o).size());
   std::ostringstream out;
@@ -49,7 +79,21 @@ std::string global_options_text(const CLI::App& app, const CLI::App* sub) {
   return out.str();
 }
 
+std::vector<const CLI::Option*> listed_options(const CLI::App& app) {
+  std::vector<const CLI::Option*> out;
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_group().empty() || o->get_positional()) continue;  // hidden
+    const std::vector<std::string>& l = o->get_lnames();
+    if (std::find(l.begin(), l.end(), "help") != l.end() ||
+        std::find(l.begin(), l.end(), "version") != l.end())
+      continue;
+    out.push_back(o);
+  }
+  return out;
+}
+
 void set_help(CLI::App* sub, std::vector<std::string> examples, std::string more) {
+  notes_by_app()[sub] = {examples, more};
   // Read when help is printed: by then the app holds every global option.
   sub->footer([sub, examples = std::move(examples), more = std::move(more)] {
     std::string out = "Examples:\n";
@@ -61,6 +105,84 @@ void set_help(CLI::App* sub, std::vector<std::string> examples, std::string more
     while (!out.empty() && out.back() == '\n') out.pop_back();  // CLI11 ends the help itself
     return out;
   });
+}
+
+HelpNotes help_notes(const CLI::App* sub) {
+  const auto it = notes_by_app().find(sub);
+  return it == notes_by_app().end() ? HelpNotes{} : it->second;
+}
+
+std::vector<const CLI::App*> listed_commands(const CLI::App& app) {
+  std::vector<const CLI::App*> out;
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (!sub->get_group().empty()) out.push_back(sub);
+  return out;
+}
+
+std::string short_help(const CLI::App& app) {
+  std::ostringstream out;
+  out << app.get_description() << "\n\nUsage: warplab [GLOBAL OPTIONS] COMMAND [ARGS]\n\nCommands:\n";
+  const std::vector<const CLI::App*> subs = listed_commands(app);
+  std::size_t width = 0;
+  for (const CLI::App* s : subs) width = std::max(width, s->get_name().size());
+  for (const CLI::App* s : subs)
+    out << "  " << s->get_name() << std::string(width - s->get_name().size() + 2, ' ') << s->get_description()
+        << "\n";
+  out << "\nStart here: warplab run examples/tour.lua (warplab list names every example; run one by\n"
+         "that name, e.g. warplab run warps/ids.lua).\n"
+         "warplab help COMMAND shows a command's options and examples; warplab --help the global\n"
+         "options, the environment and where files go.\n";
+  return out.str();
+}
+
+std::string unknown_command(const CLI::App& app, const std::string& word) {
+  std::string msg = "unknown command '" + word + "'";
+  // A script given without `run`: say how to run it.
+  if (word.size() > 4 && word.ends_with(".lua")) return msg + "; did you mean 'warplab run " + word + "'?";
+  std::string best;
+  std::size_t best_d = 3;  // at most 2 edits
+  for (const CLI::App* s : listed_commands(app)) {
+    const std::string& n = s->get_name();
+    std::size_t d = distance(word, n);
+    if (word.size() >= 2 && n.rfind(word, 0) == 0) d = std::min<std::size_t>(d, 1);  // a prefix
+    if (d < best_d && d < std::max<std::size_t>(n.size(), 2)) best = n, best_d = d;
+  }
+  if (!best.empty()) return msg + "; did you mean '" + best + "'?";
+  std::string names;
+  for (const CLI::App* s : listed_commands(app)) names += (names.empty() ? "" : ", ") + s->get_name();
+  return msg + " (commands: " + names + ")";
+}
+
+std::string command_word(const CLI::App& app, const std::vector<std::string>& words) {
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w.empty() || w[0] != '-') return w;
+    if (w.find('=') != std::string::npos || w.size() < 2) continue;  // --profile=x
+    // A global option that takes a value: the next word is that value.
+    if (const CLI::Option* o = app.get_option_no_throw(w); o && o->get_expected_max() != 0) ++i;
+  }
+  return {};
+}
+
+void add_help_command(CLI::App& app, Commands& out) {
+  auto name = std::make_shared<std::string>();
+  auto* sub = app.add_subcommand("help", "show the help of a command, or of warplab");
+  sub->add_option("command", *name, "the command (default: warplab itself)")->type_name("COMMAND");
+  set_help(sub, {"warplab help run", "warplab help attrs"});
+  out.push_back({sub, [name, &app] {
+                   // Through the formatter: app.help() would show the parsed `help` itself.
+                   if (name->empty()) {
+                     std::cout << app.get_formatter()->make_help(&app, app.get_name(),
+                                                                 CLI::AppFormatMode::Normal);
+                     return kOk;
+                   }
+                   for (const CLI::App* cmd : app.get_subcommands({}))
+                     if (cmd->get_name() == *name) {
+                       std::cout << cmd->help(app.get_name());
+                       return kOk;
+                     }
+                   throw Failure(kUsage, unknown_command(app, *name));
+                 }});
 }
 
 }  // namespace warplab::app

@@ -41,7 +41,8 @@ void add_global_options(CLI::App& app, warplab::app::Globals& g) {
   app.add_option("--device", o.device, "CUDA device index")
       ->check(warplab::app::device_index())
       ->type_name("N");
-  app.add_option("--profile", o.profile, "use a captured device profile (name or .json) instead of a GPU")
+  app.add_option("--profile", o.profile,
+                 warplab::app::profile_help("work from a device profile instead of a GPU"))
       ->check(warplab::app::profile_name())
       ->type_name("PROFILE");
   app.add_option("--timeout", o.timeout, "kernel watchdog, seconds (0: none)")
@@ -55,8 +56,6 @@ void add_global_options(CLI::App& app, warplab::app::Globals& g) {
       "--no-cache", [&o] { o.cache = false; }, "neither read nor write the compile cache");
   app.add_flag("--offline-noted", g.offline_noted)->group("");  // set by `watch` for its runs
 }
-
-// CLI11's sentence for a word nobody takes, with the way to hand it to a script.
 
 // A command's output that could not be written (a full disk, an I/O error) must not look
 // like success: flushed here, and a failure is exit 1 with the reason.
@@ -78,6 +77,7 @@ int output_written(int rc) {
   return rc == warplab::app::kOk ? warplab::app::kFailed : rc;
 }
 
+// CLI11's sentence for a word nobody takes, with the way to hand it to a script.
 int usage_error(CLI::App& app, const CLI::ParseError& e) {
   const int rc = app.exit(e);
   if (rc == 0) return warplab::app::kOk;
@@ -97,9 +97,13 @@ int main(int argc, char** argv) {
   // not a process killed by SIGXFSZ with the old file half replaced.
   std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"warplab: a CUDA playground (driver API, NVRTC, Lua 5.4)", "warplab"};
-  app.set_version_flag("--version", version_text);
-  app.require_subcommand(1);
-  app.fallthrough();  // inherited by the subcommands added below
+  app.set_version_flag("-V,--version", version_text);
+  // One subcommand at most, none required: a bare `warplab` prints the short help and exits
+  // 0, as cargo does (git exits 1, which here means a failed check: docs/cli.md). After the
+  // one, a command's name is a word like any other (`warplab help run`).
+  app.require_subcommand(0, 1);
+  app.fallthrough();                // inherited by the subcommands added below
+  app.formatter(help_formatter());  // likewise: "--device N", not "--device N:N"
   Globals g;
   g.argv.assign(argv, argv + argc);
   // `--` ends warplab's options: what follows goes to the script untouched (CLI11 would
@@ -124,10 +128,25 @@ int main(int argc, char** argv) {
   add_watch_command(app, g, commands);
   add_list_command(app, g, commands);
   add_completion_command(app, commands);
-  app.footer(
-      "Global options work before or after the subcommand; `warplab SUBCOMMAND --help`\n"
-      "shows its own. Exit codes: docs/exit-codes.md. Completion: warplab completion bash|zsh.\n");
+  add_help_command(app, commands);
+  add_man_command(app, commands);
+  app.footer([&app] {
+    return "Global options work before or after the subcommand; `warplab help COMMAND` (or\n"
+           "`warplab COMMAND --help`) shows its own. Exit codes: docs/exit-codes.md.\n"
+           "Completion: warplab completion bash|zsh. Manual: man warplab.\n\n" +
+           environment_text();
+  });
 
+  // A word that names no command is a usage error with the nearest command, before CLI11
+  // would call it an unexpected argument.
+  if (const std::string cmd = command_word(app, {words.rbegin(), words.rend()}); !cmd.empty()) {
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == cmd;
+    if (!known) {
+      std::cerr << "warplab: " << unknown_command(app, cmd) << "\n";
+      return kUsage;
+    }
+  }
   try {
     app.parse(words);
     if (g.dashdash && !app.get_subcommand("run")->parsed() && !app.get_subcommand("watch")->parsed())
@@ -138,7 +157,8 @@ int main(int argc, char** argv) {
   try {
     for (const Command& c : commands)
       if (c.sub->parsed()) return output_written(c.run());
-    return kUsage;
+    std::cout << short_help(app);  // no command: what git and cargo show
+    return output_written(kOk);
   } catch (const Failure& e) {
     std::cerr << "warplab: " << e.what() << "\n";
     return e.code;

@@ -2,7 +2,8 @@
 // diagnostics (stderr), a resource table per kernel (or JSON), the PTX or the cubin on
 // request; --kernel instantiates templates. The arch comes from --arch (compute_XX: PTX
 // only), else the live device or profile (select_target), else sm_90 with a note.
-// Depends on cli/command.hpp, report.hpp and rtc/ (compile, cache).
+// --sass prints the SASS (rtc/sass.hpp). Depends on cli/command.hpp, report.hpp and rtc/
+// (compile, cache, sass).
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +20,7 @@
 #include "app/compile/report.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
+#include "rtc/sass.hpp"
 #include "sys/write.hpp"
 
 namespace warplab::app {
@@ -30,6 +32,7 @@ struct CompileArgs {
   std::vector<std::string> defines;
   std::vector<std::string> include_dirs;
   bool ptx = false;
+  bool sass = false;  // --sass: the SASS on stdout (cuobjdump or nvdisasm: rtc/sass.hpp)
   std::string cubin;
   bool cubin_given = false;  // --cubin "" is an error, not "no --cubin"
   bool lineinfo = false;
@@ -96,6 +99,8 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   if (a.cubin_given && a.cubin.empty()) throw Failure(kUsage, "--cubin needs a file name: --cubin FILE");
   if (!a.cubin.empty() && rtc::is_virtual_arch(a.arch))
     throw Failure(kBadInput, "--cubin needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
+  if (a.sass && rtc::is_virtual_arch(a.arch))
+    throw Failure(kBadInput, "--sass needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
   if (!a.cubin.empty()) {
     std::error_code ec;
     if (same_file(a.cubin, a.file))
@@ -141,9 +146,9 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   }
   write_cubin(a, g, r);
   if (a.json) return kOk;
-  // With --ptx, stdout carries only the PTX (so it can be redirected); the table moves
-  // to stderr.
-  std::ostream& table = a.ptx ? std::cerr : std::cout;
+  // With --ptx or --sass, stdout carries only that code (so it can be redirected); the
+  // table moves to stderr.
+  std::ostream& table = a.ptx || a.sass ? std::cerr : std::cout;
   const bool ptx_only = rtc::is_virtual_arch(r.arch);
   if (!g.opts.quiet || r.kernels.empty()) {
     std::ostringstream ms;
@@ -164,6 +169,15 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     print_table(table, r);
   }
   if (a.ptx) std::cout << r.ptx;
+  if (a.sass) {  // without a disassembler: exit 8, as run --sanitize without its tool
+    std::string sass;
+    try {
+      sass = rtc::disassemble(r.cubin, "--sass");
+    } catch (const rtc::Error& e) {
+      throw Failure(rtc::find_sass_tool().found() ? kFailed : kNoSanitizer, e.what());
+    }
+    std::cout << sass;
+  }
   if (!a.cubin.empty() && !g.opts.quiet)
     table << "cubin: " << a.cubin << " (" << r.cubin.size() << " bytes)\n";
   return kOk;
@@ -206,6 +220,11 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* json =
       sub->add_flag("--json", args->json, "print the kernels and their resources as JSON (unknown: null)");
   json->excludes(ptx);
+  auto* sass =
+      sub->add_flag("--sass", args->sass,
+                    "print the SASS on stdout, from cuobjdump or nvdisasm (the table goes to stderr)");
+  sass->excludes(ptx);
+  sass->excludes(json);
   sub->add_option_function<std::string>(
          "--cubin",
          [args](const std::string& v) {
@@ -224,7 +243,7 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
             "warplab compile k.cu --kernel 'reduce<256>' --json",
             "warplab compile k.cu --arch compute_90 --ptx > k.ptx"},
            "Exit status: 0 compiled; 4 unreadable file or unsupported architecture; 5 NVRTC "
-           "rejected the source.\n");
+           "rejected the source; 8 --sass without cuobjdump or nvdisasm.\n");
   out.push_back({sub, [args, &g] { return run_compile(*args, g); }});
 }
 

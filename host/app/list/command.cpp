@@ -1,7 +1,8 @@
 // list/command.cpp: `warplab list [FOLDER]`: every example script (examples/**/*.lua) with
-// the one-line summary of its header, grouped by folder. Finds examples/ next to the binary
-// (build/../examples, an installed share/warplab/examples) or in the source tree
-// (WARPLAB_SOURCE_DIR). Depends on cli/command.hpp and nlohmann/json; no GPU, no Lua.
+// the one-line summary of its header, grouped by folder. The shipped examples are found by
+// cli/examples.cpp (beside the binary, else the source tree); `warplab run FOLDER/NAME.lua`
+// runs one of them from any folder. Depends on cli/command.hpp and nlohmann/json; no GPU,
+// no Lua.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -17,20 +18,6 @@ namespace fs = std::filesystem;
 namespace warplab::app {
 namespace {
 
-// Where the examples are: beside the binary first (a carried build finds its own
-// tree), then the source tree the binary was built from.
-std::vector<fs::path> candidate_dirs() {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    out.push_back(exe.parent_path().parent_path() / "examples");
-    out.push_back(exe.parent_path().parent_path() / "share/warplab/examples");
-  }
-  out.push_back(fs::path(WARPLAB_SOURCE_DIR) / "examples");
-  return out;
-}
-
 fs::path find_examples(const std::string& given) {
   std::error_code ec;
   if (!given.empty()) {
@@ -38,11 +25,9 @@ fs::path find_examples(const std::string& given) {
       throw Failure(kBadInput, "examples folder '" + given + "' is not a directory");
     return given;
   }
+  if (const std::string d = shipped_examples(); !d.empty()) return d;
   std::string looked;
-  for (const fs::path& d : candidate_dirs()) {
-    if (fs::is_directory(d, ec)) return d;
-    looked += (looked.empty() ? "" : ", ") + d.lexically_normal().string();
-  }
+  for (const std::string& d : examples_candidates()) looked += (looked.empty() ? "" : ", ") + d;
   throw Failure(kBadInput, "no examples folder found (looked in " + looked + ")");
 }
 
@@ -103,6 +88,8 @@ int list_json(const fs::path& root, const std::map<std::string, std::vector<fs::
 }
 
 int list_examples(const std::string& folder, bool json) {
+  // The shipped examples run by their name here ("warps/ids.lua"); another folder's by path.
+  const bool shipped = folder.empty();
   const fs::path root = find_examples(folder);
   // Folder (relative, "" for the top) -> file names, both sorted.
   std::map<std::string, std::vector<fs::path>> groups;
@@ -139,8 +126,10 @@ int list_examples(const std::string& folder, bool json) {
   }
   if (!groups.empty()) {
     const fs::path first = groups.begin()->second.front().lexically_normal();
-    std::cout << "\nrun one: warplab run " << first.string()
-              << "  (-p key=value sets a parameter; each header's Run line shows them)\n";
+    const std::string name = shipped ? first.lexically_relative(root).generic_string() : first.string();
+    std::cout << "\nrun one: warplab run " << name << "  ("
+              << (shipped ? "by its name, from any folder; " : "")
+              << "--params lists what -p key=value sets)\n";
   }
   return kOk;
 }

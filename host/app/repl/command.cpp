@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "app/cli/command.hpp"
+#include "app/cli/counters.hpp"
 #include "app/cli/lua_state.hpp"
+#include "app/repl/counters.hpp"
 #include "app/repl/help.hpp"
 #include "app/repl/prompt.hpp"
 #include "app/repl/save.hpp"
@@ -32,6 +34,8 @@ constexpr const char* kHelp =
     "  :replay           run this session's successful inputs again (after a restart)\n"
     "  :help NAME        the API reference rows for NAME (cuda.array, k:launch, a:fill, ...)\n"
     "  :time CHUNK       run CHUNK and print how long it took (add cuda.synchronize() for GPU work)\n"
+    "  :counters [SETS] CHUNK  run CHUNK and print the hardware counters of its launches\n"
+    "                    (SETS: shared,memory,... or CUPTI names; default memory,warps)\n"
     "  :save FILE        write this session's successful inputs to FILE as a script `run` runs\n"
     "                    (an expression as print(...)); :save! FILE replaces an existing FILE\n"
     "  :help             this text\n"
@@ -43,6 +47,7 @@ constexpr const char* kHelp =
 // Runs in each new worker. `notes` is the parent's copy of the globals at fork time;
 // after the first start it has offline_noted set, so the offline note is said once.
 bind::StatePtr open_worker_state(const Globals& g, const Globals& notes) {
+  start_counter_watchdog(g.opts);  // a counted launch that hangs costs the worker (--timeout)
   try {
     return open_lua_state(g, &notes);
   } catch (const Failure& e) {
@@ -169,6 +174,8 @@ class Session {
       std::printf("%s\n", repl::api_help(arg).c_str());
     else if (cmd == ":time")
       time_chunk(arg);
+    else if (cmd == ":counters")
+      count_chunk(arg);
     else if (cmd == ":attrs")
       show(w_.attrs(arg));
     else if (cmd == ":reload") {
@@ -237,6 +244,18 @@ class Session {
     show(r);
     std::printf("(%.3f ms)\n", ms);
     std::fflush(stdout);
+  }
+
+  // :counters [SETS] CHUNK: the chunk run inside cuda.counters (an input of the session
+  // when it succeeds), the table of its launches printed. SETS is a first word made only
+  // of counter names (repl/counters.cpp), else the chunk starts there.
+  void count_chunk(const std::string& arg) {
+    const repl::CountedChunk c = repl::counted_chunk(arg);
+    if (c.chunk.empty())
+      return show({repl::Status::kError, ":counters needs a chunk: :counters shared k:launch(1, 32, a)"});
+    const repl::Reply r = w_.eval(c.lua, true);
+    if (r.status == repl::Status::kOk) inputs_.push_back({c.chunk, r.eval});
+    show(r);
   }
 
   // :save FILE never replaces a file; :save! FILE does. Through the one writer: a failed

@@ -1,15 +1,26 @@
 // run/command.cpp: `warplab run SCRIPT.lua [-p key=value ...] [args ...]`: runs a Lua
 // experiment script against the live GPU or, offline, a device profile. Exit 0, or 1 when
-// the script raised an error or a warplab.check failed; --sanitize TOOL runs it again under
-// compute-sanitizer (cli/sanitize.hpp: 8, 9). Depends on cli/command.hpp, cli/lua_state.hpp,
-// bind/state.hpp (run_file) and lab/ (deps, script).
+// the script raised an error or a warplab.check failed, 3 when it needed a GPU the run does
+// not have or read a value its profile does not know, 5 when it raised a failed compile's
+// diagnostics; --sanitize TOOL runs it again under compute-sanitizer (cli/sanitize.hpp: 8, 9);
+// --counters counts every launch (run/counters.hpp); --params lists the parameters the script
+// declares. SCRIPT may be an example's `warplab list` name (cli/examples.cpp). Depends on
+// cli/command.hpp, cli/lua_state.hpp, bind/state.hpp (run_file) and lab/ (deps, script).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 
 #include "app/cli/command.hpp"
 #include "app/cli/lua_state.hpp"
 #include "app/cli/sanitize.hpp"
+#include "app/run/counters.hpp"
 #include "bind/state.hpp"
 #include "lab/deps.hpp"
 #include "lab/script.hpp"
@@ -22,7 +33,16 @@ struct RunArgs {
   std::vector<std::string> params;  // key=value
   std::vector<std::string> args;
   std::string sanitize;  // --sanitize TOOL: run again under compute-sanitizer
+  CounterArgs counters;  // --counters SET[,SET], --counters-by, --json
+  bool list_params = false;
 };
+
+// After "no CUDA device: <call> needs a GPU (...)": how a script keeps its offline part.
+constexpr const char* kNeedsGpuHint =
+    "hint: without a GPU, end the script before its GPU part with "
+    "`if not cuda.device().live then return end`, as the examples do (docs/tutorial.md)";
+// How bind/device.cpp and cu::DeviceSnapshot::require say a profile lacks a value.
+constexpr const char* kUnknownForProfile = " is unknown for profile ";
 
 // True unless the script loaded warplab.check and some check failed.
 bool checks_ok(lua_State* L) {
@@ -37,26 +57,133 @@ bool checks_ok(lua_State* L) {
   return ok;
 }
 
-int run_script(const Globals& g, const RunArgs& a) {
+// Runs `fn` with the process's stdout on /dev/null: what a script prints before it
+// declares its parameters is not part of the list.
+template <class F>
+void with_stdout_silenced(F fn) {
+  std::cout.flush();
+  std::fflush(stdout);
+  const int saved = ::dup(STDOUT_FILENO);
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (saved >= 0 && null >= 0) ::dup2(null, STDOUT_FILENO);
+  if (null >= 0) ::close(null);
+  fn();
+  std::cout.flush();
+  std::fflush(stdout);
+  if (saved >= 0) {
+    ::dup2(saved, STDOUT_FILENO);
+    ::close(saved);
+  }
+}
+
+// `run SCRIPT --params`: the script runs until its params{...} (warplab.params records the
+// declaration in WARPLAB_PARAMS_LIST and stops it), then one line per parameter: name,
+// default, type, in columns. A script that never mentions warplab.params is not run.
+int print_params(const Globals& g, const std::string& script) {
+  std::ifstream in(script, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), {}};
+  if (text.find("warplab.params") == std::string::npos) {
+    std::cout << script << " declares no parameters (it does not use warplab.params)\n";
+    return kOk;
+  }
+  Globals quiet = g;
+  quiet.offline_noted = true;  // the list alone: no note about the missing GPU
+  bind::StatePtr state = open_lua_state(quiet);
+  lua_State* L = state.get();
+  lua_newtable(L);                          // +1
+  lua_setglobal(L, "WARPLAB_PARAMS_LIST");  // -1
+  bind::RunResult r;
+  with_stdout_silenced([&] { r = bind::run_file(L, script, {}); });
+  struct Row {
+    std::string name, value, type;
+  };
+  std::vector<Row> rows;
+  bool declared = false;
+  lua_getglobal(L, "WARPLAB_PARAMS_LIST");                                    // +1
+  if (lua_istable(L, -1) && lua_getfield(L, -1, "declared") == LUA_TTABLE) {  // +1
+    declared = true;
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; ++i) {  // +1 row
+      Row row;
+      for (auto [key, field] : {std::pair{"name", &row.name}, {"default", &row.value}, {"type", &row.type}}) {
+        lua_getfield(L, -1, key);  // +1
+        if (const char* v = lua_tostring(L, -1)) *field = v;
+        lua_pop(L, 1);  // -1
+      }
+      rows.push_back(row);
+      lua_pop(L, 1);  // -1 row
+    }
+  }
+  lua_settop(L, 0);
+  if (!declared) {
+    if (!r.ok) {
+      std::cerr << r.error << "\n";
+      return kFailed;
+    }
+    std::cout << script << " declares no parameters\n";
+    return kOk;
+  }
+  std::size_t wn = 0, wv = 0;
+  for (const Row& row : rows) wn = std::max(wn, row.name.size()), wv = std::max(wv, row.value.size());
+  for (const Row& row : rows)
+    std::cout << row.name << std::string(wn - row.name.size() + 2, ' ') << row.value
+              << std::string(wv - row.value.size() + 2, ' ') << row.type << "\n";
+  return kOk;
+}
+
+int run_script(const Globals& g, const RunArgs& given) {
+  RunArgs a = given;
+  a.script = resolve_script(given.script);
   if (!a.sanitize.empty() && !sanitize::valid_tool(a.sanitize)) {
     std::string valid;
     for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
     throw Failure(kUsage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
   }
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+  if (!a.sanitize.empty() && !a.counters.words.empty())
+    throw Failure(
+        kUsage,
+        "--counters and --sanitize cannot run together: compute-sanitizer and CUPTI's counters both "
+        "instrument every launch; run the script once with each");
+  if (const std::string why = lab::script_problem(a.script); !why.empty()) {
+    const std::string dir = shipped_examples();
+    const bool relative = !std::filesystem::path(a.script).is_absolute();
+    throw Failure(kBadInput, why + (relative && !dir.empty() && !std::filesystem::exists(a.script)
+                                        ? " (nor an example in " + dir + ": `warplab list` names them)"
+                                        : ""));
+  }
+  if (a.list_params) return print_params(g, a.script);
   if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
   sanitize::die_with_the_tool();  // under compute-sanitizer: not one moment longer than it
   const auto params = parse_params(a.params);
   lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
   bind::StatePtr state = open_lua_state(g);
   bind::set_params(state.get(), params);
+  start_counter_watchdog(g.opts);  // a counted launch, even the script's own cuda.counters
+  std::unique_ptr<RunCounters> counters;
+  if (!a.counters.words.empty()) counters = std::make_unique<RunCounters>(a.counters, state.get());
   std::vector<std::string> args = a.args;  // before `--`, then after it
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
   const bind::RunResult r = bind::run_file(state.get(), a.script, args);
+  const int counted = counters && !r.bad_input ? counters->finish(r.timed_out) : kOk;
   if (!r.ok) {
     if (r.bad_input) {  // a wrong -p value: the command line's fault (docs/exit-codes.md)
       std::cerr << "warplab: " << r.error << "\n";
       return kBadInput;
+    }
+    if (r.compile_error) {  // the diagnostics once and where the script stopped, no traceback
+      std::cerr << r.error << "\n";
+      return kCompileError;
+    }
+    if (r.needs_gpu) {  // a GPU-only call on a run without one: its own outcome, with the idiom
+      std::cerr << r.error << "\n" << kNeedsGpuHint << "\n";
+      return kNoDevice;
+    }
+    // A value the profile does not know (bind/device.cpp: "... is unknown for profile sm_86
+    // (...): pass a product ..."): the run needs a GPU or a fuller profile; the sentence
+    // alone, no traceback, exit 3 (docs/exit-codes.md).
+    if (const std::string first = r.error.substr(0, r.error.find('\n'));
+        !r.timed_out && first.find(kUnknownForProfile) != std::string::npos) {
+      std::cerr << "warplab: " << first << "\n";
+      return kNoDevice;
     }
     std::cerr << r.error << "\n";
     if (r.timed_out) {
@@ -67,6 +194,7 @@ int run_script(const Globals& g, const RunArgs& a) {
     }
     return kFailed;
   }
+  if (counted != kOk) return counted;
   return checks_ok(state.get()) ? kOk : kFailed;
 }
 
@@ -75,19 +203,28 @@ int run_script(const Globals& g, const RunArgs& a) {
 void add_run_command(CLI::App& app, Globals& g, Commands& out) {
   auto a = std::make_shared<RunArgs>();
   auto* sub = app.add_subcommand("run", "run a Lua experiment script");
-  sub->add_option("script", a->script, "the .lua script")->required()->type_name("SCRIPT.lua");
+  sub->add_option("script", a->script,
+                  "the .lua script, or an example by its `warplab list` name (warps/ids.lua)")
+      ->required()
+      ->type_name("SCRIPT.lua");
   add_script_options(sub, a->params, g);
   sub->add_option("--sanitize", a->sanitize,
                   "run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck")
       ->type_name("TOOL");
+  add_counter_options(sub, a->counters, true);
+  sub->add_flag("--params", a->list_params,
+                "list the parameters the script declares (name, default, type) and run nothing else");
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too (--flag)")
       ->type_name("ARGS");
   set_help(sub,
-           {"warplab run examples/tour.lua", "warplab run examples/reductions/ladder.lua -p block=512 -q",
+           {"warplab run reductions/ladder.lua --params   # then -p block=512",
+            "warplab run examples/memory/banks.lua --counters shared",
             "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
-           "Exit status: 0 ok; 1 script error or failed check; 4 bad input (a -p value "
-           "the script's params{} refuses); 7 --timeout fired; "
-           "8 --sanitize without compute-sanitizer; 9 --sanitize found errors "
+           "Exit status: 0 ok; 1 script error or failed check; 3 a GPU-only call without a GPU, or "
+           "a value the profile does not know (--profile sm_86: the SM count); 4 bad input (a -p value "
+           "the script's params{} refuses); 5 a compile error the script raised; 7 --timeout fired; "
+           "8 --sanitize without compute-sanitizer; 9 --sanitize found errors; "
+           "with --counters, 3 no CUPTI library and 6 counters refused "
            "(all codes: docs/exit-codes.md).\n");
   out.push_back({sub, [&g, a] { return run_script(g, *a); }});
 }

@@ -1,8 +1,9 @@
 // watch/command.cpp: `warplab watch SCRIPT.lua [-p k=v ...] [--clear] [--diff] [--timeout S]`:
 // runs the script in a child (`warplab run`), then again after every save of the script, a
 // kernel file it compiled or a header those include (lab/deps.hpp). A failing, crashing or
-// hanging run ends that run only; signals arrive through a signalfd. Depends on
-// cli/command.hpp, files.hpp (inotify), child.hpp (the runs), diff.hpp, cu/profile, lab/script.
+// hanging run ends that run only; signals arrive through a signalfd; --counters shows the
+// counters that changed (counters.hpp). Depends on cli/command.hpp, cli/counters.hpp,
+// files.hpp (inotify), child.hpp (the runs), diff.hpp, counters.hpp, cu/profile, lab/script.
 #include <poll.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -18,7 +19,9 @@
 #include <memory>
 
 #include "app/cli/command.hpp"
+#include "app/cli/counters.hpp"
 #include "app/watch/child.hpp"
+#include "app/watch/counters.hpp"
 #include "app/watch/diff.hpp"
 #include "app/watch/files.hpp"
 #include "cu/profile.hpp"
@@ -37,7 +40,8 @@ struct WatchArgs {
   std::vector<std::string> args;
   bool clear = false;
   bool diff = false;
-  double timeout = 0;  // seconds per run, 0 = none
+  double timeout = 0;    // seconds per run, 0 = none
+  CounterArgs counters;  // --counters SET[,SET]: passed to each run, changes shown
 };
 
 std::string wall_clock() {
@@ -109,6 +113,15 @@ class Watch {
  public:
   Watch(const Globals& g, const WatchArgs& a) : g_(g), a_(a), argv_(run_argv(g, a)) {
     script_ = fs::absolute(a.script).lexically_normal().string();
+    if (const std::vector<std::string> words = counter_words(a.counters); !words.empty()) {
+      // Each run writes its counters per kernel as JSON into a file of ours (not its table).
+      counter_file_ = std::make_unique<watch::TempFile>();
+      counters_ = std::make_unique<watch::CounterDiff>(counter_file_->path());
+      std::string list;
+      for (const auto& w : words) list += (list.empty() ? "" : ",") + w;
+      const auto at = std::find(argv_.begin(), argv_.end(), "run") + 2;  // after `run SCRIPT`
+      argv_.insert(at, {"--counters", list, "--counters-by", "kernel", "--json", counter_file_->path()});
+    }
     deps_ = {script_};
     files_.set_files(deps_);
   }
@@ -215,7 +228,9 @@ class Watch {
       last_good_ = wall_clock();
       if (!g_.opts.quiet) std::fprintf(stderr, "[%s] run %d ok (%.2f s)\n", last_good_.c_str(), runs_, secs);
       if (code_) std::fputs(code_->collect().c_str(), stderr);
+      if (counters_) std::fputs(counters_->collect().c_str(), stderr);
     } else {
+      if (counters_) counters_->skip();
       std::fprintf(stderr, "run failed (%s) at %s; %s\n",
                    why.empty() ? watch::describe_status(status).c_str() : why.c_str(), wall_clock().c_str(),
                    last_good_.empty() ? "no good run yet" : ("last good run " + last_good_).c_str());
@@ -235,6 +250,8 @@ class Watch {
   std::unique_ptr<watch::ChildRun> run_;
   std::unique_ptr<watch::CodeDiff> code_;  // resource lines; with --diff the PTX/SASS diffs too
   std::unique_ptr<watch::TempFile> deps_file_;
+  std::unique_ptr<watch::TempFile> counter_file_;  // --counters: what each run writes
+  std::unique_ptr<watch::CounterDiff> counters_;
   std::string last_good_;
   int runs_ = 0;
 };
@@ -273,10 +290,11 @@ void add_watch_command(CLI::App& app, Globals& g, Commands& out) {
                   "watchdog is the global --timeout, before `watch`")
       ->check(seconds())
       ->type_name("SECONDS");
+  add_counter_options(sub, a->counters, false);
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too")
       ->type_name("ARGS");
   set_help(sub,
-           {"warplab watch examples/tour.lua", "warplab watch my.lua --diff --clear",
+           {"warplab watch examples/tour.lua --clear", "warplab watch my.lua --diff --counters shared",
             "warplab --timeout 2 watch my.lua --timeout 30 -p n=4096"},
            "Ctrl-C stops watching. A failing, crashing or hanging run ends that run only.\n");
   out.push_back({sub, [&g, a] { return run_watch(g, *a); }});

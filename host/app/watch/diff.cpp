@@ -17,6 +17,7 @@
 
 #include "rtc/elf.hpp"
 #include "rtc/error.hpp"
+#include "rtc/sass.hpp"
 #include "rtc/signature.hpp"
 
 namespace fs = std::filesystem;
@@ -33,20 +34,6 @@ std::string trim(const std::string& s) {
 std::string read(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
-}
-
-std::string find_tool(const char* name) {
-  std::vector<std::string> dirs;
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    for (std::string d; std::getline(ss, d, ':');) dirs.push_back(d);
-  }
-  for (const char* env : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* v = std::getenv(env)) dirs.push_back(std::string(v) + "/bin");
-  dirs.push_back("/usr/local/cuda/bin");
-  for (const auto& d : dirs)
-    if (!d.empty() && ::access((d + "/" + name).c_str(), X_OK) == 0) return d + "/" + name;
-  return {};
 }
 
 std::string run_capture(const std::string& cmd) {
@@ -183,10 +170,8 @@ CodeDiff::CodeDiff(bool code_diffs) : code_diffs_(code_diffs) {
   // SASS from cuobjdump, else nvdisasm (both in the toolkit); the first report says when
   // neither is there.
   if (!code_diffs_) {
-  } else if (const std::string c = find_tool("cuobjdump"); !c.empty()) {
-    cuobjdump_ = c + " -sass";
-  } else if (const std::string d = find_tool("nvdisasm"); !d.empty()) {
-    cuobjdump_ = d;
+  } else if (const rtc::SassTool t = rtc::find_sass_tool(); t.found()) {  // the one finder (rtc/sass.hpp)
+    cuobjdump_ = t.path + (t.nvdisasm ? "" : " -sass");
   }
   std::string tmpl = (fs::temp_directory_path() / "warplab-code-XXXXXX").string();
   if (::mkdtemp(tmpl.data())) dir_ = tmpl;
@@ -230,8 +215,7 @@ std::string CodeDiff::collect() {
 
   std::string report;
   if (first_ && code_diffs_ && cuobjdump_.empty())
-    report +=
-        "warplab: neither cuobjdump nor nvdisasm found (PATH, CUDA_HOME, /usr/local/cuda): PTX diffs only\n";
+    report += "warplab: " + std::string(rtc::kNoSassTool) + ": PTX diffs only\n";
   if (!first_) {
     for (const auto& [key, code] : ptx) {
       const std::string kernel = pretty(key.substr(key.find('|') + 1));

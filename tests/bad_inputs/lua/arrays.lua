@@ -111,8 +111,10 @@ cases.fine{
     cases.eq(x:get(), {127, 5})
     cases.eq(x.type, "i32")
   end},
-  {"f16 rounds: 1e10 is inf, NaN stays NaN, -0 keeps its sign", function()
-    f[1] = 1e10
+  {"f16: 1e10 is refused (it would be inf), inf and NaN stay, -0 keeps its sign", function()
+    local ok, err = pcall(function() f[1] = 1e10 end)
+    assert(not ok and err:find("value 10000000000 does not fit f16 (finite values up to ±65504)", 1, true), err)
+    f[1] = math.huge
     cases.eq(f[1], math.huge)
     f[2] = 0 / 0
     assert(f[2] ~= f[2])

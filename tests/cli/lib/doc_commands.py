@@ -17,6 +17,8 @@ an inline span) says how:
   output          its output (stdout, then stderr without the no-GPU note) is the transcript's
   stop N          sent Ctrl-C after N seconds (watch, repl); then the status as above
   says TEXT       its output contains TEXT
+  file NAME       (a fenced block of any language) not run: its text is written to NAME in
+                  the scratch folder, for the commands after it (a tutorial's kernel and script)
 An item prefixed with `offline` applies to the offline run only (`offline exit 1`).
 `scripts/run ARGS` and `build/warplab ARGS` stand for the binary under test; `scripts/test`
 is never run (it is the suite that runs this). The commands run in a scratch folder that
@@ -77,6 +79,8 @@ def extract(path, rel):
 
 def block(lang, body, start, rel, marks):
     where = lambda k: f"{rel}:{start + 2 + k}"
+    if any(m.split()[0] == "file" for m in marks):
+        return [Item(where(0), "file", "\n".join(body) + "\n", marks)]
     if lang == "lua":
         return [Item(where(0), "lua", "\n".join(body), marks)]
     out = []
@@ -117,7 +121,7 @@ def all_items(root):
     return items
 
 
-KNOWN = {"gpu", "skip", "exit", "output", "stop", "says"}
+KNOWN = {"gpu", "skip", "exit", "output", "stop", "says", "file"}
 
 
 def marks_for(item, mode):
@@ -171,6 +175,13 @@ def run(item, mode, d):
     unknown = [w for w in words if w not in KNOWN]
     if unknown:
         return "fail", f"unknown check mark '{unknown[0]}' (known: {', '.join(sorted(KNOWN))})"
+    if item.kind == "file":  # written in both modes: the commands below it need it
+        name = words["file"].strip()
+        if not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
+            return "fail", f"file {name!r}: a plain file name, no folders"
+        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+            f.write(item.text)
+        return "ok", f"wrote {name}"
     if "skip" in words:
         return "skip", words["skip"]
     if re.match(r"^scripts/test\b", item.text.strip()):

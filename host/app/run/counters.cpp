@@ -1,0 +1,87 @@
+// run/counters.cpp: RunCounters (counters.hpp): the session around a script, what is
+// printed or written after it. Depends on run/counters.hpp, bind/state.hpp (the state's
+// run), lab/counter_report.hpp, lab/sync.hpp, sys/write.hpp.
+#include "app/run/counters.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+#include "app/cli/exit_codes.hpp"
+#include "bind/state.hpp"
+#include "lab/counter_report.hpp"
+#include "lab/run.hpp"
+#include "lab/sync.hpp"
+#include "sys/write.hpp"
+
+namespace warplab::app {
+namespace {
+
+// A whole script makes many launches: room for a long one (CUPTI sizes its counter data
+// by it, a few KiB per launch).
+constexpr std::size_t kScriptMaxLaunches = 4096;
+
+}  // namespace
+
+RunCounters::RunCounters(const CounterArgs& a, lua_State* L)
+    : args_(a), words_(counter_words(a)), run_(bind::run_of(L)) {
+  try {
+    if (run_.offline)
+      offline_ = lab::select_counters(words_, lab::counter_chip(run_.target));
+    else
+      session_ =
+          std::make_unique<lab::CounterSession>(run_.gpu_context("--counters"), words_, kScriptMaxLaunches);
+  } catch (const lab::Error& e) {
+    throw Failure(kBadInput, std::string("--counters: ") + e.what());
+  }
+}
+
+RunCounters::~RunCounters() {
+  if (session_ && run_.lost()) session_->abandon();  // no CUPTI call into a broken context
+}
+
+int RunCounters::finish(bool timed_out) {
+  std::fflush(stdout);
+  if (!session_) {
+    std::cerr << "warplab: --counters: " << lab::counters_need_gpu() << " (" << run_.offline_reason
+              << "); the names were checked for chip " << offline_.chip << " (" << offline_.passes
+              << (offline_.passes == 1 ? " replay pass" : " replay passes") << " per launch)\n";
+    return kOk;
+  }
+  if (timed_out || run_.lost()) {  // the script's error said why; nothing can be read back
+    session_->abandon();
+    return kOk;
+  }
+  lab::CounterReport report;
+  try {
+    lab::synchronize_launched(run_);  // behind the watchdog, as every wait
+    report = session_->end();
+  } catch (const lab::Timeout& e) {
+    session_->abandon();
+    std::cerr << "warplab: --counters: " << e.what() << "\n";
+    return kTimeout;
+  } catch (const cu::Error& e) {
+    session_->abandon();
+    std::cerr << "warplab: --counters: " << run_.describe(e) << "\n";
+    return exit_code_for(e);
+  } catch (const lab::Error& e) {
+    std::cerr << "warplab: --counters: " << e.what() << "\n";
+    return kFailed;
+  }
+  const bool by_kernel = args_.by == "kernel";
+  const lab::CounterReport shown = by_kernel ? lab::by_kernel(report) : std::move(report);
+  if (args_.json.empty()) {
+    std::cout << "\n" << lab::counters_text(shown, by_kernel);
+    return kOk;
+  }
+  const std::string text = lab::counters_json(shown, by_kernel).dump(2) + "\n";
+  if (args_.json == "-") {
+    std::cout << text;
+    return kOk;
+  }
+  const sys::WriteResult w = sys::write_file(args_.json, text, sys::Replace::allowed);
+  if (w) return kOk;
+  std::cerr << "warplab: --json: " << w.message << "\n";
+  return kFailed;
+}
+
+}  // namespace warplab::app

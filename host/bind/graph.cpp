@@ -1,0 +1,246 @@
+// graph.cpp: CUDA graphs from Lua. cuda.graph(fn) runs fn(s) while the driver captures
+// the work queued on s (a non-blocking stream of the run's own; a launch that names no
+// stream goes there too) and returns a graph: g:launch([stream]) replays it in one call,
+// g:update(fn) captures again and updates the graph in place or instantiates it anew
+// (saying why), g.nodes, g.freed, g:free() / <close> / __gc. The graph keeps the Lua handles
+// its work uses (arrays, and streams and events that joined the capture) in its user value,
+// so a garbage collection cannot free an array under it; an explicit a:free() still frees,
+// and g:launch then refuses. The rules are lab's (lab/capture.hpp, lab/graph.hpp).
+// Depends on bind/record.hpp, bind/udata.hpp, bind/args.hpp (launch_site), lab/graph.hpp.
+#include <string>
+#include <utility>
+
+#include "bind/args.hpp"
+#include "bind/cuda.hpp"
+#include "bind/guard.hpp"
+#include "bind/record.hpp"
+#include "bind/sandbox.hpp"
+#include "bind/udata.hpp"
+#include "lab/graph.hpp"
+
+namespace warplab::bind {
+namespace {
+
+// Registry keys (their addresses): the table of what the running capture keeps, and the
+// stream cuda.graph captures on (made once per state, again if a script freed it).
+const char kKeepKey = 0;
+const char kCaptureStreamKey = 0;
+
+}  // namespace
+
+void keep_in_capture(lua_State* L, int idx) {
+  if (!record_of(L).run.capture.active()) return;
+  idx = lua_absindex(L, idx);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &kKeepKey) != LUA_TTABLE) {  // +1 keep
+    lua_pop(L, 1);                                                   // -1
+    return;
+  }
+  lua_pushvalue(L, idx);  // +1 key
+  lua_pushboolean(L, 1);  // +1
+  lua_rawset(L, -3);      // -2: keep[value] = true
+  lua_pop(L, 1);          // -1 keep
+}
+
+void keep_launch_args(lua_State* L, int first, int n) {
+  StateRecord& st = record_of(L);
+  for (int i = first; i < first + n; ++i)
+    if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, i, st.array_meta, kArrayMeta)))
+      if (st.run.capture.use(*a)) keep_in_capture(L, i);  // once per buffer
+}
+
+namespace {
+
+// ---- the userdata -------------------------------------------------------------------------
+
+lab::GraphObj& check_graph(lua_State* L, int idx) {
+  StateRecord& st = record_of(L);
+  if (void* p = fast_testudata(L, idx, st.graph_meta, kGraphMeta)) return *static_cast<lab::GraphObj*>(p);
+  return *static_cast<lab::GraphObj*>(luaL_checkudata(L, idx, kGraphMeta));
+}
+
+// A new, empty (freed) graph handle with one user value, what the graph keeps.
+lab::GraphObj& push_graph(lua_State* L) {
+  auto* g = new (lua_newuserdatauv(L, sizeof(lab::GraphObj), 1)) lab::GraphObj();  // +1
+  luaL_setmetatable(L, kGraphMeta);
+  return *g;
+}
+
+// :free() and __close (idempotent): the graph and what it kept go now.
+int graph_release(lua_State* L) {
+  static_cast<lab::GraphObj*>(luaL_checkudata(L, 1, kGraphMeta))->free();
+  lua_pushnil(L);              // +1
+  lua_setiuservalue(L, 1, 1);  // -1: the arrays it kept may be collected
+  return 0;
+}
+
+int graph_gc(lua_State* L) {
+  static_cast<lab::GraphObj*>(luaL_checkudata(L, 1, kGraphMeta))->~GraphObj();
+  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
+  lua_setmetatable(L, 1);
+  return 0;
+}
+
+// ---- the capture ----------------------------------------------------------------------------
+
+// Pushes the stream cuda.graph captures on: the state's own non-blocking stream (a
+// blocking one would wait for the legacy default stream, which a capture cannot record).
+StreamHandle& push_capture_stream(lua_State* L, const cu::ContextPtr& ctx) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &kCaptureStreamKey) == LUA_TUSERDATA) {  // +1
+    auto* h = static_cast<StreamHandle*>(luaL_testudata(L, -1, kStreamMeta));
+    if (h && h->stream.valid()) return *h;
+  }
+  lua_pop(L, 1);                                              // -1
+  StreamHandle& h = push_stream(L, ctx, true, std::nullopt);  // +1
+  lua_pushvalue(L, -1);                                       // +1
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kCaptureStreamKey);      // -1
+  return h;
+}
+
+void drop_keep(lua_State* L) {
+  lua_pushnil(L);                                // +1
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kKeepKey);  // -1
+}
+
+// Runs the function at `fn` as fn(s) while capturing on s; `who` ("cuda.graph",
+// "g:update") and the calling line name the capture. Returns what was captured and leaves
+// the table of handles it keeps on the stack. An error in fn ends the capture (its partial
+// graph dropped) and is raised again as it was; a capture the driver refused at its end
+// raises lab's sentence.
+lab::Captured capture(lua_State* L, int fn, const char* who) {
+  StateRecord& st = record_of(L);
+  lab::Run& run = st.run;
+  const cu::ContextPtr& ctx = run.gpu_context(who);
+  const lab::Where w = launch_site(L, st);
+  const std::string where = w.line > 0 ? std::string(w.source) + ":" + std::to_string(w.line) : "";
+  if (run.capture.active()) run.capture.begin(ctx, nullptr, who, where);  // raises: captures do not nest
+  const StreamHandle& s = push_capture_stream(L, ctx);                    // +1 s
+  const int s_idx = lua_gettop(L);
+  // What may fail to allocate comes before the capture begins: from there on every way
+  // out of this function ends it.
+  lua_newtable(L);                               // +1 keep
+  lua_pushvalue(L, -1);                          // +1
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kKeepKey);  // -1
+  lua_pushvalue(L, fn);                          // +1
+  lua_pushvalue(L, s_idx);                       // +1
+  try {
+    run.capture.begin(ctx, s.stream.get(), who, where);
+  } catch (...) {
+    drop_keep(L);
+    throw;
+  }
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {  // -2 (+1 message)
+    run.capture.abort();
+    drop_keep(L);
+    lua_error(L);  // fn's own error, as it was
+  }
+  lab::Captured c;
+  try {
+    c = run.capture.end();
+  } catch (...) {
+    drop_keep(L);
+    throw;
+  }
+  drop_keep(L);
+  lua_remove(L, s_idx);  // -1 s: keep is on top
+  return c;
+}
+
+// ---- constructor, fields, methods ---------------------------------------------------------
+
+// cuda.graph(fn) -> g
+static int cuda_graph(lua_State* L) {
+  return guard(L, [L] {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    lab::GraphObj& g = push_graph(L);               // +1 (index 2), empty until instantiated
+    lab::Captured c = capture(L, 1, "cuda.graph");  // +1 keep
+    g = lab::GraphObj(std::move(c));                // the deferred frees go after it
+    lua_setiuservalue(L, 2, 1);                     // -1 keep
+    return 1;
+  });
+}
+
+// g:launch([stream]): one call, one cuGraphLaunch (lab::launch: the refusals are flags).
+static int graph_launch(lua_State* L) {
+  return guard(L, [L] {
+    StateRecord& st = record_of(L);
+    const lab::GraphObj& g = check_graph(L, 1);
+    lab::launch(st.run, g, opt_stream(L, 2), launch_site(L, st));
+    return 0;
+  });
+}
+
+// g:update(fn) -> "updated" | "reinstantiated", why
+static int graph_update(lua_State* L) {
+  return guard(L, [L] {
+    lab::GraphObj& g = check_graph(L, 1);
+    if (g.freed()) raise(L, "%s", lab::kFreedGraph);  // before fn runs for nothing
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_settop(L, 2);
+    lab::Captured c = capture(L, 2, "g:update");  // +1 keep
+    const lab::GraphUpdate u = g.update(std::move(c));
+    lua_setiuservalue(L, 1, 1);                                          // -1 keep: what the new work uses
+    lua_pushstring(L, u.reinstantiated ? "reinstantiated" : "updated");  // +1
+    if (!u.reinstantiated) return 1;
+    lua_pushstring(L, u.why.c_str());  // +1
+    return 2;
+  });
+}
+
+static int graph_field(lua_State* L) {
+  return guard(L, [L] {
+    const lab::GraphObj& g = check_graph(L, 1);
+    const std::string key = luaL_checkstring(L, 2);
+    if (key == "nodes")
+      lua_pushinteger(L, static_cast<lua_Integer>(g.nodes()));  // raises once freed
+    else if (key == "freed")
+      lua_pushboolean(L, g.freed());
+    else
+      raise(L, "graph has no field or method '%s'", key.c_str());
+    return 1;
+  });
+}
+
+// Methods first (an upvalue: one raw lookup, as g:launch wants), then the fields.
+int graph_index(lua_State* L) {
+  lua_pushvalue(L, 2);                                           // +1 key
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;  // -1 +1 method
+  lua_pop(L, 1);                                                 // -1
+  return graph_field(L);
+}
+
+static int graph_tostring(lua_State* L) {
+  return guard(L, [L] {
+    const lab::GraphObj& g = check_graph(L, 1);
+    if (g.freed())
+      lua_pushliteral(L, "cuda.graph (freed)");
+    else
+      lua_pushfstring(L, "cuda.graph (%d node%s, captured by %s)", static_cast<int>(g.nodes()),
+                      g.nodes() == 1 ? "" : "s", g.label().c_str());
+    return 1;
+  });
+}
+
+}  // namespace
+
+void add_graph(lua_State* L) {
+  luaL_newmetatable(L, kGraphMeta);  // +1 meta
+  lock_metatable(L, kGraphMeta);     // getmetatable() gives the name, never the table
+  set_fields(L, {"nodes", "freed"});
+  const luaL_Reg methods[] = {
+      {"launch", graph_launch}, {"update", graph_update}, {"free", graph_release}, {nullptr, nullptr}};
+  lua_createtable(L, 0, 3);  // +1 methods
+  luaL_setfuncs(L, methods, 0);
+  lua_pushvalue(L, -1);                 // +1 methods
+  lua_setfield(L, -3, "methods");       // -1
+  lua_pushcclosure(L, graph_index, 1);  // -1 methods, +1 __index
+  lua_setfield(L, -2, "__index");       // -1
+  const luaL_Reg meta[] = {
+      {"__gc", graph_gc}, {"__close", graph_release}, {"__tostring", graph_tostring}, {nullptr, nullptr}};
+  luaL_setfuncs(L, meta, 0);
+  lua_pop(L, 1);                     // -1 meta
+  lua_pushcfunction(L, cuda_graph);  // +1
+  lua_setfield(L, -2, "graph");      // -1 into cuda
+}
+
+}  // namespace warplab::bind

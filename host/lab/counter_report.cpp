@@ -1,0 +1,208 @@
+// counter_report.cpp: by_kernel, the counters' table and their JSON (counter_report.hpp).
+// Depends on lab/counter_report.hpp.
+#include "lab/counter_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace warplab::lab {
+namespace {
+
+bool is_count(const std::string& metric) {
+  return metric.size() > 4 && metric.compare(metric.size() - 4, 4, ".sum") == 0;
+}
+
+bool same_dim(const cu::Dim3& a, const cu::Dim3& b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+std::string dim_text(const cu::Dim3& d) {
+  if (d.x == 0) return "(varied)";
+  if (d.y == 1 && d.z == 1) return std::to_string(d.x);
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+  return true;
+}
+
+// Launch rows i and j (j after i) are one line of the table.
+bool alike(const CounterRow& a, const CounterRow& b) {
+  return a.kernel == b.kernel && a.site == b.site && same_dim(a.grid, b.grid) && same_dim(a.block, b.block) &&
+         same_values(a.values, b.values);
+}
+
+// "shared, memory and 1 CUPTI metric": what was asked for, as the heading names it.
+std::string what_counted(const CounterSelection& sel) {
+  std::vector<std::string> sets;
+  std::size_t raw = 0;
+  for (const Counter& c : sel.counters) {
+    if (c.set.empty()) {
+      ++raw;
+      continue;
+    }
+    bool seen = false;
+    for (const auto& s : sets) seen = seen || s == c.set;
+    if (!seen) sets.push_back(c.set);
+  }
+  if (raw > 0) sets.push_back(std::to_string(raw) + (raw == 1 ? " CUPTI metric" : " CUPTI metrics"));
+  std::string out;
+  for (std::size_t i = 0; i < sets.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == sets.size() ? " and " : ", ") + sets[i];
+  return out;
+}
+
+std::string plural(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+CounterReport by_kernel(const CounterReport& r) {
+  CounterReport out;
+  out.selection = r.selection;
+  out.note = r.note;
+  const CounterSelection& sel = r.selection;
+  std::vector<std::vector<const CounterRow*>> groups;
+  for (const CounterRow& row : r.rows) {
+    std::size_t g = 0;
+    while (g < groups.size() && groups[g].front()->kernel != row.kernel) ++g;
+    if (g == groups.size()) groups.emplace_back();
+    groups[g].push_back(&row);
+  }
+  for (const auto& group : groups) {
+    CounterRow row;
+    const CounterRow& first = *group.front();
+    row.kernel = first.kernel;
+    row.site = first.site;
+    row.grid = first.grid;
+    row.block = first.block;
+    row.launches = 0;
+    row.collected.assign(sel.collect.size(), 0.0);
+    for (const CounterRow* x : group) {
+      if (!same_dim(x->grid, row.grid)) row.grid = {0, 0, 0};
+      if (!same_dim(x->block, row.block)) row.block = {0, 0, 0};
+      if (x->site != row.site) row.site.clear();
+      row.launches += x->launches;
+      for (std::size_t i = 0; i < row.collected.size() && i < x->collected.size(); ++i)
+        row.collected[i] += is_count(sel.collect[i]) ? x->collected[i] : x->collected[i] * x->launches;
+    }
+    for (std::size_t i = 0; i < row.collected.size(); ++i)
+      if (!is_count(sel.collect[i])) row.collected[i] /= static_cast<double>(row.launches);
+    auto collected = [&](const std::string& m) {
+      for (std::size_t i = 0; i < sel.collect.size(); ++i)
+        if (sel.collect[i] == m) return row.collected[i];
+      return std::nan("");
+    };
+    for (std::size_t c = 0; c < sel.counters.size(); ++c) {
+      const Counter& k = sel.counters[c];
+      if (!k.per.empty() && is_count(k.raw) && is_count(k.per)) {
+        const double per = collected(k.per);
+        row.values.push_back(per == 0.0 ? std::nan("") : collected(k.raw) / per);
+      } else if (!k.per.empty()) {  // a ratio of rates: the mean of the launches' ratios
+        double sum = 0;
+        for (const CounterRow* x : group) sum += x->values[c] * x->launches;
+        row.values.push_back(sum / static_cast<double>(row.launches));
+      } else {
+        row.values.push_back(collected(k.raw));
+      }
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+std::string counter_value_text(double v) {
+  if (std::isnan(v)) return "-";
+  char buf[64];
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  else if (v == std::floor(v) && std::fabs(v) < 1e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (std::fabs(v) < 1)
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+std::string counters_text(const CounterReport& r, bool by_kernel_rows) {
+  const CounterSelection& sel = r.selection;
+  std::size_t launches = 0;
+  for (const CounterRow& row : r.rows) launches += row.launches;
+  std::string out = "hardware counters: " + what_counted(sel) + " on " + sel.chip + ", " +
+                    plural(sel.passes, "replay pass", "replay passes") + " per launch, " +
+                    plural(launches, "launch", "launches") +
+                    (by_kernel_rows ? " of " + plural(r.rows.size(), "kernel", "kernels") : "") + "\n";
+  if (!sel.unavailable.empty()) {
+    out += "  (this chip has no counter for";
+    for (std::size_t i = 0; i < sel.unavailable.size(); ++i) out += (i ? ", " : " ") + sel.unavailable[i];
+    out += ")\n";
+  }
+  std::size_t name_w = 0, value_w = 0;
+  for (const Counter& c : sel.counters) name_w = std::max(name_w, c.name.size());
+  for (const CounterRow& row : r.rows)
+    for (double v : row.values) value_w = std::max(value_w, counter_value_text(v).size());
+  for (std::size_t i = 0; i < r.rows.size();) {
+    const CounterRow& row = r.rows[i];
+    std::size_t j = i + 1;
+    while (!by_kernel_rows && j < r.rows.size() && alike(row, r.rows[j])) ++j;
+    std::string head;
+    if (by_kernel_rows)
+      head = (row.kernel.empty() ? "(unnamed launches)" : row.kernel) + "  " +
+             plural(row.launches, "launch", "launches");
+    else
+      head = "#" + std::to_string(i + 1) + (j > i + 1 ? "-#" + std::to_string(j) : "") + " " +
+             (row.kernel.empty() ? "(unnamed)" : row.kernel);
+    head += "  grid " + dim_text(row.grid) + "  block " + dim_text(row.block);
+    if (!row.site.empty()) head += "  " + row.site;
+    if (j > i + 1) head += "  (" + std::to_string(j - i) + " launches, the same counts)";
+    out += head + "\n";
+    for (std::size_t c = 0; c < sel.counters.size() && c < row.values.size(); ++c) {
+      const std::string v = counter_value_text(row.values[c]);
+      out += "    " + sel.counters[c].name + std::string(name_w - sel.counters[c].name.size() + 2, ' ') +
+             std::string(value_w - v.size(), ' ') + v + "  " + sel.counters[c].unit + "\n";
+    }
+    i = j;
+  }
+  if (r.rows.empty()) out += "  (no kernel was launched)\n";
+  if (!r.note.empty()) out += "note: " + r.note + "\n";
+  return out;
+}
+
+nlohmann::json counters_json(const CounterReport& r, bool by_kernel_rows) {
+  const CounterSelection& sel = r.selection;
+  nlohmann::json j;
+  j["chip"] = sel.chip;
+  j["passes"] = sel.passes;
+  j["by"] = by_kernel_rows ? "kernel" : "launch";
+  j["counters"] = nlohmann::json::array();
+  for (const Counter& c : sel.counters)
+    j["counters"].push_back({{"name", c.name},
+                             {"set", c.set},
+                             {"unit", c.unit},
+                             {"meaning", c.meaning},
+                             {"raw", c.raw},
+                             {"per", c.per.empty() ? nlohmann::json() : nlohmann::json(c.per)}});
+  j["rows"] = nlohmann::json::array();
+  for (const CounterRow& row : r.rows) {
+    nlohmann::json values = nlohmann::json::object();
+    for (std::size_t c = 0; c < sel.counters.size() && c < row.values.size(); ++c)
+      values[sel.counters[c].name] =
+          std::isfinite(row.values[c]) ? nlohmann::json(row.values[c]) : nlohmann::json();
+    auto dim = [](const cu::Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); };
+    j["rows"].push_back({{"kernel", row.kernel},
+                         {"site", row.site},
+                         {"grid", dim(row.grid)},
+                         {"block", dim(row.block)},
+                         {"launches", row.launches},
+                         {"values", std::move(values)}});
+  }
+  j["unavailable"] = sel.unavailable;
+  j["note"] = r.note.empty() ? nlohmann::json() : nlohmann::json(r.note);
+  return j;
+}
+
+}  // namespace warplab::lab

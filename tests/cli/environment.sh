@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# environment.sh: the table of environment variables that `warplab --help` ends with (and
+# the man page and docs/cli.md repeat) is complete and true: every variable the sources read
+# (getenv in host/, os.getenv in lua/ and examples/) is in it, every name in it is read
+# somewhere, and docs/cli.md's table lists exactly the same names. The Files lines say where
+# the compile cache lives, as `warplab cache info` reports it.
+# Usage: bash environment.sh <warplab binary> <source root>
+source "$(dirname "$0")/lib/offline.sh" "$@"
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+"$BIN" --help >"$T/help" || fail "--help: exit $?"
+sed -n '/^Environment:$/,/^$/p' "$T/help" | sed -n 's/^  \([A-Za-z_][A-Za-z0-9_, ]*[A-Za-z0-9_]\)  .*/\1/p' |
+  tr ',' '\n' | tr -d ' ' | sort -u >"$T/help_names"
+[ "$(wc -l <"$T/help_names")" -ge 15 ] || fail "--help lists $(wc -l <"$T/help_names") variables"
+
+# Every name read: getenv("NAME") / os.getenv("NAME"), and the lists a getenv(var) loop reads.
+{
+  grep -rhoE 'getenv\("[A-Za-z_][A-Za-z0-9_]*"\)' "$ROOT/host" "$ROOT/lua" "$ROOT/examples" | sed -E 's/.*\("(.*)"\)/\1/'
+  find "$ROOT/host" -name '*.cpp' -exec awk '
+    match($0, /for \(const char\* [a-z]+ : \{/) { v = $0; sub(/.*const char\* /, "", v); sub(/ .*/, "", v); loop = $0; next }
+    loop != "" && index($0, "getenv(" v ")") { print loop }
+    { loop = "" }' {} + | grep -oE '"[A-Za-z_][A-Za-z0-9_]*"' | tr -d '"'
+} | sort -u >"$T/read"
+[ "$(wc -l <"$T/read")" -ge 15 ] || fail "found only $(wc -l <"$T/read") variables read in the sources"
+comm -23 "$T/read" "$T/help_names" >"$T/missing"
+[ -s "$T/missing" ] && fail "read by warplab but not in --help's Environment: $(tr '\n' ' ' <"$T/missing")"
+comm -13 "$T/read" "$T/help_names" >"$T/extra"
+[ -s "$T/extra" ] && fail "in --help's Environment but read nowhere: $(tr '\n' ' ' <"$T/extra")"
+
+# docs/cli.md: the table under "## Environment" lists the same names.
+sed -n '/^## Environment/,/^## /p' "$ROOT/docs/cli.md" | grep -E '^\| `' | cut -d'|' -f2 |
+  grep -oE '`[A-Za-z_][A-Za-z0-9_]*`' | tr -d '`' | sort -u >"$T/doc_names"
+diff "$T/help_names" "$T/doc_names" >"$T/diff" || fail "docs/cli.md's Environment table differs from --help (< help, > docs):
+$(cat "$T/diff")"
+
+# Files: where the cache lives, as cache info says, in each case the footer names.
+grep -qF 'compile cache: $WARPLAB_CACHE_DIR, else $XDG_CACHE_HOME/warplab, else ~/.cache/warplab' "$T/help" ||
+  fail "--help: the cache's place"
+mkdir -p "$T/home"
+for env in "WARPLAB_CACHE_DIR=$T/c1|$T/c1" "XDG_CACHE_HOME=$T/x|$T/x/warplab" "HOME=$T/home|$T/home/.cache/warplab"; do
+  set_var=${env%%|*} want=${env#*|}
+  got=$(env -u WARPLAB_CACHE_DIR -u XDG_CACHE_HOME "$set_var" "$BIN" cache info --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["dir"])')
+  [ "$got" = "$want" ] || fail "$set_var: cache info says $got, want $want"
+done
+exit $((failures > 0))
