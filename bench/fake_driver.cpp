@@ -12,7 +12,8 @@
 // primary-context retain take that long (a real driver's start-up, for the offline tests
 // of what start-up pays), and WARPLAB_FAKE_LOG=FILE appends "cuInit PID" and "context PID"
 // there when they happen. Streams have priorities (range 0..-5, as an H100's), events may
-// be made without timing, managed memory is host memory; stream capture and graphs are
+// be made without timing, managed memory is host memory, a cluster of more than 8 blocks is
+// refused (CUDA_ERROR_INVALID_CLUSTER_SIZE) unless the kernel opted in to 16; stream capture and graphs are
 // fake_graph.cpp's. Never packed for the GPU machine. Needs cuda.h only.
 #include <cuda.h>
 #include <fcntl.h>
@@ -271,7 +272,11 @@ CUresult f_func_attr(int* v, CUfunction_attribute a, CUfunction) {
   }
   return ok();
 }
-CUresult f_func_set(CUfunction, CUfunction_attribute, int) { return ok(); }
+CUresult f_func_set(CUfunction f, CUfunction_attribute a, int v) {
+  if (a == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED)
+    reinterpret_cast<Function*>(f)->non_portable_clusters = v != 0;
+  return ok();
+}
 
 // ---- memory -------------------------------------------------------------------------
 std::map<std::uintptr_t, std::size_t> g_device;  // live device allocations: address -> bytes
@@ -418,6 +423,17 @@ CUresult f_elapsed(float* ms, CUevent a, CUevent b) {
 }
 
 // ---- launches, occupancy ------------------------------------------------------------
+CUresult f_clusters(int* n, CUfunction f, const CUlaunchConfig* c) {
+  unsigned blocks = 1;
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+      blocks =
+          c->attrs[i].value.clusterDim.x * c->attrs[i].value.clusterDim.y * c->attrs[i].value.clusterDim.z;
+  if (blocks > (reinterpret_cast<Function*>(f)->non_portable_clusters ? 16u : 8u))
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  *n = 16;
+  return ok();
+}
 CUresult f_launch(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                   CUstream s, void**, void**) {
   if (const Stream* st = stream_of(s); st && st->capture) [[unlikely]]
@@ -432,12 +448,17 @@ CUresult f_launch_coop(CUfunction f, unsigned, unsigned, unsigned, unsigned, uns
   return ok();
 }
 CUresult f_launch_ex(const CUlaunchConfig* c, CUfunction f, void**, void**) {
+  int active = 0;
+  if (const CUresult rc = f_clusters(&active, f, c); rc != CUDA_SUCCESS)
+    return rc;  // the size, as the driver checks it
   if (record(c->hStream, Node{CU_GRAPH_NODE_TYPE_KERNEL, reinterpret_cast<Function*>(f)})) return ok();
   g_launches = g_launches + 1;
   return ok();
 }
-CUresult f_clusters(int* n, CUfunction, const CUlaunchConfig*) {
-  *n = 16;
+// As an H100 answers: 8 blocks (portable), 16 once the kernel opted in; a cluster larger
+// than the kernel allows is refused (CUDA_ERROR_INVALID_CLUSTER_SIZE), as the driver does.
+CUresult f_cluster_size(int* n, CUfunction f, const CUlaunchConfig*) {
+  *n = reinterpret_cast<Function*>(f)->non_portable_clusters ? 16 : 8;
   return ok();
 }
 CUresult f_occupancy(int* n, CUfunction, int block, std::size_t, unsigned) {
@@ -512,6 +533,7 @@ const Entry kEntries[] = {
     E("cuLaunchCooperativeKernel", f_launch_coop),
     E("cuLaunchKernelEx", f_launch_ex),
     E("cuOccupancyMaxActiveClusters", f_clusters),
+    E("cuOccupancyMaxPotentialClusterSize", f_cluster_size),
     E("cuDevicePrimaryCtxGetState", f_ctx_state),
     E("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", f_occupancy),
     E("cuOccupancyMaxPotentialBlockSize", f_potential),

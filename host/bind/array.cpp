@@ -30,7 +30,7 @@ lab::DeviceArray& check_array(lua_State* L, int idx) {
 }
 
 lab::DeviceArray& push_array(lua_State* L) {
-  void* mem = lua_newuserdatauv(L, sizeof(lab::DeviceArray), 0);  // +1 array
+  void* mem = lua_newuserdatauv(L, sizeof(lab::DeviceArray), 1);  // +1 array (user value: a view's owner)
   auto* a = new (mem) lab::DeviceArray();
   luaL_setmetatable(L, kArrayMeta);
   return *a;

@@ -82,6 +82,9 @@ struct Kind<lab::HostArray> {
 };
 
 // x:view(first [, n]): elements first .. first + n - 1 (default: to the end), sharing memory.
+// The view's user value is x, so x (and its owner, a view's own user value) lives as long
+// as the view: the collector never frees memory a view still shows. Every kind of array
+// is made by Kind<A>::push, with that slot.
 template <class A>
 int view_method(lua_State* L) {
   return guard(L, [L] {
@@ -90,6 +93,8 @@ int view_method(lua_State* L) {
     const auto n = lua_isnoneornil(L, 3) ? std::nullopt : std::optional<lua_Integer>(luaL_checkinteger(L, 3));
     const lab::Range r = lab::view_range(first, n, a.count, Kind<A>::noun);
     Kind<A>::push(L) = lab::view_of(a, r);  // +1 view
+    lua_pushvalue(L, 1);                    // +1 x
+    lua_setiuservalue(L, -2, 1);            // -1: the view keeps x alive
     return 1;
   });
 }

@@ -26,7 +26,7 @@ lab::HostArray& check_host_array(lua_State* L, int idx) {
 }
 
 lab::HostArray& push_host_array(lua_State* L) {
-  void* mem = lua_newuserdatauv(L, sizeof(lab::HostArray), 0);  // +1 host array
+  void* mem = lua_newuserdatauv(L, sizeof(lab::HostArray), 1);  // +1 host array (user value: a view's owner)
   auto* h = new (mem) lab::HostArray();
   luaL_setmetatable(L, kHostArrayMeta);
   return *h;

@@ -285,7 +285,8 @@ static int kernel_clusters(lua_State* L) {
   return guard(L, [&] {
     lab::KernelObj& k = *check_kernel(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    const cu::LaunchConfig c = config_from_table(L, 2);
+    cu::LaunchConfig c = config_from_table(L, 2);
+    c.cluster = cu::cluster_of(c, k.limits);  // a compile-time cluster when cluster = is left out
     if (!c.clustered()) raise(L, "clusters: the launch table needs cluster =");
     lab::Run& run = record_of(L).run;
     const auto broken = lab::broken_rule(k, c, run.limits(), false);  // the driver is asked below
@@ -294,6 +295,14 @@ static int kernel_clusters(lua_State* L) {
     if (!why.empty()) {
       luaL_pushfail(L);                // +1
       lua_pushstring(L, why.c_str());  // +1
+      return 2;
+    }
+    // The driver judges the size first (a size it refuses is a sentence, never its error
+    // code; 0 clusters is an answer, not a refusal), then gives its count.
+    if (const auto v = lab::broken_rule(k, c, run.limits(), true);
+        v && v->limit != cu::Limit::cluster_schedule) {
+      luaL_pushfail(L);                        // +1
+      lua_pushstring(L, v->sentence.c_str());  // +1
       return 2;
     }
     lua_pushinteger(L, cu::max_active_clusters(*k.fn, c));  // +1

@@ -1,11 +1,17 @@
 // state.cpp: opening a Lua state for warplab (libraries, package.path, the state's record,
 // the `cuda` module) and running a script file with a traceback on error; the record's
-// part of guard() (describe_error, the watchdog's hook, raise). The library folders and the
-// compile cache are lab's (lab/run.hpp). Depends on bind/record.hpp, bind/cuda.hpp.
+// part of guard() (describe_error, the watchdog's hook, raise); and the hooks that stop Lua
+// code on every running thread (the coroutines being resumed form a chain, a fixed array
+// the wrappers push to before resuming and pop from after, which a signal handler can read
+// at any moment; a thread in the chain is alive, the wrapper's own stack holds it). The
+// library folders and the compile cache are lab's (lab/run.hpp). Depends on
+// bind/record.hpp, bind/cuda.hpp.
 #include "bind/state.hpp"
 
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdarg>
 #include <cstring>
 #include <filesystem>
@@ -25,6 +31,9 @@ namespace {
 
 constexpr const char* kRecordKey = "warplab.record";
 constexpr const char* kEndingKey = "warplab.ending";  // what traceback() recognized
+// Script arguments: Lua's stack holds a million values (LUAI_MAXSTACK), and a vararg chunk
+// keeps two copies of its arguments.
+constexpr std::size_t kMaxScriptArgs = 400000;
 
 int record_gc(lua_State* L) {
   *static_cast<StateRecord**>(lua_getextraspace(L)) = nullptr;  // no dangling pointer at close
@@ -102,6 +111,116 @@ int traceback(lua_State* L) {
   return 1;
 }
 
+}  // namespace
+
+// ---- hooks on every running thread: track_coroutines, hook_running (state.hpp) -------------
+namespace {
+
+// Resumes nest no deeper than Lua's C-call limit (LUAI_MAXCCALLS, 200); past this many
+// the deepest are not hooked, though still counted so that the pops stay balanced.
+constexpr int kMaxChain = 256;
+lua_State* volatile g_chain[kMaxChain];
+volatile sig_atomic_t g_depth = 0;
+
+// Notes `co` as running for the duration of one resume, exceptions included (Lua built as
+// C++ unwinds with exceptions).
+struct Running {
+  explicit Running(lua_State* co) {
+    if (g_depth < kMaxChain) g_chain[g_depth] = co;
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // the entry before the count
+    g_depth = g_depth + 1;
+  }
+  ~Running() { g_depth = g_depth - 1; }
+  Running(const Running&) = delete;
+  Running& operator=(const Running&) = delete;
+};
+
+// coroutine.resume(co, ...): the original (upvalue 1) with co noted while it runs. The
+// original never raises for the coroutine's own errors (it returns false, msg); a bad
+// argument is refused here, so the message names coroutine.resume as Lua's does.
+int resume(lua_State* L) {
+  lua_State* co = lua_tothread(L, 1);
+  luaL_argexpected(L, co, 1, "coroutine");
+  lua_pushvalue(L, lua_upvalueindex(1));  // +1 the original
+  lua_insert(L, 1);                       // below the arguments
+  Running running(co);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);  // -(n+1) +results
+  return lua_gettop(L);
+}
+
+// A function coroutine.wrap returned: the original wrapper (upvalue 1) with its thread
+// (upvalue 2) noted while it runs. Its error goes on with the caller's position in front,
+// as Lua's own wrapper adds it (the original, called from here, finds no position).
+int wrapped(lua_State* L) {
+  lua_State* co = lua_tothread(L, lua_upvalueindex(2));
+  lua_pushvalue(L, lua_upvalueindex(1));  // +1 the original wrapper
+  lua_insert(L, 1);
+  int status;
+  {
+    Running running(co);
+    status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);  // -(n+1) +results or error
+  }
+  if (status == LUA_OK) return lua_gettop(L);
+  if (status != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+    luaL_where(L, 1);  // +1 the caller's "file:line: "
+    lua_insert(L, -2);
+    lua_concat(L, 2);  // -2 +1
+  }
+  return lua_error(L);
+}
+
+// coroutine.wrap(f): the original (upvalue 1) makes the function; its thread is its first
+// upvalue (a C closure's upvalues are readable by number), kept beside it in ours.
+int wrap(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_pushvalue(L, lua_upvalueindex(1));  // +1 the original coroutine.wrap
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);  // -(n+1) +1 its function
+  // Not the shape this Lua makes: its function as it is (never hooked inside).
+  if (!lua_getupvalue(L, -1, 1)) return 1;  // +1 the thread, when there is an upvalue
+  if (!lua_isthread(L, -1)) {
+    lua_pop(L, 1);
+    return 1;
+  }
+  lua_pushcclosure(L, wrapped, 2);  // -2 +1 ours, over (its function, its thread)
+  return 1;
+}
+
+// Replaces coroutine.resume and coroutine.wrap with the versions above. Called once, by
+// open_state, before any script code.
+void track_coroutines(lua_State* L) {
+  lua_getglobal(L, "coroutine");  // +1
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_getfield(L, -1, "resume");   // +1
+  lua_pushcclosure(L, resume, 1);  // -1 +1
+  lua_setfield(L, -2, "resume");   // -1
+  lua_getfield(L, -1, "wrap");     // +1
+  lua_pushcclosure(L, wrap, 1);    // -1 +1
+  lua_setfield(L, -2, "wrap");     // -1
+  lua_pop(L, 1);                   // -1 coroutine
+}
+
+lua_State* main_thread(lua_State* L) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);  // +1
+  lua_State* main = lua_tothread(L, -1);
+  lua_pop(L, 1);  // -1
+  return main;
+}
+
+}  // namespace
+
+void hook_running(lua_State* main, lua_Hook hook) {
+  if (main) lua_sethook(main, hook, LUA_MASKCOUNT, 1);
+  const int n = g_depth < kMaxChain ? static_cast<int>(g_depth) : kMaxChain;
+  for (int i = 0; i < n; ++i)
+    if (lua_State* co = g_chain[i]) lua_sethook(co, hook, LUA_MASKCOUNT, 1);
+}
+
+namespace {
+
 // A state with its libraries, its record (made from `target`, as create_record), the
 // warplab library on package.path and the cuda table.
 template <class T>
@@ -111,6 +230,7 @@ StatePtr open_with(const lab::Options& opts, T target) {
   lua_State* L = state.get();
   luaL_openlibs(L);
   harden_libs(L);
+  track_coroutines(L);  // before any script code: every coroutine can be interrupted
 
   const StateRecord& st = create_record(L, opts, std::move(target));
 
@@ -165,6 +285,17 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   lua_setfield(L, -2, "path");                                               // -1
   lua_pop(L, 1);                                                             // -1
 
+  // The arguments go on the stack twice (the `arg` table's values one at a time, then all
+  // at once as the chunk's varargs): room is asked for first, for as many as the command
+  // line can carry, and more than a Lua stack holds is a sentence, never an overflow.
+  if (args.size() > kMaxScriptArgs || !lua_checkstack(L, static_cast<int>(args.size()) + 4)) {
+    out.ok = false;
+    out.bad_input = true;
+    out.error = std::to_string(args.size()) +
+                " script arguments are more than a Lua chunk can take (at most " +
+                std::to_string(kMaxScriptArgs) + ")";
+    return out;
+  }
   lua_createtable(L, static_cast<int>(args.size()), 1);  // +1 arg
   lua_pushstring(L, path.c_str());                       // +1
   lua_rawseti(L, -2, 0);                                 // -1
@@ -202,9 +333,17 @@ lab::Run& run_of(lua_State* L) { return record_of(L).run; }
 
 bool context_lost(lua_State* L) { return record_of(L).run.lost(); }
 
+Launches launches(lua_State* L) {
+  const lab::FaultLog& f = record_of(L).run.faults;
+  return {f.total, f.since_sync};
+}
+
 std::string describe_error(lua_State* L, const cu::Error& e) { return record_of(L).run.describe(e); }
 
-void arm_timeout_hook(lua_State* L) { lua_sethook(L, timeout_hook, LUA_MASKCOUNT, 1); }
+void arm_timeout_hook(lua_State* L) {
+  lua_sethook(L, timeout_hook, LUA_MASKCOUNT, 1);
+  hook_running(main_thread(L), timeout_hook);  // and every thread that resumed this one
+}
 
 void raise(lua_State* L, const char* fmt, ...) {
   va_list ap;

@@ -52,6 +52,24 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
 // watchdog fired (a kernel still spins). Only a new process gets a new context.
 bool context_lost(lua_State* L);
 
+// Stopping Lua code wherever it runs. A count hook is per thread in Lua 5.4, so a hook set
+// on the main thread never fires inside a coroutine: open_state wraps coroutine.resume and
+// the functions of coroutine.wrap so the coroutines being resumed are known, and
+// hook_running sets `hook` (a count hook of one instruction) on `main` (the state's main
+// thread) and on every one of them. It stays set until cleared, so a pcall that catches
+// its error is hooked again at the next instruction, up to the top. Used by the REPL's
+// Ctrl-C from a signal handler (async-signal-safe: lua_sethook and plain reads) and by the
+// watchdog's re-raise.
+void hook_running(lua_State* main, lua_Hook hook);
+
+// The launches this state made (lab::FaultLog): how many in all, and how many of the last
+// of them the GPU may not have finished (made since the last completed synchronization).
+// The REPL tells by them which of its inputs launched a kernel that faulted.
+struct Launches {
+  unsigned long long total = 0, unfinished = 0;
+};
+Launches launches(lua_State* L);
+
 // This state's run (lab/run.hpp): what `run --counters` counts on, and what the program
 // makes ready before a script starts (watch's standby, the REPL's spare worker: the device
 // chosen, its context, modules).

@@ -58,6 +58,7 @@
   X(cuLaunchCooperativeKernel)                            \
   X(cuLaunchKernelEx)                                     \
   X(cuOccupancyMaxActiveClusters)                         \
+  X(cuOccupancyMaxPotentialClusterSize)                   \
   X(cuMemcpyDtoDAsync)                                    \
   X(cuDevicePrimaryCtxGetState)                           \
   X(cuStreamWaitEvent)                                    \

@@ -66,6 +66,13 @@ void Function::ensure_dynamic_shared(unsigned bytes) const {
   }
 }
 
+void Function::allow_non_portable_clusters() const {
+  if (non_portable_clusters_.load(std::memory_order_relaxed)) return;
+  WL_CU_CHECK(api().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+              "kernel " + name_ + ", clusters above the portable size of 8 blocks");
+  non_portable_clusters_.store(true, std::memory_order_relaxed);
+}
+
 void Function::set_carveout(int percent) {
   // The driver takes -1 (CU_SHAREDMEM_CARVEOUT_DEFAULT) or 0..100.
   if (percent < -1 || percent > 100)

@@ -64,6 +64,10 @@ class Function {
   // the requirement grows. Throws cu::Error naming the kernel and the size.
   void ensure_dynamic_shared(unsigned bytes) const;
 
+  // Sets CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED (once): clusters above the
+  // portable 8 blocks, up to what the device allows. Throws cu::Error naming the kernel.
+  void allow_non_portable_clusters() const;
+
   // Preferred shared-memory carveout in percent (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_
   // MEMORY_CARVEOUT), -1 = driver default. Our occupancy calculator takes the same value.
   void set_carveout(int percent);
@@ -79,6 +83,7 @@ class Function {
   std::vector<ParamInfo> params_;
   int carveout_ = -1;
   mutable std::atomic<unsigned> dynamic_limit_{0};
+  mutable std::atomic<bool> non_portable_clusters_{false};
 };
 
 }  // namespace warplab::cu

@@ -31,36 +31,64 @@ std::string num(long long v) { return std::to_string(v); }
 
 const char kAxis[3] = {'x', 'y', 'z'};
 
+bool same(const Dim3& a, const unsigned (&b)[3]) { return a.x == b[0] && a.y == b[1] && a.z == b[2]; }
+
+std::string dims(const unsigned (&d)[3]) { return dims(Dim3{d[0], d[1], d[2]}); }
+
 // The cluster rules (launch.hpp lists them). A cooperative launch with a cluster is
 // refused: cuLaunchKernelEx could carry both attributes, but the co-residency rule a
 // cooperative grid needs would then have to count whole clusters on GPCs, which our
 // calculator cannot do offline; a grid-wide barrier over clusters is not an experiment
-// here, so warplab keeps the two kinds of launch apart.
-std::optional<Violation> check_cluster(const LaunchConfig& c, const DeviceLimits& d) {
-  const Dim3& k = c.cluster;
-  if (!k.x || !k.y || !k.z) [[unlikely]]
-    return broken(Limit::cluster_zero,
-                  "cluster " + dims(k) + " has a zero dimension: each of x, y, z must be at least 1");
+// here, so warplab keeps the two kinds of launch apart. `driver`: the size above 8 blocks
+// is the driver's to judge (check_schedule), not the offline maximum's.
+std::optional<Violation> check_cluster(const LaunchConfig& c, const KernelLimits& kl, const DeviceLimits& d,
+                                       bool driver) {
+  const bool compiled = kl.cluster[0] != 0;
+  if (c.clustered()) {
+    const Dim3& k = c.cluster;
+    if (!k.x || !k.y || !k.z) [[unlikely]]
+      return broken(Limit::cluster_zero,
+                    "cluster " + dims(k) + " has a zero dimension: each of x, y, z must be at least 1");
+    if (compiled && !same(k, kl.cluster)) [[unlikely]]
+      return broken(Limit::cluster_conflict,
+                    "cluster " + dims(k) + " conflicts with the kernel's compile-time cluster " +
+                        dims(kl.cluster) + " (__cluster_dims__): leave cluster out, or give " +
+                        dims(kl.cluster));
+  } else if (!compiled) [[unlikely]] {  // .explicitcluster alone: __cluster_dims__()
+    return broken(Limit::cluster_required,
+                  "the kernel is declared __cluster_dims__() without a size, so it runs only in "
+                  "clusters: give cluster = {x, y, z}");
+  }
+  const Dim3 k = cluster_of(c, kl);
+  // Built only for a sentence: the launch path allocates nothing.
+  auto what = [&] { return c.clustered() ? "cluster " + dims(k) : "the compile-time cluster " + dims(k); };
   if (d.cc_major < 9) [[unlikely]]
     return broken(Limit::cluster_support,
                   "a cluster launch needs compute capability 9.0 or higher (cluster_launch = 1), and "
                   "this device is " +
                       num(d.cc_major) + "." + num(d.cc_minor));
   const u64 blocks = u64{k.x} * k.y * k.z;
-  if (blocks > kMaxClusterBlocks) [[unlikely]]
+  if (!driver && blocks > kMaxClusterBlocks) [[unlikely]]
     return broken(Limit::cluster_size,
-                  "cluster " + dims(k) + " = " + num(static_cast<long long>(blocks)) +
-                      " blocks exceeds the portable cluster size of " + num(kMaxClusterBlocks) +
-                      " blocks (larger clusters need a non-portable opt-in that warplab does not make)");
+                  what() + " = " + num(static_cast<long long>(blocks)) + " blocks exceeds " +
+                      num(kMaxClusterBlocks) + ", the most blocks a cluster can hold (" +
+                      num(kPortableClusterBlocks) + " portable, up to " + num(kMaxClusterBlocks) +
+                      " with the non-portable opt-in where the device allows it)");
+  if (kl.max_cluster_blocks > 0 && blocks > static_cast<u64>(kl.max_cluster_blocks)) [[unlikely]]
+    return broken(Limit::cluster_rank, what() + " = " + num(static_cast<long long>(blocks)) +
+                                           " blocks exceeds the kernel's own maximum of " +
+                                           num(kl.max_cluster_blocks) +
+                                           " blocks per cluster (the third value of its __launch_bounds__)");
   const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
   const unsigned cl[3] = {k.x, k.y, k.z};
   for (int i = 0; i < 3; ++i)
     if (grid[i] % cl[i] != 0) [[unlikely]]
       return broken(Limit::cluster_grid, std::string("grid dimension ") + kAxis[i] + " = " + num(grid[i]) +
-                                             " is not a multiple of cluster dimension " + kAxis[i] + " = " +
-                                             num(cl[i]));
+                                             " is not a multiple of " +
+                                             (c.clustered() ? "" : "compile-time ") + "cluster dimension " +
+                                             kAxis[i] + " = " + num(cl[i]));
   if (c.cooperative) [[unlikely]]
-    return broken(Limit::cluster_cooperative, "cluster " + dims(k) +
+    return broken(Limit::cluster_cooperative, what() +
                                                   " with cooperative = true is refused: warplab launches a "
                                                   "grid either in clusters or cooperatively, not both");
   return std::nullopt;
@@ -75,6 +103,13 @@ std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, con
                                const Function* driver) {
   const unsigned block[3] = {c.block.x, c.block.y, c.block.z};
   const unsigned grid[3] = {c.grid.x, c.grid.y, c.grid.z};
+  // The code's architecture: SASS for sm_XY runs on X.Y to X.9 (sm_XYa on X.Y only).
+  if (k.code_arch) {
+    const int major = k.code_arch / 10, minor = k.code_arch % 10;
+    if (d.cc_major != major || (k.code_arch_variant == 'a' ? d.cc_minor != minor : d.cc_minor < minor))
+        [[unlikely]]
+      return check_code(k, d);
+  }
   if (!c.block.x || !c.block.y || !c.block.z) [[unlikely]]
     return broken(Limit::block_zero,
                   "block " + dims(c.block) + " has a zero dimension: each of x, y, z must be at least 1");
@@ -132,10 +167,12 @@ std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, con
             (has_optin ? "max_shared_memory_per_block_optin = " : "max_shared_memory_per_block = ") +
             num(shared_cap));
 
-  if (c.clustered()) {
-    if (auto v = check_cluster(c, d)) [[unlikely]]
-      return v;
-    if (driver) return check_schedule(*driver, c);  // a cluster is never cooperative (check_cluster)
+  if (c.clustered() || k.cluster_explicit) [[unlikely]] {
+    if (auto v = check_cluster(c, k, d, driver != nullptr)) return v;
+    if (!driver) return std::nullopt;  // a cluster is never cooperative (check_cluster)
+    LaunchConfig asked = c;            // the compile-time cluster, when cluster = was left out
+    asked.cluster = cluster_of(c, k);
+    return check_schedule(*driver, asked);
   }
 
   if (c.cooperative) {
@@ -161,6 +198,28 @@ std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, con
                         num(occ.blocks_per_sm) + " per SM × " + num(d.multiprocessor_count) + " SMs)");
   }
   return std::nullopt;
+}
+
+std::optional<Violation> check_code(const KernelLimits& k, const DeviceLimits& d) {
+  if (k.code_arch <= 0) return std::nullopt;
+  const int major = k.code_arch / 10, minor = k.code_arch % 10;
+  const bool exact = k.code_arch_variant == 'a';
+  const bool runs = d.cc_major == major && (exact ? d.cc_minor == minor : d.cc_minor >= minor);
+  if (runs) return std::nullopt;
+  const std::string code =
+      "sm_" + num(k.code_arch) + (k.code_arch_variant ? std::string(1, k.code_arch_variant) : "");
+  const std::string rule =
+      exact ? "runs on compute capability " + num(major) + "." + num(minor) + " only"
+            : "runs on compute capability " + num(major) + "." + num(minor) + " to " + num(major) + ".9 only";
+  return broken(Limit::architecture, "the kernel was compiled for " + code +
+                                         ", and its code cannot run on this device of compute capability " +
+                                         num(d.cc_major) + "." + num(d.cc_minor) + " (" + code + " code " +
+                                         rule + "): compile for sm_" + num(d.cc_major * 10 + d.cc_minor));
+}
+
+Dim3 cluster_of(const LaunchConfig& c, const KernelLimits& k) {
+  if (c.clustered()) return c.cluster;
+  return {k.cluster[0], k.cluster[1], k.cluster[2]};
 }
 
 namespace {
@@ -190,9 +249,22 @@ std::string describe(const Function& f, const LaunchConfig& c) {
 
 }  // namespace
 
+namespace {
+
+u64 blocks_of(const Dim3& k) { return u64{k.x} * k.y * k.z; }
+
+// Dynamic shared memory and, above 8 blocks, the non-portable cluster size: what a launch
+// of c opts the kernel into, and what the driver's answers about c assume.
+void opt_in(const Function& f, const LaunchConfig& c) {
+  if (c.shared_bytes > f.dynamic_shared_limit()) f.ensure_dynamic_shared(c.shared_bytes);
+  if (c.clustered() && blocks_of(c.cluster) > kPortableClusterBlocks) f.allow_non_portable_clusters();
+}
+
+}  // namespace
+
 int max_active_clusters(const Function& f, const LaunchConfig& c) {
   if (!c.clustered()) throw Error("max_active_clusters needs a launch with a cluster");
-  if (c.shared_bytes > f.dynamic_shared_limit()) f.ensure_dynamic_shared(c.shared_bytes);
+  opt_in(f, c);
   const Api& a = api();
   if (!a.cuOccupancyMaxActiveClusters)
     throw Error("this driver has no cuOccupancyMaxActiveClusters (clusters need CUDA 12.0+)");
@@ -203,10 +275,53 @@ int max_active_clusters(const Function& f, const LaunchConfig& c) {
   return n;
 }
 
+int max_cluster_blocks(const Function& f, const LaunchConfig& c) {
+  const Api& a = api();
+  if (!a.cuOccupancyMaxPotentialClusterSize) return 0;
+  LaunchConfig big = c;  // the opt-in, whatever c asks (the driver ignores its cluster size)
+  big.cluster = {kMaxClusterBlocks, 1, 1};
+  opt_in(f, big);
+  CUlaunchAttribute attr;
+  const CUlaunchConfig lc = ex_config(c, attr);
+  int n = 0;
+  WL_CU_CHECK(a.cuOccupancyMaxPotentialClusterSize(&n, f.get(), &lc), describe(f, c));
+  return n;
+}
+
 namespace {
 
+// The sentence for a cluster the driver refuses outright (CUDA_ERROR_INVALID_CLUSTER_SIZE):
+// one the rules above let through that this device or kernel still cannot take.
+[[gnu::cold]] std::optional<Violation> refused_size(const LaunchConfig& c) {
+  return broken(Limit::cluster_size,
+                "cluster " + dims(c.cluster) + " = " + num(static_cast<long long>(blocks_of(c.cluster))) +
+                    " blocks is a size the driver refuses for this kernel on this device");
+}
+
 std::optional<Violation> check_schedule(const Function& f, const LaunchConfig& c) {
-  if (max_active_clusters(f, c) > 0) return std::nullopt;
+  try {
+    const u64 blocks = blocks_of(c.cluster);
+    if (blocks > kPortableClusterBlocks) {
+      const int most = max_cluster_blocks(f, c);
+      if (most > 0 && blocks > static_cast<u64>(most))
+        return broken(Limit::cluster_size,
+                      "cluster " + dims(c.cluster) + " = " + num(static_cast<long long>(blocks)) +
+                          " blocks exceeds " + num(most) +
+                          ", the largest cluster this device forms for this kernel with blocks of " +
+                          dims(c.block) + " threads and " + num(c.shared_bytes) +
+                          " bytes dynamic shared (cuOccupancyMaxPotentialClusterSize, with the "
+                          "non-portable opt-in)");
+      if (most == 0 && blocks > kMaxClusterBlocks)
+        return broken(Limit::cluster_size, "cluster " + dims(c.cluster) + " = " +
+                                               num(static_cast<long long>(blocks)) + " blocks exceeds " +
+                                               num(kMaxClusterBlocks) +
+                                               ", the largest cluster size there is");
+    }
+    if (max_active_clusters(f, c) > 0) return std::nullopt;
+  } catch (const Error& e) {
+    if (e.code() == CUDA_ERROR_INVALID_CLUSTER_SIZE) return refused_size(c);
+    throw;
+  }
   return broken(Limit::cluster_schedule,
                 "cluster " + dims(c.cluster) + " of blocks of " + dims(c.block) + " threads and " +
                     num(c.shared_bytes) +
@@ -218,7 +333,7 @@ std::optional<Violation> check_schedule(const Function& f, const LaunchConfig& c
 }  // namespace
 
 void launch(const Function& f, const LaunchConfig& c, void** args) {
-  if (c.shared_bytes > f.dynamic_shared_limit()) f.ensure_dynamic_shared(c.shared_bytes);
+  opt_in(f, c);
   const Api& a = api();
   if (c.clustered()) {
     if (!a.cuLaunchKernelEx)

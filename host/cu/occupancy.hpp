@@ -50,6 +50,12 @@ struct KernelLimits {
   int static_shared = 0;          // bytes of __shared__ declared in the kernel
   int max_threads_per_block = 0;  // the kernel's own cap (launch bounds, registers); 0: unknown
   int barriers = 1;               // named barriers used (ptxas "used B barriers")
+  // What the launch check needs beyond resources (the PTX's directives, the module's arch):
+  unsigned cluster[3] = {0, 0, 0};  // the compile-time cluster (__cluster_dims__); zeros: none
+  bool cluster_explicit = false;    // launched only as clusters (.explicitcluster)
+  int max_cluster_blocks = 0;       // blocks per cluster at most (.maxclusterrank); 0: no cap
+  int code_arch = 0;                // the SASS it holds: 90 for sm_90, 120 for sm_120; 0: unknown
+  char code_arch_variant = 0;       // 'a' (sm_90a: that compute capability only), 'f' (family), 0
 };
 
 enum class Limiter : unsigned {

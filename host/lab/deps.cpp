@@ -1,7 +1,9 @@
 // deps.cpp: appends dependency paths to $WARPLAB_DEPS_FILE, and writes the code, launch
 // and device records into $WARPLAB_CODE_DIR (see deps.hpp). One O_APPEND write per line,
-// so a file stays line-complete even if the run crashes. Depends on lab/deps.hpp,
-// cu/profile.hpp (the device record), rtc/compile.hpp.
+// so a file stays line-complete even if the run crashes; whole records through the one
+// writer (sys/write.hpp). Never through a symbolic link (O_NOFOLLOW), whatever a folder
+// shared with others holds. Depends on lab/deps.hpp, cu/profile.hpp (the device record),
+// rtc/compile.hpp, sys/write.hpp.
 #include "lab/deps.hpp"
 
 #include <fcntl.h>
@@ -15,6 +17,7 @@
 
 #include "cu/profile.hpp"
 #include "rtc/compile.hpp"
+#include "sys/write.hpp"
 
 namespace warplab::lab {
 
@@ -31,7 +34,7 @@ void record_dependency(const std::string& path) {
   const std::lock_guard<std::mutex> lock(mu);
   if (!seen.insert(abs).second) return;
 
-  const int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  const int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return;
   const std::string line = abs + "\n";
   [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
@@ -48,11 +51,17 @@ const char* code_dir() {
   return dir && *dir ? dir : nullptr;
 }
 
-void write_file(const std::string& path, const char* data, std::size_t size, int flags) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0600);
+// One line added to a record (O_APPEND: lines stay whole).
+void append_line(const std::string& path, const std::string& line) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return;
-  [[maybe_unused]] const ssize_t w = ::write(fd, data, size);  // one write: lines stay whole
+  [[maybe_unused]] const ssize_t w = ::write(fd, line.data(), line.size());
   ::close(fd);
+}
+
+// A whole record, replaced (best effort, as every record: the watcher copes without one).
+void write_record(const std::string& path, std::string_view bytes) {
+  (void)sys::write_file(path, bytes, sys::WriteOptions{sys::Replace::allowed, sys::Sync::none, 0600});
 }
 
 }  // namespace
@@ -69,13 +78,13 @@ void record_code(const std::string& module_name, const rtc::CompileResult& r) {
   if (!dir) return;
   static int n = 0;
   const std::string base = std::string(dir) + "/" + std::to_string(++n) + "." + code_stem(module_name);
-  write_file(base + ".ptx", r.ptx.data(), r.ptx.size(), O_TRUNC);
-  write_file(base + ".cubin", r.cubin.data(), r.cubin.size(), O_TRUNC);
+  write_record(base + ".ptx", r.ptx);
+  write_record(base + ".cubin", std::string_view(r.cubin.data(), r.cubin.size()));
   std::string spills;
   for (const rtc::KernelResources& k : r.kernels)
     spills += k.mangled + " " + std::to_string(k.spill_store_bytes.value_or(-1)) + " " +
               std::to_string(k.spill_load_bytes.value_or(-1)) + "\n";
-  write_file(base + ".spills", spills.data(), spills.size(), O_TRUNC);
+  write_record(base + ".spills", spills);
 }
 
 void record_launch(const std::string& module_name, const std::string& mangled, unsigned threads,
@@ -85,7 +94,7 @@ void record_launch(const std::string& module_name, const std::string& mangled, u
   try {  // called from a destructor: nothing may escape
     const std::string line = code_stem(module_name) + " " + mangled + " " + std::to_string(threads) + " " +
                              std::to_string(dynamic_shared) + "\n";
-    write_file(std::string(dir) + "/launches", line.data(), line.size(), O_APPEND);
+    append_line(std::string(dir) + "/launches", line);
   } catch (...) {
   }
 }
@@ -94,7 +103,7 @@ void record_device(const cu::DeviceSnapshot& d) {
   const char* dir = code_dir();
   if (!dir) return;
   const std::string text = cu::profile_text(d);
-  write_file(std::string(dir) + "/device.json", text.data(), text.size(), O_TRUNC);
+  write_record(std::string(dir) + "/device.json", text);
 }
 
 }  // namespace warplab::lab

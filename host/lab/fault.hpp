@@ -42,6 +42,8 @@ struct FaultLog {
   std::array<LaunchNote, 8> ring{};
   unsigned head = 0;        // next slot
   unsigned since_sync = 0;  // launches since the last completed synchronization
+  unsigned long long total =
+      0;  // launches noted in this run: a front end tells which of its inputs made them
 
   // Takes the next slot for a launch of `kernel` (its name copied, cut to fit), with
   // config and limits; the caller fills source and line. Plain copies, no formatting:
@@ -50,6 +52,7 @@ struct FaultLog {
     LaunchNote& n = ring[head];
     head = (head + 1) % ring.size();
     ++since_sync;
+    ++total;
     const std::size_t len = kernel.size() < sizeof n.kernel ? kernel.size() : sizeof n.kernel - 1;
     std::memcpy(n.kernel, kernel.data(), len);
     n.kernel[len] = '\0';
@@ -65,6 +68,7 @@ struct FaultLog {
     if (since_sync == 0) return;
     head = (head + static_cast<unsigned>(ring.size()) - 1) % ring.size();
     --since_sync;
+    --total;
   }
   // The note `back` launches before the next slot: 1 is the last launch.
   const LaunchNote& recent(unsigned back = 1) const {

@@ -1,6 +1,8 @@
-// hooks.cpp: make_dir and now_seconds, with std::filesystem and std::chrono.
-// Depends on lab/hooks.hpp.
+// hooks.cpp: make_dir, write_result and now_seconds, with std::filesystem, sys/write.hpp
+// and std::chrono. Depends on lab/hooks.hpp.
 #include "lab/hooks.hpp"
+
+#include "sys/write.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -14,6 +16,11 @@ std::string make_dir(const std::string& dir) {
   if (!ec && std::filesystem::is_directory(dir)) return {};
   return "cannot create the folder '" + dir +
          "': " + (ec ? ec.message() : std::string("a file is in the way"));
+}
+
+std::string write_result(const std::string& path, std::string_view bytes) {
+  const sys::WriteResult w = sys::write_file(path, bytes, sys::Replace::allowed);
+  return w ? std::string() : w.message;
 }
 
 double now_seconds() {

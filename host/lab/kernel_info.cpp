@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "cu/error.hpp"
+#include "cu/launch.hpp"
 #include "lab/fault.hpp"
 #include "rtc/sass.hpp"
 
@@ -81,6 +82,8 @@ std::string kernel_summary(const KernelObj& k) {
 }
 
 std::string occupancy_error(const KernelObj& k, const OccupancyRequest& r, const cu::DeviceLimits& d) {
+  // Code that cannot run here has no occupancy here: not a number computed for other code.
+  if (const auto v = cu::check_code(k.limits, d)) return "occupancy: " + v->sentence;
   if (r.block < 1) return "occupancy needs block = <threads per block> >= 1";
   if (r.block > INT_MAX)
     return "occupancy: a block of " + std::to_string(r.block) +

@@ -1,8 +1,10 @@
 // kernel_offline.cpp: what a kernel's PTX entry tells when no driver can be asked (a
 // profile, no GPU): its parameter layout and its own thread cap (.maxntid / .reqntid from
 // __launch_bounds__, combined with the register limit), so offline launch checks see what
-// the driver would report. Depends on lab/module.hpp, rtc/ptx.hpp (the one PTX reader).
+// the driver would report; and, live or not, the launch rules its code carries (clusters,
+// architecture). Depends on lab/module.hpp, rtc/ptx.hpp (the one PTX reader).
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 
 #include "lab/module.hpp"
@@ -29,6 +31,21 @@ void offline_max_threads(KernelObj& k, const cu::DeviceLimits& d) {
   int cap = register_max_threads(bare, d);
   if (e && e->max_threads() > 0) cap = static_cast<int>(std::min<long long>(cap, e->max_threads()));
   k.limits.max_threads_per_block = cap;
+}
+
+void set_code_arch(cu::KernelLimits& k, const std::string& arch) {
+  k.code_arch = arch.rfind("sm_", 0) == 0 ? std::atoi(arch.c_str() + 3) : 0;  // compute_XX: PTX, unknown
+  const char last = arch.empty() ? 0 : arch.back();
+  k.code_arch_variant = k.code_arch && (last == 'a' || last == 'f') ? last : 0;
+}
+
+void code_rules(KernelObj& k) {
+  set_code_arch(k.limits, k.module->result.arch);
+  const std::optional<rtc::PtxEntry> e = rtc::ptx_entry(k.module->result.ptx, k.mangled);
+  if (!e) return;
+  for (int i = 0; i < 3; ++i) k.limits.cluster[i] = e->cluster[static_cast<std::size_t>(i)];
+  k.limits.cluster_explicit = e->explicit_cluster;
+  k.limits.max_cluster_blocks = static_cast<int>(std::min(e->max_cluster_rank, 1u << 30));
 }
 
 void ptx_layout(KernelObj& k) {

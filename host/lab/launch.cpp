@@ -78,7 +78,10 @@ std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchCon
   try {  // only the driver's answer can throw here (a failed cuOccupancyMaxActiveClusters)
     return cu::check(c, k.limits, d, ask_driver ? k.fn.get() : nullptr);
   } catch (const cu::Error& e) {
-    return cu::Violation{cu::Limit::cluster_schedule, e.what()};
+    if (is_async_fault(e.code())) throw;  // a fault noticed here: the context is lost, said as such
+    return cu::Violation{
+        cu::Limit::cluster_schedule,
+        "the driver could not say whether this cluster launch can be scheduled: " + cu::error_text(e.code())};
   }
 }
 
@@ -86,6 +89,25 @@ namespace {
 
 [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void refuse(const KernelObj& k, const std::string& why) {
   throw Error(k.display + ": " + why);
+}
+
+// The configuration the driver is given: a kernel's compile-time cluster is the driver's to
+// apply, so a cluster = equal to it (the check saw to that) is not sent again.
+inline const cu::LaunchConfig& sendable(const KernelObj& k, const cu::LaunchConfig& c) {
+  if (!k.limits.cluster[0] || !c.clustered()) [[likely]]
+    return c;
+  thread_local cu::LaunchConfig plain;
+  plain = c;
+  plain.cluster = {0, 0, 0};
+  return plain;
+}
+
+[[gnu::cold]] std::string cluster_refused(const KernelObj& k, const cu::LaunchConfig& c) {
+  const cu::Dim3 cl = cu::cluster_of(c, k.limits);
+  return "the driver refused cluster " + std::to_string(cl.x) + "x" + std::to_string(cl.y) + "x" +
+         std::to_string(cl.z) +
+         " for this kernel (with the launch checks on, or with k:check{...}, warplab "
+         "names the rule it breaks)";
 }
 
 // A launch while a counter session is active (off the usual path: the caller tests one
@@ -122,8 +144,12 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
   }
   if (arg_error) [[unlikely]]
     throw Error(arg_error);
-  if (!k.fn) [[unlikely]]
+  if (!k.fn) [[unlikely]] {
     run.require_gpu("a kernel launch");
+    // Live, a kernel without a function is one whose code was not loaded: another arch's.
+    const auto v = cu::check_code(k.limits, run.limits());
+    refuse(k, v ? v->sentence : "its module is not loaded on this device");
+  }
   k.last_launch = {c.block.x * c.block.y * c.block.z, c.shared_bytes};  // for `warplab watch` (deps.hpp)
   LaunchNote& n = run.faults.note(k.display, c, k.limits);              // plain copies, no formatting
   n.stream = run.streams.note(c.stream);                                // 0 for the default stream
@@ -133,10 +159,15 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
   }
   try {
     if (CounterSession* s = CounterSession::active()) [[unlikely]]
-      counted_launch(*s, k, c, where);
+      counted_launch(*s, k, sendable(k, c), where);
     else
-      cu::launch(*k.fn, c, k.argptrs.data());
-  } catch (...) {
+      cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
+  } catch (const cu::Error& e) {
+    run.faults.forget();
+    if (e.code() == CUDA_ERROR_INVALID_CLUSTER_SIZE) [[unlikely]]  // with --no-check: still a sentence
+      refuse(k, cluster_refused(k, c));
+    throw;
+  } catch (...) {  // a counted launch's refusal or CUPTI's error: the launch did not happen
     run.faults.forget();
     throw;
   }
@@ -151,12 +182,16 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
   if (run.opts.check)
     if (const auto broken = broken_rule(k, c, run.limits())) refuse(k, broken->sentence);
   if (arg_error) throw Error(arg_error);
-  if (!k.fn) run.require_gpu("a kernel launch");
+  if (!k.fn) {
+    run.require_gpu("a kernel launch");
+    const auto v = cu::check_code(k.limits, run.limits());  // another arch's code: not loaded
+    refuse(k, v ? v->sentence : "its module is not loaded on this device");
+  }
   if (!c.stream)
     c.stream = run.capture.stream();
   else
     run.capture.check_stream(c.stream, "a kernel launch");
-  cu::launch(*k.fn, c, k.argptrs.data());
+  cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
 }
 
 }  // namespace
@@ -172,9 +207,10 @@ std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, con
                           const Where& where, int warmup, int reps) {
   run.capture.refuse(CaptureOp::bench, "k:bench");
   checked_launch(run, k, c, arg_error, where);  // one untimed launch even with warmup = 0: it loads the code
+  const cu::LaunchConfig& sent = sendable(k, c);
   CounterSession* const counting = CounterSession::active();  // each launch is counted as well
   auto again = [&] {
-    counting ? counted_launch(*counting, k, c, where) : cu::launch(*k.fn, c, k.argptrs.data());
+    counting ? counted_launch(*counting, k, sent, where) : cu::launch(*k.fn, sent, k.argptrs.data());
   };
   for (int i = 1; i < warmup; ++i) again();
   EventTimes t(run.context, c.stream, reps);

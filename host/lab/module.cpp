@@ -82,6 +82,7 @@ KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optio
     if (k->res.registers && offline_limits) offline_max_threads(*k, *offline_limits);
     ptx_layout(*k);
   }
+  code_rules(*k);
   if (k->sig && !k->offsets.empty() && k->sig->params.size() != k->offsets.size())
     throw Error("kernel " + k->display + ": the declared signature has " +
                 std::to_string(k->sig->params.size()) + " parameters but the kernel takes " +

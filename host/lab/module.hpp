@@ -98,6 +98,11 @@ KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optio
 // max threads per block (registers and launch bounds), and its parameter layout.
 void offline_max_threads(KernelObj& k, const cu::DeviceLimits& d);
 void ptx_layout(KernelObj& k);
+// Live or not: the rules the kernel's code carries into k.limits (the launch check's):
+// its architecture, and its PTX's cluster directives (__cluster_dims__, .maxclusterrank).
+void code_rules(KernelObj& k);
+// The architecture part: k.code_arch and code_arch_variant for `arch` ("sm_90a": 90, 'a').
+void set_code_arch(cu::KernelLimits& k, const std::string& arch);
 
 // Tells a watching parent which files this compile read (deps.hpp).
 void record_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r);

@@ -90,7 +90,10 @@ void set_inline_source(ModuleSpec& spec, const std::string& text, const std::str
     spec.source.name = first > 0 ? caller_file : "inline.cu";
     spec.source.line_offset = first > 0 ? first - 1 : 0;
   }
-  spec.source.dir = caller_file.empty() ? fs::current_path() : fs::path(caller_file).parent_path();
+  // With no calling file, "..." includes start in the current folder; one that was removed
+  // leaves none (never an exception's text: the includes then say where they looked).
+  std::error_code ec;
+  spec.source.dir = caller_file.empty() ? fs::current_path(ec) : fs::path(caller_file).parent_path();
 }
 
 bool env_lineinfo() {

@@ -2,6 +2,8 @@
 // around its script (see run.hpp). Depends on lab/run.hpp.
 #include "lab/run.hpp"
 
+#include "cu/launch.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -48,7 +50,14 @@ std::string Run::describe(const cu::Error& e) {
 
 ModuleRef Run::build(ModuleSpec spec) {
   static const cu::ContextPtr none;
-  return lab::build(std::move(spec), cache.get(), offline() ? none : gpu_context("cuda.compile"));
+  if (offline()) return lab::build(std::move(spec), cache.get(), none);
+  // Code for another compute capability is compiled but not loaded (the driver would only
+  // refuse it): its kernels answer from the compile, and the launch check, k:check and
+  // k:occupancy refuse them with the architecture's sentence (cu::check_code).
+  cu::KernelLimits code;
+  set_code_arch(code, spec.options.arch);
+  const cu::ContextPtr& ctx = gpu_context("cuda.compile");
+  return lab::build(std::move(spec), cache.get(), cu::check_code(code, limits()) ? none : ctx);
 }
 
 std::string exe_dir() {

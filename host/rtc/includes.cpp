@@ -133,7 +133,11 @@ class Resolver {
     if (fs::path(spelled).is_absolute()) {
       tries.emplace_back(spelled);
     } else {
-      if (!angle) tries.push_back(dir.empty() ? fs::current_path() : dir);
+      if (!angle) {
+        std::error_code ec;  // a current folder that was removed: none to try
+        const fs::path here = dir.empty() ? fs::current_path(ec) : dir;
+        if (!ec) tries.push_back(here);
+      }
       for (const fs::path& d : dirs_) tries.push_back(d);
     }
     for (const fs::path& t : tries) {

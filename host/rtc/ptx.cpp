@@ -99,6 +99,14 @@ std::vector<PtxEntry> ptx_entry_list(const std::string& ptx) {
       const std::string dirs = ptx.substr(close, body - close);
       read_dims(dirs, ".maxntid", e.maxntid);
       read_dims(dirs, ".reqntid", e.reqntid);
+      read_dims(dirs, ".reqnctapercluster", e.cluster);
+      if (e.cluster[0])  // PTX may give fewer than three sizes: the rest are 1
+        for (unsigned& v : e.cluster) v = std::max(v, 1u);
+      std::array<unsigned, 3> rank{};
+      read_dims(dirs, ".maxclusterrank", rank);
+      e.max_cluster_rank = rank[0];
+      // A compile-time cluster size implies the explicit cluster (NVRTC writes both).
+      e.explicit_cluster = dirs.find(".explicitcluster") != std::string::npos || e.cluster[0] != 0;
       const std::size_t last = ptx.find("\n}", body);
       e.end = last == std::string::npos ? ptx.size() : last + 2;
     }

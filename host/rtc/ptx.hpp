@@ -1,8 +1,10 @@
 // ptx.hpp: facts read from PTX text without a GPU, in one place: the kernels (.entry) it
 // defines, each with its parameter layout (.param alignment and size, as the driver lays
 // out the parameter buffer), its thread caps (.maxntid / .reqntid, from
-// __launch_bounds__) and where its text starts and ends. Used by compile (entries), the
-// offline kernel (layout, caps) and `watch --diff` (per-kernel bodies).
+// __launch_bounds__), its cluster directives (.reqnctapercluster / .explicitcluster from
+// __cluster_dims__, .maxclusterrank from __launch_bounds__' third value) and where its text
+// starts and ends. Used by compile (entries), every kernel (layout, caps, clusters) and
+// `watch --diff` (per-kernel bodies).
 #pragma once
 #include <array>
 #include <cstddef>
@@ -22,7 +24,10 @@ struct PtxEntry {
   std::vector<PtxParam> params;       // in declaration order
   std::array<unsigned, 3> maxntid{};  // zeros: not declared
   std::array<unsigned, 3> reqntid{};
-  std::size_t begin = 0, end = 0;  // the entry's text: [begin, end) of the PTX
+  std::array<unsigned, 3> cluster{};  // .reqnctapercluster: the compile-time cluster; zeros: none
+  bool explicit_cluster = false;      // .explicitcluster: launched only as clusters
+  unsigned max_cluster_rank = 0;      // .maxclusterrank: blocks per cluster at most; 0: not declared
+  std::size_t begin = 0, end = 0;     // the entry's text: [begin, end) of the PTX
   // The smaller of the .maxntid and .reqntid products; 0 when neither is declared.
   long long max_threads() const;
 };

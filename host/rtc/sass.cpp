@@ -1,12 +1,15 @@
 // sass.cpp: finding the disassembler, running it on a CUBIN and cutting one kernel out of
-// its output (sass.hpp). POSIX: fork/exec with a pipe. Depends on sys/temp.hpp, rtc/error.hpp.
+// its output (sass.hpp). POSIX: fork/exec with a pipe; Linux: the tool dies with warplab.
+// Depends on sys/temp.hpp, rtc/error.hpp.
 #include "rtc/sass.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <sstream>
 
@@ -38,12 +41,16 @@ std::string capture(const std::vector<std::string>& argv, int& status) {
   args.push_back(nullptr);
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw Error("cannot run " + argv[0] + ": no pipe");
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]), ::close(fds[1]);
     throw Error("cannot run " + argv[0] + ": fork failed");
   }
   if (pid == 0) {
+    // Killed with warplab, however warplab ends (else it would run on with parent 1).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // warplab died before prctl took effect
     const int null = ::open("/dev/null", O_RDWR);
     ::dup2(null, 0), ::dup2(null, 2), ::dup2(fds[1], 1);
     ::execv(args[0], args.data());

@@ -122,10 +122,21 @@ local function mkdir_p(dir)
   return os.execute("mkdir -p " .. quoted .. " 2>/dev/null")
 end
 
--- Write `content` to `path`, creating missing directories. Raises "<who>: cannot write
--- 'path': reason" at `level`, as error() counts from here (3 = the caller's caller).
+-- Write `content` to `path`, creating missing directories, replacing a file there. Under
+-- the warplab program through its one writer (`warplab.write_file`: a temporary file
+-- renamed into place, never through a symbolic link; a failed write leaves the old file
+-- as it was), else with io.open. Raises "<who>: cannot write 'path': reason" at `level`,
+-- as error() counts from here (3 = the caller's caller).
 function util.write_file(path, content, who, level)
   level = level or 3
+  local host = rawget(_G, "warplab")
+  if type(host) == "table" and type(host.write_file) == "function" then
+    local dir = path:match("^(.*)/[^/]*$")
+    if dir and dir ~= "" then mkdir_p(dir) end
+    local ok, err = host.write_file(path, content)
+    if not ok then error(string.format("%s: %s", who, err), level) end
+    return path
+  end
   local f = io.open(path, "wb")
   if not f then
     local dir = path:match("^(.*)/[^/]*$")

@@ -52,7 +52,8 @@ printf 'print(1)\n:quit\nprint(2)\n' | repl; rc=$?
 # A crashing worker costs the state, not the session.
 printf '%s\n' 'x = 1' "os.execute('kill -SEGV ' .. io.open('/proc/self/stat'):read('n'))" 'print(x)' 'print(dev.attr.warp_size)' | repl; rc=$?
 [ $rc -eq 1 ] || fail "exit $rc after a crash"
-grep -q '^worker died (signal 11); state lost, new worker started$' "$T/err" || fail "crash note"
+grep -q '^worker died (signal 11); state lost, new worker started\. Lost: every global, array, module and kernel of the session (1 successful input); :replay runs them again$' "$T/err" ||
+  fail "crash note"
 [ "$(cat "$T/out")" = $'nil\n32' ] || fail "fresh state after the crash"
 
 # A profile that cannot be read: one line, exit 4 (docs/exit-codes.md).

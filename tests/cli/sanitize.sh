@@ -4,7 +4,9 @@
 # runs the command it was given, as the real one does. Checks the closing table and its
 # exit code (9 on errors, the script's own when clean), that the child gets -lineinfo and
 # the arguments minus --sanitize in any position, the missing-tool sentence (exit 8), and
-# a bad tool name (exit 2, the valid ones listed). No GPU needed.
+# a bad tool name (exit 2, the valid ones listed), a bad TMPDIR (the log goes to /tmp,
+# with a note), WARPLAB_SANITIZE_LOG (the one writer: never through a link), and that a
+# killed `run --sanitize` leaves nothing running. No GPU needed.
 # Usage: bash sanitize.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
 export NO_COLOR=1
@@ -90,6 +92,42 @@ printf '========= COMPUTE-SANITIZER\n========= Error: Target application termina
 FAKE_LOG=$T/dead.log san run --sanitize memcheck s.lua
 [ $rc -ne 0 ] || fail "a log without a summary must not pass"
 grep -q "^memcheck: no summary line in the tool's log" "$T/out" || fail "no-summary sentence"
+
+# A bad TMPDIR: the log file goes to /tmp with one note, never an internal error (70).
+for bad in /nonexistent /dev/null; do
+  TMPDIR=$bad san run --sanitize memcheck s.lua
+  [ $rc -eq 9 ] || fail "TMPDIR=$bad: exit $rc, want 9 (the findings)"
+  grep -qF "warplab: TMPDIR='$bad' cannot hold temporary files" "$T/err" || fail "TMPDIR=$bad: no note"
+done
+# WARPLAB_SANITIZE_LOG: a copy of the raw log, replacing a file there through the one
+# writer; never through a symbolic link (a warning, the run's verdict unchanged).
+echo old >"$T/kept.log"
+WARPLAB_SANITIZE_LOG=$T/kept.log san run --sanitize memcheck s.lua
+[ $rc -eq 9 ] && grep -q "ERROR SUMMARY: 2 errors" "$T/kept.log" || fail "WARPLAB_SANITIZE_LOG: the log was not kept"
+echo mine >"$T/victim"
+ln -s "$T/victim" "$T/link.log"
+WARPLAB_SANITIZE_LOG=$T/link.log san run --sanitize memcheck s.lua
+[ $rc -eq 9 ] || fail "WARPLAB_SANITIZE_LOG to a link: exit $rc, want 9"
+grep -qx mine "$T/victim" || fail "WARPLAB_SANITIZE_LOG wrote through a symbolic link"
+grep -qF "warplab: WARPLAB_SANITIZE_LOG: '$T/link.log' is a symbolic link" "$T/err" || fail "WARPLAB_SANITIZE_LOG to a link: no warning"
+
+# Killed while the script runs, whatever the signal: neither the tool nor the script it
+# runs goes on (each dies with its parent).
+cat >"$T/busy_$$.lua" <<'LUA'
+while true do end
+LUA
+for sig in TERM KILL HUP; do
+  PATH="$T/bin:$PATH" "$BIN" --profile h100 run --sanitize memcheck "busy_$$.lua" >/dev/null 2>&1 &
+  parent=$!
+  for _ in $(seq 50); do pgrep -f "run busy_$$.lua" | grep -vx "$parent" | grep -q . && break; sleep 0.1; done
+  kill -"$sig" $parent
+  wait $parent 2>/dev/null
+  for _ in $(seq 50); do pgrep -f "busy_$$.lua" >/dev/null || break; sleep 0.1; done
+  if pgrep -f "busy_$$.lua" >/dev/null; then
+    fail "SIG$sig to run --sanitize left the script running: $(pgrep -af "busy_$$.lua")"
+    pkill -KILL -f "busy_$$.lua"
+  fi
+done
 
 # No compute-sanitizer: one sentence, exit 8.
 WARPLAB_COMPUTE_SANITIZER=$T/empty/compute-sanitizer "$BIN" --profile h100 run --sanitize memcheck s.lua >"$T/out" 2>"$T/err"

@@ -36,8 +36,9 @@ grep -qE '^1057 +1056 +capacity \+ 1 +deadlocks: 1 block\(s\) cannot start$' "$T
 grep -q '^  ok   k:check refuses a cooperative grid one block above capacity' "$T/out" ||
   fail "syncblocks: the cooperative refusal was not checked"
 "$BIN" --profile h200 run examples/sync/dsmem.lua >"$T/out" 2>"$T/err"
-grep -q '^16 blocks .*cluster 16x1x1 = 16 blocks exceeds the portable cluster size of 8 blocks' "$T/out" ||
-  fail "dsmem: the cluster of 16 is not refused in the rules table"
+grep -q '^32 blocks .*cluster 32x1x1 = 32 blocks exceeds 16, the most blocks a cluster can hold' "$T/out" ||
+  fail "dsmem: the cluster of 32 is not refused in the rules table"
+grep -qE '^16 blocks \(non-portable\) +16 +16 +accepted' "$T/out" || fail "dsmem: 16 blocks (non-portable) is not accepted offline"
 "$BIN" --profile h100 run examples/sync/cost.lua >"$T/out" 2>"$T/err"
 grep -qE '^cluster\.sync\(\) x8 +cost_cluster_sync +grid 8, block 256, cluster 8 +20000 +ok$' "$T/out" ||
   fail "cost: the cluster row of the plan"

@@ -20,6 +20,7 @@
 #include "app/repl/eval.hpp"
 #include "app/repl/pretty.hpp"
 #include "app/repl/protocol.hpp"
+#include "app/repl/save.hpp"
 #include "app/repl/worker.hpp"
 #include "bind/state.hpp"
 
@@ -293,4 +294,114 @@ TEST(ReplWorker, CtrlCInterruptsThenKills) {
   EXPECT_EQ(k.status, Status::kDied);
   EXPECT_EQ(k.text, "worker died (signal 9)");
   std::signal(SIGINT, SIG_DFL);
+}
+
+// Ctrl-C reaches a loop inside a coroutine (coroutine.wrap, coroutine.resume, one
+// coroutine resuming another), each caught by pcall in a loop: the hook is set on every
+// running thread and re-arms until the REPL's own pcall.
+TEST(ReplEval, CtrlCStopsLoopsInsideCoroutines) {
+  auto st = test_state();
+  Evaluator ev(st.get());
+  Evaluator::install_sigint();
+  for (const char* chunk :
+       {"while true do local co = coroutine.wrap(function() while true do end end) pcall(co) end",
+        "local co = coroutine.create(function() while true do end end) while true do coroutine.resume(co) "
+        "end",
+        "coroutine.wrap(function() while true do pcall(coroutine.wrap(function() "
+        "while true do pcall(function() while true do end end) end end)) end end)()",
+        "local gen = coroutine.wrap(function() while true do coroutine.yield(1) end end) while true do gen() "
+        "end"}) {
+    auto t = interrupt_later(200ms);
+    const Reply r = ev.eval(chunk, false);
+    t.join();
+    EXPECT_EQ(r.status, Status::kError) << chunk;
+    EXPECT_NE(r.text.find("interrupted"), std::string::npos) << chunk << "\n" << r.text;
+    EXPECT_EQ(ev.eval("40 + 2", false).text, "42") << "the state goes on after: " << chunk;
+  }
+  std::signal(SIGINT, SIG_DFL);
+}
+
+// The wrapped coroutine functions behave as Lua's own: values, yields, errors with the
+// caller's position, a dead coroutine, bad arguments naming the function.
+TEST(ReplEval, TrackedCoroutinesBehaveAsLuas) {
+  auto st = test_state();
+  Evaluator ev(st.get());
+  EXPECT_EQ(ev.eval("local g = coroutine.wrap(function(a) local b = coroutine.yield(a + 1) return b * 2 end) "
+                    "return g(1), g(5)",
+                    false)
+                .text,
+            "2\t10");
+  EXPECT_EQ(ev.eval("local co = coroutine.create(function(...) return select('#', ...), ... end) "
+                    "return coroutine.resume(co, 1, nil, 3)",
+                    false)
+                .text,
+            "true\t3\t1\tnil\t3");
+  EXPECT_EQ(ev.eval("return coroutine.wrap(function() error('x') end)()", false).text, "repl:1: repl:1: x");
+  EXPECT_EQ(ev.eval("return pcall(coroutine.wrap(function() error({}) end))", false).text.rfind("false\t", 0),
+            0u);
+  EXPECT_EQ(ev.eval("local g = coroutine.wrap(function() end) g() return pcall(g)", false).text,
+            "false\tcannot resume dead coroutine")
+      << "called from pcall, a C function: no position to add, as in Lua";
+  EXPECT_EQ(ev.eval("local g = coroutine.wrap(function() end) g() return pcall(function() local r = g() "
+                    "return r end)",
+                    false)
+                .text,
+            "false\trepl:1: cannot resume dead coroutine");
+  EXPECT_NE(
+      ev.eval("coroutine.resume(5)", false).text.find("bad argument #1 to 'resume' (coroutine expected"),
+      std::string::npos);
+  EXPECT_NE(ev.eval("coroutine.wrap(5)", false).text.find("bad argument #1 to 'wrap'"), std::string::npos);
+  EXPECT_EQ(ev.eval("return coroutine.running() ~= nil, coroutine.isyieldable()", false).text, "true\tfalse");
+}
+
+// Values and paths of any length: completion of a path with thousands of segments (each
+// used to be pushed at once) and a chunk returning 100000 values leave a working state.
+TEST(ReplEval, CallerSizedPushesAskForRoom) {
+  auto st = test_state();
+  lua_State* L = st.get();
+  std::string path;
+  for (int i = 0; i < 5000; ++i) path += "a.";
+  luaL_dostring(L, "a = setmetatable({}, {__index = function(t) return t end}) a.b_one = 1");
+  lua_settop(L, 0);
+  EXPECT_EQ(complete(L, path + "b_"), (std::vector<std::string>{"b_one"}));
+  EXPECT_EQ(lua_gettop(L), 0);
+  Evaluator ev(L);
+  const Reply many = ev.eval("return table.unpack({}, 1, 100000)", false);
+  EXPECT_EQ(many.status, Status::kOk);
+  EXPECT_EQ(many.text.size(), 100000u * 4 - 1) << "nil, tab-separated";
+  EXPECT_EQ(ev.eval("1 + 1", false).text, "2");
+}
+
+TEST(ReplProtocol, LostRepliesCarryTheFaultedEvaluations) {
+  Reply r{Status::kLost, "kernel 'k' launched at repl:1 faulted\nsecond line", 0, {3, 5}};
+  const Reply back = lost_reply(lost_payload(r));
+  EXPECT_EQ(back.status, Status::kLost);
+  EXPECT_EQ(back.text, r.text);
+  EXPECT_EQ(back.faulted, (std::vector<unsigned long long>{3, 5}));
+  r.faulted.clear();
+  EXPECT_TRUE(lost_reply(lost_payload(r)).faulted.empty());
+  EXPECT_EQ(lost_reply(lost_payload(r)).text, r.text);
+}
+
+// What :save writes runs: statements as typed, a bare expression printed, a faulted
+// launch left out as a comment.
+TEST(ReplSave, TheScriptRuns) {
+  EXPECT_TRUE(is_bare_expression("m.k"));
+  EXPECT_TRUE(is_bare_expression("1, 2 -- two values"));
+  EXPECT_FALSE(is_bare_expression("x = 1"));
+  EXPECT_FALSE(is_bare_expression("print(1)")) << "a call is a statement too";
+  EXPECT_FALSE(is_bare_expression("m.k:launch(1, 32, a)"));
+  const std::string script = session_script({{"x = 41", false},
+                                             {"x -- the answer", false},
+                                             {"m.poke:launch(1, 1, 16)", true},
+                                             {"for i = 1, 2 do\n  x = x + 1\nend", false}});
+  EXPECT_EQ(script,
+            "-- saved from warplab repl: the session's successful inputs, in order\n"
+            "x = 41\n"
+            "print(x -- the answer\n)\n"
+            "-- left out: this input launched a kernel that faulted\n"
+            "-- m.poke:launch(1, 1, 16)\n"
+            "for i = 1, 2 do\n  x = x + 1\nend\n");
+  auto st = test_state();
+  EXPECT_EQ(luaL_loadstring(st.get(), script.c_str()), LUA_OK) << lua_tostring(st.get(), -1);
 }

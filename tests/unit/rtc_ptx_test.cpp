@@ -41,3 +41,55 @@ TEST(PtxReader, LayoutCapsAndExtentOfEachEntry) {
   EXPECT_EQ(b->params[0].bytes, 1u);
   EXPECT_FALSE(rtc::ptx_entry(r.ptx, "missing").has_value());
 }
+
+// The cluster directives, as NVRTC writes them: __cluster_dims__(x, y, z) gives
+// .explicitcluster and .reqnctapercluster, __cluster_dims__() .explicitcluster alone, and
+// __launch_bounds__' third value .maxclusterrank. The launch check reads these (cu::check).
+TEST(PtxReader, ClusterDirectives) {
+  rtc::Source src;
+  src.name = "c.cu";
+  src.text =
+      "extern \"C\" __global__ void __cluster_dims__(2, 1, 1) two(int* p) { p[0] = 1; }\n"
+      "extern \"C\" __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(256) square(int* p) { p[0] = "
+      "1; }\n"
+      "extern \"C\" __global__ void __cluster_dims__() any(int* p) { p[0] = 1; }\n"
+      "extern \"C\" __global__ void __launch_bounds__(128, 1, 4) capped(int* p) { p[0] = 1; }\n"
+      "extern \"C\" __global__ void plain(int* p) { p[0] = 1; }\n";
+  rtc::Options o;
+  o.arch = "sm_90";
+  const auto r = rtc::compile(src, o);
+  ASSERT_TRUE(r.ok) << r.log;
+  const auto two = rtc::ptx_entry(r.ptx, "two");
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->cluster, (std::array<unsigned, 3>{2, 1, 1}));
+  EXPECT_TRUE(two->explicit_cluster);
+  EXPECT_EQ(two->max_cluster_rank, 0u);
+  const auto square = rtc::ptx_entry(r.ptx, "square");
+  ASSERT_TRUE(square);
+  EXPECT_EQ(square->cluster, (std::array<unsigned, 3>{2, 2, 1}));
+  EXPECT_EQ(square->max_threads(), 256) << ".maxntid still read beside the cluster directives";
+  const auto any = rtc::ptx_entry(r.ptx, "any");
+  ASSERT_TRUE(any);
+  EXPECT_EQ(any->cluster, (std::array<unsigned, 3>{0, 0, 0}));
+  EXPECT_TRUE(any->explicit_cluster);
+  const auto capped = rtc::ptx_entry(r.ptx, "capped");
+  ASSERT_TRUE(capped);
+  EXPECT_EQ(capped->max_cluster_rank, 4u);
+  EXPECT_FALSE(capped->explicit_cluster);
+  EXPECT_EQ(capped->max_threads(), 128);
+  const auto plain = rtc::ptx_entry(r.ptx, "plain");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->explicit_cluster);
+  EXPECT_EQ(plain->cluster[0], 0u);
+}
+
+// PTX written by hand may give fewer than three sizes: the rest are 1.
+TEST(PtxReader, ClusterSizesDefaultToOne) {
+  const std::string ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry k(\n\t.param .u64 k_param_0\n)\n.reqnctapercluster 4\n{\n\tret;\n}\n";
+  const auto k = rtc::ptx_entry(ptx, "k");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->cluster, (std::array<unsigned, 3>{4, 1, 1}));
+  EXPECT_TRUE(k->explicit_cluster);
+}

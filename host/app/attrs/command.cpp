@@ -1,5 +1,5 @@
 // attrs/command.cpp: `warplab attrs [PATTERN ...] [--device N|all] [--profile P]
-// [--json|--csv] [--diff A B]`: every device attribute, grouped, with units and meaning; the
+// [--json|--csv] [--diff A B] [-o FILE]`: every device attribute, grouped, with units and meaning; the
 // profile JSON a later `--profile FILE` reads back; or two devices/profiles compared (exit 1
 // when they differ, as diff). Depends on cli/command.hpp (select_target), cu/ (driver,
 // profiles) and render.hpp, which selects and prints.
@@ -9,11 +9,13 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "app/attrs/render.hpp"
 #include "app/cli/command.hpp"
 #include "cu/driver.hpp"
 #include "cu/profile.hpp"
+#include "sys/write.hpp"
 
 namespace warplab::app {
 namespace {
@@ -26,6 +28,8 @@ struct AttrsOptions {
   std::string profile;  // "" (not given)
   bool json = false, csv = false, no_color = false;
   std::vector<std::string> diff;  // exactly two operands when given
+  std::string output;             // -o FILE: a new file instead of stdout ("": stdout)
+  bool output_given = false;      // -o "" is an error, not "no -o"
 };
 
 // A plain non-negative decimal that fits an int: "0", "12"; not "-1", "1e3" or "".
@@ -73,17 +77,18 @@ std::vector<cu::DeviceSnapshot> targets(const AttrsOptions& o, const Globals& g)
   return {select_target(local, /*fallback=*/o.device.empty())};
 }
 
-int run_attrs(const AttrsOptions& o, const Globals& g) {
+// What attrs prints, into `out` (stdout, or the -o file's text). Its exit status.
+int render(const AttrsOptions& o, const Globals& g, std::ostream& out) {
   // Colour is for people at a terminal: never into a pipe or file, and never when the
   // user or NO_COLOR (read in main) said no.
-  const bool color = !o.no_color && g.opts.color && isatty(STDOUT_FILENO) &&
+  const bool color = o.output.empty() && !o.no_color && g.opts.color && isatty(STDOUT_FILENO) &&
                      std::string_view(std::getenv("TERM") ? std::getenv("TERM") : "") != "dumb";
   if (!o.diff.empty()) {
     // Patterns restrict the diff too: `attrs --diff 0 h100 shared` compares shared memory.
     const std::vector<cu::DeviceSnapshot> two = {resolve_operand(o.diff[0]), resolve_operand(o.diff[1])};
     const std::vector<std::string> names = select_attributes(two, o.patterns);
-    const bool differ = o.json ? print_diff_json(std::cout, two[0], two[1], names)
-                               : print_diff(std::cout, two[0], two[1], names, color);
+    const bool differ =
+        o.json ? print_diff_json(out, two[0], two[1], names) : print_diff(out, two[0], two[1], names, color);
     return differ ? kFailed : kOk;
   }
   std::vector<cu::DeviceSnapshot> snaps = targets(o, g);
@@ -96,16 +101,36 @@ int run_attrs(const AttrsOptions& o, const Globals& g) {
       std::erase_if(s.attributes, [&](const auto& kv) {
         return std::find(names.begin(), names.end(), kv.first) == names.end();
       });
-    std::cout << (all ? cu::profile_text(snaps) : cu::profile_text(snaps.front()));
+    out << (all ? cu::profile_text(snaps) : cu::profile_text(snaps.front()));
   } else if (o.csv) {
-    print_csv(std::cout, snaps, names, all);
+    print_csv(out, snaps, names, all);
   } else {
     for (size_t i = 0; i < snaps.size(); ++i) {
-      if (i) std::cout << "\n";
-      print_text(std::cout, snaps[i], names, color, g.opts.quiet);
+      if (i) out << "\n";
+      print_text(out, snaps[i], names, color, g.opts.quiet);
     }
   }
   return kOk;
+}
+
+// -o FILE: the output written whole through the one writer, into a new file only (a
+// captured profile is never lost to a second run): an existing FILE, a link, a folder or a
+// failed write (a full disk: the reason is said) is exit 4, as any file named that fails.
+int write_output(const AttrsOptions& o, const std::string& text, int rc) {
+  const sys::WriteResult w = sys::write_file(o.output, text, sys::Replace::never);
+  if (w.status == sys::WriteResult::Status::exists)
+    throw Failure(kBadInput,
+                  "-o: " + w.message + " (attrs -o writes a new file: remove it or pick another name)");
+  if (!w) throw Failure(kBadInput, "-o: " + w.message);
+  return rc;
+}
+
+int run_attrs(const AttrsOptions& o, const Globals& g) {
+  if (o.output_given && o.output.empty()) throw Failure(kUsage, "-o needs a file name: -o FILE");
+  std::ostringstream file;
+  std::ostream& out = o.output.empty() ? std::cout : static_cast<std::ostream&>(file);
+  const int rc = render(o, g, out);
+  return o.output.empty() ? rc : write_output(o, file.str(), rc);
 }
 
 }  // namespace
@@ -137,6 +162,14 @@ void add_attrs_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* csv = sub->add_flag("--csv", o->csv, "print name,value,unit,group,meaning");
   json->excludes(csv);
   sub->add_flag("--no-color", o->no_color, "no ANSI colours");
+  sub->add_option_function<std::string>(
+         "-o,--output",
+         [o](const std::string& v) {
+           o->output = v;
+           o->output_given = true;
+         },
+         "write the output to this new file instead of stdout (an existing file is refused)")
+      ->type_name("FILE");
   auto* diff = sub->add_option("--diff", o->diff,
                                "compare two devices or profiles: each a device index or a profile name/file")
                    ->expected(2)

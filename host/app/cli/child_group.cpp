@@ -12,6 +12,13 @@
 
 namespace warplab::app {
 
+namespace {
+
+// The child's SIGTERM (its parent died): the whole group goes, this process with it.
+void kill_own_group(int) { ::kill(0, SIGKILL); }
+
+}  // namespace
+
 pid_t fork_in_group(const ForkOptions& o) {
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
@@ -22,7 +29,19 @@ pid_t fork_in_group(const ForkOptions& o) {
   }
   ::setpgid(0, 0);
   if (o.die_with_parent) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int sig = SIGKILL;
+    if (o.group_dies_with_parent) {
+      struct sigaction sa = {};
+      sa.sa_handler = kill_own_group;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(SIGTERM, &sa, nullptr);
+      sigset_t term;
+      sigemptyset(&term);
+      sigaddset(&term, SIGTERM);
+      ::sigprocmask(SIG_UNBLOCK, &term, nullptr);
+      sig = SIGTERM;
+    }
+    ::prctl(PR_SET_PDEATHSIG, sig);
     if (::getppid() != parent) ::_exit(0);  // the parent died before prctl took effect
   }
   if (o.unblock_signals) {

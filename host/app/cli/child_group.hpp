@@ -9,6 +9,10 @@ namespace warplab::app {
 
 struct ForkOptions {
   bool die_with_parent = false;  // PR_SET_PDEATHSIG: the child is killed when we exit
+  // With die_with_parent: the parent's death (whatever killed it, SIGKILL too) ends the
+  // child's whole group, so what it started (os.execute's commands) dies with it. The
+  // child gets SIGTERM then, and its handler kills the group; it lasts until an exec.
+  bool group_dies_with_parent = false;
   bool unblock_signals = false;  // clear the signal mask (the watcher blocks its own)
 };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -99,6 +100,9 @@ int usage_error(CLI::App& app, const CLI::ParseError& e) {
 int main(int argc, char** argv) {
   using namespace warplab::app;
   warplab::cu::trace_main();
+  // A file past the size limit (ulimit -f) is a failed write with its sentence (EFBIG),
+  // not a process killed by SIGXFSZ with the old file half replaced.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"warplab: a CUDA playground (driver API, NVRTC, Lua 5.4)", "warplab"};
   app.set_version_flag("-V,--version", version_text);
   // One subcommand at most, none required: a bare `warplab` prints the short help and exits

@@ -96,12 +96,14 @@ constexpr Code kCodes[] = {
     {kOk, "success, also offline on a profile"},
     {kFailed, "a script raised an error or a check failed; attrs --diff found differences"},
     {kUsage, "bad command line (an unknown command or option, a missing or bad value)"},
-    {kNoDevice, "a GPU was needed and there is none"},
-    {kBadInput, "unreadable or malformed input: a file, a profile, a pattern, a -p value"},
-    {kCompileError, "NVRTC rejected the source"},
+    {kNoDevice, "a GPU was needed and there is none, or a value the profile does not know"},
+    {kBadInput,
+     "unreadable or malformed input (a file, a profile, a pattern, a -p value), or a file that must not or "
+     "cannot be written"},
+    {kCompileError, "NVRTC rejected the source (in run: a script raised its diagnostics)"},
     {kCudaError, "a CUDA driver call failed"},
     {kTimeout, "the kernel watchdog (--timeout) fired"},
-    {kNoSanitizer, "run --sanitize: compute-sanitizer was not found"},
+    {kNoSanitizer, "a CUDA tool warplab runs was not found (compute-sanitizer, cuobjdump or nvdisasm)"},
     {kSanitizerFindings, "run --sanitize: compute-sanitizer reported errors"},
     {kInternal, "an internal error in warplab (a bug)"},
 };

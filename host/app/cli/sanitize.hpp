@@ -17,4 +17,9 @@ bool valid_tool(const std::string& tool);
 // compute-sanitizer is nowhere to be found.
 int run(const std::string& tool, const std::vector<std::string>& argv);
 
+// In the run compute-sanitizer started (WARPLAB_SANITIZE is set): this process dies with
+// its parent, the tool, which dies with `run --sanitize` (PR_SET_PDEATHSIG both): killing
+// `run --sanitize`, whatever the signal, never leaves the script running. A no-op otherwise.
+void die_with_the_tool();
+
 }  // namespace warplab::app::sanitize

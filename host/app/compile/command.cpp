@@ -26,6 +26,7 @@
 #include "rtc/compile.hpp"
 #include "rtc/pch.hpp"
 #include "rtc/sass.hpp"
+#include "sys/write.hpp"
 
 namespace warplab::app {
 namespace {
@@ -38,6 +39,7 @@ struct CompileArgs {
   bool ptx = false;
   bool sass = false;  // --sass: the SASS on stdout (cuobjdump or nvdisasm: rtc/sass.hpp)
   std::string cubin;
+  bool cubin_given = false;  // --cubin "" is an error, not "no --cubin"
   bool lineinfo = false;
   std::size_t max_errors = 10;
   bool arch_given = false;           // --arch "" is an error, not "no --arch"
@@ -121,25 +123,39 @@ std::string no_kernels_hint(const rtc::Source& src, const CompileArgs& a) {
   return ": instantiate with --kernel, e.g. --kernel '" + names.front() + "<...>' (templates: " + list + ")";
 }
 
-void write_cubin(const CompileArgs& a, const rtc::CompileResult& r) {
+// Whether `target` is the file at `read` (the same path, or the same file by another name:
+// a link, ../x.cu). Only an existing file can be the same.
+bool same_file(const std::string& target, const std::string& read) {
+  std::error_code ec;
+  return target == read || std::filesystem::equivalent(target, read, ec);
+}
+
+// --cubin FILE replaces FILE (docs/cli.md), through the one writer: a failed write leaves
+// the old file as it was. Never a file the compile read: the source, a header, the profile.
+void write_cubin(const CompileArgs& a, const Globals& g, const rtc::CompileResult& r) {
   if (a.cubin.empty()) return;
-  std::ofstream out(a.cubin, std::ios::binary);
-  out.write(r.cubin.data(), static_cast<std::streamsize>(r.cubin.size()));
-  out.flush();
-  if (!out.good())
-    throw Failure(kBadInput, "cannot write the cubin to '" + a.cubin + "': " + std::strerror(errno));
+  for (const rtc::Dependency& d : r.dependencies)
+    if (same_file(a.cubin, d.path.string()))
+      throw Failure(kBadInput, "refusing to write the cubin over '" + a.cubin + "': the compile read it (" +
+                                   d.display + " is a header of " + a.file + ")");
+  if (!g.opts.profile.empty() && same_file(a.cubin, g.opts.profile))
+    throw Failure(kBadInput, "refusing to write the cubin over the profile '" + g.opts.profile + "'");
+  const sys::WriteResult w =
+      sys::write_file(a.cubin, std::string_view(r.cubin.data(), r.cubin.size()), sys::Replace::allowed);
+  if (!w) throw Failure(kBadInput, "--cubin: " + w.message);  // as any file named that fails (4)
 }
 
 int run_compile(const CompileArgs& a, const Globals& g) {
   if (a.arch_given && a.arch.empty())
     throw Failure(kBadInput, "--arch needs an architecture, e.g. sm_90 (valid: " + join_archs() + ")");
+  if (a.cubin_given && a.cubin.empty()) throw Failure(kUsage, "--cubin needs a file name: --cubin FILE");
   if (!a.cubin.empty() && rtc::is_virtual_arch(a.arch))
     throw Failure(kBadInput, "--cubin needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
   if (a.sass && rtc::is_virtual_arch(a.arch))
     throw Failure(kBadInput, "--sass needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
   if (!a.cubin.empty()) {
     std::error_code ec;
-    if (a.cubin == a.file || std::filesystem::equivalent(a.cubin, a.file, ec))
+    if (same_file(a.cubin, a.file))
       throw Failure(kBadInput, "refusing to write the cubin over the source file '" + a.file + "'");
     if (std::filesystem::is_directory(a.cubin, ec))
       throw Failure(kBadInput, "cannot write the cubin to '" + a.cubin + "': it is a folder");
@@ -190,7 +206,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     if (a.timings) print_timings(std::cerr, r, warm ? &*warm : nullptr, -1);
     return kCompileError;
   }
-  write_cubin(a, r);
+  write_cubin(a, g, r);
   if (a.json) return kOk;
   // With --ptx or --sass, stdout carries only that code (so it can be redirected); the
   // table moves to stderr.
@@ -272,7 +288,14 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
                     "print the SASS on stdout, from cuobjdump or nvdisasm (the table goes to stderr)");
   sass->excludes(ptx);
   sass->excludes(json);
-  sub->add_option("--cubin", args->cubin, "write the cubin (ELF) to this file")->type_name("FILE");
+  sub->add_option_function<std::string>(
+         "--cubin",
+         [args](const std::string& v) {
+           args->cubin = v;
+           args->cubin_given = true;
+         },
+         "write the cubin (ELF) to this file, replacing it (never a file the compile read)")
+      ->type_name("FILE");
   sub->add_flag("--lineinfo", args->lineinfo, "generate line information (-lineinfo)");
   sub->add_flag("--timings", args->timings,
                 "say where the time went: includes, cache, NVRTC's phases, ptxas, PCH, the load on a GPU");

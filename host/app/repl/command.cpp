@@ -18,8 +18,10 @@
 #include "app/repl/counters.hpp"
 #include "app/repl/help.hpp"
 #include "app/repl/prompt.hpp"
+#include "app/repl/save.hpp"
 #include "app/repl/worker.hpp"
 #include "cu/error.hpp"
+#include "sys/write.hpp"
 
 namespace warplab::app {
 namespace {
@@ -34,7 +36,8 @@ constexpr const char* kHelp =
     "  :time CHUNK       run CHUNK and print how long it took (add cuda.synchronize() for GPU work)\n"
     "  :counters [SETS] CHUNK  run CHUNK and print the hardware counters of its launches\n"
     "                    (SETS: shared,memory,... or CUPTI names; default memory,warps)\n"
-    "  :save FILE        write this session's successful inputs to FILE, as a script\n"
+    "  :save FILE        write this session's successful inputs to FILE as a script `run` runs\n"
+    "                    (an expression as print(...)); :save! FILE replaces an existing FILE\n"
     "  :help             this text\n"
     "  :quit             leave (Ctrl-D too)\n"
     "Tab completes globals, fields (dev.attr.max_<Tab>) and methods (obj:<Tab>).\n"
@@ -78,7 +81,7 @@ class Session {
     }
     const repl::Reply r = w_.eval(pending_, false);
     if (r.status != repl::Status::kIncomplete) {
-      if (r.status == repl::Status::kOk) inputs_.push_back(pending_);
+      if (r.status == repl::Status::kOk) inputs_.push_back({pending_, r.eval});
       last_chunk_ = pending_;
       last_syntax_error_ = r.status == repl::Status::kSyntax;
       pending_.clear();
@@ -102,19 +105,24 @@ class Session {
         if (!r.text.empty()) std::printf("%s\n", r.text.c_str());
         break;
       case repl::Status::kDied:
-        restart(r.text + "; state lost, new worker started");
-        break;
-      case repl::Status::kLost:
-        // The error, then a new process: the only way to a usable GPU context.
         std::fflush(stdout);
-        std::fprintf(stderr, "%s\n", r.text.c_str());
-        restart(
-            "the GPU context is unusable after that error: new worker started. Lost: every global, "
-            "array, module and kernel of the session (" +
-            std::to_string(inputs_.size()) + " successful input" + (inputs_.size() == 1 ? "" : "s") +
-            "); :replay runs them again");
+        std::fprintf(stderr, "%s\n", worker_died(r.text, "").c_str());
         failed_ = true;
         break;
+      case repl::Status::kLost: {
+        // The error, then a new process: the only way to a usable GPU context. The input
+        // that made the launch the fault names is marked, so :replay does not fault again.
+        std::fflush(stdout);
+        std::fprintf(stderr, "%s\n", r.text.c_str());
+        for (Input& in : inputs_)
+          for (const unsigned long long e : r.faulted)
+            if (in.eval != 0 && in.eval == e) in.faulted = true;
+        restart();
+        std::fprintf(stderr, "the GPU context is unusable after that error: new worker started. %s\n",
+                     lost_text().c_str());
+        failed_ = true;
+        break;
+      }
       default:
         std::fflush(stdout);
         std::fprintf(stderr, "%s\n", r.text.c_str());
@@ -124,12 +132,32 @@ class Session {
     std::fflush(stderr);
   }
 
-  // The worker died (or :reload): start a fresh one and say so in one line.
-  void restart(const std::string& note) {
+  // A new worker; the inputs' numbers belonged to the old one.
+  void restart() {
     w_.restart();
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s\n", note.c_str());
-    if (note.find("died") != std::string::npos) failed_ = true;
+    for (Input& in : inputs_) in.eval = 0;
+  }
+
+  // The worker died (`death`: "worker died (signal 11)") during a request (`during`: ""
+  // for an evaluation, " while completing"): a new one is started; the sentence that says
+  // so and what was lost, for the caller to show.
+  std::string worker_died(std::string death, const std::string& during) {  // a copy: restart() clears it
+    restart();
+    return death + during + "; state lost, new worker started. " + lost_text();
+  }
+
+  // What a lost worker took with it, and what :replay will do.
+  std::string lost_text() const {
+    const std::size_t n = inputs_.size();
+    std::string out = "Lost: every global, array, module and kernel of the session (" + std::to_string(n) +
+                      " successful input" + (n == 1 ? "" : "s") + ")";
+    if (n == 0) return out;
+    out += "; :replay runs them again";
+    for (std::size_t i = 0; i < n; ++i)
+      if (inputs_[i].faulted)
+        out += ", without input " + std::to_string(i + 1) + " (" + first_line(inputs_[i].text) +
+               "), whose kernel launch faulted";
+    return out;
   }
 
  private:
@@ -150,12 +178,14 @@ class Session {
       count_chunk(arg);
     else if (cmd == ":attrs")
       show(w_.attrs(arg));
-    else if (cmd == ":reload")
-      restart("new worker started; state cleared");
-    else if (cmd == ":replay")
+    else if (cmd == ":reload") {
+      restart();
+      std::fflush(stdout);
+      std::fprintf(stderr, "new worker started; state cleared\n");
+    } else if (cmd == ":replay")
       replay();
-    else if (cmd == ":save")
-      save(arg);
+    else if (cmd == ":save" || cmd == ":save!")
+      save(arg, cmd == ":save!");
     else
       show({repl::Status::kError, "unknown command '" + cmd + "' (:help lists them)"});
     std::fflush(stdout);
@@ -163,23 +193,43 @@ class Session {
   }
 
   // Runs the successful inputs again, in order, in the current worker; stops at the first
-  // that fails now (the rest are kept, so a fixed session can be replayed again).
+  // that fails now (the rest are kept, so a fixed session can be replayed again). The input
+  // that made the launch a fault named is skipped, saying so: run again it would fault
+  // again. It is left out of the session from then on.
   void replay() {
-    const std::vector<std::string> all = std::move(inputs_);
+    const std::vector<Input> all = std::move(inputs_);
     inputs_.clear();
-    std::size_t done = 0;
-    for (const std::string& in : all) {
-      const repl::Reply r = w_.eval(in, true);
+    std::size_t done = 0, skipped = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const Input& in = all[i];
+      if (in.faulted) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "replay skips input %zu (%s): its kernel launch faulted\n", i + 1,
+                     first_line(in.text).c_str());
+        ++skipped;
+        continue;
+      }
+      const repl::Reply r = w_.eval(in.text, true);
       if (r.status != repl::Status::kOk) {
+        inputs_.push_back({in.text, r.eval});  // numbered in this worker: a fault it caused is marked
+        inputs_.insert(inputs_.end(), all.begin() + static_cast<long>(i) + 1, all.end());
         show(r);
-        inputs_.insert(inputs_.end(), all.begin() + static_cast<long>(done), all.end());
-        std::fprintf(stderr, "replay stopped at input %zu of %zu\n", done + 1, all.size());
+        std::fprintf(stderr, "replay stopped at input %zu of %zu\n", i + 1, all.size());
         return;
       }
-      inputs_.push_back(in);
+      inputs_.push_back({in.text, r.eval});
       ++done;
     }
-    std::printf("replayed %zu input%s\n", done, done == 1 ? "" : "s");
+    std::printf("replayed %zu input%s", done, done == 1 ? "" : "s");
+    if (skipped) std::printf(" (skipped %zu whose launch faulted)", skipped);
+    std::printf("\n");
+  }
+
+  // An input as a message shows it: its first line, cut to 60 characters.
+  static std::string first_line(const std::string& text) {
+    std::string line = text.substr(0, text.find('\n'));
+    if (line.size() > 60 || line.size() < text.size()) line = line.substr(0, 60) + " ...";
+    return line;
   }
 
   // Runs the chunk as an input of the session (kept for :replay when it succeeds) and says
@@ -190,7 +240,7 @@ class Session {
     const repl::Reply r = w_.eval(chunk, true);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (r.status == repl::Status::kOk) inputs_.push_back(chunk);
+    if (r.status == repl::Status::kOk) inputs_.push_back({chunk, r.eval});
     show(r);
     std::printf("(%.3f ms)\n", ms);
     std::fflush(stdout);
@@ -204,24 +254,34 @@ class Session {
     if (c.chunk.empty())
       return show({repl::Status::kError, ":counters needs a chunk: :counters shared k:launch(1, 32, a)"});
     const repl::Reply r = w_.eval(c.lua, true);
-    if (r.status == repl::Status::kOk) inputs_.push_back(c.chunk);
+    if (r.status == repl::Status::kOk) inputs_.push_back({c.chunk, r.eval});
     show(r);
   }
 
-  void save(const std::string& file) {
-    if (file.empty()) return show({repl::Status::kError, ":save needs a file name"});
-    std::FILE* f = std::fopen(file.c_str(), "w");
-    if (!f)
-      return show({repl::Status::kError, ":save: cannot write '" + file + "': " + std::strerror(errno)});
-    std::fputs("-- saved from warplab repl: the session's successful inputs, in order\n", f);
-    for (const std::string& in : inputs_) std::fprintf(f, "%s\n", in.c_str());
-    const bool ok = std::fclose(f) == 0;
-    if (!ok) return show({repl::Status::kError, ":save: writing '" + file + "' failed"});
+  // :save FILE never replaces a file; :save! FILE does. Through the one writer: a failed
+  // write leaves the old file as it was.
+  void save(const std::string& file, bool replace) {
+    if (file.empty()) return show({repl::Status::kError, ":save needs a file name: :save FILE"});
+    std::vector<repl::SavedInput> saved;
+    for (const Input& in : inputs_) saved.push_back({in.text, in.faulted});
+    const sys::WriteResult w = sys::write_file(file, repl::session_script(saved),
+                                               replace ? sys::Replace::allowed : sys::Replace::never);
+    if (w.status == sys::WriteResult::Status::exists)
+      return show({repl::Status::kError, ":save: " + w.message + ": :save! " + file + " replaces it"});
+    if (!w) return show({repl::Status::kError, ":save: " + w.message});
     std::printf("saved %zu input%s to %s\n", inputs_.size(), inputs_.size() == 1 ? "" : "s", file.c_str());
   }
 
+  // A successful input: its text, its number in the worker that ran it (0 once that worker
+  // is gone), and whether it made the launch a fault named.
+  struct Input {
+    std::string text;
+    unsigned long long eval = 0;
+    bool faulted = false;
+  };
+
   repl::Worker& w_;
-  std::vector<std::string> inputs_;  // every chunk that evaluated without an error
+  std::vector<Input> inputs_;  // every chunk that evaluated without an error
   std::string pending_;
   std::string last_chunk_;
   bool last_syntax_error_ = false;
@@ -235,11 +295,7 @@ int interactive(repl::Worker& w, Session& s, const Globals& g) {
   repl::LineEditor ed(repl::history_path(), [&](const std::string& line) {
     repl::Completion c;
     c.candidates = w.complete(line);
-    if (!w.alive()) {
-      const std::string died = w.death();
-      w.restart();
-      c.note = died + "; state lost, new worker started";
-    }
+    if (!w.alive()) c.note = s.worker_died(w.death(), " while completing");
     return c;
   });
   if (!g.opts.quiet) {

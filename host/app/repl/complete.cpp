@@ -1,6 +1,7 @@
-// repl/complete.cpp: completion candidates from the live Lua state (complete.hpp). Path
-// resolution runs under lua_pcall, so a throwing __index (dev.attr rejects unknown names)
-// just means "no candidates". Depends on Lua and pretty.hpp.
+// repl/complete.cpp: completion candidates from the live Lua state (complete.hpp). All of
+// it, path resolution and the key listing, runs under one lua_pcall: a throwing __index
+// (dev.attr rejects unknown names) or a path too long for the stack just means "no
+// candidates", and every push asks for its room. Depends on Lua and pretty.hpp.
 #include "app/repl/complete.hpp"
 
 #include <algorithm>
@@ -18,28 +19,16 @@ constexpr const char* kKeywords[] = {"and",      "break",  "do",   "else", "else
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// Pushes t[k] for each path segment, starting from the globals, with metamethods.
-// Upvalue-free C function run under pcall: args are the segments, result the value.
-int resolve_path(lua_State* L) {
-  const int n = lua_gettop(L);
-  lua_pushglobaltable(L);  // +1 current
-  for (int i = 1; i <= n; ++i) {
-    lua_pushvalue(L, i);  // +1 key
-    lua_gettable(L, -2);  // -1 +1 value (may run __index)
-    lua_remove(L, -2);    // -1 previous
-  }
-  return 1;
-}
-
 class Collector {
  public:
   Collector(lua_State* L, std::string prefix, bool methods_only)
       : L_(L), prefix_(std::move(prefix)), methods_only_(methods_only) {}
 
-  // Keys of the table at `idx` (raw), then of its __index chain.
+  // Keys of the table at `idx` (raw), then of its __index chain. Under pcall: raises.
   void table_keys(int idx, int depth = 0) {
     idx = lua_absindex(L_, idx);
     if (depth > 8) return;  // __index chains this long are loops in practice
+    luaL_checkstack(L_, 6, "completion");
     if (lua_type(L_, idx) == LUA_TTABLE) {
       lua_pushnil(L_);                  // +1 first key
       while (lua_next(L_, idx) != 0) {  // +1 value
@@ -127,22 +116,45 @@ CompletionWord completion_word(std::string_view line) {
   return w;
 }
 
+namespace {
+
+struct Request {
+  const CompletionWord* word;
+  Collector* collector;
+};
+
+// Run under pcall with the request as a light userdata: t[k] for each path segment,
+// starting from the globals (with metamethods, one segment at a time: a path of any
+// length takes two stack slots), then the keys of what it names.
+int collect(lua_State* L) {
+  const auto* r = static_cast<const Request*>(lua_touserdata(L, 1));
+  lua_pushglobaltable(L);  // +1 current
+  for (const std::string& s : r->word->path) {
+    lua_pushlstring(L, s.data(), s.size());  // +1 key
+    lua_gettable(L, -2);                     // -1 +1 value (may run __index)
+    lua_remove(L, -2);                       // -1 previous
+  }
+  r->collector->table_keys(-1);
+  return 0;
+}
+
+}  // namespace
+
 std::vector<std::string> complete(lua_State* L, std::string_view line) {
   const CompletionWord w = completion_word(line);
   if (!w.valid) return {};
   const int top = lua_gettop(L);
   Collector c(L, w.partial, w.sep == ':');
-  if (w.path.empty()) {
-    lua_pushglobaltable(L);  // +1
-    c.table_keys(-1);
+  Request r{&w, &c};
+  if (!lua_checkstack(L, 4)) return {};
+  lua_pushcfunction(L, collect);                    // +1
+  lua_pushlightuserdata(L, &r);                     // +1
+  const bool ok = lua_pcall(L, 1, 0, 0) == LUA_OK;  // -2 (+1 message)
+  lua_settop(L, top);
+  if (!ok) return {};  // names found before the error are not a reliable answer
+  if (w.path.empty())
     for (const char* k : kKeywords)
       if (std::string_view(k).substr(0, w.partial.size()) == w.partial) c.names.insert(k);
-  } else {
-    lua_pushcfunction(L, resolve_path);                         // +1
-    for (const auto& s : w.path) lua_pushstring(L, s.c_str());  // +n
-    if (lua_pcall(L, static_cast<int>(w.path.size()), 1, 0) == LUA_OK) c.table_keys(-1);
-  }
-  lua_settop(L, top);
   return {c.names.begin(), c.names.end()};
 }
 

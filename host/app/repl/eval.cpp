@@ -82,9 +82,11 @@ Evaluator::Evaluator(lua_State* L) : L_(L) {
 
 Evaluator::~Evaluator() { g_state = nullptr; }
 
+// The hook goes on the main thread and on every coroutine running now (a loop inside
+// coroutine.wrap is stopped too: bind/state.hpp), each re-raising until the REPL's pcall.
 void Evaluator::on_sigint(int) {
   lua_State* L = g_state;
-  if (g_evaluating && L) lua_sethook(L, interrupt_hook, LUA_MASKCOUNT, 1);
+  if (g_evaluating && L) bind::hook_running(L, interrupt_hook);
 }
 
 void Evaluator::install_sigint() {
@@ -94,7 +96,25 @@ void Evaluator::install_sigint() {
   sigaction(SIGINT, &sa, nullptr);
 }
 
+// Remembers which evaluation launched last; on a lost context, that one made the launch
+// the fault's sentence names (the most recent: lab/fault.hpp), if it was still unfinished.
+void Evaluator::note_launches(unsigned long long before, Reply& r) {
+  const bind::Launches now = bind::launches(L_);
+  if (now.total > before) last_launcher_ = evals_;
+  if (r.status == Status::kLost && now.unfinished > 0 && last_launcher_ != 0)
+    r.faulted.push_back(last_launcher_);
+}
+
 Reply Evaluator::eval(const std::string& chunk, bool final) {
+  const unsigned long long before = bind::launches(L_).total;
+  ++evals_;
+  Reply r = run_chunk(chunk, final);
+  note_launches(before, r);
+  r.eval = evals_;
+  return r;
+}
+
+Reply Evaluator::run_chunk(const std::string& chunk, bool final) {
   lua_State* L = L_;
   lua_settop(L, 0);
   lua_pushcfunction(L, message_handler);  // +1 handler (index 1)
@@ -123,6 +143,13 @@ Reply Evaluator::eval(const std::string& chunk, bool final) {
   Reply r;
   g_evaluating = 1;
   status = lua_pcall(L, 0, LUA_MULTRET, 1);  // -1 +n results
+  // However many values came back, room for the formatter and its result (LUA_MULTRET
+  // grows the stack for the results only); a stack that cannot grow is an error.
+  if (status == LUA_OK && lua_gettop(L) > 1 && !lua_checkstack(L, 4)) {
+    lua_settop(L, 1);
+    lua_pushliteral(L, "too many values to print");  // +1 (room: settop freed it)
+    status = LUA_ERRRUN;
+  }
   if (status == LUA_OK && lua_gettop(L) > 1) {
     lua_pushcfunction(L, format_values);             // +1
     lua_insert(L, 2);                                // below the results

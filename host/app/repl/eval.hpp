@@ -22,8 +22,10 @@ class Evaluator {
   Evaluator& operator=(const Evaluator&) = delete;
 
   // The values, tab separated (kOk), or the message; kLost when the error left the GPU
-  // context unusable (a sticky fault, a timeout). `final`: no more input follows, so an
-  // incomplete chunk is a syntax error (kSyntax), not kIncomplete.
+  // context unusable (a sticky fault, a timeout), naming the evaluation that made the
+  // launch the fault's sentence names, when it was unfinished then (Reply::faulted). `final`: no more input
+  // follows, so an incomplete chunk is a syntax error (kSyntax), not kIncomplete. Every call counts as one
+  // evaluation (Reply::eval).
   Reply eval(const std::string& chunk, bool final);
   std::vector<std::string> complete(const std::string& line);
   Reply attrs(const std::string& pattern);  // kOk or kError
@@ -35,7 +37,14 @@ class Evaluator {
   static void install_sigint();
 
  private:
+  // The evaluation that made the most recent launch: the one a fault's sentence names
+  // (lab/fault.hpp), for the reply of a lost context (Reply::faulted).
+  void note_launches(unsigned long long before, Reply& r);
+  Reply run_chunk(const std::string& chunk, bool final);
+
   lua_State* L_;
+  unsigned long long evals_ = 0;
+  unsigned long long last_launcher_ = 0;  // 0: no evaluation launched anything yet
 };
 
 // The chunk name errors show: "repl:1: attempt to call a nil value".

@@ -1,13 +1,14 @@
 // repl/prompt.cpp: the libedit line editor of the REPL (prompt.hpp). Ctrl-C: our character
 // reader returns -1 with errno EINTR when the interrupt pipe (worker.hpp) wakes it; el_gets
 // then returns NULL and the next line starts empty. Depends on libedit, complete.hpp
-// (the word at the cursor) and worker.hpp (take_interrupts).
+// (the word at the cursor), worker.hpp (take_interrupts) and sys/write.hpp (the history).
 #include "app/repl/prompt.hpp"
 
 #include <histedit.h>
 #include <langinfo.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,9 +18,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include "app/repl/complete.hpp"
 #include "app/repl/worker.hpp"
+#include "sys/write.hpp"
 
 namespace warplab::app::repl {
 namespace {
@@ -156,7 +159,25 @@ void LineEditor::remember(const std::string& line) {
   if (line.find_first_not_of(" \t") == std::string::npos) return;
   HistEvent ev;
   ::history(hist_, &ev, H_ENTER, line.c_str());
-  if (!history_file_.empty()) ::history(hist_, &ev, H_SAVE, history_file_.c_str());
+  if (history_file_.empty()) return;
+  // Through the one writer (sys/write.hpp), not libedit's H_SAVE (which opens the path
+  // itself, through a symbolic link too, and truncates before writing): the history is
+  // made in an anonymous memory file (H_SAVE_FP needs a real descriptor: it fchmods it),
+  // then replaces the file whole. Best effort: a prompt never stops for it.
+  const int fd = ::memfd_create("warplab-history", MFD_CLOEXEC);
+  std::FILE* mem = fd >= 0 ? ::fdopen(fd, "w+") : nullptr;
+  if (!mem) {
+    if (fd >= 0) ::close(fd);
+    return;
+  }
+  std::string text;
+  if (::history(hist_, &ev, H_SAVE_FP, mem) >= 0 && std::fflush(mem) == 0) {
+    std::rewind(mem);
+    char buf[8192];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, mem)) > 0;) text.append(buf, n);
+    (void)sys::write_file(history_file_, text, sys::Replace::allowed);
+  }
+  std::fclose(mem);
 }
 
 void LineEditor::prefill(const std::string& text) { ::el_push(el_, text.c_str()); }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 namespace warplab::app::repl {
 namespace {
@@ -58,6 +59,29 @@ std::optional<Message> read_message(int fd) {
   m.payload.resize(n);
   if (!read_all(fd, m.payload.data(), n)) return std::nullopt;
   return m;
+}
+
+std::string lost_payload(const Reply& r) {
+  std::string out;
+  for (const unsigned long long n : r.faulted) out += (out.empty() ? "" : " ") + std::to_string(n);
+  return out + "\n" + r.text;
+}
+
+Reply lost_reply(const std::string& payload) {
+  Reply r{Status::kLost, payload, 0, {}};
+  const std::size_t nl = payload.find('\n');
+  if (nl == std::string::npos) return r;  // not this shape: all text
+  r.text = payload.substr(nl + 1);
+  const char* p = payload.c_str();
+  const char* end = p + nl;
+  while (p < end) {
+    char* next = nullptr;
+    const unsigned long long n = std::strtoull(p, &next, 10);
+    if (next == p || next > end) break;
+    r.faulted.push_back(n);
+    p = next;
+  }
+  return r;
 }
 
 }  // namespace warplab::app::repl

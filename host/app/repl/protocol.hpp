@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace warplab::app::repl {
 
@@ -23,7 +24,7 @@ enum class Status : char {
   kError = 'e',       // payload: the error message
   kIncomplete = 'I',  // the chunk needs more lines
   kSyntax = 'S',      // payload: the syntax error (the prompt offers the chunk for editing)
-  kLost = 'D',        // payload: the error; the worker's GPU context is now unusable
+  kLost = 'D',        // payload: see lost_payload; the worker's GPU context is now unusable
   kDied = 0,          // never sent: the worker ended before it replied
 };
 
@@ -31,7 +32,17 @@ enum class Status : char {
 struct Reply {
   Status status = Status::kOk;
   std::string text;
+  // Evaluations are numbered by the worker that runs them, 1, 2, ... from its start:
+  // `eval` is this one's (set by Worker::eval), and a kLost reply names in `faulted` the
+  // evaluation that made the launch the fault's sentence names (unfinished at the fault).
+  unsigned long long eval = 0;
+  std::vector<unsigned long long> faulted = {};
 };
+
+// A kLost reply on the wire: the faulted numbers ("3 5", or nothing), a line break, the
+// text; and back.
+std::string lost_payload(const Reply& r);
+Reply lost_reply(const std::string& payload);
 
 struct Message {
   char type = 0;

@@ -91,7 +91,8 @@ void Worker::fork_worker(pid_t& pid_out, int& fd_out, bool spare) {
     throw StartError(kInternal,
                      std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
   flush_output();  // or the child would flush our buffered output a second time
-  const pid_t pid = fork_in_group({.die_with_parent = true, .unblock_signals = false});
+  const pid_t pid =
+      fork_in_group({.die_with_parent = true, .group_dies_with_parent = true, .unblock_signals = false});
   if (pid < 0) {
     ::close(sv[0]);
     ::close(sv[1]);
@@ -143,6 +144,7 @@ void Worker::start() {
     fork_worker(pid_, fd_, false);
   }
   death_.clear();
+  evals_ = 0;
 
   // The first message says whether the state opened (select_target may fail: no device,
   // a bad profile); only then is the worker usable.
@@ -165,7 +167,9 @@ void Worker::restart() {
 }
 
 Reply Worker::eval(const std::string& chunk, bool final) {
-  return request(final ? kEvalFinal : kEval, chunk);
+  Reply r = request(final ? kEvalFinal : kEval, chunk);
+  r.eval = evals_;  // the worker numbers its evaluations the same way (Evaluator::eval)
+  return r;
 }
 
 Reply Worker::attrs(const std::string& pattern) { return request(kAttrs, pattern); }
@@ -193,6 +197,7 @@ Reply Worker::request(char type, const std::string& payload) {
     reap(/*kill_first=*/false);
     return {Status::kDied, death_};
   }
+  if (type == kEval || type == kEvalFinal) ++evals_;
   int sent = 0;
   take_interrupts();  // a Ctrl-C typed before this request is not meant for it
   for (;;) {
@@ -212,8 +217,9 @@ Reply Worker::request(char type, const std::string& payload) {
       case Status::kError:
       case Status::kIncomplete:
       case Status::kSyntax:
-      case Status::kLost:
         return {status, m->payload};
+      case Status::kLost:
+        return lost_reply(m->payload);
       case Status::kDied:  // never sent
         break;
     }
@@ -277,9 +283,13 @@ void Worker::reap(bool kill_first) {
     const std::string cut = "\n... (cut: the text passed the REPL's 64 MiB limit)";
     if (r.text.size() > kMaxPayload) r.text.replace(kMaxPayload - cut.size(), std::string::npos, cut);
     flush_output();
-    if (!write_message(fd, static_cast<char>(r.status), r.text)) break;
+    if (!write_message(fd, static_cast<char>(r.status), r.status == Status::kLost ? lost_payload(r) : r.text))
+      break;
   }
   flush_output();
+  // The prompt is gone (its end of the socket closed as it died, before its death signal
+  // reaches us): what this worker started goes with it, not on with no parent.
+  if (::getpgrp() == ::getpid()) ::kill(0, SIGKILL);
   ::_exit(0);
 }
 

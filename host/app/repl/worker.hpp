@@ -2,8 +2,9 @@
 // state and answers requests over a socketpair (protocol.hpp), so a crash or a hang costs
 // the state, never the prompt, which says so and switches to a spare worker forked ahead
 // (its state and the device's context ready). The worker has its own process group (Ctrl-C
-// reaches the prompt, which forwards it) and dies with the prompt. Depends on protocol.hpp
-// (Reply, Status) and bind/state.hpp (the state it holds).
+// reaches the prompt, which forwards it) and dies with the prompt, whatever kills the
+// prompt, taking with it what it started (cli/child_group.hpp).
+// Depends on protocol.hpp (Reply, Status) and bind/state.hpp (the state it holds).
 #pragma once
 #include <sys/types.h>
 
@@ -44,6 +45,7 @@ class Worker {
   // start, so that what the first start says, such as the offline note, is not repeated).
   void keep_spare();
 
+  // A chunk evaluated; the reply's `eval` is its number in this worker (1, 2, ...).
   Reply eval(const std::string& chunk, bool final);
   Reply attrs(const std::string& pattern);
   // Candidates for the word at the end of `line`; empty when the worker died (then
@@ -70,6 +72,7 @@ class Worker {
   int spare_fd_ = -1;
   bool keep_spare_ = false;
   std::string death_;
+  unsigned long long evals_ = 0;  // evaluations sent to this worker (Reply::eval)
 };
 
 // Ctrl-C for the prompt: install_interrupt_handler() makes SIGINT (without SA_RESTART)

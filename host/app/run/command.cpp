@@ -200,6 +200,7 @@ int run_script(const Globals& g, const RunArgs& given) {
   }
   if (a.list_params) return print_params(g, a.script);
   if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
+  sanitize::die_with_the_tool();  // under compute-sanitizer: not one moment longer than it
   const auto params = parse_params(a.params);
   lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
   bind::StatePtr state = open_lua_state(g);

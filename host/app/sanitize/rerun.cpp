@@ -4,6 +4,7 @@
 // writes its own log file, so the script's output reaches the terminal untouched. POSIX;
 // depends on log.hpp, cli/exit_codes.hpp and rtc/toolkit.hpp (where NVRTC's CUDA is).
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +21,8 @@
 #include "app/sanitize/log.hpp"
 #include "app/sanitize/rerun.hpp"
 #include "rtc/toolkit.hpp"
+#include "sys/temp.hpp"
+#include "sys/write.hpp"
 
 namespace warplab::app::sanitize {
 namespace fs = std::filesystem;
@@ -71,10 +74,15 @@ int spawn(const std::vector<std::string>& argv, const std::vector<std::string>& 
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGINT, &ignore, &old_int);
   ::sigaction(SIGQUIT, &ignore, &old_quit);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGQUIT, SIG_DFL);
+    // The tool dies with us (kept across execve), and the run it starts with it
+    // (die_with_the_tool): nothing is left running when `run --sanitize` is killed.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     ::execve(args[0], args.data(), envp.data());
     ::_exit(127);
   }
@@ -88,14 +96,15 @@ int spawn(const std::vector<std::string>& argv, const std::vector<std::string>& 
   return WIFEXITED(status) ? WEXITSTATUS(status) : kInternal;
 }
 
-// A fresh log file for the tool; removed by the destructor.
+// A fresh private log file for the tool (sys/temp.hpp: a bad TMPDIR falls back to /tmp,
+// saying so once); removed by the destructor. No folder at all can hold one: the
+// machine's problem, said in one sentence (exit 1), never an internal error.
 struct LogFile {
   LogFile() {
-    const char* dir = std::getenv("TMPDIR");
-    path = std::string(dir && *dir ? dir : "/tmp") + "/warplab-sanitize-XXXXXX";
-    const int fd = ::mkstemp(path.data());
-    if (fd < 0) throw Failure(kInternal, "cannot create a log file for compute-sanitizer in " + path);
-    ::close(fd);
+    sys::TempFile f = sys::make_temp_file("warplab-sanitize-");
+    if (!f.fd) throw Failure(kFailed, "--sanitize needs a file for compute-sanitizer's log: " + f.note);
+    if (!f.note.empty()) std::cerr << "warplab: " << f.note << "\n";
+    path = f.path;
   }
   ~LogFile() { ::unlink(path.c_str()); }
   std::string text() const {
@@ -108,6 +117,12 @@ struct LogFile {
 };
 
 }  // namespace
+
+void die_with_the_tool() {
+  const char* v = std::getenv("WARPLAB_SANITIZE");
+  if (!v || !*v) return;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
 
 const std::vector<std::string>& tools() {
   static const std::vector<std::string> t = {"memcheck", "racecheck", "synccheck", "initcheck"};
@@ -194,8 +209,10 @@ int run(const std::string& tool, const std::vector<std::string>& argv) {
   std::cout.flush();
   const int rc = spawn(cmd, child_env({"WARPLAB_LINEINFO=1", "WARPLAB_SANITIZE=" + tool}));
   const std::string text = log.text();
+  // The raw log, for a closer look: WARPLAB_SANITIZE_LOG=FILE replaces FILE (docs/sanitize.md).
   if (const char* keep = std::getenv("WARPLAB_SANITIZE_LOG"); keep && *keep)
-    std::ofstream(keep, std::ios::binary) << text;  // the raw log, for a closer look
+    if (const sys::WriteResult w = sys::write_file(keep, text, sys::Replace::allowed); !w)
+      std::cerr << "warplab: WARPLAB_SANITIZE_LOG: " << w.message << "\n";
   Report r = parse_log(text);
   if (rc == 127 && !r.banner)
     throw Failure(kNoSanitizer, "--sanitize: " + exe_tool + " could not be started");
