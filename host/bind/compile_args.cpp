@@ -136,9 +136,8 @@ void read_table(lua_State* L, int idx, lab::ModuleSpec& spec, std::string& file,
             luaL_tolstring(L, -1, nullptr));
     spec.options.max_registers = static_cast<int>(lua_tointeger(L, -1));
   }
-  lua_getfield(L, idx, "lineinfo");  // +1
-  spec.options.lineinfo = spec.options.lineinfo || lua_toboolean(L, -1);
   lua_settop(L, idx);
+  spec.options.lineinfo = bool_option(L, idx, "lineinfo", false, "cuda.compile") || spec.options.lineinfo;
   if (file.empty() == inline_text.empty()) raise(L, "cuda.compile: give exactly one of file= or source=");
   read_defines(L, idx, spec.options);
   spec.options.include_dirs = string_list(L, idx, "include");

@@ -47,11 +47,12 @@ unsigned dim_value(lua_State* L, int at, const char* what) {
 
 }  // namespace
 
-int count_field(lua_State* L, int t, const char* name, int dflt, const char* who) {
+int count_field(lua_State* L, int t, const char* name, int dflt, int lo, int hi, const char* who) {
   if (!lua_istable(L, t)) return dflt;
   lua_Integer v = dflt;
-  if (lua_getfield(L, t, name) != LUA_TNIL && !read_integer(L, -1, 0, INT_MAX, v))  // +1
-    raise(L, "%s: %s must be an integer >= 0", who, name);
+  if (lua_getfield(L, t, name) != LUA_TNIL && !read_integer(L, -1, lo, hi, v))  // +1
+    raise(L, "%s: %s must be an integer from %d to %d, got %s", who, name, lo, hi,
+          luaL_tolstring(L, -1, nullptr));
   lua_pop(L, 1);  // -1
   return static_cast<int>(v);
 }
@@ -143,7 +144,10 @@ TableLaunch read_fields(lua_State* L, int idx, bool with_args) {
     c.shared_bytes = static_cast<unsigned>(s);
   }
   if (field(L, idx, kStream) != LUA_TNIL) c.stream = opt_stream(L, lua_gettop(L));  // +1
-  c.cooperative = field(L, idx, kCooperative) != LUA_TNIL && lua_toboolean(L, -1);  // +1
+  if (field(L, idx, kCooperative) != LUA_TNIL) {  // +1; "yes" or 0 is no answer
+    if (!lua_isboolean(L, -1)) raise(L, "cooperative must be true or false, got %s", luaL_typename(L, -1));
+    c.cooperative = lua_toboolean(L, -1);
+  }
   if (field(L, idx, kCluster) != LUA_TNIL)
     c.cluster = check_dim(L, -1, "cluster");  // +1; a zero: cu::check names it
   if (!with_args) return t;

@@ -7,6 +7,7 @@
 #include "lab/deps.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "cu/profile.hpp"
 #include "rtc/compile.hpp"
@@ -31,13 +33,25 @@ void record_dependency(const std::string& path) {
   // A script may compile the same file many times; the watcher needs it once.
   static std::mutex mu;
   static std::set<std::string> seen;
+  // The record is the run's own: a file that holds something when the run first writes
+  // (WARPLAB_DEPS_FILE naming the script or a kernel appended a line to it), or one of the
+  // files recorded (by device and inode), is left alone.
+  static std::set<std::pair<dev_t, ino_t>> read;
+  static bool first = true, own = false;
   const std::lock_guard<std::mutex> lock(mu);
   if (!seen.insert(abs).second) return;
+  struct stat st {};
+  if (::stat(abs.c_str(), &st) == 0) read.insert({st.st_dev, st.st_ino});
 
   const int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return;
-  const std::string line = abs + "\n";
-  [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
+  const bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (first) own = ok && st.st_size == 0;
+  first = false;
+  if (own && ok && !read.count({st.st_dev, st.st_ino})) {
+    const std::string line = abs + "\n";
+    [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
+  }
   ::close(fd);
 }
 

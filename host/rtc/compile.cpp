@@ -8,6 +8,7 @@
 #include "rtc/cache.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -17,8 +18,10 @@
 #include "rtc/nvrtc_options.hpp"
 #include "rtc/outputs.hpp"
 #include "rtc/pch.hpp"
+#include "rtc/refused_text.hpp"
 #include "rtc/times.hpp"
 #include "rtc/toolkit.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::rtc {
 namespace {
@@ -81,8 +84,8 @@ void check_arch(const std::string& arch, bool virtual_ok) {
          (m[3].length() == 0 || nvrtc_accepts(arch));
   }
   if (ok) return;
-  throw Error("unsupported architecture '" + arch + "': NVRTC " + nvrtc_version() + " compiles for " +
-              join(supported_archs(), ", ") +
+  throw Error("unsupported architecture '" + sys::shown(arch) + "': NVRTC " + nvrtc_version() +
+              " compiles for " + join(supported_archs(), ", ") +
               (virtual_ok ? " (or compute_XX for PTX only)" : " (a real sm_XX is needed for the cubin)"));
 }
 
@@ -137,25 +140,6 @@ void explain_missing(std::vector<Diagnostic>& diags, const ResolvedIncludes& inc
   }
 }
 
-// NVRTC takes sources as C strings, so a NUL byte ends the source there, and its front end
-// takes a 0xFF byte for the end of the file: either would compile less than the file
-// holds, silently. Refused as a diagnostic naming the line and byte offset.
-bool bad_byte(const std::string& text, const std::string& file, int line_offset,
-              std::vector<Diagnostic>& out) {
-  const std::size_t at = text.find_first_of(std::string("\0\xff", 2));
-  if (at == std::string::npos) return false;
-  Diagnostic d;
-  d.file = file;
-  d.line = line_offset + 1 +
-           static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-  const std::size_t nl = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
-  d.col = static_cast<int>(at - (nl == std::string::npos ? 0 : nl + 1)) + 1;
-  d.message = std::string(text[at] == '\0' ? "a NUL byte" : "a 0xFF byte") + " at byte offset " +
-              std::to_string(at) + ": NVRTC would stop reading the source there; remove it";
-  out.push_back(std::move(d));
-  return true;
-}
-
 // A header found but refused (over 64 MiB, unreadable, nested too deep): reported at its
 // #include line. Handing NVRTC its path instead would let NVRTC open the file itself.
 bool unreadable_headers(const ResolvedIncludes& inc, const std::string& main_name, int main_offset,
@@ -199,9 +183,18 @@ std::string cache_key(const Source& named, const Options& opt, const CompileResu
 }  // namespace
 
 void check_define_name(const std::string& name) {
-  static const std::regex ok(R"re(^[A-Za-z_][A-Za-z0-9_]*(\([A-Za-z0-9_, .]*\))?$)re");
+  // NAME or NAME(a, b, ...): read without std::regex, whose matcher recurses once per
+  // character (a 30000-character name overflowed the stack).
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::size_t end = 0;
+  while (end < name.size() && word(name[end])) ++end;
+  bool ok = end > 0 && !std::isdigit(static_cast<unsigned char>(name[0]));
+  if (ok && end < name.size())  // a parameter list: letters, digits, _, ',', ' ', '.' in ( )
+    ok = name[end] == '(' && name.back() == ')' && name.size() >= end + 2 &&
+         name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_, .",
+                                end + 1) == name.size() - 1;
   if (name.empty()) throw Error("a macro definition needs a name: -D NAME or -D NAME=VALUE");
-  if (!std::regex_match(name, ok))
+  if (!ok)
     throw Error("'" + name + "' is not a macro name: letters, digits and _, not starting with a digit");
 }
 
@@ -266,9 +259,9 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   }
   r.options = nvrtc_options(opt);
   bool cut = unreadable_headers(inc, name, named.line_offset, r.diagnostics);
-  cut = bad_byte(inc.main_text, name, named.line_offset, r.diagnostics) || cut;
+  cut = refused_text(inc.main_text, name, named.line_offset, r.diagnostics) || cut;
   for (std::size_t i = 0; i < inc.header_names.size(); ++i)
-    cut = bad_byte(inc.header_texts[i], inc.deps[i].display, 0, r.diagnostics) || cut;
+    cut = refused_text(inc.header_texts[i], inc.deps[i].display, 0, r.diagnostics) || cut;
   if (cut) {
     r.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return r;  // ok = false: compiled nothing, said where

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "cu/driver.hpp"
 #include "cu/error.hpp"
 #include "cu/trace.hpp"
+#include "sys/shown.hpp"
 
 namespace {
 
@@ -186,6 +188,12 @@ int run_command(const std::function<int()>& body) {
   } catch (const warplab::cu::Error& e) {
     std::cerr << "warplab: " << e.what() << "\n";
     return exit_code_for(e);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the OS refuses (a name too long, a loop of links, no permission) met by a
+    // std::filesystem call that throws: the path (its start, when long) and the reason.
+    std::cerr << "warplab: cannot use '" << warplab::sys::shown(e.path1().string())
+              << "': " << e.code().message() << "\n";
+    return kBadInput;
   } catch (const std::exception& e) {
     std::cerr << "warplab: internal error: " << e.what() << "\n";
     return kInternal;
