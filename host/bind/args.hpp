@@ -1,6 +1,6 @@
 // args.hpp: reading arguments off the Lua stack, for kernel.cpp, stream.cpp, array.cpp,
 // elements.cpp and module.cpp: a launch's configuration and argument list
-// (launch_args.cpp), options tables (options.cpp) and cuda.compile's table
+// and options tables (launch_args.cpp) and cuda.compile's table
 // (compile_args.cpp). Each misuse raises its one sentence.
 // Depends on cu/launch.hpp, lab/fault.hpp (Where), lab/module.hpp.
 #pragma once
@@ -36,7 +36,7 @@ int count_field(lua_State* L, int t, const char* name, int dflt, int lo, int hi,
 // holds two events, allocated before the first.
 inline constexpr int kMaxBenchReps = 1000000;
 
-// ---- options tables (options.cpp) ---------------------------------------------------------
+// ---- options tables (launch_args.cpp) ---------------------------------------------------------
 
 // An options table at idx (cuda.stream{...}, a:copy(b, {...}), ...): nothing, or a table
 // whose every key is one of `names`; else raises "<who> takes nothing or a table of
