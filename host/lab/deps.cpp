@@ -2,8 +2,8 @@
 // and device records into $WARPLAB_CODE_DIR (see deps.hpp). One O_APPEND write per line,
 // so a file stays line-complete even if the run crashes; whole records through the one
 // writer (sys/write.hpp). Never through a symbolic link (O_NOFOLLOW), whatever a folder
-// shared with others holds. Depends on lab/deps.hpp, cu/profile.hpp (the device record),
-// rtc/compile.hpp, sys/write.hpp.
+// shared with others holds, and only into a folder watch made (code_dir). Depends on lab/deps.hpp,
+// cu/profile.hpp (the device record), rtc/compile.hpp, sys/write.hpp.
 #include "lab/deps.hpp"
 
 #include <fcntl.h>
@@ -60,11 +60,6 @@ void record_dependency(const std::string& path) {
 namespace warplab::lab {
 namespace {
 
-const char* code_dir() {
-  const char* dir = std::getenv("WARPLAB_CODE_DIR");
-  return dir && *dir ? dir : nullptr;
-}
-
 // One line added to a record (O_APPEND: lines stay whole).
 void append_line(const std::string& path, const std::string& line) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -79,6 +74,17 @@ void write_record(const std::string& path, std::string_view bytes) {
 }
 
 }  // namespace
+
+const char* code_dir() {
+  const char* d = std::getenv("WARPLAB_CODE_DIR");  // set in watch's forked child: read each time
+  if (!d || !*d) return nullptr;
+  struct stat st {};
+  const std::string name = std::filesystem::path(d).filename().string();
+  if (name.rfind("warplab-code-", 0) != 0 || ::lstat(d, &st) != 0 || !S_ISDIR(st.st_mode) ||
+      st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+    return nullptr;
+  return d;
+}
 
 std::string code_stem(const std::string& module_name) {
   std::string stem = std::filesystem::path(module_name).filename().string();
