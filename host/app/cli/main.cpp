@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -107,6 +108,14 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"warplab: a CUDA playground (driver API, NVRTC, Lua 5.4)", "warplab"};
   app.set_version_flag("-V,--version", version_text);
+  // CLI11's sentence, each line kept to one readable line: "The following arguments were
+  // not expected: 1000 999 ..." with a thousand words is quoted by its start and length.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    std::string out, line;
+    std::istringstream in(CLI::FailureMessage::simple(a, e));
+    while (std::getline(in, line)) out += warplab::sys::shown(line) + "\n";
+    return out;
+  });
   // One subcommand at most, none required: a bare `warplab` prints the short help and exits
   // 0, as cargo does (git exits 1, which here means a failed check: docs/cli.md). After the
   // one, a command's name is a word like any other (`warplab help run`).
