@@ -2,6 +2,7 @@
 // named headers, the options checked and built (rtc/nvrtc_options.hpp), the log turned
 // into diagnostics and resources, then PTX, cubin, entries and lowered names.
 #include "rtc/compile.hpp"
+#include "rtc/program.hpp"
 
 #include <optional>
 
@@ -66,7 +67,7 @@ bool nvrtc_accepts(const std::string& arch) {
   if (nvrtcCreateProgram(&p, "", "probe.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS) {
     const std::string opt = "--gpu-architecture=" + arch;
     const char* opts[] = {opt.c_str()};
-    ok = nvrtcCompileProgram(p, 1, opts) == NVRTC_SUCCESS;
+    ok = compile_program(p, 1, opts) == NVRTC_SUCCESS;
     nvrtcDestroyProgram(&p);
   }
   return known[arch] = ok;
@@ -97,7 +98,7 @@ bool nvrtc_has_no_cache() {
     nvrtcProgram p = nullptr;
     if (nvrtcCreateProgram(&p, "", "probe.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return false;
     const char* opt[] = {"--no-cache", "--gpu-architecture=compute_75"};
-    const nvrtcResult rc = nvrtcCompileProgram(p, 2, opt);
+    const nvrtcResult rc = compile_program(p, 2, opt);
     nvrtcDestroyProgram(&p);
     return rc != NVRTC_ERROR_INVALID_OPTION;
   }();
@@ -303,7 +304,7 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
     for (const std::string& o : r.options) argv.push_back(o.c_str());
     for (const std::string& o : more) argv.push_back(o.c_str());
     const auto t = Clock::now();
-    rc = nvrtcCompileProgram(raw, static_cast<int>(argv.size()), argv.data());
+    rc = compile_program(raw, static_cast<int>(argv.size()), argv.data());
     r.times.nvrtc = ms_between(t, Clock::now());
     // A bad user option (-std=c++99, a stray extra) is the source's problem, like a syntax
     // error: a value the watcher can show. Anything else is NVRTC itself failing.
