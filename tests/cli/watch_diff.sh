@@ -39,6 +39,6 @@ echo 'assert(cuda.compile("k.cu")); assert(cuda.compile{file = "b.cu", max_regis
 wait_for "$T/err" 'run 4 ok'
 sed -i 's/BIG_CAP/16/' s.lua
 wait_for "$T/err" 'run 5 ok'
-wait_for "$T/err" '^big\(float const\*, float\*\): regs [0-9]+→[0-9]+'
+wait_for "$T/err" '^big\(const float\*, float\*\): regs [0-9]+→[0-9]+'
 kill -INT $WPID; wait $WPID; WPID=""
 echo "watch_diff: ok"

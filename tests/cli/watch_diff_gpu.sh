@@ -60,15 +60,15 @@ wait_for "$T/err" 'run 1 ok'
 wait_for "$T/out" '^out\[1\] = 64(\.0)?$'
 sed -e 's/CAP/32/' -e 's/SC"/1"/' s.lua > run.lua
 wait_for "$T/err" 'run 2 ok'
-wait_for "$T/err" "^big\\(float const\\*, float\\*\\): regs $regs_a→$regs_b, .*occupancy $occ_a %→$occ_b % at block 256 \\($lim_b\\)$"
+wait_for "$T/err" "^big\\(const float\\*, float\\*\\): regs $regs_a→$regs_b, .*occupancy $occ_a %→$occ_b % at block 256 \\($lim_b\\)$"
 sed -e 's/CAP/32/' -e 's/SC"/2"/' s.lua > run.lua
 wait_for "$T/err" 'run 3 ok'
 wait_for "$T/out" '^out\[1\] = 128(\.0)?$'
 if grep -q "neither cuobjdump nor nvdisasm found" "$T/err"; then
   fail "no cuobjdump or nvdisasm on this machine: the SASS diff cannot be shown"
 fi
-wait_for "$T/err" '^SASS of big\(float const\*, float\*\) changed:$'
-wait_for "$T/err" '^PTX of big\(float const\*, float\*\) changed:$'
+wait_for "$T/err" '^SASS of big\(const float\*, float\*\) changed:$'
+wait_for "$T/err" '^PTX of big\(const float\*, float\*\) changed:$'
 grep -Eq '^@@ -[0-9]+,[0-9]+ \+[0-9]+,[0-9]+ @@$' "$T/err" || fail "no hunk header"
 kill -INT $WPID; wait $WPID; WPID=""
 echo "--- what watch said (stderr)"

@@ -59,11 +59,11 @@ WPID=$!
 wait_for "$T/err" 'run 1 ok'
 sed 's/CAP/32/' s.lua > run.lua
 wait_for "$T/err" 'run 2 ok'
-wait_for "$T/err" "^big\\(float const\\*, float\\*\\): regs $regs_a→$regs_b, .*occupancy $occ_a %→$occ_b % at block 256 \\($lim_b\\)$"
+wait_for "$T/err" "^big\\(const float\\*, float\\*\\): regs $regs_a→$regs_b, .*occupancy $occ_a %→$occ_b % at block 256 \\($lim_b\\)$"
 # The same resources with other code: said in a word, without --diff no PTX.
 sed -e 's/CAP/32/' -e 's/SCALE = "1"/SCALE = "2"/' s.lua > run.lua
 wait_for "$T/err" 'run 3 ok'
-wait_for "$T/err" '^big\(float const\*, float\*\): code changed, same resources$'
+wait_for "$T/err" '^big\(const float\*, float\*\): code changed, same resources$'
 grep -q "PTX of" "$T/err" && fail "a PTX diff without --diff"
 kill -INT $WPID; wait $WPID; WPID=""
 echo "watch_occupancy: ok ($occ_a % -> $occ_b % at block 256)"

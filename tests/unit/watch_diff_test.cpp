@@ -119,7 +119,7 @@ TEST(WatchDiff, AChangedKernelGetsItsResourcesOldToNew) {
   d.collect();
   compile_into(16);
   const std::string r = d.collect();
-  EXPECT_NE(r.find("k(float const*, float*): regs "), std::string::npos) << r;
+  EXPECT_NE(r.find("k(const float*, float*): regs "), std::string::npos) << r;
   EXPECT_NE(r.find("stack 0\u2192"), std::string::npos) << r;
   EXPECT_NE(r.find("\u2192"), std::string::npos) << r;
 }
@@ -183,7 +183,7 @@ TEST(WatchDiff, RunRecordsGiveTheOccupancyLine) {
   const std::string r = d.collect();
   ::unsetenv("WARPLAB_CODE_DIR");
   unsigned before = 0, after = 0;
-  ASSERT_EQ(std::sscanf(r.c_str(), "k(float const*, float*): regs %u\u2192%u", &before, &after), 2) << r;
+  ASSERT_EQ(std::sscanf(r.c_str(), "k(const float*, float*): regs %u\u2192%u", &before, &after), 2) << r;
   ASSERT_GT(before, 64u) << "the uncapped kernel needs more than 64 registers: " << r;
   const auto occ = [&](unsigned regs) {
     return cu::occupancy(cu::KernelLimits{static_cast<int>(regs), 0, 0, 1}, 256, 0, cu::device_limits(dev));

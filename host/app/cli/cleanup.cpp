@@ -1,11 +1,13 @@
 // cli/cleanup.cpp: the private folder and its keeper process (cleanup.hpp). The keeper is
 // told "+PGID" and "-PGID" lines; at end of file it kills the groups still listed, then
-// removes the folder. Depends on cli/command.hpp (Failure), sys/temp.hpp (the folder, in
-// $TMPDIR or /tmp). POSIX only.
+// removes the folder. The folder's file "lock" carries an flock(2) lock from before it has
+// that name until the last of its holders is gone. Depends on cli/command.hpp (Failure),
+// sys/temp.hpp (the folder, in $TMPDIR or /tmp). POSIX only.
 #include "app/cli/cleanup.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,7 +64,7 @@ constexpr int kMaxGroups = 64;  // a watch has a run and a standby: a few at a t
   }
   for (const pid_t g : groups)
     if (g > 0) ::kill(-g, SIGKILL);
-  remove_tree(dir);
+  if (*dir) remove_tree(dir);
   ::_exit(0);
 }
 
@@ -71,6 +73,52 @@ void tell(int fd, char sign, pid_t pgid) {
   char msg[32];
   const int n = std::snprintf(msg, sizeof msg, "%c%d\n", sign, static_cast<int>(pgid));
   [[maybe_unused]] const ssize_t w = ::write(fd, msg, static_cast<size_t>(n));  // < PIPE_BUF: whole
+}
+
+// A lock that only this folder's holders have: a file made under a random name, locked,
+// then renamed to "lock", so a folder's "lock" is locked from the moment it exists. -1
+// when it cannot be made (the folder is then never taken for a stale one).
+int lock_folder(const std::string& dir) {
+  std::string tmpl = dir + "/lock-XXXXXX";
+  const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0 || ::rename(tmpl.c_str(), (dir + "/lock").c_str()) != 0) {
+    ::unlink(tmpl.c_str());
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Removes the folders `root`/`prefix`XXXXXX of this user whose lock nobody holds: their
+// command and its keeper are gone (both killed at once), and nobody else removes them.
+// A folder without its lock yet (one being made now) is left alone.
+void remove_stale(const std::string& root, const std::string& prefix) {
+  DIR* d = ::opendir(root.c_str());
+  if (!d) return;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() != prefix.size() + 6 || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string path = root + "/" + name;
+    const int dir = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0) continue;
+    struct stat st {};
+    const int lock = ::fstat(dir, &st) == 0 && st.st_uid == ::geteuid()
+                         ? ::openat(dir, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                         : -1;
+    if (lock >= 0 && ::flock(lock, LOCK_EX | LOCK_NB) == 0) remove_tree(path.c_str());
+    if (lock >= 0) ::close(lock);
+    ::close(dir);
+  }
+  ::closedir(d);
+}
+
+// The constructor's failure: its folder goes, and the sentence is thrown.
+[[noreturn]] void give_up(const std::string& dir, int lock, const char* what) {
+  const int err = errno;
+  if (!dir.empty()) remove_tree(dir.c_str());
+  if (lock >= 0) ::close(lock);
+  throw Failure(kInternal, std::string(what) + std::strerror(err));
 }
 
 }  // namespace
@@ -97,35 +145,35 @@ bool remove_tree(const char* path) {
 }
 
 Cleanup::Cleanup(const std::string& what) {
-  sys::TempFolder t = sys::make_temp_folder("warplab-" + what + "-");  // a bad TMPDIR: /tmp
-  if (t.path.empty()) throw Failure(kInternal, "cannot create a temporary folder: " + t.note);
+  const std::string prefix = "warplab-" + what + "-";
+  sys::TempFolder t = sys::make_temp_folder(prefix);  // a bad TMPDIR: /tmp; neither: none
   dir_ = std::move(t.path);
   note_ = std::move(t.note);
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) {
-    remove_tree(dir_.c_str());
-    throw Failure(kInternal, std::string("cannot create a pipe: ") + std::strerror(errno));
+  if (!dir_.empty()) {
+    lock_ = lock_folder(dir_);
+    remove_stale(dir_.substr(0, dir_.rfind('/')), prefix);  // ours is locked: left alone
   }
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) give_up(dir_, lock_, "cannot create a pipe: ");
   std::fflush(nullptr);  // or the keeper would hold a copy of our buffered output
   keeper_ = ::fork();
   if (keeper_ < 0) {
     ::close(p[0]);
     ::close(p[1]);
-    remove_tree(dir_.c_str());
-    throw Failure(kInternal, std::string("cannot fork: ") + std::strerror(errno));
+    give_up(dir_, lock_, "cannot fork: ");
   }
   if (keeper_ == 0) {
-    // Only the read end stays open: another descriptor of ours (a terminal, a socket, the
-    // pipe's write end) held here would keep it alive or the keeper waiting.
-    const int in = ::fcntl(p[0], F_DUPFD_CLOEXEC, 3);
-    if (in != 3) {
-      ::dup2(in, 3);
-      ::close(in);
-    }
-    ::close_range(4, ~0U, 0);
+    // Only the read end (as 3) and the lock (as 4) stay open: another descriptor of ours
+    // (a terminal, a socket, the pipe's write end) held here would keep it alive or the
+    // keeper waiting.
+    const int in = ::fcntl(p[0], F_DUPFD_CLOEXEC, 10);
+    const int lock = lock_ >= 0 ? ::fcntl(lock_, F_DUPFD_CLOEXEC, 10) : -1;
+    ::dup2(in, 3);
+    if (lock >= 0) ::dup2(lock, 4);
+    ::close_range(lock >= 0 ? 5 : 4, ~0U, 0);
     const int null = ::open("/dev/null", O_RDWR);
     for (int fd = 0; fd < 3 && null >= 0; ++fd) ::dup2(null, fd);
-    if (null > 3) ::close(null);
+    if (null > 2) ::close(null);  // (3 and 4 are taken)
     keep(3, dir_.c_str());
   }
   ::close(p[0]);
@@ -133,7 +181,8 @@ Cleanup::Cleanup(const std::string& what) {
 }
 
 Cleanup::~Cleanup() {
-  remove_tree(dir_.c_str());
+  if (!dir_.empty()) remove_tree(dir_.c_str());
+  if (lock_ >= 0) ::close(lock_);
   ::close(fd_);  // end of file: the keeper kills what is still listed (nothing) and goes
   int st = 0;
   while (::waitpid(keeper_, &st, 0) < 0 && errno == EINTR) {

@@ -189,8 +189,15 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   try {
     if (a.pch) {
       keep.emplace("compile");
-      if (!keep->note().empty()) std::cerr << "warplab: " << keep->note() << "\n";
-      warm = rtc::warm_headers(src, opt, keep->dir());
+      if (!keep->note().empty())
+        std::cerr << "warplab: " << keep->note()
+                  << (keep->dir().empty() ? ": compiling without warm headers" : "") << "\n";
+      if (!keep->dir().empty()) {
+        warm = rtc::warm_headers(src, opt, keep->dir());
+      } else {  // no folder of ours for the PCH file (never the current folder)
+        warm.emplace();
+        warm->why = "no folder for the precompiled headers";
+      }
     }
     r = rtc::compile(src, opt, cache ? &*cache : nullptr);
   } catch (const rtc::Error& e) {

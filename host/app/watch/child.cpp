@@ -1,6 +1,7 @@
 // watch/child.cpp: the child process of one watched run (child.hpp), and the dependency
-// file it leaves. A socket pair carries one byte each way: 'r' (ready) from the child, 'g'
-// (go) from the watcher. Depends on cli/child_group.hpp (fork into a group, kill, reap).
+// file it leaves. A socket pair carries 'r' (ready) and, when the body returns, 'd' (done)
+// from the child, and 'g' (go) from the watcher. Depends on cli/child_group.hpp (fork into a group, kill,
+// reap).
 #include "app/watch/child.hpp"
 
 #include "app/cli/child_group.hpp"
@@ -55,6 +56,8 @@ ChildRun::ChildRun(const Body& body, const std::vector<int>& close_fds) {
       rc = body(ready);
     } catch (...) {
     }
+    const char d = 'd';
+    [[maybe_unused]] const ssize_t w = ::send(fd, &d, 1, MSG_NOSIGNAL);
     std::fflush(nullptr);
     ::_exit(rc);
   }
@@ -99,10 +102,43 @@ std::optional<int> ChildRun::finished() {
   return status_;
 }
 
+bool ChildRun::returned() {
+  char buf[16];
+  for (ssize_t n; status_ && (n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT)) > 0;)
+    for (ssize_t i = 0; i < n; ++i) returned_ = returned_ || buf[i] == 'd';
+  return returned_;
+}
+
 int ChildRun::kill() {
   if (status_) return *status_;
   status_ = kill_group(pid_);
   return *status_;
+}
+
+std::string answer_in_child(const std::function<std::string()>& ask) {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return {};
+  std::fflush(nullptr);  // or the child would write our buffered output a second time
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(p[0]);
+    std::string answer;
+    try {
+      answer = ask();
+    } catch (...) {  // no answer
+    }
+    [[maybe_unused]] const ssize_t w = ::write(p[1], answer.data(), answer.size());
+    ::_exit(0);
+  }
+  ::close(p[1]);
+  std::string answer;
+  char buf[512];
+  for (ssize_t n; pid > 0 && ((n = ::read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR));)
+    if (n > 0) answer.append(buf, static_cast<std::size_t>(n));
+  ::close(p[0]);
+  int st = 0;
+  if (pid > 0) ::waitpid(pid, &st, 0);
+  return answer;
 }
 
 std::string describe_status(int st) {

@@ -43,16 +43,24 @@ class ChildRun {
   std::chrono::steady_clock::time_point started() const { return started_; }
   // The wait status once the child has exited (reaped then); nullopt while it runs.
   std::optional<int> finished();
+  // Once finished: true when the body returned its status (warplab's outcome: a compile
+  // error is 5), false when the child ended otherwise (the script's os.exit, a signal).
+  bool returned();
   // SIGKILL to the whole process group, then reap. Returns the wait status.
   int kill();
 
  private:
   pid_t pid_ = -1;
   int fd_ = -1;  // our end of the socket pair: "ready" comes in, "go" goes out
-  bool ready_ = false, went_ = false;
+  bool ready_ = false, went_ = false, returned_ = false;
   std::optional<int> status_;
   std::chrono::steady_clock::time_point forked_, started_;
 };
+
+// What `ask` returns, asked in a child process forked for it (what would start the CUDA
+// driver, which the watcher must not: its runs are forked from it); "" when the child
+// cannot be made or says nothing.
+std::string answer_in_child(const std::function<std::string()>& ask);
 
 // "exit 1", "signal 11 (Segmentation fault)".
 std::string describe_status(int wait_status);

@@ -5,20 +5,16 @@
 // A failing, crashing or hanging run ends that run only; --counters shows the counters that
 // changed (counters.hpp). This process never starts the CUDA driver. Depends on cli/
 // (command, cleanup, counters), files.hpp, child.hpp, diff.hpp, counters.hpp, signals.hpp,
-// cu/profile, cu/trace, lab/prebuilt, lab/script, rtc/pch.
-#include <fcntl.h>
+// status.hpp, cu/profile, cu/trace, lab/prebuilt, lab/run (the cache's note), lab/script,
+// rtc/pch.
 #include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cfloat>
 #include <climits>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -33,10 +29,13 @@
 #include "app/watch/diff.hpp"
 #include "app/watch/files.hpp"
 #include "app/watch/signals.hpp"
+#include "app/watch/status.hpp"
 #include "cu/profile.hpp"
 #include "cu/trace.hpp"
 #include "lab/prebuilt.hpp"
+#include "lab/run.hpp"
 #include "lab/script.hpp"
+#include "rtc/cache.hpp"
 #include "rtc/pch.hpp"
 
 namespace fs = std::filesystem;
@@ -59,15 +58,6 @@ struct WatchArgs {
 // At most this many modules get their headers kept warm (each PCH is ~100 MB on disk).
 constexpr std::size_t kMaxWarmModules = 4;
 
-std::string wall_clock() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm = {};
-  localtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%H:%M:%S", &tm);
-  return buf;
-}
-
 long long ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
 }
@@ -79,29 +69,11 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-// Why there is no GPU (offline_reason), asked in a child: asking starts the driver, and
-// this process must not (its runs are forked from it). "" when there is one.
-std::string offline_reason_from_child(const Globals& g) {
-  if (!g.opts.profile.empty()) return {};
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) return {};
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(p[0]);
-    const std::string why = offline_reason(g);
-    [[maybe_unused]] const ssize_t w = ::write(p[1], why.data(), why.size());
-    ::_exit(0);
-  }
-  ::close(p[1]);
-  std::string why;
-  char buf[512];
-  for (ssize_t n; pid > 0 && ((n = ::read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR));)
-    if (n > 0) why.append(buf, static_cast<std::size_t>(n));
-  ::close(p[0]);
-  int st = 0;
-  if (pid > 0) ::waitpid(pid, &st, 0);
-  return why;
+void set_or_unset(const char* name, const std::string& value) {
+  if (value.empty())
+    ::unsetenv(name);
+  else
+    ::setenv(name, value.c_str(), 1);
 }
 
 class Watch {
@@ -111,22 +83,27 @@ class Watch {
     g_.offline_noted = true;  // said once by run_watch, never by a run
     script_ = fs::absolute(a.script).lexically_normal().string();
     if (std::vector<std::string> words = counter_words(a.counters); !words.empty()) {
-      // Each run writes its counters per kernel as JSON into a file of ours (not its table).
-      run_counters_ = {std::move(words), "kernel", keep.dir() + "/counters.json"};
-      counters_ = std::make_unique<watch::CounterDiff>(run_counters_.json);
+      // Each run writes its counters per kernel as JSON into a file of ours (not its table);
+      // without a folder of ours each run prints its table.
+      run_counters_ = {std::move(words), keep.dir().empty() ? "" : "kernel",
+                       keep.dir().empty() ? "" : keep.dir() + "/counters.json"};
+      if (!keep.dir().empty()) counters_ = std::make_unique<watch::CounterDiff>(run_counters_.json);
     }
     deps_ = {script_};
     files_.set_files(deps_);
     args_ = a.args;
     args_.insert(args_.end(), g.script_args.begin(), g.script_args.end());
-    pch_dir_ = keep.dir() + "/pch";
-    fs::create_directories(pch_dir_);
+    if (!keep.dir().empty()) {
+      pch_dir_ = keep.dir() + "/pch";
+      std::error_code ec;
+      if (!fs::create_directories(pch_dir_, ec) && ec) pch_dir_.clear();  // no warm headers then
+    }
   }
 
   // One poll over the signalfd, inotify and the standby's "ready"; the timeout is the
   // nearer of the pending batch's deadline and the run's --timeout.
   int loop() {
-    code_ = std::make_unique<watch::CodeDiff>(a_.diff, keep_.dir());
+    if (!keep_.dir().empty()) code_ = std::make_unique<watch::CodeDiff>(a_.diff, keep_.dir());
     start(nullptr);
     for (;;) {
       int timeout = files_.timeout_ms();
@@ -174,15 +151,18 @@ class Watch {
 
   // A process that will be run N (runs_ + 1 when it goes): ready as soon as it can be,
   // and the script read only when it goes. Its deps file is its own.
+  // Without a folder of ours a run gets neither file ("" unsets them: only the script is
+  // watched, and nothing is compared).
   std::unique_ptr<watch::ChildRun> fork_run() {
-    const std::string deps = keep_.dir() + "/deps." + std::to_string(++forks_);
+    ++forks_;
+    const std::string deps = keep_.dir().empty() ? "" : keep_.dir() + "/deps." + std::to_string(forks_);
     const PreparedRun pr{a_.script, a_.params, args_, modules_, run_counters_};
-    const std::string code = code_->dir();
+    const std::string code = code_ ? code_->dir() : "";
     const Globals& g = g_;
     auto body = [&g, pr, deps, code](const watch::ChildRun::Ready& ready) {
       cu::trace_reset("run forked");
-      ::setenv("WARPLAB_DEPS_FILE", deps.c_str(), 1);  // lab/deps.hpp, lab/prebuilt.hpp
-      ::setenv("WARPLAB_CODE_DIR", code.c_str(), 1);
+      set_or_unset("WARPLAB_DEPS_FILE", deps);  // lab/deps.hpp, lab/prebuilt.hpp
+      set_or_unset("WARPLAB_CODE_DIR", code);
       return run_command([&] { return run_prepared(g, pr, ready); });
     };
     auto child =
@@ -198,7 +178,7 @@ class Watch {
     c->kill();
     keep_.forget_group(c->pid());
     std::error_code ec;
-    fs::remove(deps_of_[c.get()], ec);
+    if (const std::string& deps = deps_of_[c.get()]; !deps.empty()) fs::remove(deps, ec);
     deps_of_.erase(c.get());
     c.reset();
   }
@@ -231,6 +211,7 @@ class Watch {
       run_->kill();
       note("run cancelled: a file was saved");
       drop(run_);
+      if (code_) code_->discard();  // what it wrote is no run's to compare
     }
     start(&b);
   }
@@ -242,17 +223,8 @@ class Watch {
     ++runs_;
     if (a_.clear) std::fputs("\x1b[H\x1b[2J\x1b[3J", stdout);
     if (!g_.opts.quiet) {
-      std::string line = "[" + wall_clock() + "] run " + std::to_string(runs_);
-      if (b) {
-        line += ": re-run " + std::to_string(ms_since(b->last_event)) + " ms after save (";
-        for (size_t i = 0; i < b->paths.size(); ++i)
-          line += (i ? ", " : "") + fs::path(b->paths[i]).filename().string();
-        line += ")";
-      } else {
-        line += ": " + a_.script;
-      }
       std::fflush(stdout);
-      std::fprintf(stderr, "%s\n", line.c_str());
+      std::fprintf(stderr, "%s\n", watch::run_header(runs_, b, a_.script).c_str());
     }
     if (standby_ && standby_->finished()) drop(standby_);
     run_ = standby_ ? std::move(standby_) : fork_run();
@@ -264,7 +236,8 @@ class Watch {
   // to read, so fixing that file still triggers a run); then keep its headers warm.
   void finish(int status, const std::string& why) {
     const double secs = ms_since(run_->started()) / 1000.0;
-    const bool ok = why.empty() && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    const watch::RunEnd end{status, run_->returned(), why};
+    const bool ok = end.ok();
     std::vector<std::string> deps = watch::read_deps_file(deps_of_[run_.get()]);
     drop(run_);
     deps.push_back(script_);
@@ -274,28 +247,27 @@ class Watch {
     for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + dir);
     // What it built, for the next run and the warm headers (lab/prebuilt.hpp); a run that
     // built nothing keeps the last record.
-    const std::string record = (fs::path(code_->dir()) / "modules").string();
-    if (std::string m = read_text(record); !m.empty()) modules_ = std::move(m);
-    std::error_code ec;
-    fs::remove(record, ec);
+    if (code_) {
+      const std::string record = (fs::path(code_->dir()) / "modules").string();
+      if (std::string m = read_text(record); !m.empty()) modules_ = std::move(m);
+      std::error_code ec;
+      fs::remove(record, ec);
+    }
 
     // Our stdout buffer first, so the status line follows whatever we printed before.
     std::fflush(stdout);
-    if (ok) {
-      last_good_ = wall_clock();
-      if (!g_.opts.quiet) std::fprintf(stderr, "[%s] run %d ok (%.2f s)\n", last_good_.c_str(), runs_, secs);
-      std::fputs(code_->collect().c_str(), stderr);
-      if (counters_) std::fputs(counters_->collect().c_str(), stderr);
-    } else {
-      if (counters_) counters_->skip();
-      std::fprintf(stderr, "run failed (%s) at %s; %s\n",
-                   why.empty() ? watch::describe_status(status).c_str() : why.c_str(), wall_clock().c_str(),
-                   last_good_.empty() ? "no good run yet" : ("last good run " + last_good_).c_str());
-    }
+    const std::string now = watch::wall_clock();
+    if (!ok || !g_.opts.quiet)
+      std::fprintf(stderr, "%s\n", watch::end_line(runs_, end, secs, now, last_good_).c_str());
+    if (ok) last_good_ = now;
+    // What the compile made, whatever came after it: an error after the compile, or the
+    // first launch of an offline run, leaves the feedback of the kernels it compiled.
+    if (code_) std::fputs(code_->collect(ok).c_str(), stderr);
+    if (counters_ && ok) std::fputs(counters_->collect().c_str(), stderr);
+    if (counters_ && !ok) counters_->skip();
     if (!g_.opts.quiet && files_.files().size() != before)
-      std::fprintf(stderr, "watching %zu file%s in %zu director%s; Ctrl-C to stop\n", files_.files().size(),
-                   files_.files().size() == 1 ? "" : "s", files_.directory_count(),
-                   files_.directory_count() == 1 ? "y" : "ies");
+      std::fprintf(stderr, "%s\n",
+                   watch::files_line(files_.files().size(), files_.directory_count()).c_str());
     std::fflush(stderr);
     warm_headers();
     standby_wanted_ = true;
@@ -305,10 +277,13 @@ class Watch {
   // run forked from now on compiles with them (rtc/pch.hpp): a PCH that still fits is
   // kept, one whose header changed is made again, the others are removed.
   void warm_headers() {
+    if (pch_dir_.empty()) return;  // no folder of ours: no warm headers
     std::vector<std::string> files;
     std::vector<lab::ModuleSpec> specs = lab::read_module_records(modules_);
     if (specs.size() > kMaxWarmModules) specs.resize(kMaxWarmModules);
     for (const lab::ModuleSpec& s : specs) {
+      // NVRTC would discard a pending SIGINT (signals.hpp): leave first, warm nothing.
+      if (watch::Signals::leave_pending()) return;
       try {
         const rtc::WarmResult w = rtc::warm_headers(s.source, s.options, pch_dir_);
         if (w.made) files.push_back(w.file);
@@ -344,20 +319,40 @@ class Watch {
   bool standby_wanted_ = false, ready_said_ = false;
 };
 
-// The script must exist at start and each -p be key=value (exit 4, as `run`); later the
-// script may come and go.
-int run_watch(const Globals& g, const WatchArgs& a) {
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+// The script (a file, or an example by its `warplab list` name, as `run` takes it) must
+// exist at start and each -p be key=value (exit 4, as `run`); later the script may come
+// and go.
+int run_watch(const Globals& g, const WatchArgs& given) {
+  WatchArgs a = given;
+  a.script = resolve_script(given.script);
+  if (const std::string why = lab::script_problem(a.script); !why.empty()) {
+    const std::string dir = shipped_examples();
+    const bool relative = !fs::path(a.script).is_absolute();
+    std::error_code ec;
+    throw Failure(kBadInput, why + (relative && !dir.empty() && !fs::exists(a.script, ec)
+                                        ? " (nor an example in " + dir + ": `warplab list` names them)"
+                                        : ""));
+  }
   parse_params(a.params);
   // The keeper first, while this process has no thread: it removes the runs' files and
   // kills their groups however watch ends, SIGKILL included.
   Cleanup keep("watch");
-  if (!keep.note().empty()) std::fprintf(stderr, "warplab: %s\n", keep.note().c_str());
+  // The compile cache's note (a bad TMPDIR without HOME), said here once: the runs are
+  // forked from this process, which has said it (lab/run.hpp's open_cache says it once).
+  const std::unique_ptr<rtc::Cache> cache = lab::open_cache(g.opts);
+  const std::string cache_note = cache ? cache->warning() : "";
+  if (keep.dir().empty())
+    std::fprintf(stderr, "warplab: %s: watching %s alone (no kernel files, resource lines or warm headers)\n",
+                 keep.note().c_str(), a.script.c_str());
+  else if (!keep.note().empty() && cache_note.rfind(keep.note(), 0) != 0)  // not said by the cache's
+    std::fprintf(stderr, "warplab: %s\n", keep.note().c_str());
   // The signals are blocked before any child is forked: the runs unblock them, and a
   // child forked before would not know the mask.
   watch::Signals sig;
   // Said here once (asked in a child: this process never starts the driver).
-  if (const std::string why = offline_reason_from_child(g); !why.empty())
+  if (const std::string why =
+          g.opts.profile.empty() ? watch::answer_in_child([&] { return offline_reason(g); }) : "";
+      !why.empty())
     note_offline(g, why, cu::default_profile_name());
   Watch w(g, a, sig, keep);
   return w.loop();

@@ -1,18 +1,29 @@
 // watch/diff.cpp: comparing two runs' code folders (diff.hpp). The diff is the textbook
 // longest-common-subsequence table over lines, plenty for kernels (3000 lines a side at
-// most). Depends on resources.hpp, rtc/ (ptx, elf, signature) and sys/temp.hpp.
+// most). The disassembler runs as a child that dies with the watcher and is killed when a
+// signal asks the watcher to leave. Depends on resources.hpp, rtc/ (ptx, elf, sass,
+// signature), signals.hpp and sys/temp.hpp. Linux (prctl).
 #include "app/watch/diff.hpp"
+
+#include "app/watch/signals.hpp"
 
 #include "rtc/ptx.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "rtc/elf.hpp"
@@ -37,19 +48,68 @@ std::string read(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-std::string run_capture(const std::string& cmd) {
+// Runs argv (argv[0] a path) with stdin and stderr on /dev/null: its stdout, or "" when it
+// cannot start or a signal to leave comes first (it is killed then, not waited for). It
+// dies with the watcher (PR_SET_PDEATHSIG) and gets an empty signal mask, not ours.
+std::string run_capture(const std::vector<std::string>& argv) {
+  std::vector<char*> args;  // built before fork: the child only makes system calls
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
+  const pid_t parent = ::getpid();
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return {};
+  }
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // the watcher died before prctl took effect
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(null, 2);
+    ::dup2(fds[1], 1);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
   std::string out;
-  if (FILE* f = ::popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-    ::pclose(f);
+  char buf[65536];
+  for (;;) {
+    pollfd p = {fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, 100);
+    if (Signals::leave_pending()) {
+      ::kill(pid, SIGKILL);
+      out.clear();
+      break;
+    }
+    if (ready <= 0) continue;  // 100 ms without output, or EINTR
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
   return out;
 }
 
+// A kernel as its author wrote it, as `warplab compile` prints it: "k(const float*, int)",
+// not the demangler's "k(float const*, int)".
+// "<module>|<kernel>" -> "<module>".
+std::string module_of(const std::string& key) { return key.substr(0, key.find('|')); }
+
 std::string pretty(const std::string& mangled) {
   auto s = rtc::demangle(mangled);
-  return s ? s->demangled : mangled;
+  return s ? s->to_string() : mangled;
 }
 
 }  // namespace
@@ -172,7 +232,7 @@ CodeDiff::CodeDiff(bool code_diffs, const std::string& under) : code_diffs_(code
   // neither is there.
   if (!code_diffs_) {
   } else if (const rtc::SassTool t = rtc::find_sass_tool(); t.found()) {  // the one finder (rtc/sass.hpp)
-    cuobjdump_ = t.path + (t.nvdisasm ? "" : " -sass");
+    tool_ = t.argv();
   }
   if (under.empty()) {  // $TMPDIR, or /tmp when TMPDIR cannot hold it
     dir_ = sys::make_temp_folder("warplab-code-").path;
@@ -187,7 +247,13 @@ CodeDiff::~CodeDiff() {
   if (!dir_.empty()) fs::remove_all(dir_, ec);
 }
 
-std::string CodeDiff::collect() {
+void CodeDiff::discard() {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir_, ec)) fs::remove(e.path(), ec);
+}
+
+std::string CodeDiff::collect(bool whole_run) {
+  if (dir_.empty()) return {};
   std::map<std::string, Lines> ptx, sass;
   std::map<std::string, KernelNumbers> res;
   std::map<std::string, std::pair<long, long>> spills;
@@ -208,18 +274,22 @@ std::string CodeDiff::collect() {
       } catch (const rtc::Error&) {  // no resource line for a CUBIN that cannot be read
       }
     }
-    if (ext == ".cubin" && !cuobjdump_.empty())
-      for (auto& [k, v] : sass_kernels(run_capture(cuobjdump_ + " '" + e.path().string() + "' 2>/dev/null")))
-        sass[module + "|" + k] = std::move(v);
+    if (ext == ".cubin" && !tool_.empty()) {
+      std::vector<std::string> argv = tool_;
+      argv.push_back(e.path().string());
+      for (auto& [k, v] : sass_kernels(run_capture(argv))) sass[module + "|" + k] = std::move(v);
+    }
   }
   for (auto& [key, sp] : spills)
     if (auto r = res.find(key); r != res.end()) std::tie(r->second.spill_store, r->second.spill_load) = sp;
   for (auto& [key, l] : parse_launches(read(fs::path(dir_) / "launches"))) launched_[key] = l;
   if (auto d = parse_device(read(fs::path(dir_) / "device.json"))) dev_ = d;
-  for (const auto& e : fs::directory_iterator(dir_, ec)) fs::remove(e.path(), ec);
+  discard();
+  std::set<std::string> seen;  // the modules this run compiled
+  for (const auto& [key, code] : ptx) seen.insert(module_of(key));
 
   std::string report;
-  if (first_ && code_diffs_ && cuobjdump_.empty())
+  if (first_ && code_diffs_ && tool_.empty())
     report += "warplab: " + std::string(rtc::kNoSassTool) + ": PTX diffs only\n";
   if (!first_) {
     for (const auto& [key, code] : ptx) {
@@ -250,12 +320,24 @@ std::string CodeDiff::collect() {
           report += "SASS of " + kernel + " changed:\n" + sd;
     }
     for (const auto& [key, code] : ptx_)
-      if (!ptx.count(key)) report += "kernel " + pretty(key.substr(key.find('|') + 1)) + " is gone\n";
+      if (!ptx.count(key) && (whole_run || seen.count(module_of(key))))
+        report += "kernel " + pretty(key.substr(key.find('|') + 1)) + " is gone\n";
   }
   first_ = false;
-  ptx_ = std::move(ptx);
-  sass_ = std::move(sass);
-  res_ = std::move(res);
+  if (whole_run) {
+    ptx_ = std::move(ptx);
+    sass_ = std::move(sass);
+    res_ = std::move(res);
+    return report;
+  }
+  // A run that ended early: what it compiled replaces those modules' code; the modules it
+  // did not get to stay as they were.
+  for (auto* m : {&ptx_, &sass_})
+    std::erase_if(*m, [&](const auto& kv) { return seen.count(module_of(kv.first)) > 0; });
+  std::erase_if(res_, [&](const auto& kv) { return seen.count(module_of(kv.first)) > 0; });
+  ptx_.merge(ptx);
+  sass_.merge(sass);
+  res_.merge(res);
   return report;
 }
 

@@ -31,20 +31,25 @@ std::map<std::string, Lines> sass_kernels(const std::string& cuobjdump_output);
 class CodeDiff {
  public:
   // Makes the folder runs write into, in `under` (else the temporary folder); `code_diffs`:
-  // also the PTX/SASS diffs (--diff).
+  // also the PTX/SASS diffs (--diff). dir() is "" when no folder could be made (then
+  // collect() says nothing).
   explicit CodeDiff(bool code_diffs = true, const std::string& under = {});
   ~CodeDiff();  // removes it
   CodeDiff(const CodeDiff&) = delete;
   CodeDiff& operator=(const CodeDiff&) = delete;
   const std::string& dir() const { return dir_; }
   // Reads what the last run wrote, empties the folder, and returns the report ("" when
-  // no kernel changed; nothing on the first run, which has no predecessor).
-  std::string collect();
+  // no kernel changed; nothing on the first run, which has no predecessor). `whole_run`:
+  // the run ended well, so a module it did not compile is gone; else (it stopped at an
+  // error, or offline at its first launch) only the modules it compiled are compared.
+  std::string collect(bool whole_run = true);
+  // Empties the folder unread (a run that was cancelled).
+  void discard();
 
  private:
   std::string dir_;
   bool code_diffs_;
-  std::string cuobjdump_;  // empty: SASS diffs unavailable
+  std::vector<std::string> tool_;  // cuobjdump -sass or nvdisasm; empty: SASS diffs unavailable
   bool first_ = true;
   std::map<std::string, Lines> ptx_, sass_;          // "<module>|<kernel>" -> code
   std::map<std::string, KernelNumbers> res_;         // "<module>|<kernel>" -> its resources

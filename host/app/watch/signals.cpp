@@ -4,20 +4,39 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <iterator>
+
 #include "app/cli/command.hpp"
 
 namespace warplab::app::watch {
 
+namespace {
+constexpr int kLeave[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+}
+
 Signals::Signals() {
   sigemptyset(&set_);
-  for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&set_, s);
+  for (const int s : kLeave) sigaddset(&set_, s);
+  sigaddset(&set_, SIGCHLD);
   ::sigprocmask(SIG_BLOCK, &set_, &old_);
+  // A shell starts a background job with SIGINT and SIGQUIT ignored. Blocked, they would
+  // still come through the signalfd, but NVRTC, which restores the ignoring after each
+  // compile, would discard one that came during it: the default action instead, never
+  // taken while they are blocked.
+  for (std::size_t i = 0; i < std::size(kLeave); ++i) {
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    ::sigaction(kLeave[i], nullptr, &old_action_[i]);
+    if (old_action_[i].sa_handler == SIG_IGN) ::sigaction(kLeave[i], &dfl, nullptr);
+  }
   fd_ = ::signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
   if (fd_ < 0) throw Failure(kInternal, "cannot create a signalfd");
 }
 
 Signals::~Signals() {
   ::close(fd_);
+  for (std::size_t i = 0; i < std::size(kLeave); ++i) ::sigaction(kLeave[i], &old_action_[i], nullptr);
   ::sigprocmask(SIG_SETMASK, &old_, nullptr);
 }
 
@@ -26,6 +45,15 @@ bool Signals::leave() {
   signalfd_siginfo si;
   while (::read(fd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) out = out || si.ssi_signo != SIGCHLD;
   return out;
+}
+
+bool Signals::leave_pending() {
+  sigset_t pending;
+  sigemptyset(&pending);
+  ::sigpending(&pending);
+  for (const int s : kLeave)
+    if (sigismember(&pending, s) == 1) return true;
+  return false;
 }
 
 }  // namespace warplab::app::watch
