@@ -20,7 +20,7 @@ fail() { echo "FAIL: $*"; echo "--- watch's output"; cat "$T/out"; exit 1; }
 # ended N: wait (up to 20 s) until N runs have ended, good or failed.
 ended() {
   for _ in $(seq 400); do
-    [ "$(grep -Ec '^\[[0-9:]+\] run [0-9]+ ok|^run failed' "$T/out")" -ge "$1" ] && return 0
+    [ "$(grep -Ec '^\[[0-9:]+\] run [0-9]+ ok|^run (failed|stopped)' "$T/out")" -ge "$1" ] && return 0
     sleep 0.05
   done
   fail "run $1 did not end within 20 s"
@@ -78,7 +78,7 @@ done
 # A broken save, then a good one.
 echo 'garbage' >> saxpy.cu
 ended 5
-since 5 | grep -q '^run failed (exit 5)' || fail "a broken save: not 'run failed (exit 5)'"
+since 5 | grep -q '^run stopped (compile error, see above)' || fail "a broken save: not 'run stopped (compile error, see above)'"
 printf '%s\n' "$orig" > saxpy.cu
 ended 6
 since 6 | grep -Eq '^\[[0-9:]+\] run 6 ok' || fail "the save after the broken one did not run well"
