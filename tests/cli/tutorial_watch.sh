@@ -27,6 +27,16 @@ ended() {
 }
 # since N: watch's output from run N on.
 since() { sed -n "/^\[[0-9:]*\] run $1: /,\$p" "$T/out"; }
+# shows N PATTERN: wait (up to 20 s) until run N's part of the output has a line matching
+# PATTERN (grep -E): the resource and --diff lines come after the run's end line, later
+# where cuobjdump makes the SASS diff.
+shows() {
+  for _ in $(seq 400); do
+    since "$1" | grep -Eq -- "$2" && return 0
+    sleep 0.05
+  done
+  return 1
+}
 # page TEXT: the tutorial still says TEXT (the test follows what it says).
 page() { grep -qF -- "$1" "$DOC" || fail "docs/tutorial.md no longer says: $1"; }
 
@@ -69,10 +79,10 @@ sed -i 's/y\[i\] = a \* x\[i\] + y\[i\];/y[i] = (float)((double)a * x[i] + y[i])
 grep -qF '(double)a' saxpy.cu || fail "the double-precision edit did not apply to saxpy.cu"
 ended 4
 since 4 | grep -Eq '^\[[0-9:]+\] run 4 ok' || fail "run 4 (double precision) is not good"
-since 4 | grep -Eq "^saxpy\(.*\)$line\$" || fail "run 4: no 'saxpy(...)$line' line"
+shows 4 "^saxpy\(.*\)$line\$" || fail "run 4: no 'saxpy(...)$line' line"
 for ptx in cvt.f64.f32 fma.rn.f64; do
   page "\`$ptx\`"
-  since 4 | grep -Eq "^\+.*$ptx" || fail "run 4: --diff shows no added $ptx line"
+  shows 4 "^\+.*$ptx" || fail "run 4: --diff shows no added $ptx line"
 done
 
 # A broken save, then a good one.
