@@ -85,7 +85,7 @@ class Watch {
     if (std::vector<std::string> words = counter_words(a.counters); !words.empty()) {
       // Each run writes its counters per kernel as JSON into a file of ours (not its table);
       // without a folder of ours each run prints its table.
-      run_counters_ = {std::move(words), keep.dir().empty() ? "" : "kernel",
+      run_counters_ = {std::move(words), keep.dir().empty() ? "launch" : "kernel",
                        keep.dir().empty() ? "" : keep.dir() + "/counters.json"};
       if (!keep.dir().empty()) counters_ = std::make_unique<watch::CounterDiff>(run_counters_.json);
     }
