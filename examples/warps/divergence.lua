@@ -37,7 +37,7 @@ for i, line in ipairs(lines) do
   if target and at[target] and at[target] < i then -- a backward branch closes a loop
     local a, b = 0, 0
     for j = at[target], i do
-      local x, y = lines[j]:match("fma%.rn%.f32%s+%%f%d+,%s*(%%f%d+),%s*(%%f%d+)")
+      local x, y = lines[j]:match("fma%.rn%.f32%s+%%f%d+,%s*(%%f%d+),%s*([%%%w]+)")  -- y: a register or an immediate
       if x then if x == y then b = b + 1 else a = a + 1 end end
     end
     if a > 0 and b == 0 then kinds.A = (kinds.A or 0) + 1 end

@@ -1,6 +1,6 @@
 // args.hpp: reading arguments off the Lua stack, for kernel.cpp, stream.cpp, array.cpp,
 // elements.cpp and module.cpp: a launch's configuration and argument list
-// (launch_args.cpp), options tables (options.cpp) and cuda.compile's table
+// and options tables (launch_args.cpp) and cuda.compile's table
 // (compile_args.cpp). Each misuse raises its one sentence.
 // Depends on cu/launch.hpp, lab/fault.hpp (Where), lab/module.hpp.
 #pragma once
@@ -29,11 +29,14 @@ inline bool read_integer(lua_State* L, int idx, lua_Integer lo, lua_Integer hi, 
   return exact && out >= lo && out <= hi;
 }
 // A count option t.name of the options table at t (k:bench's, cuda.bench's): an integer
-// 0..INT_MAX, or `dflt` when absent or when t is not a table; else raises "<who>: <name>
-// must be an integer >= 0" (launch_args.cpp).
-int count_field(lua_State* L, int t, const char* name, int dflt, const char* who);
+// lo..hi, or `dflt` when absent or when t is not a table; else raises "<who>: <name> must
+// be an integer from lo to hi, got x" (launch_args.cpp).
+int count_field(lua_State* L, int t, const char* name, int dflt, int lo, int hi, const char* who);
+// The most timed calls (and warmup calls) k:bench and cuda.bench make: each timed call
+// holds two events, allocated before the first.
+inline constexpr int kMaxBenchReps = 1000000;
 
-// ---- options tables (options.cpp) ---------------------------------------------------------
+// ---- options tables (launch_args.cpp) ---------------------------------------------------------
 
 // An options table at idx (cuda.stream{...}, a:copy(b, {...}), ...): nothing, or a table
 // whose every key is one of `names`; else raises "<who> takes nothing or a table of

@@ -3,6 +3,7 @@
 // line. Finding the file, placing an inline source and checking defines are lab's
 // (lab/module_spec.hpp). Each misuse raises its "cuda.compile: ..." sentence.
 // Depends on bind/args.hpp, bind/record.hpp (the target's arch), lab/module_spec.hpp.
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "bind/guard.hpp"
 #include "bind/record.hpp"
 #include "lab/module_spec.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::bind {
 namespace {
@@ -43,16 +45,27 @@ std::string opt_string(lua_State* L, int t, const char* field) {
   return v;
 }
 
+// The string at idx, refused when it holds a NUL byte: options, defines and include folders
+// reach NVRTC as C strings, which would end there without a word.
+const char* c_text(lua_State* L, int idx, const std::string& what) {
+  std::size_t len = 0;
+  const char* p = lua_tolstring(L, idx, &len);
+  if (p && std::strlen(p) != len)
+    raise(L, "cuda.compile: %s holds a NUL byte at %d (a C string would end there)", what.c_str(),
+          static_cast<int>(std::strlen(p)) + 1);
+  return p;
+}
+
 // t.field as a string or a list of strings (absent: empty).
 std::vector<std::string> string_list(lua_State* L, int t, const char* field) {
   std::vector<std::string> out;
   const int type = lua_getfield(L, t, field);  // +1
   if (type == LUA_TSTRING)
-    out.emplace_back(lua_tostring(L, -1));
+    out.emplace_back(c_text(L, -1, field));
   else if (type == LUA_TTABLE)
     for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {  // +1
       if (!lua_isstring(L, -1)) raise(L, "cuda.compile: %s[%d] must be a string", field, static_cast<int>(i));
-      out.emplace_back(lua_tostring(L, -1));
+      out.emplace_back(c_text(L, -1, std::string(field) + "[" + std::to_string(i) + "]"));
       lua_pop(L, 1);  // -1
     }
   else if (type != LUA_TNIL)
@@ -78,16 +91,18 @@ void read_defines(lua_State* L, int t, rtc::Options& o) {
       const int i = static_cast<int>(lua_tointeger(L, -2));
       if (lua_type(L, -1) != LUA_TSTRING)
         raise(L, "cuda.compile: defines[%d] must be a string like \"NAME=value\"", i);
-      listed.push_back(lab::listed_define(i, lua_tostring(L, -1)));
+      listed.push_back(lab::listed_define(i, c_text(L, -1, "defines[" + std::to_string(i) + "]")));
     } else if (lua_type(L, -2) == LUA_TSTRING) {  // {BLOCK = 256, DEBUG = true}
       const int vt = lua_type(L, -1);
       if (vt != LUA_TNUMBER && vt != LUA_TSTRING && vt != LUA_TBOOLEAN)
         raise(L, "cuda.compile: defines.%s must be a number, string or boolean, got %s", lua_tostring(L, -2),
               luaL_typename(L, -1));
+      const std::string key = c_text(L, -2, "a defines name");
+      if (vt == LUA_TSTRING) c_text(L, -1, "defines." + sys::shown(key));
       std::string v = vt == LUA_TBOOLEAN ? (lua_toboolean(L, -1) ? "1" : "0")
-                                         : luaL_tolstring(L, -1, nullptr);    // +1 (not for booleans)
-      if (vt != LUA_TBOOLEAN) lua_pop(L, 1);                                  // -1
-      named.push_back(lab::named_define(lua_tostring(L, -2), std::move(v)));  // lab::Error: its sentence
+                                         : luaL_tolstring(L, -1, nullptr);  // +1 (not for booleans)
+      if (vt != LUA_TBOOLEAN) lua_pop(L, 1);                                // -1
+      named.push_back(lab::named_define(key, std::move(v)));                // lab::Error: its sentence
     } else {
       raise(L, "cuda.compile: defines keys must be names, got a %s", luaL_typename(L, -2));
     }
@@ -136,9 +151,8 @@ void read_table(lua_State* L, int idx, lab::ModuleSpec& spec, std::string& file,
             luaL_tolstring(L, -1, nullptr));
     spec.options.max_registers = static_cast<int>(lua_tointeger(L, -1));
   }
-  lua_getfield(L, idx, "lineinfo");  // +1
-  spec.options.lineinfo = spec.options.lineinfo || lua_toboolean(L, -1);
   lua_settop(L, idx);
+  spec.options.lineinfo = bool_option(L, idx, "lineinfo", false, "cuda.compile") || spec.options.lineinfo;
   if (file.empty() == inline_text.empty()) raise(L, "cuda.compile: give exactly one of file= or source=");
   read_defines(L, idx, spec.options);
   spec.options.include_dirs = string_list(L, idx, "include");

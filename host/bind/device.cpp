@@ -6,6 +6,7 @@
 // count, memory size or L2 size) raises one sentence naming a profile that knows it, never
 // 0 or nil. Depends on cu/device.hpp, cu/attributes.hpp, cu/profile.hpp (the shipped
 // profiles the sentence suggests), bind/record.hpp (the target).
+#include <climits>
 #include <string>
 
 #include "bind/cuda.hpp"
@@ -16,6 +17,7 @@
 #include "cu/device.hpp"
 #include "cu/driver.hpp"
 #include "cu/profile.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::bind {
 namespace {
@@ -95,7 +97,7 @@ static int attr_index(lua_State* L) {
     if (const std::string near = cu::suggest_attribute(name); !near.empty())
       raise(L, "unknown attribute '%s': did you mean '%s'? (see `warplab attrs %s`)", name, near.c_str(),
             near.c_str());
-    raise(L, "unknown attribute '%s' (`warplab attrs` lists them)", name);
+    raise(L, "unknown attribute '%s' (`warplab attrs` lists them)", sys::shown(name).c_str());
   });
 }
 
@@ -199,6 +201,8 @@ static int cuda_device(lua_State* L) {
       push_device(L, target);
       return 1;
     }
+    if (i < 0 || i > INT_MAX)  // not cut to an int, where 2^32 became device 0
+      raise(L, "device %I does not exist: a device index is 0, 1, ... (cuda.devices() lists them)", i);
     push_device(L, cu::snapshot_device(static_cast<int>(i)));
     return 1;
   });

@@ -22,6 +22,7 @@
 #include "lab/copy.hpp"
 #include "lab/managed.hpp"
 #include "lab/sync.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::bind {
 
@@ -30,7 +31,8 @@ cu::DType check_dtype(lua_State* L, int idx) {
   const char* name = luaL_checklstring(L, idx, &len);
   if (auto t = cu::parse_dtype(std::string_view(name, len))) return *t;  // "f32\0x" is not f32
   luaL_argerror(L, idx,
-                lua_pushfstring(L, "unknown element type '%s' (one of %s)", name, cu::dtype_names().c_str()));
+                lua_pushfstring(L, "unknown element type '%s' (one of %s)", sys::shown(name).c_str(),
+                                cu::dtype_names().c_str()));
   return cu::DType::F32;
 }
 
@@ -236,6 +238,7 @@ static int array_random(lua_State* L) {
     lua_Integer seed = 1;
     lua_Number lo = 0, hi = cu::dtype_info(e.type).is_float ? 1 : 100;
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    check_options(L, 2, "random", {"seed", "lo", "hi"});
     if (lua_istable(L, 2)) {
       // Named in the sentence: luaL_check* on a field would say "bad argument #-1".
       if (lua_getfield(L, 2, "seed") != LUA_TNIL &&

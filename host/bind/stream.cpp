@@ -314,9 +314,9 @@ int cuda_clock(lua_State* L) {
 static int cuda_bench(lua_State* L) {
   return guard(L, [&] {
     luaL_checktype(L, 1, LUA_TFUNCTION);
-    const int warmup = count_field(L, 2, "warmup", 5, "cuda.bench"),
-              reps = count_field(L, 2, "reps", 100, "cuda.bench");
-    luaL_argcheck(L, warmup >= 0 && reps >= 1, 2, "warmup must be >= 0 and reps >= 1");
+    check_options(L, 2, "cuda.bench", {"warmup", "reps", "stream"});
+    const int warmup = count_field(L, 2, "warmup", 5, 0, kMaxBenchReps, "cuda.bench"),
+              reps = count_field(L, 2, "reps", 100, 1, kMaxBenchReps, "cuda.bench");
     CUstream stream = nullptr;
     if (lua_istable(L, 2) && lua_getfield(L, 2, "stream") != LUA_TNIL) stream = opt_stream(L, -1);
     lab::Run& run = record_of(L).run;

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "cu/error.hpp"
+#include "sys/read.hpp"
 
 namespace warplab::cu {
 namespace {
@@ -138,11 +139,10 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
   if (fs::file_size(name_or_path, ec) > (4u << 20))
     bad(name_or_path, "is larger than 4 MiB (a profile is a few KiB)");
   // Read whole, then parse: parse errors then point at lines of the text we hold.
-  std::ifstream in(name_or_path, std::ios::binary);
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  if (!in || in.bad()) bad(name_or_path, std::string("cannot read the file (") + std::strerror(errno) + ")");
-  return parse_profile(text.str(), name_or_path);
+  std::string text;
+  if (const std::string e = sys::read_whole(name_or_path, text, 4u << 20); !e.empty())
+    bad(name_or_path, "cannot read the file (" + e + ")");
+  return parse_profile(text, name_or_path);
 }
 
 }  // namespace warplab::cu

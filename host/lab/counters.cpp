@@ -9,6 +9,7 @@
 
 #include "cu/metric_host.hpp"
 #include "cu/range_profiler.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -121,7 +122,7 @@ std::string unknown_word(const std::string& word) {
     for (const auto& m : s.metrics) names.emplace_back(m.name);
   }
   const auto guesses = closest(word, names);
-  return "unknown counter set or metric '" + word + "'" +
+  return "unknown counter set or metric '" + sys::shown(word) + "'" +
          (guesses.empty() ? "" : ": did you mean " + quoted_list(guesses) + "?") + " (sets: " + set_names() +
          "; or a CUPTI metric name such as 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum')";
 }

@@ -2,11 +2,12 @@
 // and device records into $WARPLAB_CODE_DIR (see deps.hpp). One O_APPEND write per line,
 // so a file stays line-complete even if the run crashes; whole records through the one
 // writer (sys/write.hpp). Never through a symbolic link (O_NOFOLLOW), whatever a folder
-// shared with others holds. Depends on lab/deps.hpp, cu/profile.hpp (the device record),
-// rtc/compile.hpp, sys/write.hpp.
+// shared with others holds, and only into a folder watch made (code_dir). Depends on lab/deps.hpp,
+// cu/profile.hpp (the device record), rtc/compile.hpp, sys/write.hpp.
 #include "lab/deps.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "cu/profile.hpp"
 #include "rtc/compile.hpp"
@@ -31,13 +33,25 @@ void record_dependency(const std::string& path) {
   // A script may compile the same file many times; the watcher needs it once.
   static std::mutex mu;
   static std::set<std::string> seen;
+  // The record is the run's own: a file that holds something when the run first writes
+  // (WARPLAB_DEPS_FILE naming the script or a kernel appended a line to it), or one of the
+  // files recorded (by device and inode), is left alone.
+  static std::set<std::pair<dev_t, ino_t>> read;
+  static bool first = true, own = false;
   const std::lock_guard<std::mutex> lock(mu);
   if (!seen.insert(abs).second) return;
+  struct stat st {};
+  if (::stat(abs.c_str(), &st) == 0) read.insert({st.st_dev, st.st_ino});
 
   const int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return;
-  const std::string line = abs + "\n";
-  [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
+  const bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (first) own = ok && st.st_size == 0;
+  first = false;
+  if (own && ok && !read.count({st.st_dev, st.st_ino})) {
+    const std::string line = abs + "\n";
+    [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
+  }
   ::close(fd);
 }
 
@@ -45,11 +59,6 @@ void record_dependency(const std::string& path) {
 
 namespace warplab::lab {
 namespace {
-
-const char* code_dir() {
-  const char* dir = std::getenv("WARPLAB_CODE_DIR");
-  return dir && *dir ? dir : nullptr;
-}
 
 // One line added to a record (O_APPEND: lines stay whole).
 void append_line(const std::string& path, const std::string& line) {
@@ -65,6 +74,17 @@ void write_record(const std::string& path, std::string_view bytes) {
 }
 
 }  // namespace
+
+const char* code_dir() {
+  const char* d = std::getenv("WARPLAB_CODE_DIR");  // set in watch's forked child: read each time
+  if (!d || !*d) return nullptr;
+  struct stat st {};
+  const std::string name = std::filesystem::path(d).filename().string();
+  if (name.rfind("warplab-code-", 0) != 0 || ::lstat(d, &st) != 0 || !S_ISDIR(st.st_mode) ||
+      st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+    return nullptr;
+  return d;
+}
 
 std::string code_stem(const std::string& module_name) {
   std::string stem = std::filesystem::path(module_name).filename().string();

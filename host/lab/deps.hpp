@@ -36,6 +36,11 @@ void record_code(const std::string& module_name, const rtc::CompileResult& r);
 void record_launch(const std::string& module_name, const std::string& mangled, unsigned threads,
                    unsigned dynamic_shared) noexcept;
 void record_device(const cu::DeviceSnapshot& d);
+// WARPLAB_CODE_DIR when it names a folder watch made: a directory (not a link) named
+// warplab-code-*, owned by this user and writable by no one else; else nullptr (the
+// variable set by hand to another folder would have its device.json, launches and
+// N.stem.* files replaced).
+const char* code_dir();
 // The file-name stem a module's records carry ("k.cu" for ".../k.cu").
 std::string code_stem(const std::string& module_name);
 

@@ -4,6 +4,7 @@
 #include "lab/module_find.hpp"
 
 #include "rtc/signature.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -30,7 +31,7 @@ std::string find_entry(const ModuleObj& m, const std::string& name) {
   std::string list;
   for (const auto& n : kernel_names(m.result)) list += (list.empty() ? "" : ", ") + n;
   if (hits.empty())
-    throw Error("module " + cstr(m.spec.source.name) + " has no kernel '" + cstr(name) +
+    throw Error("module " + cstr(m.spec.source.name) + " has no kernel '" + sys::shown(cstr(name)) +
                 "' (kernels: " + cstr(list) + ")");
   throw Error("'" + cstr(name) + "' is ambiguous in module " + cstr(m.spec.source.name) + ": " +
               std::to_string(hits.size()) + " kernels match: " + cstr(matched) +

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "lab/deps.hpp"
 #include "lab/module_spec.hpp"
 #include "rtc/includes.hpp"
 #include "rtc/nvrtc_options.hpp"
@@ -100,8 +101,8 @@ ModuleSpec spec_from_json(const json& j) {
 }  // namespace
 
 void record_module(const ModuleSpec& spec) {
-  const char* dir = std::getenv("WARPLAB_CODE_DIR");
-  if (!dir || !*dir) return;
+  const char* dir = code_dir();  // only a folder watch made (lab/deps.hpp)
+  if (!dir) return;
   try {
     const std::string line = spec_json(spec).dump() + "\n";
     const int fd =

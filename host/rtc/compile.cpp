@@ -2,12 +2,14 @@
 // named headers, the options checked and built (rtc/nvrtc_options.hpp), the log turned
 // into diagnostics and resources, then PTX, cubin, entries and lowered names.
 #include "rtc/compile.hpp"
+#include "rtc/program.hpp"
 
 #include <optional>
 
 #include "rtc/cache.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -17,8 +19,10 @@
 #include "rtc/nvrtc_options.hpp"
 #include "rtc/outputs.hpp"
 #include "rtc/pch.hpp"
+#include "rtc/refused_text.hpp"
 #include "rtc/times.hpp"
 #include "rtc/toolkit.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::rtc {
 namespace {
@@ -63,7 +67,7 @@ bool nvrtc_accepts(const std::string& arch) {
   if (nvrtcCreateProgram(&p, "", "probe.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS) {
     const std::string opt = "--gpu-architecture=" + arch;
     const char* opts[] = {opt.c_str()};
-    ok = nvrtcCompileProgram(p, 1, opts) == NVRTC_SUCCESS;
+    ok = compile_program(p, 1, opts) == NVRTC_SUCCESS;
     nvrtcDestroyProgram(&p);
   }
   return known[arch] = ok;
@@ -81,8 +85,8 @@ void check_arch(const std::string& arch, bool virtual_ok) {
          (m[3].length() == 0 || nvrtc_accepts(arch));
   }
   if (ok) return;
-  throw Error("unsupported architecture '" + arch + "': NVRTC " + nvrtc_version() + " compiles for " +
-              join(supported_archs(), ", ") +
+  throw Error("unsupported architecture '" + sys::shown(arch) + "': NVRTC " + nvrtc_version() +
+              " compiles for " + join(supported_archs(), ", ") +
               (virtual_ok ? " (or compute_XX for PTX only)" : " (a real sm_XX is needed for the cubin)"));
 }
 
@@ -94,7 +98,7 @@ bool nvrtc_has_no_cache() {
     nvrtcProgram p = nullptr;
     if (nvrtcCreateProgram(&p, "", "probe.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return false;
     const char* opt[] = {"--no-cache", "--gpu-architecture=compute_75"};
-    const nvrtcResult rc = nvrtcCompileProgram(p, 2, opt);
+    const nvrtcResult rc = compile_program(p, 2, opt);
     nvrtcDestroyProgram(&p);
     return rc != NVRTC_ERROR_INVALID_OPTION;
   }();
@@ -135,25 +139,6 @@ void explain_missing(std::vector<Diagnostic>& diags, const ResolvedIncludes& inc
       break;
     }
   }
-}
-
-// NVRTC takes sources as C strings, so a NUL byte ends the source there, and its front end
-// takes a 0xFF byte for the end of the file: either would compile less than the file
-// holds, silently. Refused as a diagnostic naming the line and byte offset.
-bool bad_byte(const std::string& text, const std::string& file, int line_offset,
-              std::vector<Diagnostic>& out) {
-  const std::size_t at = text.find_first_of(std::string("\0\xff", 2));
-  if (at == std::string::npos) return false;
-  Diagnostic d;
-  d.file = file;
-  d.line = line_offset + 1 +
-           static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-  const std::size_t nl = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
-  d.col = static_cast<int>(at - (nl == std::string::npos ? 0 : nl + 1)) + 1;
-  d.message = std::string(text[at] == '\0' ? "a NUL byte" : "a 0xFF byte") + " at byte offset " +
-              std::to_string(at) + ": NVRTC would stop reading the source there; remove it";
-  out.push_back(std::move(d));
-  return true;
 }
 
 // A header found but refused (over 64 MiB, unreadable, nested too deep): reported at its
@@ -199,9 +184,18 @@ std::string cache_key(const Source& named, const Options& opt, const CompileResu
 }  // namespace
 
 void check_define_name(const std::string& name) {
-  static const std::regex ok(R"re(^[A-Za-z_][A-Za-z0-9_]*(\([A-Za-z0-9_, .]*\))?$)re");
+  // NAME or NAME(a, b, ...): read without std::regex, whose matcher recurses once per
+  // character (a 30000-character name overflowed the stack).
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::size_t end = 0;
+  while (end < name.size() && word(name[end])) ++end;
+  bool ok = end > 0 && !std::isdigit(static_cast<unsigned char>(name[0]));
+  if (ok && end < name.size())  // a parameter list: letters, digits, _, ',', ' ', '.' in ( )
+    ok = name[end] == '(' && name.back() == ')' && name.size() >= end + 2 &&
+         name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_, .",
+                                end + 1) == name.size() - 1;
   if (name.empty()) throw Error("a macro definition needs a name: -D NAME or -D NAME=VALUE");
-  if (!std::regex_match(name, ok))
+  if (!ok)
     throw Error("'" + name + "' is not a macro name: letters, digits and _, not starting with a digit");
 }
 
@@ -266,9 +260,9 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   }
   r.options = nvrtc_options(opt);
   bool cut = unreadable_headers(inc, name, named.line_offset, r.diagnostics);
-  cut = bad_byte(inc.main_text, name, named.line_offset, r.diagnostics) || cut;
+  cut = refused_text(inc.main_text, name, named.line_offset, r.diagnostics) || cut;
   for (std::size_t i = 0; i < inc.header_names.size(); ++i)
-    cut = bad_byte(inc.header_texts[i], inc.deps[i].display, 0, r.diagnostics) || cut;
+    cut = refused_text(inc.header_texts[i], inc.deps[i].display, 0, r.diagnostics) || cut;
   if (cut) {
     r.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return r;  // ok = false: compiled nothing, said where
@@ -310,7 +304,7 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
     for (const std::string& o : r.options) argv.push_back(o.c_str());
     for (const std::string& o : more) argv.push_back(o.c_str());
     const auto t = Clock::now();
-    rc = nvrtcCompileProgram(raw, static_cast<int>(argv.size()), argv.data());
+    rc = compile_program(raw, static_cast<int>(argv.size()), argv.data());
     r.times.nvrtc = ms_between(t, Clock::now());
     // A bad user option (-std=c++99, a stray extra) is the source's problem, like a syntax
     // error: a value the watcher can show. Anything else is NVRTC itself failing.

@@ -12,16 +12,16 @@
 #include <regex>
 
 #include "rtc/signature.hpp"
+#include "sys/regex_span.hpp"
 
 namespace warplab::rtc {
 namespace {
 
-// libstdc++'s std::regex recurses once per character it consumes, so a long line (a
-// caret under column 100000, a 200000-character identifier) overflowed the stack. The
-// patterns here only look at the first kRegexSpan bytes of a line; what a pattern would
-// take to the end of the line (the message) is cut from the whole line instead.
-constexpr std::size_t kRegexSpan = 2048;
-std::string head(const std::string& line) { return line.substr(0, kRegexSpan); }
+// The patterns here only look at the first sys::regex_span bytes of a line (a caret under
+// column 100000, a 200000-character identifier); what a pattern would take to the end of
+// the line (the message) is cut from the whole line instead.
+constexpr std::size_t kRegexSpan = sys::regex_span;
+std::string head(const std::string& line) { return sys::regex_head(line); }
 
 // A decimal number that fits an int, or nothing ("#line 99999999999" makes NVRTC print
 // such line numbers).

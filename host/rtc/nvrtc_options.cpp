@@ -7,6 +7,7 @@
 
 #include "rtc/compile.hpp"
 #include "rtc/toolkit.hpp"
+#include "sys/shown.hpp"
 
 #include <cstring>
 #include <string_view>
@@ -155,7 +156,7 @@ std::string parse(const std::vector<std::string>& options, std::vector<Parsed>* 
   for (std::size_t i = 0; i < options.size(); ++i) {
     const std::string& o = options[i];
     if (o.empty()) return std::string("an empty string is not an option; ") + kWhere;
-    if (o[0] != '-') return "'" + o + "' is not an option (options start with -); " + kWhere;
+    if (o[0] != '-') return "'" + sys::shown(o) + "' is not an option (options start with -); " + kWhere;
     if (o.find_first_of("\r\n") != std::string::npos)
       return "an option holds a line break ('" + o.substr(0, o.find_first_of("\r\n")) + "...'); " + kWhere;
     const std::size_t eq = o.find('=');

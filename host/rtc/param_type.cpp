@@ -8,6 +8,7 @@
 #include "rtc/error.hpp"
 #include "rtc/signature.hpp"
 #include "rtc/type_words.hpp"
+#include "sys/regex_span.hpp"
 
 namespace warplab::rtc {
 namespace detail {
@@ -177,6 +178,11 @@ std::optional<ParamType> parse_type(std::string_view t, bool allow_name, std::st
 
   // A function pointer, "void (*)(int)": passed as a pointer; we keep its spelling.
   if (t.find('(') != std::string_view::npos) {
+    if (t.size() > sys::regex_span) {  // std::regex recurses per character
+      why = "is a function pointer type of " + std::to_string(t.size()) + " characters (at most " +
+            std::to_string(sys::regex_span) + ")";
+      return std::nullopt;
+    }
     static const std::regex fptr(R"re(^(.*)\(\s*\*\s*([A-Za-z_]\w*)?\s*\)(\s*\(.*\))$)re");
     std::match_results<std::string_view::const_iterator> m;
     if (!std::regex_match(t.begin(), t.end(), m, fptr)) {

@@ -4,6 +4,7 @@
 // header's hash is kept with the PCH and compared here. Depends on compile.hpp (the options
 // NVRTC gets), nvrtc_options.hpp (those a user may pass), includes.hpp and diagnostics.hpp.
 #include "rtc/pch.hpp"
+#include "rtc/program.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -112,7 +113,7 @@ void warm_nvrtc(const std::vector<std::string>& options) {
   if (nvrtcCreateProgram(&prog.p, "", "warm.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return;
   std::vector<const char*> argv;
   for (const std::string& o : options) argv.push_back(o.c_str());
-  nvrtcCompileProgram(prog.p, static_cast<int>(argv.size()), argv.data());
+  compile_program(prog.p, static_cast<int>(argv.size()), argv.data());
 }
 
 }  // namespace
@@ -233,7 +234,7 @@ WarmResult warm_headers(const Source& src, const Options& opt, const std::string
   o.insert(o.end(), {"--create-pch=" + k.file, "--pch-messages=false", "--pch-verbose=false"});
   std::vector<const char*> argv;
   for (const std::string& s : o) argv.push_back(s.c_str());
-  const nvrtcResult rc = nvrtcCompileProgram(prog.p, static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult rc = compile_program(prog.p, static_cast<int>(argv.size()), argv.data());
   std::size_t n = 0;
   std::string log;
   if (nvrtcGetProgramLogSize(prog.p, &n) == NVRTC_SUCCESS && n > 1) {

@@ -5,10 +5,13 @@
 #include "rtc/ptx.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <regex>
 #include <sstream>
+
+#include "sys/regex_span.hpp"
 
 namespace warplab::rtc {
 namespace {
@@ -68,8 +71,12 @@ long long PtxEntry::max_threads() const {
 std::vector<PtxEntry> ptx_entry_list(const std::string& ptx) {
   // Linkage directives may precede .entry: .visible for kernels, .weak for template
   // instantiations, .extern for declarations (no body: skipped).
-  static const std::regex header(
-      R"re(^\s*((?:\.(?:visible|weak|extern)\s+)*)\.entry\s+([A-Za-z_$%][\w$%]*))re");
+  // The pattern reads the line's first sys::regex_span bytes, up to the name; the name, of
+  // any length, is read from the whole line.
+  static const std::regex header(R"re(^\s*((?:\.(?:visible|weak|extern)\s+)*)\.entry\s+(?=[A-Za-z_$%]))re");
+  const auto name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%';
+  };
   std::vector<PtxEntry> out;
   for (std::size_t at = ptx.find(".entry"); at != std::string::npos;) {
     const std::size_t bol = ptx.rfind('\n', at);
@@ -77,13 +84,17 @@ std::vector<PtxEntry> ptx_entry_list(const std::string& ptx) {
     std::size_t eol = ptx.find('\n', at);
     if (eol == std::string::npos) eol = ptx.size();
     const std::string line = ptx.substr(start, eol - start);
+    const std::string head = sys::regex_head(line);
     std::smatch m;
     at = ptx.find(".entry", eol);
-    if (!std::regex_search(line, m, header) || m[1].str().find(".extern") != std::string::npos) continue;
+    if (!std::regex_search(head, m, header) || m[1].str().find(".extern") != std::string::npos) continue;
     PtxEntry e;
-    e.name = m[2];
+    std::size_t name_end = static_cast<std::size_t>(m.length(0));
+    while (name_end < line.size() && name_char(line[name_end])) ++name_end;
+    e.name =
+        line.substr(static_cast<std::size_t>(m.length(0)), name_end - static_cast<std::size_t>(m.length(0)));
     e.begin = start;
-    const std::size_t open = ptx.find('(', start + static_cast<std::size_t>(m.position(2) + m.length(2)));
+    const std::size_t open = ptx.find('(', start + name_end);
     const std::size_t close = open == std::string::npos ? open : ptx.find(')', open);
     const std::size_t body = close == std::string::npos ? close : ptx.find('{', close);
     e.end = eol;

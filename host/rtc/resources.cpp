@@ -10,6 +10,8 @@
 #include <climits>
 #include <regex>
 
+#include "sys/regex_span.hpp"
+
 namespace warplab::rtc {
 namespace {
 
@@ -30,8 +32,10 @@ std::optional<int> small(const std::string& digits) {
 }  // namespace
 
 std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
-  static const std::regex entry(R"re(^ptxas info\s*: Compiling entry function '([^']+)')re");
-  static const std::regex props(R"re(^ptxas info\s*: Function properties for (\S+))re");
+  // The patterns read a line's first sys::regex_span bytes; a name, of any length, is cut
+  // from the whole line after the pattern's prefix.
+  static const std::regex entry(R"re(^ptxas info\s*: Compiling entry function ')re");
+  static const std::regex props(R"re(^ptxas info\s*: Function properties for )re");
   static const std::regex frame(R"re(^ptxas\s+\.\s+(\d+) bytes stack frame, (\d+) bytes spill stores, )re"
                                 R"re((\d+) bytes spill loads)re");
   static const std::regex used(R"re(^ptxas info\s*: Used (\d+) registers)re");
@@ -45,16 +49,22 @@ std::vector<KernelResources> parse_ptxas_report(const std::string& log) {
   while (pos < log.size()) {
     std::size_t eol = log.find('\n', pos);
     if (eol == std::string::npos) eol = log.size();
-    const std::string line = log.substr(pos, eol - pos);
+    const std::string whole = log.substr(pos, eol - pos);
+    const std::string line = sys::regex_head(whole);
     pos = eol + 1;
     std::smatch m;
     KernelResources* cur = out.empty() ? nullptr : &out.back();  // the kernel being reported
-    if (std::regex_search(line, m, entry)) {
+    const auto name_after = [&](const std::smatch& p, const char* ends) {
+      const std::size_t from = static_cast<std::size_t>(p.length(0));
+      return whole.substr(from, whole.find_first_of(ends, from) - from);
+    };
+    if (std::regex_search(line, m, entry) &&
+        whole.find('\'', static_cast<std::size_t>(m.length(0))) != std::string::npos) {
       out.push_back({});
-      out.back().mangled = m[1];
+      out.back().mangled = name_after(m, "'");
       props_for.clear();
     } else if (std::regex_search(line, m, props)) {
-      props_for = m[1];
+      props_for = name_after(m, " \t\r");
     } else if (cur && std::regex_search(line, m, frame)) {
       if (props_for == cur->mangled) {
         if (const auto frame_bytes = number(m[1]))

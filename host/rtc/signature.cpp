@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "rtc/error.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::rtc {
 namespace {
@@ -124,7 +125,8 @@ std::optional<Signature> demangle(const std::string& mangled) {
 }
 
 Signature parse_signature(const std::string& name, const std::string& params_text) {
-  const std::string where = "bad signature for kernel '" + name + "' (\"" + params_text + "\")";
+  const std::string where =
+      "bad signature for kernel '" + sys::shown(name) + "' (\"" + sys::shown(params_text) + "\")";
   if (blank(name)) throw Error("bad signature: the kernel name is empty");
   Signature sig;
   sig.name = name;
@@ -151,7 +153,7 @@ Signature parse_signature(const std::string& name, const std::string& params_tex
       auto t = detail::parse_type(parts[i], true, why);
       if (!t) {
         const std::string text = blank(parts[i]) ? "" : parts[i].substr(parts[i].find_first_not_of(" \t"));
-        const std::string quoted = text.empty() ? "" : " ('" + text + "')";
+        const std::string quoted = text.empty() ? "" : " ('" + sys::shown(text) + "')";
         throw Error(where + ": parameter " + std::to_string(i + 1) + quoted + " " + why);
       }
       sig.params.push_back(*t);

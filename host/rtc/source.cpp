@@ -4,10 +4,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "rtc/error.hpp"
+#include "sys/read.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::rtc {
 
@@ -25,15 +25,12 @@ bool read_file(const std::filesystem::path& path, std::string& out, std::string*
     if (why) *why = "it is larger than 64 MiB";
     return false;
   }
-  // Binary: the bytes hashed and compiled are exactly the file's (CRLF kept).
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (why) *why = std::strerror(errno);
+  // Binary: the bytes hashed and compiled are exactly the file's (CRLF kept). A read error
+  // (EIO) is said, never read as an empty source.
+  if (std::string e = sys::read_whole(path.string(), out, kMaxSourceBytes); !e.empty()) {
+    if (why) *why = std::move(e);
     return false;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
   return true;
 }
 
@@ -41,7 +38,7 @@ Source load_source(const std::filesystem::path& path) {
   Source s;
   std::string why;
   if (!read_file(path, s.text, &why))
-    throw Error("cannot read kernel source '" + path.string() + "': " + why);
+    throw Error("cannot read kernel source '" + sys::shown(path.string()) + "': " + why);
   s.name = path.string();
   // Includes resolve against the absolute folder, so a later chdir cannot change them.
   std::error_code ec;

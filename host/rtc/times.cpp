@@ -5,6 +5,8 @@
 #include <atomic>
 #include <regex>
 
+#include "sys/regex_span.hpp"
+
 namespace warplab::rtc {
 namespace {
 
@@ -29,7 +31,9 @@ void take_phase_times(std::string& log, CompileTimes& t) {
     const std::string line = log.substr(pos, eol - pos);
     pos = eol + 1;
     std::smatch m;
-    if (std::regex_match(line, m, ptxas)) {
+    if (line.size() > sys::regex_span) {  // no timing row; std::regex recurses per character
+      kept += line + "\n";
+    } else if (std::regex_match(line, m, ptxas)) {
       t.ptxas = std::stod(m[1].str());
     } else if (std::regex_match(line, m, row)) {
       const double v = std::stod(m[2].str());

@@ -3,7 +3,8 @@
 # NVIDIA's limits, no SM count, memory or L2 size) either prints its predictions (exit 0)
 # or, where its plan needs what the profile does not know, ends with one sentence naming a
 # profile that knows it, no traceback, exit 3 (docs/exit-codes.md); on a product (a100:
-# the same limits and an SM count) only what needs a captured device still ends so.
+# the same limits and an SM count) only what needs a captured device still ends so; every
+# newer product and architecture likewise.
 # Usage: bash examples_architectures.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
 export NO_COLOR=1 WARPLAB_CACHE_DIR="$T/cache"
@@ -53,4 +54,19 @@ done
 rc=$?
 [ $rc -eq 3 ] && grep -qxE "warplab: .*/memory/coalescing\.lua:[0-9]+: attribute 'l2_cache_size' is unknown for profile a100 \(architecture limits, not a captured device\): pass a captured profile \(warplab attrs --json > gpu\.json on that GPU\)" "$T/err" ||
   fail "coalescing on a100: exit $rc: $(cat "$T/err")"
+# The newer products and architectures: each example plans (exit 0), or ends
+# with the one sentence (exit 3); never a failed compile-side check (exit 1: the PTX of
+# sm_100/sm_120 puts constants where sm_90's has registers) or a traceback.
+for prof in b200 rtx5090 sm_100 sm_120; do
+  while IFS= read -r f; do
+    "$BIN" --profile "$prof" run "$f" -q >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    case $rc in
+      0) ;;
+      3) grep -q "is unknown for profile $prof" "$T/err" || fail "${f#"$ROOT/"} on $prof: exit 3 without the sentence" ;;
+      *) fail "${f#"$ROOT/"} on $prof: exit $rc: $(grep -m2 -E 'FAIL|error' "$T/out" "$T/err")" ;;
+    esac
+    grep -q "stack traceback" "$T/err" && fail "${f#"$ROOT/"} on $prof: a traceback"
+  done < <(find "$ROOT/examples" -name '*.lua' | sort)
+done
 exit $((failures > 0))

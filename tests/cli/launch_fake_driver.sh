@@ -3,8 +3,8 @@
 # driver bench/fake_driver.cpp (build/fake_driver/libcuda.so.1, which runs nothing):
 # both launch forms with 0, 2, 4 and many arguments, launch tables with a metatable and
 # with nil holes, k:bench/k:check/k:clusters on launch tables, timing tables from
-# warplab.stats.summary, every argument and
-# configuration error a live launch raises, and the fault note: a sticky fault names the
+# warplab.stats.summary, every argument and configuration error a live launch raises,
+# device indices past an int, and the fault note: a sticky fault names the
 # kernel and the file:line that launched it, from two chunks in turn (the chunk name is
 # cached per calling function) and through pcall.
 # Usage: bash launch_fake_driver.sh <warplab binary> <source root>
@@ -51,6 +51,12 @@ t.case("k:bench, k:check, k:clusters read the same launch tables", function()
   t.eq(m.k0:clusters{grid = 4, block = 32, cluster = 2}, 16)
   t.checkerror("argument 2 (int) of k4: expected an integer, got 2.5", m.k4.bench, m.k4,
                {grid = 1, block = 32, args = {x, 2.5, 2.0, 7}})
+end)
+t.case("a device index is never cut to an int (2^32 was device 0)", function()
+  t.checkerror("device 4294967296 does not exist: a device index is 0, 1, ...", cuda.device, 2 ^ 32)
+  t.checkerror("device -4294967296 does not exist", cuda.device, -4294967296)
+  t.checkerror("device 9223372036854775807 does not exist", cuda.device, math.maxinteger)
+  t.checkerror("device 1 does not exist: 1 CUDA device is present", cuda.device, 1)
 end)
 t.case("timing tables are warplab.stats.summary of their samples", function()
   local stats = require "warplab.stats"
@@ -108,7 +114,7 @@ t.run()
 LUA
 "$W" -q run "$T/forms.lua" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: forms.lua exited $rc"; cat "$T/out"; exit 1; }
-grep -q "^5 passed, 0 failed$" "$T/out" || { echo "FAIL: forms.lua"; cat "$T/out"; exit 1; }
+grep -q "^6 passed, 0 failed$" "$T/out" || { echo "FAIL: forms.lua"; cat "$T/out"; exit 1; }
 
 # The fault note: launches from two chunks, the faulting one last; the error names it
 # and its line, and the earlier launch with its own chunk's name.

@@ -16,14 +16,15 @@ for s in NAME SYNOPSIS DESCRIPTION COMMANDS "GLOBAL OPTIONS" ENVIRONMENT FILES "
 done
 
 # Rendered as a reader sees it: groff with every warning on, and man -l where it exists.
-if command -v groff >/dev/null; then
-  groff -man -Tutf8 -ww -z "$T/warplab.1" 2>"$T/err" || fail "groff: exit $?"
-  [ -s "$T/err" ] && fail "groff warns: $(head -5 "$T/err")"
-  groff -man -Tascii -P-c -P-b -P-u "$T/warplab.1" 2>/dev/null >"$T/page"
-else
-  echo "note: no groff here (apt-get install groff-base): the page is checked as roff text only"
-  sed -e 's/\\f[BIR]//g' -e 's/\\-/-/g' -e 's/\\e/\\/g' "$T/warplab.1" >"$T/page"
+# Without groff (scripts/setup.sh installs groff-base where warplab is built; a GPU host
+# that only runs the tests may lack it) the page cannot be read as a reader sees it: skip.
+if ! command -v groff >/dev/null; then
+  echo "skipped: no groff here (apt-get install groff-base) to render the page"
+  exit 77
 fi
+groff -man -Tutf8 -ww -z "$T/warplab.1" 2>"$T/err" || fail "groff: exit $?"
+[ -s "$T/err" ] && fail "groff warns: $(head -5 "$T/err")"
+groff -man -Tascii -P-c -P-b -P-u "$T/warplab.1" 2>/dev/null >"$T/page"
 if command -v man >/dev/null && man --version 2>/dev/null | grep -q man-db; then
   MANWIDTH=100 man -l "$T/warplab.1" >"$T/man.txt" 2>"$T/err" || fail "man -l: exit $?"
   [ -s "$T/err" ] && fail "man -l warns: $(head -5 "$T/err")"

@@ -45,5 +45,18 @@ rc=$?
 [ $rc -eq 1 ] || fail "ladder -p block=100: exit $rc, want 1"
 grep -qF "block 100: the ladder needs a power of two from 64 to 1024" "$T/err" || fail "ladder -p block=100: message"
 
+# bench/reduce.lua: tunes among its candidates (each compiled and described offline) unless a
+# configuration option is given; the H100 sweep's best (1056 blocks of 512) is among them.
+"$BIN" --profile h100 -q run bench/reduce.lua >"$T/out" 2>"$T/err" || fail "bench/reduce.lua offline: exit $?"
+[ "$(grep -c '^reduce.lua: candidate [0-9]: ' "$T/err")" -eq 7 ] || fail "bench/reduce.lua: want 7 candidates"
+grep -q '^reduce.lua: candidate 2: 1056 blocks of 512, layout 1, unroll 4, acc 1, load 3' "$T/err" ||
+  fail "bench/reduce.lua: the sweep's best is not a candidate"
+grep -qx 'skipped: no GPU' "$T/out" || fail "bench/reduce.lua offline: no 'skipped: no GPU'"
+"$BIN" --profile h100 -q run bench/reduce.lua -p unroll=8 >"$T/out" 2>"$T/err" || fail "reduce.lua -p unroll=8: exit $?"
+grep -q 'candidate' "$T/err" && fail "bench/reduce.lua -p unroll=8: tuned although a configuration was given"
+grep -q 'blocks of 256, layout 1, unroll 8, acc 8' "$T/err" || fail "bench/reduce.lua -p unroll=8: not the given configuration"
+"$BIN" --profile h100 -q run bench/reduce.lua -p unroll=8 -p tune=true >"$T/out" 2>"$T/err"
+grep -q '^reduce.lua: candidate 1: .* unroll 8, acc 8' "$T/err" || fail "reduce.lua -p tune=true: the given configuration is not first"
+
 [ $failures -eq 0 ] || exit 1
 echo "reductions_offline.sh: all passed ($n scripts, 2 profiles)"

@@ -3,7 +3,8 @@
 # which logs its cuInit and context with the process id): `--version` prints the driver's
 # version without cuInit; a script that never touches the GPU starts no driver; one that
 # asks for the device starts it (no context); one that makes an array makes the context;
-# watch itself never starts the driver (only its runs and its one question, in children).
+# watch itself never starts the driver (only its runs and its one question, in children);
+# under compute-sanitizer (WARPLAB_SANITIZE set) a run starts it at once.
 # Without a driver the offline note comes first, as always. WARPLAB_STARTUP_TRACE=1 names
 # each stage on stderr.
 # Usage: bash startup_lazy.sh <warplab binary> <source root>
@@ -45,6 +46,10 @@ ran() {
 grep -qx 'CUDA driver 13.0' out || grep -q '^CUDA driver [0-9]' out || fail "--version: $(cat out)"
 [ "$(ran "$W" run plain.lua)" = "0 0" ] || fail "a script without the GPU started the driver"
 [ "$(cat out)" = "no gpu here" ] && [ ! -s err ] || fail "plain.lua: $(cat out) / $(cat err)"
+# Under compute-sanitizer (run --sanitize's script process) the driver starts at once: the
+# tool refuses a run that ends before its first CUDA call.
+[ "$(ran env WARPLAB_SANITIZE=memcheck "$W" run plain.lua)" = "1 0" ] ||
+  fail "under the sanitizer, a script without the GPU should start the driver: $(cat "$T/log")"
 [ "$(ran "$W" run device.lua)" = "1 0" ] || fail "cuda.device(): want cuInit and no context: $(cat "$T/log")"
 grep -q 'fake driver' out || fail "device.lua: $(cat out)"
 [ "$(ran "$W" run array.lua)" = "1 1" ] || fail "cuda.array: want cuInit and a context: $(cat "$T/log")"

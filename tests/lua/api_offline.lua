@@ -42,8 +42,9 @@ else
     t.checkerror("no CUDA device: cuda.bench needs a GPU " .. why, cuda.bench, function() end)
     t.checkerror("cuda.stream takes nothing or a table of options, got number", cuda.stream, 1)
     t.checkerror("function expected, got string", cuda.bench, "k")
-    t.checkerror("warmup must be >= 0 and reps >= 1", cuda.bench, function() end, {reps = 0})
-    t.checkerror("cuda.bench: warmup must be an integer >= 0", cuda.bench, function() end, {warmup = -1})
+    t.checkerror("cuda.bench: reps must be an integer from 1 to 1000000, got 0", cuda.bench, function() end, {reps = 0})
+    t.checkerror("cuda.bench: warmup must be an integer from 0 to 1000000, got -1", cuda.bench, function() end,
+                 {warmup = -1})
   end)
 
   t.case("launches need a GPU, after every check passed", function()
@@ -53,10 +54,11 @@ else
       k{grid = {2, 2}, block = {16, 8}, shared = 1024, cooperative = true, args = table.pack(nil, 0)}
     end)
     t.checkerror("no CUDA device: a kernel launch needs a GPU", k.bench, k, {grid = 1, block = 32, args = {nil, 0}})
-    t.checkerror("bad argument #1 to 'bench' (warmup must be >= 0 and reps >= 1)",
+    t.checkerror("bench: reps must be an integer from 1 to 1000000, got 0",
                  function() return k:bench{grid = 1, block = 32, reps = 0} end)
-    t.checkerror("bench: warmup must be an integer >= 0", k.bench, k, {grid = 1, block = 32, warmup = -1})
-    t.checkerror("bench: reps must be an integer >= 0", k.bench, k, {grid = 1, block = 32, reps = 2.5})
+    t.checkerror("bench: warmup must be an integer from 0 to 1000000, got -1", k.bench, k,
+                 {grid = 1, block = 32, warmup = -1})
+    t.checkerror("bench: reps must be an integer from 1 to 1000000, got 2.5", k.bench, k, {grid = 1, block = 32, reps = 2.5})
   end)
 
   t.case("offline, compile and kernel resources still work", function()

@@ -24,7 +24,8 @@ namespace {
 class TempDir {
  public:
   TempDir() {
-    std::string t = (fs::temp_directory_path() / "warplab-prebuilt-XXXXXX").string();
+    // Named as a folder watch makes it: lab::code_dir writes only into one of those.
+    std::string t = (fs::temp_directory_path() / "warplab-code-prebuilt-XXXXXX").string();
     path_ = ::mkdtemp(t.data());
   }
   ~TempDir() { fs::remove_all(path_); }

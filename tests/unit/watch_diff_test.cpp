@@ -78,6 +78,18 @@ TEST(WatchDiff, SassDropsAddressesAndEncodings) {
   EXPECT_EQ(k.at("_Z4fillPi"), (Lines{"LDC R1, c[0x0][0x28] ;", "EXIT ;"}));
 }
 
+// A mangled name of 50000 characters (templates nest): read without a regex, which would
+// recurse once per character and overflow the stack.
+TEST(WatchDiff, LongKernelNamesInEitherDump) {
+  const std::string name = "_Z" + std::string(50000, 'a');
+  const auto cu = sass_kernels("\t\tFunction : " + name + "\n        /*0000*/   EXIT ;\n");
+  ASSERT_EQ(cu.count(name), 1u);
+  EXPECT_EQ(cu.at(name), (Lines{"EXIT ;"}));
+  const auto nv = sass_kernels("        .text." + name + ":\n        /*0000*/   EXIT ;\n");
+  ASSERT_EQ(nv.count(name), 1u);
+  EXPECT_EQ(sass_kernels("\t\tFunction :\n").size(), 0u);  // no name: no kernel
+}
+
 TEST(WatchDiff, ReportsChangedKernelsAfterTheFirstRun) {
   CodeDiff d;
   ASSERT_FALSE(d.dir().empty());

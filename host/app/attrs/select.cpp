@@ -11,6 +11,7 @@
 #include "app/attrs/render.hpp"
 #include "app/cli/exit_codes.hpp"
 #include "cu/attributes.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::app {
 namespace {
@@ -93,8 +94,8 @@ std::vector<std::string> select_attributes(const std::vector<cu::DeviceSnapshot>
     if (any) continue;
     // A misspelled name gets the nearest one; anything else, how patterns match.
     if (const std::string near = cu::suggest_attribute(p); !near.empty())
-      throw Failure(kBadInput, "no attribute matches '" + p + "': did you mean '" + near + "'?");
-    throw Failure(kBadInput, "no attribute matches '" + p +
+      throw Failure(kBadInput, "no attribute matches '" + sys::shown(p) + "': did you mean '" + near + "'?");
+    throw Failure(kBadInput, "no attribute matches '" + sys::shown(p) +
                                  "' (a glob like '*shared*' matches names; other patterns "
                                  "match names, units and meanings as substrings)");
   }

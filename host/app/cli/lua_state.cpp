@@ -6,6 +6,8 @@
 // lab/deps.hpp (the file a watched run reports to).
 #include "app/cli/lua_state.hpp"
 
+#include <cstdlib>
+
 #include "cu/driver.hpp"
 #include "cu/trace.hpp"
 #include "lab/deps.hpp"
@@ -34,6 +36,11 @@ bool target_can_wait(const Globals& g) {
   // A profile is read now (a bad one is exit 4 before the script runs), a device chosen by
   // number is checked now (exit 5 when it is not there), and without a driver the offline
   // note comes first, as before: none of them costs a driver start.
+  // Under compute-sanitizer (run --sanitize's second process) the driver starts at once:
+  // the tool refuses a run that ends before its first CUDA call, as a script that never
+  // touches the GPU would.
+  const char* sanitized = std::getenv("WARPLAB_SANITIZE");
+  if (sanitized && *sanitized) return false;
   return g.opts.profile.empty() && g.opts.device == 0 && cu::driver_loaded();
 }
 

@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include "cu/driver.hpp"
 #include "cu/error.hpp"
 #include "cu/trace.hpp"
+#include "sys/shown.hpp"
 
 namespace {
 
@@ -105,6 +108,14 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"warplab: a CUDA playground (driver API, NVRTC, Lua 5.4)", "warplab"};
   app.set_version_flag("-V,--version", version_text);
+  // CLI11's sentence, each line kept to one readable line: "The following arguments were
+  // not expected: 1000 999 ..." with a thousand words is quoted by its start and length.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    std::string out, line;
+    std::istringstream in(CLI::FailureMessage::simple(a, e));
+    while (std::getline(in, line)) out += warplab::sys::shown(line) + "\n";
+    return out;
+  });
   // One subcommand at most, none required: a bare `warplab` prints the short help and exits
   // 0, as cargo does (git exits 1, which here means a failed check: docs/cli.md). After the
   // one, a command's name is a word like any other (`warplab help run`).
@@ -186,6 +197,12 @@ int run_command(const std::function<int()>& body) {
   } catch (const warplab::cu::Error& e) {
     std::cerr << "warplab: " << e.what() << "\n";
     return exit_code_for(e);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the OS refuses (a name too long, a loop of links, no permission) met by a
+    // std::filesystem call that throws: the path (its start, when long) and the reason.
+    std::cerr << "warplab: cannot use '" << warplab::sys::shown(e.path1().string())
+              << "': " << e.code().message() << "\n";
+    return kBadInput;
   } catch (const std::exception& e) {
     std::cerr << "warplab: internal error: " << e.what() << "\n";
     return kInternal;

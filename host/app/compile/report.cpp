@@ -6,6 +6,9 @@
 #include <iomanip>
 #include <optional>
 #include <regex>
+#include <string_view>
+
+#include "sys/regex_span.hpp"
 
 namespace warplab::app {
 namespace {
@@ -66,12 +69,27 @@ void print_table(std::ostream& os, const rtc::CompileResult& r) {
 // The names of `template ... __global__` kernels in the source: what --kernel can
 // instantiate when a file holds nothing else.
 std::vector<std::string> template_kernels(const std::string& text) {
-  // template <...> __global__ [qualifiers] void [__launch_bounds__(...)] NAME(
-  static const std::regex re(R"re(template\s*<[^{;]*?>\s*__global__\s+(?:[\w:]+(?:\([^)]*\))?\s+)*?void\s+)re"
-                             R"re((?:__\w+__\s*(?:\([^)]*\))?\s*)*([A-Za-z_]\w*)\s*\()re");
+  // template <...> __global__ [qualifiers] void [__launch_bounds__(...)] NAME(: the
+  // parameter list is skipped by hand, to each '>' before a '{' or ';' in turn, and the
+  // pattern reads sys::regex_span bytes after it (std::regex recurses per character it
+  // consumes: a long parameter list overflowed the stack).
+  static const std::regex tail(R"re(\s*__global__\s+(?:[\w:]+(?:\([^)]*\))?\s+)*?void\s+)re"
+                               R"re((?:__\w+__\s*(?:\([^)]*\))?\s*)*([A-Za-z_]\w*)\s*\()re");
   std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
-    out.push_back((*it)[1].str());
+  for (std::size_t at = text.find("template"); at != std::string::npos; at = text.find("template", at + 1)) {
+    const std::size_t open = text.find_first_not_of(" \t\r\n", at + 8);
+    if (open == std::string::npos || text[open] != '<') continue;
+    for (std::size_t close = text.find_first_of(">{;", open);
+         close != std::string::npos && text[close] == '>'; close = text.find_first_of(">{;", close + 1)) {
+      const std::string window = sys::regex_head(std::string_view(text).substr(close + 1));
+      std::smatch m;
+      if (std::regex_search(window, m, tail, std::regex_constants::match_continuous)) {
+        out.push_back(m[1].str());
+        at = close + static_cast<std::size_t>(m.length(0));
+        break;
+      }
+    }
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "cu/attributes.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::app::repl {
 namespace {
@@ -62,8 +63,9 @@ AttrListing list_attrs(lua_State* L, const std::string& pattern) {
   lua_settop(L, top);
   if (rows.empty()) {
     if (const std::string near = cu::suggest_attribute(pattern); !near.empty())
-      return {false, "no attribute matches '" + pattern + "': did you mean '" + near + "'?"};
-    return {false, "no attribute matches '" + pattern + "' (a glob like max_*, or part of a name)"};
+      return {false, "no attribute matches '" + sys::shown(pattern) + "': did you mean '" + near + "'?"};
+    return {false,
+            "no attribute matches '" + sys::shown(pattern) + "' (a glob like max_*, or part of a name)"};
   }
   size_t width = 0, vwidth = 0;
   for (const auto& [name, vm] : rows) {

@@ -194,7 +194,8 @@ int run_script(const Globals& g, const RunArgs& given) {
   if (const std::string why = lab::script_problem(a.script); !why.empty()) {
     const std::string dir = shipped_examples();
     const bool relative = !std::filesystem::path(a.script).is_absolute();
-    throw Failure(kBadInput, why + (relative && !dir.empty() && !std::filesystem::exists(a.script)
+    std::error_code ec;  // a name the OS refuses (too long) is not there either
+    throw Failure(kBadInput, why + (relative && !dir.empty() && !std::filesystem::exists(a.script, ec)
                                         ? " (nor an example in " + dir + ": `warplab list` names them)"
                                         : ""));
   }

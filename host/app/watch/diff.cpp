@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -207,17 +208,44 @@ std::map<std::string, Lines> ptx_kernels(const std::string& ptx) {
   return out;
 }
 
+namespace {
+
+// The kernel a line of a SASS dump opens, or "": cuobjdump -sass writes "Function : NAME",
+// nvdisasm a ".text.NAME:" label. Read by hand, not with std::regex: a mangled name may be
+// thousands of characters, and libstdc++'s matcher recurses once per character.
+std::string sass_function(const std::string& line) {
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  std::size_t at = std::string::npos;
+  if (const std::size_t f = line.find("Function"); f != std::string::npos) {
+    std::size_t i = f + 8;
+    while (i < line.size() && space(line[i])) ++i;
+    if (i < line.size() && line[i] == ':') {
+      ++i;
+      while (i < line.size() && space(line[i])) ++i;
+      at = i;
+    }
+  }
+  if (at == std::string::npos) {
+    std::size_t i = 0;
+    while (i < line.size() && space(line[i])) ++i;
+    if (line.compare(i, 6, ".text.") == 0) at = i + 6;
+  }
+  if (at == std::string::npos) return "";
+  std::size_t end = at;
+  while (end < line.size() && !space(line[end]) && line[end] != ':') ++end;
+  return line.substr(at, end - at);
+}
+
+}  // namespace
+
 std::map<std::string, Lines> sass_kernels(const std::string& dump) {
   std::map<std::string, Lines> out;
-  // cuobjdump -sass: "Function : NAME"; nvdisasm: a ".text.NAME:" label per kernel.
-  static const std::regex fn(R"((?:Function\s*:\s*|^\s*\.text\.)([^\s:]+))");
   static const std::regex noise(R"(/\*[0-9a-fA-Fx ]*\*/)");
   std::stringstream ss(dump);
   std::string cur;
   for (std::string line; std::getline(ss, line);) {
-    std::smatch mt;
-    if (std::regex_search(line, mt, fn)) {
-      cur = mt[1];
+    if (std::string name = sass_function(line); !name.empty()) {
+      cur = std::move(name);
       continue;
     }
     if (cur.empty()) continue;

@@ -123,7 +123,6 @@ template <int U, int NA, class T, class S>
 __device__ __forceinline__ S thread_sum4(const T* x, size_t n) {
   static_assert(NA >= 1 && U % NA == 0, "NA must divide U");
   using V = typename Vec4<T>::type;
-  const size_t nt = static_cast<size_t>(gridDim.x) * blockDim.x;
   const size_t t = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   size_t head = ((16u - (reinterpret_cast<size_t>(x) & 15u)) & 15u) / sizeof(T);  // 0..3
   if (head > n) head = n;
@@ -176,6 +175,7 @@ __device__ __forceinline__ S thread_sum4(const T* x, size_t n) {
     }
   }
 #else
+  const size_t nt = static_cast<size_t>(gridDim.x) * blockDim.x;  // threads in the grid
   size_t i = t;
   for (; i + (U - 1) * nt < n4; i += U * nt) {
     V v[U];  // every load issued before any add: U x 16 bytes in flight per thread

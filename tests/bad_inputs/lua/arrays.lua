@@ -72,6 +72,7 @@ cases.errors{
   {"random('x')", "table expected, got string", function() return h:random("x") end},
   {"random{seed = nan}", "random: seed must be an integer, got", function() return h:random{seed = 0 / 0} end},
   {"random{seed = 1.5}", "random: seed must be an integer, got 1.5", function() return h:random{seed = 1.5} end},
+  {"random{sed = 3}", "random: unknown option 'sed' (options: seed, lo, hi)", function() return h:random{sed = 3} end},
   {"random{lo = 'x'}", "random: lo must be a number, got x", function() return h:random{lo = "x"} end},
   {"random{hi = {}}", "random: hi must be a number, got table", function() return h:random{hi = {}} end},
   {"random lo > hi", "random: lo (10) must not exceed hi (1)", function() return h:random{lo = 10, hi = 1} end},

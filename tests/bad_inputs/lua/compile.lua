@@ -62,6 +62,8 @@ cases.errors{
   {"max_registers = maxinteger", "and at most 255, got 9223372036854775807", function() return compile{max_registers = math.maxinteger} end},
   {"max_registers = 256", "and at most 255, got 256", function() return compile{max_registers = 256} end},
   {"max_registers = '32'", "max_registers must be an integer >= 0", function() return compile{max_registers = "32"} end},
+  {"lineinfo = 0", "cuda.compile: lineinfo must be true or false, got number", function() return compile{lineinfo = 0} end},
+  {"lineinfo = 'no'", "cuda.compile: lineinfo must be true or false, got string", function() return compile{lineinfo = "no"} end},
   {"a module after free", "attempt to use a freed module", function() local m = compile{}; m:free(); return m.q end},
   {"m:reload after free", "attempt to use a freed module", function() local m = compile{}; m:free(); return m:reload() end},
   {"m.ptx after free", "attempt to use a freed module", function() local m = compile{}; m:free(); return m.ptx end},
@@ -109,8 +111,8 @@ cases.fine{
     m:free()
     do local c <close> = compile{} end
   end},
-  {"include = {5}, options = '-lineinfo', lineinfo = 'yes', kernels = 'q': Lua's coercions", function()
-    assert(compile{include = {5}, options = "-lineinfo", lineinfo = "yes", kernels = "q"})
+  {"include = {5}, options = '-lineinfo', lineinfo = true, kernels = 'q': Lua's coercions", function()
+    assert(compile{include = {5}, options = "-lineinfo", lineinfo = true, kernels = "q"})
   end},
   {"a name with odd bytes", function() assert(compile{name = "we\nird\0.cu"}) end},
   {"a large source", function() assert(cuda.compile{source = ok_src .. "\n//" .. string.rep("x", 1 << 20)}) end},

@@ -85,6 +85,21 @@ cases.errors{
   {"m:kernel('t<64>')", "has no kernel 't<64>'", function() return m:kernel("t<64>") end},
   {"m:kernel(NUL)", "has no kernel", function() return m:kernel("k\0") end},
   {"m[NUL]", "has no kernel", function() return m["k\0x"] end},
+  {"m:kernel(a long function pointer type)", "is a function pointer type of 100009 characters (at most 2048)",
+   function() return m:kernel("c", string.rep("a", 100000) .. "(*f)(int), int n") end},
+  {"m:kernel(a long function pointer's parameters)", "is a function pointer type of",
+   function() return m:kernel("c", "void (*f)(" .. string.rep("a", 100000) .. "), int n") end},
+  -- options tables: a typo or a wrong type is named, never ignored
+  {"cooperative = 'yes'", "cooperative must be true or false, got string", function() return k:check{grid = 1, block = 32, cooperative = "yes"} end},
+  {"cooperative = 0", "cooperative must be true or false, got number", function() return k:check{grid = 1, block = 32, cooperative = 0} end},
+  {"occupancy{share = }", "occupancy: unknown option 'share' (options: block, shared, carveout)", function() return k:occupancy{block = 256, share = 1024} end},
+  {"bench{reps = 0}", "bench: reps must be an integer from 1 to 1000000, got 0", function() return k:bench{grid = 1, block = 32, reps = 0} end},
+  {"bench{reps = 1e9}", "bench: reps must be an integer from 1 to 1000000, got 1000000000.0", function() return k:bench{grid = 1, block = 32, reps = 1e9} end},
+  {"bench{reps = 2^32 + 1}", "bench: reps must be an integer from 1 to 1000000, got 4294967297", function() return k:bench{grid = 1, block = 32, reps = 4294967297} end},
+  {"bench{warmup = -1}", "bench: warmup must be an integer from 0 to 1000000, got -1", function() return k:bench{grid = 1, block = 32, warmup = -1} end},
+  {"cuda.bench(f, 5)", "cuda.bench takes nothing or a table of options, got number", function() return cuda.bench(function() end, 5) end},
+  {"cuda.bench(f, {rep = 5})", "cuda.bench: unknown option 'rep' (options: warmup, reps, stream)", function() return cuda.bench(function() end, {rep = 5}) end},
+  {"cuda.bench(f, {reps = 1e9})", "cuda.bench: reps must be an integer from 1 to 1000000, got 1000000000.0", function() return cuda.bench(function() end, {reps = 1e9}) end},
 }
 
 cases.fine{

@@ -20,7 +20,7 @@ cases.errors{
   {"cuda.event offline", "no CUDA device: cuda.event needs a GPU", function() return cuda.event() end},
   {"cuda.synchronize offline", "no CUDA device: cuda.synchronize needs a GPU", function() return cuda.synchronize() end},
   {"cuda.bench offline", "no CUDA device: cuda.bench needs a GPU", function() return cuda.bench(function() end) end},
-  {"cuda.bench{warmup = nan}", "cuda.bench: warmup must be an integer >= 0", function() return cuda.bench(function() end, {warmup = 0 / 0}) end},
+  {"cuda.bench{warmup = nan}", "cuda.bench: warmup must be an integer from 0 to 1000000, got", function() return cuda.bench(function() end, {warmup = 0 / 0}) end},
   {"cuda.bench{reps = -1}", "reps", function() return cuda.bench(function() end, {reps = -1}) end},
   {"cuda.bench{reps = 2^40}", "reps", function() return cuda.bench(function() end, {reps = 2 ^ 40}) end},
   {"params(5)", "params: expected a table of defaults, like params{block = 256}, got integer", function() return params(5) end},
