@@ -4,8 +4,9 @@
 # (a script looping forever, or one waiting in os.execute("sleep 100")), not the waiting
 # standby, not what they started, not the disassembler `--diff` runs; and nothing is left
 # in TMPDIR. Watch runs in a session of its own (setsid), so "left" is any process of that
-# session, found in /proc. A private folder that a killed keeper could not remove is
-# removed by the next watch.
+# session, found in /proc. With the stand-in driver (build/fake_driver/libcuda.so.1), also
+# a run that has its context and launched, and the standby holding one. A private folder
+# that a killed keeper could not remove is removed by the next watch.
 # Usage: bash watch_orphans.sh <warplab binary> <source root>
 set -u
 W="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -90,6 +91,19 @@ SH
 chmod +x "$T/bin/cuobjdump"
 printf '__global__ void k(const float* a, float* b) { b[0] = a[0]; }\n' >k.cu
 echo 'assert(cuda.compile("k.cu"))' >compiles.lua
+# A live run: its context, a launch, then a loop (the stand-in driver runs no kernel).
+cat >live.lua <<'LUA'
+local m = assert(cuda.compile("k.cu"))
+local a = cuda.array("f32", 256)
+m.k:launch(1, 32, a, a)
+cuda.synchronize()
+local f = io.open("run.pid", "w")
+f:write(io.open("/proc/self/stat"):read("n"))
+f:close()
+while true do end
+LUA
+FAKE="$(dirname "$W")/fake_driver"
+[ -f "$FAKE/libcuda.so.1" ] || echo "skipped: live runs (no $FAKE/libcuda.so.1)"
 
 for sig in INT TERM HUP QUIT KILL USR1 PIPE ALRM; do
   rm -f ./*.pid
@@ -113,6 +127,18 @@ for sig in INT TERM HUP QUIT KILL USR1 PIPE ALRM; do
   PATH="$T/bin:$PATH" start --profile h100 watch --diff compiles.lua
   wait_for tool.pid '^[0-9]+$'
   stop "$sig" "the disassembler of --diff running"
+
+  [ -f "$FAKE/libcuda.so.1" ] || continue
+  rm -f ./*.pid
+  WARPLAB_NO_DRIVER="" LD_LIBRARY_PATH="$FAKE" start watch live.lua
+  wait_for run.pid '^[0-9]+$'
+  stop "$sig" "a live run in its loop"
+
+  echo 'local a = cuda.array("f32", 16) print("live", cuda.device().live)' >idle_live.lua
+  WARPLAB_NO_DRIVER="" LD_LIBRARY_PATH="$FAKE" WARPLAB_STARTUP_TRACE=1 start watch idle_live.lua
+  wait_for "$T/err" 'standby for run 2 ready'
+  grep -q '^live	true$' "$T/out" || fail "SIG$sig: the stand-in driver gave no live device"
+  stop "$sig" "a live standby waiting"
 done
 
 # A keeper killed with watch (the whole session at once) cannot remove the private

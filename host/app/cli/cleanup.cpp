@@ -149,6 +149,10 @@ Cleanup::Cleanup(const std::string& what) {
   sys::TempFolder t = sys::make_temp_folder(prefix);  // a bad TMPDIR: /tmp; neither: none
   dir_ = std::move(t.path);
   note_ = std::move(t.note);
+  if (!dir_.empty() && dir_[0] != '/') {  // a relative TMPDIR: what children get must not depend on a folder
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd)) dir_ = std::string(cwd) + "/" + dir_;
+  }
   if (!dir_.empty()) {
     lock_ = lock_folder(dir_);
     remove_stale(dir_.substr(0, dir_.rfind('/')), prefix);  // ours is locked: left alone

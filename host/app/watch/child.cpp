@@ -119,7 +119,7 @@ std::string answer_in_child(const std::function<std::string()>& ask) {
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) return {};
   std::fflush(nullptr);  // or the child would write our buffered output a second time
-  const pid_t pid = ::fork();
+  const pid_t pid = fork_in_group({.die_with_parent = true});  // a driver that hangs dies with us
   if (pid == 0) {
     ::close(p[0]);
     std::string answer;

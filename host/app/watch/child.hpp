@@ -58,8 +58,8 @@ class ChildRun {
 };
 
 // What `ask` returns, asked in a child process forked for it (what would start the CUDA
-// driver, which the watcher must not: its runs are forked from it); "" when the child
-// cannot be made or says nothing.
+// driver, which the watcher must not: its runs are forked from it), killed should the
+// watcher die first; "" when the child cannot be made or says nothing.
 std::string answer_in_child(const std::function<std::string()>& ask);
 
 // "exit 1", "signal 11 (Segmentation fault)".

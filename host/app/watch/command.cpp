@@ -85,7 +85,7 @@ class Watch {
     if (std::vector<std::string> words = counter_words(a.counters); !words.empty()) {
       // Each run writes its counters per kernel as JSON into a file of ours (not its table);
       // without a folder of ours each run prints its table.
-      run_counters_ = {std::move(words), keep.dir().empty() ? "" : "kernel",
+      run_counters_ = {std::move(words), keep.dir().empty() ? "launch" : "kernel",
                        keep.dir().empty() ? "" : keep.dir() + "/counters.json"};
       if (!keep.dir().empty()) counters_ = std::make_unique<watch::CounterDiff>(run_counters_.json);
     }
@@ -363,7 +363,10 @@ int run_watch(const Globals& g, const WatchArgs& given) {
 void add_watch_command(CLI::App& app, Globals& g, Commands& out) {
   auto a = std::make_shared<WatchArgs>();
   auto* sub = app.add_subcommand("watch", "run a script, then again on every save of it or its kernels");
-  sub->add_option("script", a->script, "the .lua script")->required()->type_name("SCRIPT.lua");
+  sub->add_option("script", a->script,
+                  "the .lua script, or an example by its `warplab list` name (warps/ids.lua)")
+      ->required()
+      ->type_name("SCRIPT.lua");
   add_script_options(sub, a->params, g);
   sub->add_flag("--clear", a->clear, "clear the screen before each run");
   sub->add_flag("--diff", a->diff,
