@@ -45,7 +45,15 @@ def expect(pattern, timeout=10.0, what=""):
                 pass
 
 def send(b):
-    os.write(fd, b)
+    # A pty's input queue holds about 4 KiB: a longer write may be taken in part, the rest
+    # written as the REPL reads (the 6000-byte path below).
+    while b:
+        try:
+            b = b[os.write(fd, b):]
+        except BlockingIOError:
+            pass
+        if b:
+            time.sleep(0.01)
 
 expect(r"> $", what="first prompt")
 send(b"x = 40\r")
