@@ -45,15 +45,25 @@ def expect(pattern, timeout=10.0, what=""):
                 pass
 
 def send(b):
-    # A pty's input queue holds about 4 KiB: a longer write may be taken in part, the rest
-    # written as the REPL reads (the 6000-byte path below).
     while b:
-        try:
-            b = b[os.write(fd, b):]
-        except BlockingIOError:
-            pass
-        if b:
-            time.sleep(0.01)
+        b = b[os.write(fd, b):]
+
+def send_long(b, chunk=512):
+    """A line longer than the terminal's line buffer (4095 bytes), in pieces: until the
+    editor has put the terminal in raw mode, the line discipline keeps at most 4095 bytes
+    of a line and drops the rest without a word. Each piece waits a moment, reading what
+    the REPL echoes, so neither side's buffer fills."""
+    global buf
+    for i in range(0, len(b), chunk):
+        send(b[i:i + chunk])
+        end = time.time() + 0.05
+        while time.time() < end:
+            r, _, _ = select.select([fd], [], [], max(0.0, end - time.time()))
+            if r:
+                try:
+                    buf += os.read(fd, 65536)
+                except OSError:
+                    pass
 
 expect(r"> $", what="first prompt")
 send(b"x = 40\r")
@@ -75,7 +85,9 @@ expect(r"\r\n42\r\n> $", what="the state lived through the interrupts")
 # A path of 3000 segments: each used to be pushed on the Lua stack at once.
 send(b"a = setmetatable({b_one = 1}, {__index = function(t) return t end})\r")
 expect(r"> $")
-send(b"a." * 3000 + b"b_\t")
+send_long(b"a." * 3000 + b"b_")
+expect(r"b_", timeout=45.0, what="the whole line echoed")
+send(b"\t")
 expect(r"one", timeout=45.0, what="the long path completes")  # slow under a sanitizer and load
 send(b"\r")
 expect(r"\r\n1\r\n> $", what="its value")
