@@ -141,6 +141,15 @@ for sig in INT TERM HUP QUIT KILL USR1 PIPE ALRM; do
   stop "$sig" "a live standby waiting"
 done
 
+# Ctrl-C while the watcher keeps a kernel's headers warm (NVRTC, about a second here) ends
+# watch once that compile is done (NVRTC sets SIGINT to SIG_IGN as a compile starts).
+printf '#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n__global__ void g(int* p) { p[0] = 1; }\n' >cg.cu
+echo 'assert(cuda.compile("cg.cu"))' >cg.lua
+start --profile h100 watch cg.lua
+wait_for "$T/err" 'run 1 ok'
+sleep 0.2
+stop INT "the headers kept warm"
+
 # A keeper killed with watch (the whole session at once) cannot remove the private
 # folder: the next watch does, and leaves the folder of a watch still running alone.
 kill_session() {

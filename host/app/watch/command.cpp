@@ -115,6 +115,7 @@ class Watch {
       }
       check_standby();  // (its "ready" may have come with the last wake-up)
       const bool waiting = standby_ && !standby_->ready();
+      if (standby_ && !waiting) check_standby();  // or just now: said before poll waits
       pollfd fds[3] = {
           {sig_.fd(), POLLIN, 0}, {files_.fd(), POLLIN, 0}, {waiting ? standby_->ready_fd() : -1, POLLIN, 0}};
       ::poll(fds, 3, timeout);

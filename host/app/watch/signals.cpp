@@ -4,8 +4,6 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include <iterator>
-
 #include "app/cli/command.hpp"
 
 namespace warplab::app::watch {
@@ -19,24 +17,12 @@ Signals::Signals() {
   for (const int s : kLeave) sigaddset(&set_, s);
   sigaddset(&set_, SIGCHLD);
   ::sigprocmask(SIG_BLOCK, &set_, &old_);
-  // A shell starts a background job with SIGINT and SIGQUIT ignored. Blocked, they would
-  // still come through the signalfd, but NVRTC, which restores the ignoring after each
-  // compile, would discard one that came during it: the default action instead, never
-  // taken while they are blocked.
-  for (std::size_t i = 0; i < std::size(kLeave); ++i) {
-    struct sigaction dfl = {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    ::sigaction(kLeave[i], nullptr, &old_action_[i]);
-    if (old_action_[i].sa_handler == SIG_IGN) ::sigaction(kLeave[i], &dfl, nullptr);
-  }
   fd_ = ::signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
   if (fd_ < 0) throw Failure(kInternal, "cannot create a signalfd");
 }
 
 Signals::~Signals() {
   ::close(fd_);
-  for (std::size_t i = 0; i < std::size(kLeave); ++i) ::sigaction(kLeave[i], &old_action_[i], nullptr);
   ::sigprocmask(SIG_SETMASK, &old_, nullptr);
 }
 

@@ -1,9 +1,9 @@
 // watch/signals.hpp: the signals `warplab watch` reads through a signalfd: SIGINT, SIGTERM,
 // SIGHUP and SIGQUIT (leave) and SIGCHLD (a run ended), blocked while a Signals lives and
-// restored after (its runs unblock them: child.hpp); an inherited SIG_IGN on the first
-// four is undone meanwhile, so a signal that comes during a compile is not lost. NVRTC sets SIGINT to SIG_IGN
-// for a moment at the start of each compile, which discards a pending SIGINT: the watcher asks
-// leave_pending() before its own compiles (the warm headers) and skips them. Linux only.
+// restored after (its runs unblock them: child.hpp). NVRTC sets SIGINT to SIG_IGN at the
+// start of each compile, which discards a pending SIGINT (one that comes during the
+// compile stays pending): the watcher asks leave_pending() before its own compiles (the
+// warm headers) and skips them. Linux only.
 #pragma once
 #include <signal.h>
 
@@ -25,7 +25,6 @@ class Signals {
 
  private:
   sigset_t set_, old_;
-  struct sigaction old_action_[4] = {};  // SIGINT, SIGTERM, SIGHUP, SIGQUIT as they were
   int fd_ = -1;
 };
 
