@@ -2,7 +2,6 @@
 // elements.cpp and module.cpp: a launch's configuration and argument list
 // and options tables (launch_args.cpp) and cuda.compile's table
 // (compile_args.cpp). Each misuse raises its one sentence.
-// Depends on cu/launch.hpp, lab/fault.hpp (Where), lab/module.hpp.
 #pragma once
 #include <lua.hpp>
 

@@ -4,8 +4,7 @@
 // once the device is idle), a:prefetch and a:advise (managed arrays), then the
 // registration; the methods it shares with host arrays are elements.cpp's. Adapters only:
 // the checks, copies and release are lab/array.hpp's, lab/managed.hpp's, and during a
-// capture lab/capture.hpp's. Depends on bind/elements.hpp, bind/udata.hpp,
-// bind/record.hpp, lab/array.hpp, lab/managed.hpp, lab/sync.hpp.
+// capture lab/capture.hpp's.
 #include <cstring>
 #include <string>
 #include <vector>

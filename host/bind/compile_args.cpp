@@ -2,7 +2,6 @@
 // which fields are given and their Lua types, the defines, the calling script's file and
 // line. Finding the file, placing an inline source and checking defines are lab's
 // (lab/module_spec.hpp). Each misuse raises its "cuda.compile: ..." sentence.
-// Depends on bind/args.hpp, bind/record.hpp (the target's arch), lab/module_spec.hpp.
 #include <cstring>
 #include <set>
 #include <string>

@@ -2,8 +2,7 @@
 // launches fn makes), cuda.counter_sets() (the named sets, their short names, units and
 // meanings), cuda.counters_available(), and what k:counters (kernel.cpp) shares with them:
 // the names read, a counter session around a body, the rows pushed. The sets, sessions and
-// the table text are lab's (lab/counters.hpp, lab/counter_report.hpp). Depends on
-// bind/record.hpp, bind/guard.hpp, lab/sync.hpp, cu/cupti.hpp.
+// the table text are lab's (lab/counters.hpp, lab/counter_report.hpp).
 #include <cmath>
 #include <memory>
 #include <string>

@@ -1,5 +1,4 @@
 // cuda.cpp: assembles the `cuda` global from the pieces of each Lua type's file (cuda.hpp).
-// Depends on bind/cuda.hpp.
 #include "bind/cuda.hpp"
 
 namespace warplab::bind {

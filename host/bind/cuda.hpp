@@ -1,7 +1,7 @@
 // cuda.hpp: the `cuda` table, assembled by cuda.cpp from one add_* per Lua type (each in
 // its type's file: device.cpp, array.cpp, ...), and what those files share: set_fields
 // (the names an __index answers, for completion) and push_timing (cuda.bench, k:bench).
-// cuda.counters and k:counters share what counters.cpp defines. Depends on lua.hpp only.
+// cuda.counters and k:counters share what counters.cpp defines.
 #pragma once
 #include <lua.hpp>
 

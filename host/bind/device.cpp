@@ -4,8 +4,7 @@
 // (registers_per_block, MAX_THREADS_PER_BLOCK) and rejects unknown names, so a typo cannot
 // pass silently. A value the profile does not know (an architecture profile has no SM
 // count, memory size or L2 size) raises one sentence naming a profile that knows it, never
-// 0 or nil. Depends on cu/device.hpp, cu/attributes.hpp, cu/profile.hpp (the shipped
-// profiles the sentence suggests), bind/record.hpp (the target).
+// 0 or nil.
 #include <climits>
 #include <string>
 

@@ -1,9 +1,7 @@
 // elements.cpp: see elements.hpp. The element work and its checks are lab's
 // (lab/array.hpp, lab/array_fill.hpp): a device array is worked on through a host image,
 // a host array and a managed array (once the device is idle) in place; copies on a stream
-// and what a capture refuses are lab/copy.hpp's and lab/capture.hpp's. Depends on
-// bind/elements.hpp, bind/udata.hpp (either kind as self), bind/args.hpp (the seed),
-// bind/record.hpp (the staging buffer), lab/array_fill.hpp, lab/copy.hpp, lab/managed.hpp.
+// and what a capture refuses are lab/copy.hpp's and lab/capture.hpp's.
 #include "bind/elements.hpp"
 
 #include <cstdint>

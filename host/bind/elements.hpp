@@ -1,7 +1,7 @@
 // elements.hpp: what cuda.array and cuda.host_array share, used by array.cpp and
 // host_array.cpp: the constructors' element type and count, moving elements between Lua
 // values and memory (the conversion and its range checks are lab/array.hpp's), and the
-// methods both kinds have (elements.cpp). Depends on lab/array.hpp.
+// methods both kinds have (elements.cpp).
 #pragma once
 #include <lua.hpp>
 

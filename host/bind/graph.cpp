@@ -6,7 +6,6 @@
 // its work uses (arrays, and streams and events that joined the capture) in its user value,
 // so a garbage collection cannot free an array under it; an explicit a:free() still frees,
 // and g:launch then refuses. The rules are lab's (lab/capture.hpp, lab/graph.hpp).
-// Depends on bind/record.hpp, bind/udata.hpp, bind/args.hpp (launch_site), lab/graph.hpp.
 #include <string>
 #include <utility>
 

@@ -2,7 +2,6 @@
 // text copied, and the Lua error raised only after the catch block has ended, so no C++
 // exception object is alive while Lua unwinds; raise(), a binding's own error inside it.
 //   static int kernel_launch(lua_State* L) { return guard(L, [L] { ...; return 0; }); }
-// Depends on cu/error.hpp, lab/error.hpp (the exceptions it turns into sentences).
 #pragma once
 #include <lua.hpp>
 

@@ -3,7 +3,7 @@
 // failure), write_file(path, bytes) (the one writer, replacing a result file; nil and the
 // sentence on failure) and now() (monotonic seconds, sub-microsecond; os.time() ticks
 // whole seconds).
-// Adapters over lab/hooks.hpp. Depends on bind/cuda.hpp, bind/guard.hpp, lab/hooks.hpp.
+// Adapters over lab/hooks.hpp.
 #include <string>
 #include <string_view>
 

@@ -2,7 +2,7 @@
 // that device arrays copy to and from. Pinned (the default) is page-locked with
 // cuMemHostAlloc, so copies run at the DMA engine's speed and need a GPU; pageable
 // (pinned = false) is plain aligned_alloc memory, which works offline too. Both start
-// zeroed. Depends on bind/elements.hpp (the methods it shares with cuda.array), lab/array.hpp.
+// zeroed.
 #include <cstring>
 #include <string>
 

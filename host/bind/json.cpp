@@ -1,7 +1,7 @@
 // json.cpp: JSON text -> Lua values for warplab.json.decode (parsing and its sentences
 // are lab/json.hpp's): objects become tables with string keys, arrays 1-based lists,
 // null the sentinel json.null (a light userdata: nil cannot sit in a table), integers
-// Lua integers, other numbers floats. Depends on lab/json.hpp, nlohmann/json.
+// Lua integers, other numbers floats.
 #include <nlohmann/json.hpp>
 
 #include <string>

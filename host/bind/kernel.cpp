@@ -1,8 +1,7 @@
 // kernel.cpp: kernel handles (m:kernel and m.name make them): the userdata; the fields and
 // tostring; k:occupancy; k:launch, k{...}, k:bench and k:counters; k:check and k:clusters; then the
 // metatable. What the fields show and every rule are lab's (lab/kernel_info.hpp,
-// lab/launch.hpp), the launch table launch_args.cpp's. Depends on bind/args.hpp,
-// bind/record.hpp, bind/udata.hpp, lab/launch.hpp, lab/kernel_info.hpp.
+// lab/launch.hpp), the launch table launch_args.cpp's.
 #include <memory>
 #include <optional>
 #include <string>

@@ -3,8 +3,7 @@
 // dimension, the launch table and its argument list, the arguments marshaled into the
 // kernel's preallocated parameter buffer (an f32 array is not an int*, 3.5 is not an int),
 // and the calling line. The usual launch looks nothing up by text, allocates nothing and
-// builds no message. Depends on
-// bind/args.hpp, bind/udata.hpp, bind/record.hpp, lab/launch.hpp (the plan and its rules).
+// builds no message.
 #include <algorithm>
 #include <climits>
 #include <cstring>

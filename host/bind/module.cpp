@@ -1,8 +1,7 @@
 // module.cpp: cuda.compile(path | {...}) -> module, or nil plus the diagnostics (a failed
 // compile is a value); the module type: m.ptx, m.kernels, ..., kernels by name (cached per
 // module), m:kernel(), m:reload(), m:free(). The table is read by compile_args.cpp; the
-// rest is lab's (lab/module.hpp, module_reload.hpp, module_find.hpp). Depends on
-// bind/args.hpp, bind/udata.hpp (kernels), bind/record.hpp.
+// rest is lab's (lab/module.hpp, module_reload.hpp, module_find.hpp).
 #include <cstdio>
 #include <memory>
 #include <vector>

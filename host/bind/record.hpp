@@ -1,7 +1,7 @@
 // record.hpp: the record each Lua state keeps (in its registry, as redis keeps per-run
 // state under a named key; found through the thread's extra space, so the launch path
 // looks nothing up): the run (lab/run.hpp) and what only Lua needs on the launch path.
-// Created by open_state (state.cpp). Depends on lab/run.hpp.
+// Created by open_state (state.cpp).
 #pragma once
 #include <lua.hpp>
 

@@ -1,5 +1,5 @@
 // sandbox.cpp: see sandbox.hpp. Checking and reading a script file is lab's; here only
-// loading its text. Depends on bind/sandbox.hpp, lua.hpp, lab/script.hpp.
+// loading its text.
 #include "bind/sandbox.hpp"
 
 #include <lua.hpp>

@@ -1,8 +1,7 @@
 // sandbox.hpp: what a script may reach, decided once per Lua state. Scripts and modules
 // load as text only (a corrupt precompiled chunk crashes the interpreter); the debug
 // library keeps what error reports use (traceback, getinfo, getlocal, sethook, gethook);
-// every warplab metatable is locked (__metatable). Depends on the standard library only
-// (sandbox.cpp on lua.hpp and lab/script.hpp).
+// every warplab metatable is locked (__metatable).
 #pragma once
 #include <string>
 

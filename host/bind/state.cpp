@@ -4,8 +4,7 @@
 // code on every running thread (the coroutines being resumed form a chain, a fixed array
 // the wrappers push to before resuming and pop from after, which a signal handler can read
 // at any moment; a thread in the chain is alive, the wrapper's own stack holds it). The
-// library folders and the compile cache are lab's (lab/run.hpp). Depends on
-// bind/record.hpp, bind/cuda.hpp.
+// library folders and the compile cache are lab's (lab/run.hpp).
 #include "bind/state.hpp"
 
 #include <unistd.h>

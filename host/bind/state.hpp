@@ -1,7 +1,6 @@
 // state.hpp: a Lua 5.4 state with the standard libraries, the `cuda` module, the
 // warplab Lua library on package.path, and script parameters: what the program (host/app:
-// `run`, `watch`, `repl`) uses of the bindings. Depends on lab/options.hpp, lab/run.hpp (a
-// state's run, its target chosen on first use), cu/device.hpp.
+// `run`, `watch`, `repl`) uses of the bindings.
 #pragma once
 #include <lua.hpp>
 

@@ -3,8 +3,7 @@
 // synchronize/elapsed/free), cuda.synchronize, cuda.bench (a Lua function's GPU work timed
 // with device events, never host clocks) and cuda.clock. Waiting, timing, the stream book
 // and what a capture refuses are lab's (lab/sync.hpp: the watchdog; lab/timing.hpp;
-// lab/stream.hpp; lab/capture.hpp). Depends on cu/stream.hpp, bind/record.hpp,
-// bind/args.hpp (counts), bind/udata.hpp.
+// lab/stream.hpp; lab/capture.hpp).
 #include <chrono>
 #include <cstring>
 #include <initializer_list>

@@ -3,7 +3,6 @@
 // array kind, a launch takes arrays and streams, a module makes kernels, a capture keeps
 // what its work uses), and fast_testudata, which tells a userdata by its metatable's
 // address on the launch path.
-// Depends on lab/array.hpp and lab/module.hpp (the records), cu/stream.hpp.
 #pragma once
 #include <lua.hpp>
 

@@ -1,6 +1,5 @@
 // attribute_format.cpp: lookups into the attribute table (by name, alias or enum value),
 // the group and unit vocabularies, and how a value is shown to a person. Pure data.
-// Depends on cu/attributes.hpp.
 #include <cctype>
 #include <cstdio>
 #include <unordered_map>

@@ -1,7 +1,7 @@
 // attributes.cpp: the attribute table itself, one entry per distinct CU_DEVICE_ATTRIBUTE_*
 // value of cuda.h, in enum order. The symbolic enum names make the compiler check every
 // value; tests/unit/attributes_test.cpp parses cuda.h and checks names and completeness.
-// Lookups and value formatting live in attribute_format.cpp. Depends on cu/attributes.hpp.
+// Lookups and value formatting live in attribute_format.cpp.
 #include "cu/attributes.hpp"
 
 #include <algorithm>

@@ -1,7 +1,6 @@
 // attributes.hpp: the table of every CU_DEVICE_ATTRIBUTE_* in the cuda.h we build with:
 // lower-case name without the prefix, enum value, group, unit and one line of meaning,
 // plus how to show a value to a person ("49152 (48 KiB)"). Pure data; needs no driver.
-// Depends on cuda.h (the enum).
 #pragma once
 #include <cuda.h>
 

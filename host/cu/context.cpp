@@ -1,5 +1,4 @@
 // context.cpp: primary-context retain/release and the per-device cache of live contexts.
-// Depends on cu/driver.hpp and cu/error.hpp.
 #include "cu/context.hpp"
 
 #include <cstdio>

@@ -1,7 +1,6 @@
 // context.hpp: a device's primary context, retained on creation and released on
 // destruction. Every module, buffer, stream and event holds a ContextPtr, so whatever
 // order they are destroyed in (Lua's garbage collector picks one), the context goes last.
-// Depends on cuda.h (types); context.cpp on cu/driver.hpp and cu/error.hpp.
 #pragma once
 #include <cuda.h>
 

@@ -2,7 +2,6 @@
 // beside it) found and loaded at run time with dlopen, never linked, as libcuda is
 // (cu/driver.hpp): warplab starts and runs everything else without it. The entry points
 // warplab uses, CuptiError with CUPTI's own result strings, and the check macro.
-// Depends on CUPTI's headers for types only, and on cu/error.hpp.
 #pragma once
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>

@@ -1,6 +1,5 @@
 // device.cpp: live device snapshots through the driver: every attribute of the table,
-// name, memory, UUID and versions; DeviceSnapshot helpers. Depends on cu/device.hpp,
-// cu/attributes.hpp, cu/driver.hpp, cu/error.hpp.
+// name, memory, UUID and versions; DeviceSnapshot helpers.
 #include "cu/device.hpp"
 
 #include <cstdio>

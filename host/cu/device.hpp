@@ -1,7 +1,6 @@
 // device.hpp: what warplab knows about a GPU, from the live driver or from a captured
 // profile: name, compute capability, memory, every attribute. Live queries need the
-// driver (device.cpp); a snapshot is plain data and works offline. Depends on the
-// standard library only.
+// driver (device.cpp); a snapshot is plain data and works offline.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,7 +1,6 @@
 // driver.cpp: finds libcuda.so.1 with dlopen, resolves cuGetProcAddress with dlsym and
 // every other entry point through it (once per process), and calls cuInit(0) only when
 // something needs a device (once per process): asking the driver's version does not.
-// Depends on cu/driver.hpp, cu/error.hpp, cu/trace.hpp, dlfcn.h.
 #include "cu/driver.hpp"
 
 #include <dlfcn.h>

@@ -1,6 +1,5 @@
 // driver.hpp: libcuda.so.1 loaded at run time (dlopen + cuGetProcAddress), never linked,
 // so warplab starts and works offline on machines without an NVIDIA driver.
-// Depends on cuda.h for types only, and cu/api_list.hpp (the entry points).
 #pragma once
 #include <cuda.h>
 

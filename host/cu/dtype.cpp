@@ -1,6 +1,5 @@
 // dtype.cpp: the element-type table and host-side conversions, including IEEE
 // binary16 <-> float with round-to-nearest-even, written out so no CUDA header is needed.
-// Depends on cu/dtype.hpp.
 #include "cu/dtype.hpp"
 
 #include <array>

@@ -1,7 +1,6 @@
 // dtype.hpp: element types of device arrays (i8..i64, u8..u64, f16, f32, f64): names,
 // sizes, conversion from/to host numbers (f16 by hand, IEEE binary16), and which C++
 // pointee spellings an array of each type may be passed as. Pure data, no driver.
-// Depends on the standard library only.
 #pragma once
 #include <cstdint>
 #include <optional>

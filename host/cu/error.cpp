@@ -1,5 +1,4 @@
 // error.cpp: cu::Error and the text of CUresult codes, read from the driver itself.
-// Depends on cu/error.hpp, cu/driver.hpp (cuGetErrorName, cuGetErrorString).
 #include "cu/error.hpp"
 
 #include "cu/driver.hpp"

@@ -1,7 +1,6 @@
 // error.hpp: the driver layer's one exception type, carrying the CUresult, the failing
 // call, the object involved and the error's kind (what went wrong, for the exit code:
 // app/cli/exit_codes.hpp). Message text comes from cuGetErrorName/cuGetErrorString.
-// Depends on cuda.h (CUresult).
 #pragma once
 #include <cuda.h>
 

@@ -1,5 +1,5 @@
 // function.cpp: reads a kernel's attributes and parameter layout once; remembers the
-// dynamic shared memory opt-in. Depends on cu/driver.hpp and cu/error.hpp.
+// dynamic shared memory opt-in.
 #include "cu/function.hpp"
 
 #include "cu/driver.hpp"

@@ -1,7 +1,6 @@
 // function.hpp: one kernel of a loaded module. Its attributes (cuFuncGetAttribute) and
 // parameter layout (cuFuncGetParamInfo) are read once at creation, so a launch queries
 // nothing. Obtained from Module::function(), which keeps one Function per kernel.
-// Depends on cu/context.hpp, cu/occupancy.hpp (KernelLimits).
 #pragma once
 #include <cuda.h>
 

@@ -1,4 +1,4 @@
-// graph.cpp: stream capture, Graph and GraphExec. Depends on cu/driver.hpp, cu/error.hpp.
+// graph.cpp: stream capture, Graph and GraphExec.
 #include "cu/graph.hpp"
 
 #include <utility>

@@ -2,7 +2,6 @@
 // stream whether it is capturing, the captured graph (CUgraph) and its executable form
 // (CUgraphExec: instantiate, launch, update in place), each move-only and holding its
 // context. Which operations a capture allows, and the sentences, are lab/capture.hpp's.
-// Depends on cu/context.hpp, cu/error.hpp.
 #pragma once
 #include <cuda.h>
 

@@ -1,5 +1,4 @@
-// host_buffer.cpp: HostBuffer's two kinds. Depends on cu/host_buffer.hpp,
-// cu/attributes.hpp (format_bytes), cu/error.hpp.
+// host_buffer.cpp: HostBuffer's two kinds.
 #include "cu/host_buffer.hpp"
 
 #include <unistd.h>

@@ -2,7 +2,6 @@
 // (cuMemHostAlloc: the DMA engine reads and writes it directly) or pageable (aligned_alloc:
 // the driver bounces it through its own page-locked staging). Both start zeroed, so every
 // page is resident before a copy is timed. Move-only; the pinned kind holds its context.
-// Depends on cu/context.hpp, cu/memory.hpp (PinnedBuffer).
 #pragma once
 #include <cstddef>
 #include <cstdlib>

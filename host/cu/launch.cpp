@@ -1,7 +1,6 @@
 // launch.cpp: the launch check (integer comparisons against cached limits; a Violation is
 // built only when a check fails) and the launch through cuLaunchKernel,
 // cuLaunchCooperativeKernel or, for thread-block clusters, cuLaunchKernelEx.
-// Depends on cu/function.hpp, cu/driver.hpp, cu/error.hpp.
 #include "cu/launch.hpp"
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // limits (a Violation: which limit, and one sentence naming its attribute and value), and
 // the launch itself. The launch path allocates nothing and queries nothing: limits come
 // cached (DeviceLimits, Function::limits()); only a cluster launch asks the driver once
-// more (cuOccupancyMaxActiveClusters). Depends on cu/occupancy.hpp.
+// more (cuOccupancyMaxActiveClusters).
 #pragma once
 #include <cuda.h>
 

@@ -1,5 +1,4 @@
-// memory.cpp: DeviceBuffer and PinnedBuffer. Depends on cu/memory.hpp, cu/driver.hpp,
-// cu/error.hpp, cu/attributes.hpp (format_bytes, for out-of-memory sentences).
+// memory.cpp: DeviceBuffer and PinnedBuffer.
 #include "cu/memory.hpp"
 
 #include "cu/attributes.hpp"

@@ -2,7 +2,6 @@
 // for host and device, migrated on demand or by prefetch) and page-locked host memory
 // (cuMemHostAlloc), move-only, each holding its context. Copies check their ranges and say
 // which bytes were out of range; running out of memory names the request and what was free.
-// Depends on cu/context.hpp.
 #pragma once
 #include <cuda.h>
 

@@ -1,7 +1,7 @@
 // metric_host.hpp: CUPTI's Profiler Host API for one chip ("GH100"), which needs no GPU:
 // the chips CUPTI knows, the metrics a chip has and their properties, the config image for
 // a list of metrics and how many replay passes it needs, and decoded counter data evaluated
-// to values: RAII over the host object. Depends on cu/cupti.hpp.
+// to values: RAII over the host object.
 #pragma once
 #include <cstddef>
 #include <cstdint>

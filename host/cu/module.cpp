@@ -1,5 +1,5 @@
 // module.cpp: cuModuleLoadDataEx with a captured JIT log, kernel enumeration and the
-// per-module table of Function objects. Depends on cu/driver.hpp, cu/error.hpp.
+// per-module table of Function objects.
 #include "cu/module.hpp"
 
 #include <algorithm>

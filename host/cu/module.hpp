@@ -1,6 +1,6 @@
 // module.hpp: a loaded CUDA module (cubin or PTX) and its kernels. Loading captures the
 // JIT error log into the error message; the kernels are enumerated by mangled name
-// (cuModuleEnumerateFunctions + cuFuncGetName). Depends on cu/context.hpp, cu/function.hpp.
+// (cuModuleEnumerateFunctions + cuFuncGetName).
 #pragma once
 #include <cuda.h>
 

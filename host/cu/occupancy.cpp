@@ -1,8 +1,7 @@
 // occupancy.cpp: warplab's occupancy calculator. The architecture facts (allocation
 // granularities, shared-memory carveout sizes, how the default carveout is chosen) are
 // those NVIDIA documents in cuda_occupancy.h; the code is our own. The calculator is pure
-// integer math; only driver_occupancy() and the sweep call the driver. Depends on
-// cu/occupancy.hpp, cu/function.hpp, cu/driver.hpp, cu/error.hpp.
+// integer math; only driver_occupancy() and the sweep call the driver.
 #include "cu/occupancy.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // occupancy.hpp: warplab's own occupancy calculator (how many blocks of a kernel fit on
 // one SM, and which resource stops the next one), working from device attributes so it
 // runs offline from a profile; plus the driver's answer for comparison on a GPU.
-// Depends on cu/device.hpp (DeviceSnapshot). docs/occupancy.md explains the model.
+// docs/occupancy.md explains the model.
 #pragma once
 #include <climits>
 #include <cstdint>

@@ -1,7 +1,6 @@
 // profile.cpp: device profiles written as JSON (nlohmann-json), and found by shipped name
 // (captures, products, architectures) or file path; profile_read.cpp reads and checks
 // them. Nothing here needs the driver.
-// Depends on cu/profile.hpp, cu/attributes.hpp, cu/error.hpp, nlohmann/json.
 #include "cu/profile.hpp"
 
 #include <algorithm>

@@ -6,7 +6,6 @@
 // {"format": "warplab-profile", "format_version": 1, "name", "kind", "reference",
 // "compute_capability": "9.0", "total_memory", "uuid", "driver_version",
 // "warplab_version", "captured", "attributes": {name: integer or null}}.
-// Depends on cu/device.hpp.
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 #include <string>

@@ -2,7 +2,6 @@
 // start() and stop() is one range (CUPTI_AutoRange), replayed by CUPTI as often as the
 // config image needs passes (CUPTI_KernelReplay); decode() then fills the counter data that
 // MetricHost::evaluate reads. Also a device's chip name and counter availability.
-// Depends on cu/cupti.hpp and cu/context.hpp.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,4 @@
-// stream.cpp: Stream and Event, over cuStream* and cuEvent*. Depends on cu/stream.hpp,
-// cu/driver.hpp, cu/error.hpp.
+// stream.cpp: Stream and Event, over cuStream* and cuEvent*.
 #include "cu/stream.hpp"
 
 #include <utility>

@@ -1,7 +1,6 @@
 // stream.hpp: CUDA streams (with a priority from the device's range) and events (timed,
 // or made without timing for pure ordering), move-only, each holding its context. Events
 // time work on the device (cuEventElapsedTime), never with host clocks.
-// Depends on cu/context.hpp.
 #pragma once
 #include <cuda.h>
 

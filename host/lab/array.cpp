@@ -1,6 +1,5 @@
 // array.cpp: the out-of-line half of lab/array.hpp: the error sentences of element
 // conversion and of index, count, view, shape and :set checks; copies, zeroing, release.
-// Depends on lab/array.hpp, cu/attributes.hpp (format_bytes).
 #include "lab/array.hpp"
 
 #include <unistd.h>

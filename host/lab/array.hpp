@@ -1,8 +1,7 @@
 // array.hpp: typed arrays without Lua: the records behind cuda.array (DeviceArray) and
 // cuda.host_array (HostArray); one element's conversion with its range checks; the checks
 // of an index, a count, a view, a copy's shape and a :set's placement (lab::Error with the
-// script's sentence); copies, zeroing, release. The a[i] helpers are inline. Depends on
-// cu/dtype.hpp, cu/memory.hpp, cu/host_buffer.hpp, lab/error.hpp.
+// script's sentence); copies, zeroing, release. The a[i] helpers are inline.
 #pragma once
 #include <cmath>
 #include <cstddef>

@@ -1,5 +1,5 @@
 // array_fill.cpp: Elements over a host or device array, and the fill, iota and random
-// element loops with their argument checks. Depends on lab/array_fill.hpp.
+// element loops with their argument checks.
 #include "lab/array_fill.hpp"
 
 #include <cmath>

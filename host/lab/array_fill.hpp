@@ -2,7 +2,7 @@
 // array's elements in host memory (Elements: a host array's own, or a device array's image,
 // downloaded by load() and uploaded by commit(), bounced through the page-locked staging
 // buffer when large); fills check their arguments first (lab::Error); Rng, :random's
-// seeded generator. Depends on lab/array.hpp, cu/memory.hpp, cu/context.hpp.
+// seeded generator.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -6,7 +6,6 @@
 // after one was freed instead of faulting), and frees deferred past the capture (a free
 // is a synchronizing call, which a capture must not make: a garbage collection during fn
 // would otherwise break it). One Capture per run (lab::Run::capture).
-// Depends on cu/graph.hpp, lab/array.hpp (lab::Error, the array records).
 #pragma once
 #include <cuda.h>
 

@@ -6,7 +6,6 @@
 // host (a memmove on the CPU has no stream). Without a stream: the synchronous copy of
 // lab/array.hpp, refused during a capture. During a capture a copy on the capture's
 // stream is recorded in the graph and reports its arrays.
-// Depends on lab/array.hpp, lab/capture.hpp.
 #pragma once
 #include <cuda.h>
 

@@ -1,5 +1,4 @@
 // counter_report.cpp: by_kernel, the counters' table and their JSON (counter_report.hpp).
-// Depends on lab/counter_report.hpp.
 #include "lab/counter_report.hpp"
 
 #include <algorithm>

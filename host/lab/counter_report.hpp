@@ -1,7 +1,6 @@
 // counter_report.hpp: what a front end shows of a CounterReport, without Lua: the rows of
 // one kernel combined (by_kernel), the text that `run --counters`, the REPL and a report's
 // tostring print, and the JSON `run --json` writes and `watch --counters` reads back.
-// Depends on lab/counters.hpp, nlohmann/json.
 #pragma once
 #include <nlohmann/json.hpp>
 

@@ -3,8 +3,7 @@
 // profiler enabled, counter data sized, configured for auto range and kernel replay ->
 // start ... stop -> decode -> one evaluation per range), the match of ranges to the launches
 // the front end recorded, nesting (pause, count both, resume), and the clock a watchdog
-// reads while a counted launch is inside the driver. Depends on cu/metric_host.hpp,
-// cu/range_profiler.hpp.
+// reads while a counted launch is inside the driver.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

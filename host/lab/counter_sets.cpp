@@ -1,7 +1,7 @@
 // counter_sets.cpp: the named counter sets: what each short name means and which CUPTI
 // metrics it is made of. The CUPTI names are Nsight Compute's, so `ncu --metrics` with the
 // same name counts the same thing. tests/unit/counters_test.cpp checks every name against
-// GH100. Depends on lab/counters.hpp only.
+// GH100.
 #include <algorithm>
 
 #include "lab/counters.hpp"

@@ -5,7 +5,6 @@
 // the replay passes a selection needs; and CounterSession, which counts every kernel launch
 // on a context between its start and end() (sessions nest). Checking names needs CUPTI's
 // host library, not a GPU; what a front end prints of a report is counter_report.hpp's.
-// Depends on cu/ (CUPTI through cu/metric_host.hpp and cu/range_profiler.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>

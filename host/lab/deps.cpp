@@ -2,8 +2,7 @@
 // and device records into $WARPLAB_CODE_DIR (see deps.hpp). One O_APPEND write per line,
 // so a file stays line-complete even if the run crashes; whole records through the one
 // writer (sys/write.hpp). Never through a symbolic link (O_NOFOLLOW), whatever a folder
-// shared with others holds, and only into a folder watch made (code_dir). Depends on lab/deps.hpp,
-// cu/profile.hpp (the device record), rtc/compile.hpp, sys/write.hpp.
+// shared with others holds, and only into a folder watch made (code_dir).
 #include "lab/deps.hpp"
 
 #include <fcntl.h>

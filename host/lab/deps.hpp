@@ -2,7 +2,6 @@
 // gets WARPLAB_DEPS_FILE in its environment; every file the run reads that should
 // trigger a re-run (the script, kernel sources, the headers they include) is appended
 // to it, one absolute path a line. Without that variable this is a no-op. No Lua.
-// Depends on the standard library only.
 #pragma once
 #include <cstddef>
 #include <string>

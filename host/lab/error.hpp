@@ -1,6 +1,6 @@
 // error.hpp: the lab layer's errors: Error, misuse a front end reports as its own one
 // sentence, and Timeout, the kernel watchdog's verdict (sync.hpp), which a front end must
-// not let a script swallow. Depends on the standard library only.
+// not let a script swallow.
 #pragma once
 #include <stdexcept>
 

@@ -1,6 +1,5 @@
 // fault.cpp: the launch ring's places, which error codes a kernel leaves behind, and the
-// wording of asynchronous-fault and deadlock errors. Depends on lab/fault.hpp,
-// cu/occupancy.hpp (the co-resident blocks of the deadlock verdict).
+// wording of asynchronous-fault and deadlock errors.
 #include "lab/fault.hpp"
 
 #include <algorithm>

@@ -2,7 +2,6 @@
 // and script line, copied into fixed arrays: no allocation on the launch path), which error
 // codes a kernel leaves behind, and the sentences that name the launches in flight (a
 // fault) or the stuck one (the watchdog's deadlock verdict, sync.hpp).
-// Depends on cu/error.hpp, cu/launch.hpp, cu/occupancy.hpp.
 #pragma once
 #include <array>
 #include <cstddef>

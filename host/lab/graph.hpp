@@ -4,7 +4,6 @@
 // its arrays was freed (the replay would read freed memory); g:update replaces the work
 // with a new capture, in place when the driver can (cuGraphExecUpdate) and by a new
 // instantiation when it cannot, saying why (the topology or a node changed).
-// Depends on cu/graph.hpp, lab/capture.hpp, lab/run.hpp (the replay's fault note).
 #pragma once
 #include <cuda.h>
 

@@ -1,5 +1,5 @@
 // hooks.cpp: make_dir, write_result and now_seconds, with std::filesystem, sys/write.hpp
-// and std::chrono. Depends on lab/hooks.hpp.
+// and std::chrono.
 #include "lab/hooks.hpp"
 
 #include "sys/write.hpp"

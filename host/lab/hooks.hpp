@@ -1,6 +1,5 @@
 // hooks.hpp: what the hooks of the global `warplab` table do (bind/hooks.cpp), without
 // Lua: making a folder with its parents, writing a result file, and a monotonic clock.
-// Depends on sys/write.hpp.
 #pragma once
 #include <string>
 #include <string_view>

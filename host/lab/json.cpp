@@ -1,5 +1,4 @@
 // json.cpp: JSON text to a document for warplab.json.decode, with its error sentences.
-// Depends on lab/json.hpp, lab/error.hpp.
 #include "lab/json.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // json.hpp: the parsing half of warplab.json.decode, without Lua: JSON text to a document,
 // or lab::Error with the script's one sentence ("json.decode: invalid JSON at line 1,
 // column 3: ...", "json.decode: nested deeper than 200 levels"). bind/json.cpp turns the
-// document into Lua values. Depends on nlohmann/json.
+// document into Lua values.
 #pragma once
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,5 @@
 // kernel_info.cpp: a kernel's signature text, fields, summary and occupancy answer (see
-// kernel_info.hpp). Depends on lab/kernel_info.hpp, lab/fault.hpp (is_async_fault),
-// cu/error.hpp, rtc/sass.hpp.
+// kernel_info.hpp).
 #include "lab/kernel_info.hpp"
 
 #include <climits>

@@ -2,7 +2,6 @@
 // text, its numeric fields (from the driver when live, else from the compile: unknown
 // rather than guessed), the summary tostring() shows, and k:occupancy's checks and answer
 // (warplab's calculator plus the driver's when live), its SASS. bind/kernel.cpp adapts them.
-// Depends on lab/module.hpp, cu/occupancy.hpp, rtc/sass.hpp.
 #pragma once
 #include <optional>
 #include <string>

@@ -2,7 +2,7 @@
 // profile, no GPU): its parameter layout and its own thread cap (.maxntid / .reqntid from
 // __launch_bounds__, combined with the register limit), so offline launch checks see what
 // the driver would report; and, live or not, the launch rules its code carries (clusters,
-// architecture). Depends on lab/module.hpp, rtc/ptx.hpp (the one PTX reader).
+// architecture).
 #include <algorithm>
 #include <cstdlib>
 #include <optional>

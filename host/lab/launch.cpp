@@ -1,7 +1,6 @@
 // launch.cpp: the launch plan, the one validity check (broken_rule) and the launch itself:
 // checks, fault note, cuLaunchKernel, --sync; k:bench's timed launches (see launch.hpp); a
 // launch while hardware counters count, told to the session (lab/counters.hpp).
-// Depends on lab/launch.hpp, lab/sync.hpp, lab/timing.hpp, lab/counters.hpp, cu/error.hpp.
 #include "lab/launch.hpp"
 
 #include <climits>

@@ -2,7 +2,7 @@
 // argument buffer by (plan_args: numbers, never spellings), one value's checks, the
 // configuration's first broken rule, and the launch itself (launch, bench: checks, fault
 // note, cuLaunchKernel, --sync). The helpers on the launch path are inline and allocate
-// nothing. Depends on lab/module.hpp, lab/run.hpp, lab/fault.hpp, cu/launch.hpp.
+// nothing.
 #pragma once
 #include <cmath>
 #include <cstring>

@@ -1,6 +1,5 @@
 // live.cpp: see live.hpp. One stat per file per lookup; files are read and hashed only
-// when a stat says something moved. Depends on lab/live.hpp, lab/module.hpp,
-// rtc/includes.hpp, rtc/source.hpp.
+// when a stat says something moved.
 #include "lab/live.hpp"
 
 #include "lab/module.hpp"

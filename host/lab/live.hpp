@@ -2,7 +2,6 @@
 // from (the source and each header warplab resolved) by path, mtime, size and content
 // hash; looking a kernel up after one of them changed recompiles the module. The hash
 // decides, not the mtime alone: a save that leaves the bytes alone is no change.
-// Depends on the standard library only.
 #pragma once
 #include <cstdint>
 #include <filesystem>

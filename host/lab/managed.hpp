@@ -2,7 +2,6 @@
 // address for host and device; offline it is host memory, like an offline device array),
 // a:prefetch(device or "host") and a:advise(name [, where]) with their argument checks and
 // sentences, and the host's direct view of a managed array's elements.
-// Depends on cu/device.hpp, cu/memory.hpp, lab/array.hpp, lab/capture.hpp.
 #pragma once
 #include <cuda.h>
 

@@ -1,7 +1,5 @@
 // module.cpp: building a module (compile, record what it read, stamp, load) and making
-// its kernels (resources, limits, layout, launch plan). Depends on lab/module.hpp,
-// lab/deps.hpp, lab/launch.hpp (plan_args), lab/prebuilt.hpp (modules built ahead),
-// rtc/ptx.hpp (the parameter count), cu/trace.hpp (WARPLAB_STARTUP_TRACE).
+// its kernels (resources, limits, layout, launch plan).
 #include "lab/module.hpp"
 
 #include <algorithm>

@@ -1,8 +1,7 @@
 // module.hpp: warplab's compiled module and typed kernel, without Lua: compile -> load ->
 // record (build), a kernel's resources, limits, parameter layout and launch plan
 // (make_kernel; offline from the PTX: kernel_offline.cpp). Specs: module_spec.hpp; kernels
-// by name: module_find.hpp; recompiling: module_reload.hpp. Depends on cu/context.hpp,
-// cu/module.hpp, cu/occupancy.hpp, rtc/cache.hpp, rtc/compile.hpp, lab/live.hpp, lab/error.hpp.
+// by name: module_find.hpp; recompiling: module_reload.hpp.
 #pragma once
 #include <cstdint>
 #include <functional>

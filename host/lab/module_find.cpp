@@ -1,6 +1,5 @@
 // module_find.cpp: see module_find.hpp. Names enter the sentences as C strings (up to a
-// NUL), as Lua's error formatting prints them. Depends on lab/module_find.hpp,
-// rtc/signature.hpp.
+// NUL), as Lua's error formatting prints them.
 #include "lab/module_find.hpp"
 
 #include "rtc/signature.hpp"

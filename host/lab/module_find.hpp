@@ -1,7 +1,6 @@
 // module_find.hpp: a module's kernels by the names people write: the entry a name
 // means (base name, full name, signature, name expression, or the entry itself), with
 // the "no kernel" and "ambiguous" sentences, and the kernel name lists a module shows.
-// Depends on lab/module.hpp.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,5 +1,4 @@
 // module_reload.cpp: the live refresh and m:reload() (see module_reload.hpp).
-// Depends on lab/module_reload.hpp, lab/module_spec.hpp, rtc/compile.hpp.
 #include "lab/module_reload.hpp"
 
 #include <cstdio>

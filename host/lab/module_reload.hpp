@@ -1,7 +1,6 @@
 // module_reload.hpp: compiling a file-backed module again, with a Builder (Run::builder):
 // the live refresh (a file it was built from changed: recompile, or keep the old module and
 // say why once per change) and m:reload() (compile again now, the failure handed back).
-// Depends on lab/module.hpp.
 #pragma once
 #include <string>
 

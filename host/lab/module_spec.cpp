@@ -1,7 +1,6 @@
 // module_spec.cpp: see module_spec.hpp. Inline sources: the text is located in the Lua
 // file after the calling line, so a diagnostic on the kernel's line 3 is reported at the
-// Lua file's line where that kernel line is written. Depends on lab/module_spec.hpp,
-// rtc/error.hpp, rtc/source.hpp, rtc/toolkit.hpp.
+// Lua file's line where that kernel line is written.
 #include "lab/module_spec.hpp"
 
 #include <algorithm>

@@ -2,7 +2,6 @@
 // next to the calling script, in kernels_src), placing an inline source at its line in the
 // calling file, checking defines, the -lineinfo spellings, and reading a module's file
 // again (reload, live refresh). bind/compile_args.cpp reads the Lua table and calls these.
-// Depends on lab/module.hpp.
 #pragma once
 #include <filesystem>
 #include <map>

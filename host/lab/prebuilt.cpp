@@ -1,8 +1,7 @@
 // prebuilt.cpp: see prebuilt.hpp. Two specs are one module when their sources (name, text,
 // folder, line offset) and everything NVRTC is handed (rtc::nvrtc_options, the name
 // expressions) are the same: what the compile cache keys on, so a field added to
-// rtc::Options that changes the output changes this too. Depends on module.hpp,
-// module_spec.hpp (reading a file again), deps.hpp, rtc/nvrtc_options.hpp and nlohmann-json.
+// rtc::Options that changes the output changes this too.
 #include "lab/prebuilt.hpp"
 
 #include <fcntl.h>

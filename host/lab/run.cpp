@@ -1,5 +1,5 @@
 // run.cpp: a run's GPU context, error sentences and module builds, and what it sets up
-// around its script (see run.hpp). Depends on lab/run.hpp.
+// around its script (see run.hpp).
 #include "lab/run.hpp"
 
 #include "cu/launch.hpp"

@@ -3,8 +3,7 @@
 // chosen on first use), its GPU context and limits (read once), the compile cache, the
 // launches in flight (fault.hpp), the watchdog's state (sync.hpp), its streams by number
 // (stream.hpp) and its stream capture (capture.hpp); and what a run sets up around its
-// script. Depends on lab/options.hpp, lab/fault.hpp, lab/module.hpp, lab/stream.hpp,
-// lab/capture.hpp, cu/context.hpp, cu/memory.hpp, rtc/cache.hpp.
+// script.
 #pragma once
 #include <functional>
 #include <memory>

@@ -1,5 +1,4 @@
 // script.cpp: a script file checked and read before Lua loads it (see script.hpp).
-// Depends on lab/script.hpp.
 #include "lab/script.hpp"
 
 #include <fcntl.h>

@@ -1,7 +1,6 @@
 // script.hpp: a script file checked and read before Lua loads it (no Lua here): a
 // regular file of at most kMaxScriptBytes, or one sentence why not; a #! first line
-// turned into a Lua comment. bind/sandbox.cpp loads the text. Depends on the standard
-// library only.
+// turned into a Lua comment. bind/sandbox.cpp loads the text.
 #pragma once
 #include <string>
 

@@ -1,4 +1,4 @@
-// stream.cpp: see stream.hpp. Depends on lab/stream.hpp, lab/array.hpp (lab::num).
+// stream.cpp: see stream.hpp.
 #include "lab/stream.hpp"
 
 #include <algorithm>

@@ -4,7 +4,6 @@
 // StreamBook, the run's streams by number, so a fault note and the watchdog can name the
 // stream of a launch ("on stream 2") and the watchdog can wait for the streams that do not
 // synchronize with the legacy default stream (non-blocking ones).
-// Depends on cu/stream.hpp, lab/error.hpp.
 #pragma once
 #include <cuda.h>
 

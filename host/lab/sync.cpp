@@ -1,5 +1,5 @@
 // sync.cpp: see sync.hpp. The wait polls with a backoff from 20 us to 2 ms, so a short
-// kernel costs little latency and a long one little CPU. Depends on lab/sync.hpp.
+// kernel costs little latency and a long one little CPU.
 #include "lab/sync.hpp"
 
 #include <algorithm>

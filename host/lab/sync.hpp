@@ -4,7 +4,6 @@
 // legacy default stream and every busy non-blocking stream (StreamBook) and, past the
 // deadline, gives up with the deadlock verdict (fault.hpp timeout_text) as a Timeout.
 // Each is refused during a stream capture (capture.hpp: nothing has run yet).
-// Depends on lab/run.hpp, lab/error.hpp, cu/stream.hpp.
 #pragma once
 #include "cu/stream.hpp"
 #include "lab/error.hpp"

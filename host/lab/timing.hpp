@@ -1,7 +1,7 @@
 // timing.hpp: timing GPU work with device events, without Lua: reps intervals, each
 // between two events recorded on one stream, for cuda.bench (bind times a Lua function's
 // work between start and stop) and k:bench (lab/launch.hpp bench). Their statistics are
-// warplab.stats.summary's, the one statistics path. Depends on cu/stream.hpp, lab/sync.hpp.
+// warplab.stats.summary's, the one statistics path.
 #pragma once
 #include <cstddef>
 #include <vector>

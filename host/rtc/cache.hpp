@@ -10,7 +10,6 @@
 // marked as warplab's with a file named WARPLAB_CACHE (written with the first entry);
 // clear and eviction touch only files whose names prove they are entries
 // (<2 hex>/<32 hex>.wlc), and clear refuses a folder that is not provably a warplab cache.
-// Depends on rtc/compile.hpp and sys/; no GPU, no Lua.
 #pragma once
 #include <cstdint>
 #include <filesystem>

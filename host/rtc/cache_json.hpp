@@ -1,5 +1,5 @@
 // cache_json.hpp: a CompileResult (without its CUBIN, stored beside it) to and from JSON,
-// for the on-disk cache. Depends on rtc/compile.hpp and nlohmann/json.
+// for the on-disk cache.
 #pragma once
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,4 @@
-// outputs.cpp: see outputs.hpp. Depends on compile.hpp, elf.hpp (the CUBIN's records),
-// ptx.hpp (entries) and resources.hpp (merging the two sources of resource numbers).
+// outputs.cpp: see outputs.hpp.
 #include "rtc/outputs.hpp"
 
 #include "rtc/elf.hpp"

@@ -1,8 +1,7 @@
 // pch.cpp: the kept precompiled headers (pch.hpp). NVRTC compares a PCH with a source by
 // their opening directives and the options; it does not see that a header handed over by
 // name changed its bytes (measured with NVRTC 13.0: it reuses the stale one), so every
-// header's hash is kept with the PCH and compared here. Depends on compile.hpp (the options
-// NVRTC gets), nvrtc_options.hpp (those a user may pass), includes.hpp and diagnostics.hpp.
+// header's hash is kept with the PCH and compared here.
 #include "rtc/pch.hpp"
 #include "rtc/program.hpp"
 

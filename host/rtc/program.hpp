@@ -3,7 +3,6 @@
 // folder was removed (getcwd fails: ENOENT) the buffer holds no end and NVRTC reads past it
 // (AddressSanitizer shows it). Then the compile runs from "/" and the folder is entered
 // again after: warplab resolves every include itself, so NVRTC needs no current folder.
-// Depends on nvrtc.h and POSIX only.
 #pragma once
 #include <fcntl.h>
 #include <nvrtc.h>

@@ -1,6 +1,6 @@
 // refused_text.hpp: what a source must not hand NVRTC, each refused as a diagnostic at its
 // line before NVRTC runs: bytes that end the source early, and identifiers long enough to
-// break NVRTC itself. Depends on diagnostics.hpp only.
+// break NVRTC itself.
 #pragma once
 #include <cstddef>
 #include <string>

@@ -1,6 +1,5 @@
 // sass.cpp: finding the disassembler, running it on a CUBIN and cutting one kernel out of
 // its output (sass.hpp). POSIX: fork/exec with a pipe; Linux: the tool dies with warplab.
-// Depends on sys/temp.hpp, rtc/error.hpp.
 #include "rtc/sass.hpp"
 
 #include <fcntl.h>

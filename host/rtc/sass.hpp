@@ -1,7 +1,7 @@
 // sass.hpp: the SASS of a CUBIN, from the CUDA toolkit's disassembler: cuobjdump -sass, else
 // nvdisasm, found on PATH, in $CUDA_HOME/bin, $CUDA_PATH/bin or /usr/local/cuda/bin (the
 // one finder of `compile --sass`, k.sass and `watch --diff`). Runs the tool as a child
-// process on a private temporary file; no GPU. Depends on sys/temp.hpp, rtc/error.hpp.
+// process on a private temporary file; no GPU.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,6 +1,5 @@
 // signature.cpp: kernel signatures from mangled names (abi::__cxa_demangle, then our
 // parser of the parameter list) and from declared text for extern "C" kernels.
-// Depends on libstdc++'s demangler and param_type.cpp.
 #include "rtc/signature.hpp"
 
 #include <cxxabi.h>

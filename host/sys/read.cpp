@@ -1,4 +1,4 @@
-// read.cpp: see read.hpp. Depends on fd.hpp.
+// read.cpp: see read.hpp.
 #include "sys/read.hpp"
 
 #include <fcntl.h>

@@ -1,8 +1,7 @@
 // attrs/command.cpp: `warplab attrs [PATTERN ...] [--device N|all] [--profile P]
 // [--json|--csv] [--diff A B] [-o FILE]`: every device attribute, grouped, with units and meaning; the
 // profile JSON a later `--profile FILE` reads back; or two devices/profiles compared (exit 1
-// when they differ, as diff). Depends on cli/command.hpp (select_target), cu/ (driver,
-// profiles) and render.hpp, which selects and prints.
+// when they differ, as diff).
 #include <unistd.h>
 
 #include <algorithm>

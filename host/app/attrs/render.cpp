@@ -1,6 +1,6 @@
 // attrs/render.cpp: the text, CSV and diff outputs of `warplab attrs` (render.hpp). Values
 // are shown with cu::format_value ("49152 (48 KiB)"); ANSI colour only when the caller says
-// so. Depends on cu/attributes.hpp, cu/driver.hpp and nlohmann/json.
+// so.
 #include "app/attrs/render.hpp"
 
 #include <algorithm>

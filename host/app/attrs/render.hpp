@@ -1,6 +1,6 @@
 // attrs/render.hpp: what `warplab attrs` prints, kept apart from option handling
 // (command.cpp): pattern selection over the attribute table (select.cpp) and the text, CSV
-// and diff renderings of device snapshots (render.cpp). Depends on cu/device.hpp.
+// and diff renderings of device snapshots (render.cpp).
 #pragma once
 #include <ostream>
 #include <string>

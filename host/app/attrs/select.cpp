@@ -1,7 +1,6 @@
 // attrs/select.cpp: which attributes `warplab attrs PATTERN ...` shows (render.hpp). Globs
 // match names (fnmatch); other patterns are case-insensitive substrings of the name, unit
 // and meaning, so `attrs warp`, `attrs bytes` and `attrs '*shared*'` do the obvious thing.
-// Depends on cu/attributes.hpp; a bad pattern is Failure(kBadInput) (cli/exit_codes.hpp).
 #include <fnmatch.h>
 
 #include <algorithm>

@@ -1,6 +1,5 @@
 // cache/command.cpp: `warplab cache info|clear [--json]`: where the compile cache lives,
-// how many entries and bytes it holds against its bound, and emptying it. Depends on
-// cli/command.hpp, rtc/cache.hpp and nlohmann/json; no Lua, no GPU.
+// how many entries and bytes it holds against its bound, and emptying it.
 #include <iostream>
 #include <nlohmann/json.hpp>
 

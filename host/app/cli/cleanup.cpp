@@ -1,8 +1,7 @@
 // cli/cleanup.cpp: the private folder and its keeper process (cleanup.hpp). The keeper is
 // told "+PGID" and "-PGID" lines; at end of file it kills the groups still listed, then
 // removes the folder. The folder's file "lock" carries an flock(2) lock from before it has
-// that name until the last of its holders is gone. Depends on cli/command.hpp (Failure),
-// sys/temp.hpp (the folder, in $TMPDIR or /tmp). POSIX only.
+// that name until the last of its holders is gone. POSIX only.
 #include "app/cli/cleanup.hpp"
 
 #include <dirent.h>

@@ -2,9 +2,8 @@
 // subcommand: docs/cli.md) in the one options struct (lab/options.hpp), the exit codes
 // (exit_codes.hpp), the hook each folder's command.cpp adds itself to the CLI with, target
 // selection, script options, help (footers, the short help, `help`, the man page), the
-// environment table, the shipped examples, and option checks. Depends on CLI11,
-// cu/device.hpp, cu/error.hpp, cu/profile.hpp (the shipped profile names), cli/counters.hpp
-// (a prepared run's counters). No Lua: the commands that run Lua include lua_state.hpp.
+// environment table, the shipped examples, and option checks. No Lua: the commands that run Lua include
+// lua_state.hpp.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cerrno>

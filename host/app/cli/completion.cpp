@@ -3,7 +3,7 @@
 // option's type name: PROFILE, ARCH, TOOL (cli/sanitize.hpp), ATTR (cu/attributes.hpp),
 // SCRIPT.lua / FILE.cu (files), DIR, FILE, COMMAND (the commands), KEY=VALUE (the
 // parameters the script declares, from `warplab run SCRIPT --params`), and literal lists
-// such as "info|clear". Depends on command.hpp, sanitize.hpp, cu/attributes.hpp, cu/profile.hpp.
+// such as "info|clear".
 #include <algorithm>
 #include <cctype>
 #include <iostream>

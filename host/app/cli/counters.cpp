@@ -1,5 +1,4 @@
 // cli/counters.cpp: the --counters options (counters.hpp) and the counted-launch watchdog.
-// Depends on cli/counters.hpp, cli/exit_codes.hpp, lab/counters.hpp.
 #include "app/cli/counters.hpp"
 
 #include <unistd.h>

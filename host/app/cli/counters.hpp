@@ -3,7 +3,7 @@
 // launch|kernel and --json FILE; the names as words; and the watchdog for counted launches
 // (CUPTI replays a counted launch to its end inside the driver call, where the usual
 // watchdog cannot reach it), which `run` and the REPL's worker start with --timeout.
-// Depends on CLI11, lab/options.hpp. No Lua.
+// No Lua.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>

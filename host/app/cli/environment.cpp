@@ -1,7 +1,7 @@
 // cli/environment.cpp: every environment variable warplab reads, with what it changes, and
 // where warplab keeps its files: one table that `warplab --help` (its footer), the man page
 // and docs/cli.md show (tests/cli/environment.sh checks the three agree with the
-// getenv calls of host/ and lua/). Depends on command.hpp only.
+// getenv calls of host/ and lua/).
 #include <algorithm>
 
 #include "app/cli/command.hpp"

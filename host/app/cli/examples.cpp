@@ -2,7 +2,7 @@
 // `warplab list` name ("warps/ids.lua"), so `warplab run warps/ids.lua` works from any
 // folder once installed. The folder is found relative to the binary (build/../examples in
 // a checkout, PREFIX/share/warplab/examples once installed), else in the source tree the
-// binary was built from. Depends on command.hpp only.
+// binary was built from.
 #include <filesystem>
 
 #include "app/cli/command.hpp"

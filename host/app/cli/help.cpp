@@ -2,7 +2,7 @@
 // (a validator's name after the value, "--device N:N"), the footer of each subcommand's
 // --help (examples, the global options read from the app when help is printed, notes), the
 // short help of a bare `warplab`, `warplab help [COMMAND]`, and "unknown command 'attr';
-// did you mean 'attrs'?". Depends on command.hpp (CLI11) only.
+// did you mean 'attrs'?".
 #include <algorithm>
 #include <iostream>
 #include <map>

@@ -2,8 +2,7 @@
 // options as the command line set them, handed to bind::open_state. The device is chosen
 // when the script first asks for it whenever that can wait (the default device, a driver
 // that loaded; lab::Run chooses on first use): a script that never touches the GPU never
-// pays for cuInit. Depends on lua_state.hpp, lab/run.hpp, cu/driver.hpp, cu/trace.hpp and
-// lab/deps.hpp (the file a watched run reports to).
+// pays for cuInit.
 #include "app/cli/lua_state.hpp"
 
 #include <cstdlib>

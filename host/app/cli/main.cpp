@@ -1,7 +1,5 @@
 // cli/main.cpp: the warplab program. Parses the command line (CLI11), dispatches to one
-// subcommand, and is the only place that turns errors into exit codes. Depends on
-// command.hpp (each folder's add_*_command), cu/driver.hpp, cu/error.hpp, cu/trace.hpp
-// (WARPLAB_STARTUP_TRACE) and NVRTC.
+// subcommand, and is the only place that turns errors into exit codes.
 #include <nvrtc.h>
 
 #include <algorithm>

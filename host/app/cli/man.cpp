@@ -2,7 +2,7 @@
 // the CLI11 definition itself, as the completion scripts are, so it cannot drift: every
 // listed command with its arguments, options, examples and notes, the global options, the
 // environment table (environment.cpp) and the exit codes. The build writes it and installs
-// it as share/man/man1/warplab.1.gz (cmake/completions.cmake). Depends on command.hpp.
+// it as share/man/man1/warplab.1.gz (cmake/completions.cmake).
 #include <iostream>
 
 #include "app/cli/command.hpp"

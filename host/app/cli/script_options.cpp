@@ -1,6 +1,5 @@
 // cli/script_options.cpp: the options `run` and `watch` share, defined once: -p key=value
-// (the script's parameters, read by require "warplab.params") and --no-check. Depends on
-// command.hpp only.
+// (the script's parameters, read by require "warplab.params") and --no-check.
 #include "app/cli/command.hpp"
 
 namespace warplab::app {

@@ -1,6 +1,6 @@
 // cli/target.cpp: choosing the device a command works on (command.hpp): a profile, a live
 // GPU, or the default shipped profile when offline and the command allows it, with the one
-// offline note. Depends on cu/ (driver, profiles, errors).
+// offline note.
 #include <iostream>
 
 #include "app/cli/command.hpp"

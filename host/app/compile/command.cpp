@@ -3,8 +3,7 @@
 // request; --kernel instantiates templates. The arch comes from --arch (compute_XX: PTX
 // only), else the live device or profile (select_target), else sm_90 with a note.
 // --sass prints the SASS (rtc/sass.hpp); --timings says where the time went; --pch keeps
-// the headers warm first, as watch does. Depends on cli/command.hpp, cli/cleanup.hpp,
-// report.hpp, cu/ (a load when there is a GPU) and rtc/ (compile, cache, pch, sass).
+// the headers warm first, as watch does.
 #include <unistd.h>
 
 #include <cerrno>

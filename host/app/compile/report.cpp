@@ -1,5 +1,5 @@
 // compile/report.cpp: the resource table and the JSON of `warplab compile` (report.hpp),
-// and the template kernels a source declares. Depends on rtc/ (through report.hpp).
+// and the template kernels a source declares.
 #include "app/compile/report.hpp"
 
 #include <algorithm>

@@ -1,6 +1,5 @@
 // compile/report.hpp: what `warplab compile` prints about a result: the resource table,
 // the --json object, and the template kernels a source declares (for the "0 kernels" hint).
-// Depends on rtc/ (compile, resources, signature, elf) and nlohmann/json.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <ostream>

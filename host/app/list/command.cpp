@@ -1,8 +1,7 @@
 // list/command.cpp: `warplab list [FOLDER]`: every example script (examples/**/*.lua) with
 // the one-line summary of its header, grouped by folder. The shipped examples are found by
 // cli/examples.cpp (beside the binary, else the source tree); `warplab run FOLDER/NAME.lua`
-// runs one of them from any folder. Depends on cli/command.hpp and nlohmann/json; no GPU,
-// no Lua.
+// runs one of them from any folder.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>

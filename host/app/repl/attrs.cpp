@@ -1,6 +1,6 @@
 // repl/attrs.cpp: the REPL's `:attrs [pattern]` (attrs.hpp). dev.attr is a plain Lua
 // table, so the listing walks it with lua_next; values and meanings are written as
-// `warplab attrs` writes them. Depends on Lua and cu/attributes.hpp.
+// `warplab attrs` writes them.
 #include "app/repl/attrs.hpp"
 
 #include <fnmatch.h>

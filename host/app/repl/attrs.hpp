@@ -1,6 +1,6 @@
 // repl/attrs.hpp: the REPL's `:attrs [pattern]`: the keys and values of dev.attr that
 // match a glob (fnmatch, case-insensitive) or, without glob characters, a substring, one a
-// line with the unit from the attribute table. Depends on Lua, cu/attributes.
+// line with the unit from the attribute table.
 #pragma once
 #include <lua.hpp>
 

@@ -1,8 +1,7 @@
 // repl/command.cpp: `warplab repl`: an interactive Lua prompt with the warplab API and
 // `dev` bound to cuda.device(). The prompt (prompt.hpp, libedit, when stdin is a terminal)
 // runs here; the Lua state lives in a worker process (worker.hpp). Piped stdin is read line
-// by line with no prompts; the exit status is 1 when any chunk failed. Depends on
-// cli/command.hpp, cli/lua_state.hpp (the worker's state), help.hpp and cu/error.hpp.
+// by line with no prompts; the exit status is 1 when any chunk failed.
 #include <unistd.h>
 
 #include <cerrno>

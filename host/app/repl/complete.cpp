@@ -1,7 +1,7 @@
 // repl/complete.cpp: completion candidates from the live Lua state (complete.hpp). All of
 // it, path resolution and the key listing, runs under one lua_pcall: a throwing __index
 // (dev.attr rejects unknown names) or a path too long for the stack just means "no
-// candidates", and every push asks for its room. Depends on Lua and pretty.hpp.
+// candidates", and every push asks for its room.
 #include "app/repl/complete.hpp"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // end of the line; the worker, which holds the Lua state, lists candidates: globals and
 // keywords, table fields (dev.attr.max_<Tab>), methods after ':' (the metatable's __index
 // tables) and the names a metatable's `__fields` gives, for objects whose __index is a
-// function. Depends on Lua only.
+// function.
 #pragma once
 #include <lua.hpp>
 

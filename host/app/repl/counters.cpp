@@ -1,4 +1,4 @@
-// repl/counters.cpp: `:counters [SETS] CHUNK` (counters.hpp). Depends on lab/counters.hpp.
+// repl/counters.cpp: `:counters [SETS] CHUNK` (counters.hpp).
 #include "app/repl/counters.hpp"
 
 #include <cctype>

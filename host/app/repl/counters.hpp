@@ -1,6 +1,6 @@
 // repl/counters.hpp: `:counters [SETS] CHUNK`: the Lua the worker evaluates for it (the chunk
 // inside cuda.counters, whose rows print as their table) and the word that names the
-// counters, told from the chunk's own first word. Depends on lab/counters.hpp (the names).
+// counters, told from the chunk's own first word.
 #pragma once
 #include <string>
 

@@ -1,6 +1,5 @@
 // repl/eval.cpp: chunk evaluation in the REPL worker (eval.hpp): loading, the message
-// handler that trims tracebacks, the interrupt hook. Depends on Lua, bind/state.hpp
-// (context_lost), and attrs.hpp, complete.hpp, pretty.hpp.
+// handler that trims tracebacks, the interrupt hook.
 #include "app/repl/eval.hpp"
 
 #include "bind/state.hpp"

@@ -1,6 +1,6 @@
 // repl/help.cpp: `:help NAME` (help.hpp). lua-api.md is found beside the binary (a build
 // tree's ../docs, an install's ../share/doc/warplab/docs) or in the source tree it was built
-// from. Depends on the standard library only.
+// from.
 #include "app/repl/help.hpp"
 
 #include <filesystem>

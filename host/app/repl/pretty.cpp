@@ -1,6 +1,6 @@
 // repl/pretty.cpp: the REPL's value printer (pretty.hpp). Tables are walked with lua_next;
 // keys are collected into a scratch table so they can be sorted without keeping Lua values
-// in C++. Depends on Lua only.
+// in C++.
 #include "app/repl/pretty.hpp"
 
 #include <algorithm>

@@ -1,7 +1,6 @@
 // repl/prompt.cpp: the libedit line editor of the REPL (prompt.hpp). Ctrl-C: our character
 // reader returns -1 with errno EINTR when the interrupt pipe (worker.hpp) wakes it; el_gets
-// then returns NULL and the next line starts empty. Depends on libedit, complete.hpp
-// (the word at the cursor), worker.hpp (take_interrupts) and sys/write.hpp (the history).
+// then returns NULL and the next line starts empty.
 #include "app/repl/prompt.hpp"
 
 #include <histedit.h>

@@ -1,6 +1,6 @@
 // repl/prompt.hpp: the REPL's line editor: libedit (histedit.h) with emacs keys, history
 // kept in a file, and Tab asking a completer for candidates (the worker answers). Used only
-// when stdin is a terminal. Depends on libedit.
+// when stdin is a terminal.
 #pragma once
 #include <functional>
 #include <string>

@@ -1,7 +1,7 @@
 // repl/save.hpp: the script `:save FILE` writes from a session's successful inputs, made
 // so that `warplab run FILE` runs it: a statement as typed; a bare expression (`m.k`, `a`:
 // the REPL printed its value) as print(...); an input whose kernel launch faulted as a
-// comment saying so. Depends on Lua (a parse, never a run).
+// comment saying so.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,7 +1,5 @@
 // repl/worker.cpp: forking, talking to and replacing the REPL's worker process
 // (worker.hpp). The worker runs serve(): open the state, then one reply per request.
-// Depends on protocol.hpp, eval.hpp (what the worker runs), cli/child_group.hpp (its
-// process group) and cli/exit_codes.hpp (kInternal when it cannot start).
 #include "app/repl/worker.hpp"
 
 #include "app/cli/child_group.hpp"

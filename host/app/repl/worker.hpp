@@ -4,7 +4,6 @@
 // (its state and the device's context ready). The worker has its own process group (Ctrl-C
 // reaches the prompt, which forwards it) and dies with the prompt, whatever kills the
 // prompt, taking with it what it started (cli/child_group.hpp).
-// Depends on protocol.hpp (Reply, Status) and bind/state.hpp (the state it holds).
 #pragma once
 #include <sys/types.h>
 

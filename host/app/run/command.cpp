@@ -6,9 +6,7 @@
 // --counters counts every launch (run/counters.hpp); --params lists the parameters the script
 // declares. SCRIPT may be an example's `warplab list` name (cli/examples.cpp). Also
 // run_prepared, the same run made ready ahead of its start (watch's standby: the context and
-// the last run's modules first). Depends on cli/command.hpp, cli/lua_state.hpp,
-// bind/state.hpp (run_file), lab/ (run: the device, made ready; deps, prebuilt, script) and
-// cu/trace.hpp.
+// the last run's modules first).
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -1,6 +1,5 @@
 // run/counters.cpp: RunCounters (counters.hpp): the session around a script, what is
-// printed or written after it. Depends on run/counters.hpp, bind/state.hpp (the state's
-// run), lab/counter_report.hpp, lab/sync.hpp, sys/write.hpp.
+// printed or written after it.
 #include "app/run/counters.hpp"
 
 #include <cstdio>

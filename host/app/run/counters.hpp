@@ -1,8 +1,7 @@
 // run/counters.hpp: `run --counters`: a counter session around the whole script, unedited
 // (offline: the names checked against the profile's chip, and one note after the script),
 // then the table of every launch (or of every kernel, --counters-by kernel) after the
-// script's own output, or the JSON (--json FILE). Depends on cli/counters.hpp,
-// bind/state.hpp, lab/counters.hpp.
+// script's own output, or the JSON (--json FILE).
 #pragma once
 #include <lua.hpp>
 

@@ -2,7 +2,7 @@
 // out, for the tool's 2020-2025 formats (CUDA 11 to 13): records start at "========= ", details
 // at "=========     "; a location reads "kernel(args)+0x70 in file.cu:12" (CUDA 12+) or
 // "0x00000070 in file.cu:12:kernel(args)" (CUDA 11), without " in file:line" when the code
-// has no line information. Depends on the standard library only.
+// has no line information.
 #include "app/sanitize/log.hpp"
 
 #include <algorithm>

@@ -1,7 +1,6 @@
 // watch/child.cpp: the child process of one watched run (child.hpp), and the dependency
 // file it leaves. A socket pair carries 'r' (ready) and, when the body returns, 'd' (done)
-// from the child, and 'g' (go) from the watcher. Depends on cli/child_group.hpp (fork into a group, kill,
-// reap).
+// from the child, and 'g' (go) from the watcher.
 #include "app/watch/child.hpp"
 
 #include "app/cli/child_group.hpp"

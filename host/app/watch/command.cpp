@@ -3,10 +3,7 @@
 // a child forked ahead of the save (child.hpp: the standby, with its Lua state, context and
 // the last run's modules) that compiles with the headers this process keeps warm (rtc/pch).
 // A failing, crashing or hanging run ends that run only; --counters shows the counters that
-// changed (counters.hpp). This process never starts the CUDA driver. Depends on cli/
-// (command, cleanup, counters), files.hpp, child.hpp, diff.hpp, counters.hpp, signals.hpp,
-// status.hpp, cu/profile, cu/trace, lab/prebuilt, lab/run (the cache's note), lab/script,
-// rtc/pch.
+// changed (counters.hpp). This process never starts the CUDA driver.
 #include <poll.h>
 #include <unistd.h>
 

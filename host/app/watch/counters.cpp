@@ -1,7 +1,6 @@
 // watch/counters.cpp: CounterDiff (counters.hpp). A value changed when it moved by more than
 // 1 % of the larger of old and new: exact counts show every real change (31 -> 0), rates
-// and times do not flicker with the noise of one run to the next. Depends on
-// watch/counters.hpp, lab/counter_report.hpp, nlohmann/json.
+// and times do not flicker with the noise of one run to the next.
 #include "app/watch/counters.hpp"
 
 #include <unistd.h>

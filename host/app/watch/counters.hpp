@@ -1,8 +1,7 @@
 // watch/counters.hpp: `watch --counters SET`: each run writes its counters per kernel as
 // JSON (run --counters SET --counters-by kernel --json FILE); after each run the watcher
 // shows them the first time, then only what changed since the run before, old -> new
-// ("bank_cycles  shared_ld_conflicts_per_request  31 -> 0 conflicts/request"). Depends on
-// nlohmann/json, lab/counter_report.hpp (how values are written).
+// ("bank_cycles  shared_ld_conflicts_per_request  31 -> 0 conflicts/request").
 #pragma once
 #include <map>
 #include <string>

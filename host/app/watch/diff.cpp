@@ -1,8 +1,7 @@
 // watch/diff.cpp: comparing two runs' code folders (diff.hpp). The diff is the textbook
 // longest-common-subsequence table over lines, plenty for kernels (3000 lines a side at
 // most). The disassembler runs as a child that dies with the watcher and is killed when a
-// signal asks the watcher to leave. Depends on resources.hpp, rtc/ (ptx, elf, sass,
-// signature), signals.hpp and sys/temp.hpp. Linux (prctl).
+// signal asks the watcher to leave. Linux (prctl).
 #include "app/watch/diff.hpp"
 
 #include "app/watch/signals.hpp"

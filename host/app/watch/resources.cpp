@@ -1,7 +1,6 @@
 // watch/resources.cpp: the per-kernel line of `warplab watch` (resources.hpp). The numbers
 // are those `warplab compile` prints (the CUBIN's, the report's spills); occupancy is
-// warplab's own calculator, so the line is the same offline and on a GPU. Depends on
-// cu/ (occupancy, profiles), lab/module.hpp and rtc/elf.hpp.
+// warplab's own calculator, so the line is the same offline and on a GPU.
 #include "app/watch/resources.hpp"
 
 #include <algorithm>

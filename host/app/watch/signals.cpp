@@ -1,4 +1,4 @@
-// watch/signals.cpp: see signals.hpp. Depends on cli/command.hpp (Failure).
+// watch/signals.cpp: see signals.hpp.
 #include "app/watch/signals.hpp"
 
 #include <sys/signalfd.h>

@@ -1,5 +1,4 @@
-// watch/status.cpp: the lines watch says about each run (status.hpp). Depends on
-// cli/exit_codes.hpp (what 3 and 5 mean) and child.hpp (describe_status). POSIX (wait
+// watch/status.cpp: the lines watch says about each run (status.hpp). POSIX (wait
 // status macros).
 #include "app/watch/status.hpp"
 
