@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/cli/command.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app {
 namespace {
@@ -39,19 +40,6 @@ class Formatter : public CLI::Formatter {
     return out;
   }
 };
-
-// Levenshtein distance, for "did you mean".
-std::size_t distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
 
 }  // namespace
 
@@ -143,7 +131,7 @@ std::string unknown_command(const CLI::App& app, const std::string& word) {
   std::size_t best_d = 3;  // at most 2 edits
   for (const CLI::App* s : listed_commands(app)) {
     const std::string& n = s->get_name();
-    std::size_t d = distance(word, n);
+    std::size_t d = sys::edit_distance(word, n);
     if (word.size() >= 2 && n.rfind(word, 0) == 0) d = std::min<std::size_t>(d, 1);  // a prefix
     if (d < best_d && d < std::max<std::size_t>(n.size(), 2)) best = n, best_d = d;
   }
