@@ -11,13 +11,19 @@
 
 namespace warplab::sys {
 
-std::string read_whole(const std::string& path, std::string& out, std::size_t max_bytes) {
+namespace {
+
+// Reads up to `max_bytes` into `out`; `more` says whether the file holds more than that.
+std::string read_upto(const std::string& path, std::string& out, std::size_t max_bytes, bool& more) {
   out.clear();
+  more = false;
   const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) return std::strerror(errno);
   char buf[1 << 16];
   for (;;) {
-    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    // One byte past the limit tells a file of exactly max_bytes from a longer one.
+    const std::size_t left = max_bytes - out.size();
+    const ssize_t n = ::read(fd.get(), buf, left < sizeof buf ? left + 1 : sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const int e = errno;
@@ -26,11 +32,29 @@ std::string read_whole(const std::string& path, std::string& out, std::size_t ma
     }
     if (n == 0) return {};
     if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
-      out.clear();
-      return "larger than " + std::to_string(max_bytes) + " bytes";
+      out.append(buf, max_bytes - out.size());
+      more = true;
+      return {};
     }
     out.append(buf, static_cast<std::size_t>(n));
   }
+}
+
+}  // namespace
+
+std::string read_whole(const std::string& path, std::string& out, std::size_t max_bytes) {
+  bool more = false;
+  std::string e = read_upto(path, out, max_bytes, more);
+  if (e.empty() && more) {
+    out.clear();
+    e = "larger than " + std::to_string(max_bytes) + " bytes";
+  }
+  return e;
+}
+
+std::string read_head(const std::string& path, std::string& out, std::size_t max_bytes) {
+  bool more = false;
+  return read_upto(path, out, max_bytes, more);
 }
 
 }  // namespace warplab::sys

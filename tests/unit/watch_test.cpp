@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -19,7 +21,7 @@
 
 #include "app/watch/child.hpp"
 #include "app/watch/files.hpp"
-#include "lab/deps.hpp"
+#include "lab/watch_feed.hpp"
 
 namespace fs = std::filesystem;
 using namespace warplab::app::watch;
@@ -374,12 +376,24 @@ TEST(Deps, RecordDependencyAppendsAbsolutePathsOnce) {
   ::unsetenv("WARPLAB_DEPS_FILE");
   warplab::lab::record_dependency("/abs/deps_test_c.cuh");  // no watcher: not recorded
   const std::string a = (fs::current_path() / "kernels/deps_test_a.cu").string();
-  EXPECT_EQ(read_deps_file(file), (std::vector<std::string>{a, "/abs/deps_test_b.cuh"}));
+  EXPECT_EQ(dependency_paths(read_record(file).text), (std::vector<std::string>{a, "/abs/deps_test_b.cuh"}));
 }
 
 TEST(Deps, ReadDepsFileSkipsBlankLinesAndToleratesAMissingFile) {
   TempDir d;
   write_file(d / "deps", "/a/x.cu\n\n/b/y.cuh\n");
-  EXPECT_EQ(read_deps_file(d / "deps"), (std::vector<std::string>{"/a/x.cu", "/b/y.cuh"}));
-  EXPECT_TRUE(read_deps_file(d / "missing").empty());
+  EXPECT_EQ(dependency_paths(read_record(d / "deps").text),
+            (std::vector<std::string>{"/a/x.cu", "/b/y.cuh"}));
+  const Record missing = read_record(d / "missing");
+  EXPECT_TRUE(missing.text.empty());
+  EXPECT_EQ(missing.problem, "");  // the run wrote none: nothing to say
+}
+
+TEST(Deps, ARecordThatCannotBeReadIsSaidNotTakenForEmpty) {
+  TempDir d;
+  const std::string dir = d / "deps";
+  fs::create_directory(dir);  // there, but no file: reading it fails (as root too)
+  const Record r = read_record(dir);
+  EXPECT_TRUE(r.text.empty());
+  EXPECT_EQ(r.problem, "cannot read " + dir + ": " + std::strerror(EISDIR));
 }

@@ -1,5 +1,5 @@
-// watch/child.cpp: the child process of one watched run (child.hpp), and the dependency
-// file it leaves. A socket pair carries 'r' (ready) and, when the body returns, 'd' (done)
+// watch/child.cpp: the child process of one watched run (child.hpp), and the records it
+// leaves. A socket pair carries 'r' (ready) and, when the body returns, 'd' (done)
 // from the child, and 'g' (go) from the watcher.
 #include "app/watch/child.hpp"
 
@@ -13,11 +13,15 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
 #include <system_error>
+
+#include "sys/read.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app::watch {
 
@@ -145,11 +149,19 @@ std::string describe_status(int st) {
   return "exit " + std::to_string(WEXITSTATUS(st));
 }
 
-std::vector<std::string> read_deps_file(const std::string& path) {
-  std::vector<std::string> out;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(line);
+Record read_record(const std::string& path) {
+  Record r;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return r;  // the run wrote none
+  // No size limit: the records are the run's own (a CUBIN may be megabytes).
+  if (const std::string e = sys::read_whole(path, r.text, SIZE_MAX); !e.empty())
+    r.problem = "cannot read " + path + ": " + e;
+  return r;
+}
+
+std::vector<std::string> dependency_paths(const std::string& text) {
+  std::vector<std::string> out = sys::split(text, '\n');
+  std::erase(out, std::string());
   return out;
 }
 

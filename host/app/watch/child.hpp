@@ -4,7 +4,7 @@
 // watcher dies. The child gets ready first and starts the script only on go(), so a run can
 // be forked before the save that starts it (the standby). The watcher polls finished() on
 // SIGCHLD and kills the group on timeout, on a new save and on exit. Also reads the
-// dependency file a run wrote (lab/deps.hpp's format). POSIX only.
+// records a run leaves (lab/watch_feed.hpp's formats). POSIX only.
 #pragma once
 #include <sys/types.h>
 
@@ -65,7 +65,17 @@ std::string answer_in_child(const std::function<std::string()>& ask);
 // "exit 1", "signal 11 (Segmentation fault)".
 std::string describe_status(int wait_status);
 
-// The paths in a dependency file, one a line, blank lines skipped; {} when unreadable.
-std::vector<std::string> read_deps_file(const std::string& path);
+// A record a run leaves for the watcher (lab/watch_feed.hpp: its dependency file, the files
+// of its code folder): its text, empty when the run wrote none; `problem` says why one that
+// is there could not be read ("cannot read PATH: Is a directory"), so that it is never
+// taken for an empty one.
+struct Record {
+  std::string text;
+  std::string problem;
+};
+Record read_record(const std::string& path);
+
+// The paths in a dependency file's text, one a line, blank lines skipped.
+std::vector<std::string> dependency_paths(const std::string& text);
 
 }  // namespace warplab::app::watch

@@ -1,5 +1,5 @@
 // watch/command.cpp: `warplab watch SCRIPT.lua [-p k=v ...] [--clear] [--diff] [--timeout S]`:
-// runs the script again after every save of it, a kernel file or a header (lab/deps.hpp), in
+// runs the script again after every save of it, a kernel file or a header (lab/watch_feed.hpp), in
 // a child forked ahead of the save (child.hpp: the standby, with its Lua state, context and
 // the last run's modules) that compiles with the headers this process keeps warm (rtc/pch).
 // A failing, crashing or hanging run ends that run only; --counters shows the counters that
@@ -13,10 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 
 #include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
@@ -57,13 +55,6 @@ constexpr std::size_t kMaxWarmModules = 4;
 
 long long ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 void set_or_unset(const char* name, const std::string& value) {
@@ -159,7 +150,7 @@ class Watch {
     const Globals& g = g_;
     auto body = [&g, pr, deps, code](const watch::ChildRun::Ready& ready) {
       cu::trace_reset("run forked");
-      set_or_unset("WARPLAB_DEPS_FILE", deps);  // lab/deps.hpp, lab/prebuilt.hpp
+      set_or_unset("WARPLAB_DEPS_FILE", deps);  // lab/watch_feed.hpp, lab/prebuilt.hpp
       set_or_unset("WARPLAB_CODE_DIR", code);
       return run_command([&] { return run_prepared(g, pr, ready); });
     };
@@ -236,7 +227,9 @@ class Watch {
     const double secs = ms_since(run_->started()) / 1000.0;
     const watch::RunEnd end{status, run_->returned(), why};
     const bool ok = end.ok();
-    std::vector<std::string> deps = watch::read_deps_file(deps_of_[run_.get()]);
+    const watch::Record deps_file = watch::read_record(deps_of_[run_.get()]);
+    if (!deps_file.problem.empty()) note(deps_file.problem);
+    std::vector<std::string> deps = watch::dependency_paths(deps_file.text);
     drop(run_);
     deps.push_back(script_);
     if (!ok) deps.insert(deps.end(), deps_.begin(), deps_.end());
@@ -247,7 +240,9 @@ class Watch {
     // built nothing keeps the last record.
     if (code_) {
       const std::string record = (fs::path(code_->dir()) / "modules").string();
-      if (std::string m = read_text(record); !m.empty()) modules_ = std::move(m);
+      watch::Record m = watch::read_record(record);
+      if (!m.problem.empty()) note(m.problem);
+      if (!m.text.empty()) modules_ = std::move(m.text);
       std::error_code ec;
       fs::remove(record, ec);
     }
