@@ -3,7 +3,6 @@
 #pragma once
 #include <cuda.h>
 
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -36,9 +35,8 @@ bool driver_loaded(std::string* why = nullptr);
 // not load. Needs no cuInit.
 int driver_version();
 
-// The CUDA version each entry point is requested for (see driver.cpp), and their names.
+// The CUDA version each entry point is requested for (see driver.cpp).
 int api_request_version(std::string_view name);
-std::span<const char* const> api_names();
 
 // "13.0" from 13000.
 std::string version_string(int cuda_version);
