@@ -9,7 +9,7 @@
 
 #include "cu/driver.hpp"
 #include "cu/trace.hpp"
-#include "lab/deps.hpp"
+#include "lab/watch_feed.hpp"
 
 namespace warplab::app {
 namespace {
