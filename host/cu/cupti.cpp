@@ -173,7 +173,7 @@ const Loaded& loaded() {
 
 ErrorKind kind_of_result(CUptiResult r) {
   return (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_CHIP_NAME) ? ErrorKind::bad_input
-                                                                                      : ErrorKind::driver;
+                                                                                      : ErrorKind::profiler;
 }
 
 // What a user can do about the codes that have a remedy outside warplab.
@@ -220,14 +220,14 @@ std::vector<fs::path> cupti_search_dirs() {
 
 const CuptiApi& cupti() {
   const Loaded& l = loaded();
-  if (!l.ok) throw CuptiError(l.why, ErrorKind::no_device);
+  if (!l.ok) throw CuptiError(l.why, ErrorKind::no_gpu);
   return l.api;
 }
 
-bool cupti_available(std::string* why) {
+std::optional<std::string> cupti_unavailable() {
   const Loaded& l = loaded();
-  if (why) *why = l.why;
-  return l.ok;
+  if (l.ok) return std::nullopt;
+  return l.why;
 }
 
 std::string cupti_result_text(CUptiResult r) {

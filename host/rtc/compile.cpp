@@ -240,7 +240,7 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
       throw Error("the value of the macro " + d.first + " holds a line break; a macro's value is one line");
   }
   check_arch(opt.arch, opt.allow_virtual);
-  if (const std::string bad = check_options(opt.extra); !bad.empty()) throw Error(bad);
+  if (auto bad = check_options(opt.extra)) throw Error(*bad);
   CompileResult r;
   r.arch = opt.arch;
   r.nvrtc_version = nvrtc_version();

@@ -11,7 +11,7 @@
 
 namespace warplab::sys {
 
-std::string read_whole(const std::string& path, std::string& out, std::size_t max_bytes) {
+std::optional<std::string> read_whole(const std::string& path, std::string& out, std::size_t max_bytes) {
   out.clear();
   const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) return std::strerror(errno);
@@ -24,7 +24,7 @@ std::string read_whole(const std::string& path, std::string& out, std::size_t ma
       out.clear();
       return std::strerror(e);
     }
-    if (n == 0) return {};
+    if (n == 0) return std::nullopt;
     if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
       out.clear();
       return "larger than " + std::to_string(max_bytes) + " bytes";

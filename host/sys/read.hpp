@@ -4,13 +4,14 @@
 // not. No Lua, no CUDA; callers check the file's kind and size first.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace warplab::sys {
 
-// The bytes of the file at `path` in `out`: an empty string when read whole, else the OS
-// reason ("Input/output error") with `out` left empty. More than `max_bytes` is refused
-// ("larger than N bytes"), for a file that grew after its size was checked.
-std::string read_whole(const std::string& path, std::string& out, std::size_t max_bytes);
+// The bytes of the file at `path` in `out`: nullopt when read whole, else the OS reason
+// ("Input/output error") with `out` left empty. More than `max_bytes` is refused ("larger
+// than N bytes"), for a file that grew after its size was checked.
+std::optional<std::string> read_whole(const std::string& path, std::string& out, std::size_t max_bytes);
 
 }  // namespace warplab::sys

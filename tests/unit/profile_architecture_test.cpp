@@ -34,7 +34,7 @@ std::string error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const cu::Error& e) {
-    EXPECT_EQ(e.kind(), cu::ErrorKind::bad_input) << e.what();
+    EXPECT_EQ(e.kind(), warplab::ErrorKind::bad_input) << e.what();
     return e.what();
   }
   return "";
