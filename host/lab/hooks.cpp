@@ -10,17 +10,18 @@
 
 namespace warplab::lab {
 
-std::string make_dir(const std::string& dir) {
+std::optional<std::string> make_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (!ec && std::filesystem::is_directory(dir)) return {};
+  if (!ec && std::filesystem::is_directory(dir)) return std::nullopt;
   return "cannot create the folder '" + dir +
          "': " + (ec ? ec.message() : std::string("a file is in the way"));
 }
 
-std::string write_result(const std::string& path, std::string_view bytes) {
+std::optional<std::string> write_result(const std::string& path, std::string_view bytes) {
   const sys::WriteResult w = sys::write_file(path, bytes, sys::Replace::allowed);
-  return w ? std::string() : w.message;
+  if (w) return std::nullopt;
+  return w.message;
 }
 
 double now_seconds() {

@@ -48,7 +48,7 @@ std::string spec_key(const ModuleSpec& s) {
 bool headers_unchanged(const ModuleObj& m) {
   for (const rtc::Dependency& d : m.result.dependencies) {
     std::string bytes;
-    if (!rtc::read_file(d.path, bytes, nullptr) || rtc::content_hash(bytes) != d.hash) return false;
+    if (rtc::read_file(d.path, bytes) || rtc::content_hash(bytes) != d.hash) return false;
   }
   return true;
 }
@@ -86,8 +86,7 @@ ModuleSpec spec_from_json(const json& j) {
   o.extra = j.at("extra").get<std::vector<std::string>>();
   o.name_expressions = j.at("names").get<std::vector<std::string>>();
   if (!s.path.empty()) {
-    std::string why;
-    if (!reread_source(s, why)) throw std::runtime_error(why);
+    if (auto why = reread_source(s)) throw Error(ErrorKind::bad_input, *why);
   } else {
     s.source.text = j.at("text").get<std::string>();
   }
