@@ -86,9 +86,9 @@ lab::Where launch_site(lua_State* L, StateRecord& st);
 
 // ---- compile_args.cpp ---------------------------------------------------------------------
 
-// cuda.compile(path | {...})'s arguments at idx as a spec. Misuse (wrong field types,
-// unknown fields) raises; a file that cannot be read returns nullopt with `why` set (an
-// environment failure the script may handle).
-std::optional<lab::ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why);
+// cuda.compile(path | {...})'s arguments at idx as a spec, into `spec`. Misuse (wrong
+// field types, unknown fields) raises; a file that cannot be found or read returns the
+// sentence (an environment failure the script may handle), else nullopt.
+std::optional<std::string> spec_from_args(lua_State* L, int idx, lab::ModuleSpec& spec);
 
 }  // namespace warplab::bind

@@ -68,7 +68,7 @@ int device_gc(lua_State* L) {
     fix = "pass a product (--profile " + (products.empty() ? any : products) + ") or a captured profile";
   else
     fix = "pass a captured profile (warplab attrs --json > gpu.json on that GPU)";
-  raise(L, "%s is unknown for %s%s: %s", what.c_str(), d.source.c_str(),
+  raise(L, ErrorKind::not_in_profile, "%s is unknown for %s%s: %s", what.c_str(), d.source.c_str(),
         d.architecture ? " (architecture limits, not a captured device)" : "", fix.c_str());
 }
 
@@ -195,7 +195,7 @@ static int cuda_device(lua_State* L) {
     const lua_Integer i = luaL_optinteger(L, 1, offline ? 0 : target.ordinal);
     if (offline || i == target.ordinal) {
       if (offline && i != 0)
-        raise(L, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,
+        raise(L, ErrorKind::no_gpu, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,
               target.source.c_str());
       push_device(L, target);
       return 1;

@@ -42,7 +42,8 @@ std::size_t check_count(lua_State* L, int idx, cu::DType t, const char* who) {
 }
 
 void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what) {
-  if (!lua_isnumber(L, idx)) throw lab::Error(lab::not_a_number(what, t, luaL_typename(L, idx)));
+  if (!lua_isnumber(L, idx))
+    throw Error(ErrorKind::bad_input, lab::not_a_number(what, t, luaL_typename(L, idx)));
   lab::Number v;
   if ((v.integer = lua_isinteger(L, idx)))
     v.i = lua_tointeger(L, idx);
@@ -167,9 +168,9 @@ lab::Elements elements(lua_State* L, int idx, const char* what) {
 }
 
 static int array_get(lua_State* L) {
-  if (lua_gettop(L) > 1)  // a:get(i) would otherwise return the whole table without a word
-    return luaL_error(L, "get() takes no arguments (a[i] reads one element, a:view(i, n):get() n of them)");
   return guard(L, [L] {
+    if (lua_gettop(L) > 1)  // a:get(i) would otherwise return the whole table without a word
+      raise(L, "get() takes no arguments (a[i] reads one element, a:view(i, n):get() n of them)");
     const lab::Elements e = elements(L, 1, "a:get()");
     e.load();
     lua_createtable(L, static_cast<int>(e.count), 0);  // +1 table

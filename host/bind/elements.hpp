@@ -25,7 +25,7 @@ inline void push_element(lua_State* L, cu::DType t, const void* src) {
   const lab::Number v = lab::load_element(t, src);
   v.integer ? lua_pushinteger(L, static_cast<lua_Integer>(v.i)) : lua_pushnumber(L, v.x);
 }
-// Converts the Lua value at idx into type t at `dst`; throws lab::Error naming `what`, the
+// Converts the Lua value at idx into type t at `dst`; throws Error (bad_input) naming `what`, the
 // value and the type's range when it does not fit or is not a number (call under guard()).
 void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what);
 // The sequence table at `tidx` converted to type t, element by element (throws on the

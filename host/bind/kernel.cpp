@@ -175,8 +175,7 @@ static int kernel_occupancy(lua_State* L) {
       req.carveout = opt_int(L, "carveout", -1);
     }
     const cu::DeviceLimits& d = record_of(L).run.limits();
-    const std::string why = lab::occupancy_error(k, req, d);
-    if (!why.empty()) raise(L, "%s", why.c_str());
+    if (const auto why = lab::occupancy_error(k, req, d)) raise(L, "%s", why->c_str());
     push_occupancy(L, static_cast<int>(req.block), lab::occupancy_report(k, req, d));
     return 1;
   });
@@ -267,13 +266,14 @@ static int kernel_check(lua_State* L) {
     const bool has_args = lua_getfield(L, 2, "args") != LUA_TNIL;  // +1
     lua_pop(L, 1);                                                 // -1
     const TableLaunch t = read_launch_table(L, 2, has_args);       // +fields +n
-    const auto broken = lab::broken_rule(k, t.config, st.run.limits());
-    std::string why = broken ? broken->sentence : std::string();
-    if (why.empty() && has_args)
+    std::optional<std::string> why;
+    if (const auto broken = lab::broken_rule(k, t.config, st.run.limits()))
+      why = broken->sentence;
+    else if (has_args)
       if (const char* arg_error = marshal(L, st, k, t.first, t.n)) why = arg_error;
-    lua_pushboolean(L, why.empty());  // +1
-    if (why.empty()) return 1;
-    lua_pushstring(L, why.c_str());  // +1
+    lua_pushboolean(L, !why);  // +1
+    if (!why) return 1;
+    lua_pushstring(L, why->c_str());  // +1
     return 2;
   });
 }
@@ -288,12 +288,14 @@ static int kernel_clusters(lua_State* L) {
     c.cluster = cu::cluster_of(c, k.limits);  // a compile-time cluster when cluster = is left out
     if (!c.clustered()) raise(L, "clusters: the launch table needs cluster =");
     lab::Run& run = record_of(L).run;
-    const auto broken = lab::broken_rule(k, c, run.limits(), false);  // the driver is asked below
-    std::string why = broken ? broken->sentence : std::string();
-    if (why.empty() && !k.fn) why = "cuOccupancyMaxActiveClusters needs a GPU (" + run.offline_reason() + ")";
-    if (!why.empty()) {
-      luaL_pushfail(L);                // +1
-      lua_pushstring(L, why.c_str());  // +1
+    std::optional<std::string> why;
+    if (const auto broken = lab::broken_rule(k, c, run.limits(), false))  // the driver is asked below
+      why = broken->sentence;
+    else if (!k.fn)
+      why = "cuOccupancyMaxActiveClusters needs a GPU (" + run.offline_reason() + ")";
+    if (why) {
+      luaL_pushfail(L);                 // +1
+      lua_pushstring(L, why->c_str());  // +1
       return 2;
     }
     // The driver judges the size first (a size it refuses is a sentence, never its error

@@ -60,7 +60,8 @@ void push_module_kernel(lua_State* L, const lab::ModuleRef& m, const std::string
 // ---- cuda.compile -------------------------------------------------------------------------
 
 // Pushes nil, the formatted diagnostics, and a list of {file, line, col, severity, message};
-// notes the text in the record, so that a script raising it ends as a compile error (state.cpp).
+// notes the text with kind compile in the record, so that a script raising it (the value
+// itself, or behind one position) ends as a compile error (state.cpp).
 int push_failure(lua_State* L, const lab::ModuleObj& m) {
   const rtc::CompileResult& r = m.result;
   lua_pushnil(L);  // +1
@@ -69,9 +70,9 @@ int push_failure(lua_State* L, const lab::ModuleObj& m) {
   const std::string text = rtc::format_diagnostics(r, 10, opts.color);
   if (opts.echo_compile_errors) std::fprintf(stderr, "%s", text.c_str());
   const std::size_t n = r.errors();
-  if (rec.compile_failures.size() == 64) rec.compile_failures.erase(rec.compile_failures.begin());  // a bound
-  rec.compile_failures.emplace_back(text, m.spec.source.name + " did not compile for " + r.arch + " (" +
-                                              std::to_string(n) + (n == 1 ? " error)" : " errors)"));
+  rec.note_raised(text, ErrorKind::compile,
+                  m.spec.source.name + " did not compile for " + r.arch + " (" + std::to_string(n) +
+                      (n == 1 ? " error)" : " errors)"));
   lua_pushstring(L, text.c_str());                                // +1
   lua_createtable(L, static_cast<int>(r.diagnostics.size()), 0);  // +1 list
   int i = 0;
@@ -94,14 +95,13 @@ int push_failure(lua_State* L, const lab::ModuleObj& m) {
 
 static int cuda_compile(lua_State* L) {
   return guard(L, [&] {
-    std::string why;
-    auto spec = spec_from_args(L, 1, why);
-    if (!spec) {
-      lua_pushnil(L);
-      lua_pushstring(L, why.c_str());
+    lab::ModuleSpec spec;
+    if (const auto why = spec_from_args(L, 1, spec)) {  // a file not there or unreadable
+      lua_pushnil(L);                                   // +1
+      lua_pushstring(L, why->c_str());                  // +1
       return 2;
     }
-    lab::ModuleRef m = record_of(L).run.build(std::move(*spec));
+    lab::ModuleRef m = record_of(L).run.build(std::move(spec));
     if (!m->result.ok) return push_failure(L, *m);
     new (lua_newuserdatauv(L, sizeof(lab::ModuleRef), 1)) lab::ModuleRef(std::move(m));  // +1
     luaL_setmetatable(L, kModuleMeta);
@@ -218,11 +218,10 @@ static int module_kernel(lua_State* L) {
 static int module_reload(lua_State* L) {
   return guard(L, [&] {
     lab::ModuleRef& m = check_module(L, 1);
-    std::string why;
-    lab::ModuleRef fresh = lab::reload(m, record_of(L).run.builder(), why);
-    if (!fresh) {
-      lua_pushnil(L);
-      lua_pushstring(L, why.c_str());
+    lab::ModuleRef fresh;
+    if (const auto why = lab::reload(m, record_of(L).run.builder(), fresh)) {
+      lua_pushnil(L);                   // +1
+      lua_pushstring(L, why->c_str());  // +1
       return 2;
     }
     if (!fresh->result.ok) return push_failure(L, *fresh);

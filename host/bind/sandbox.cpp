@@ -100,9 +100,9 @@ void lock_metatable(lua_State* L, const char* name) {
 }
 
 bool load_script(lua_State* L, const std::string& path) {
-  std::string text, why;
-  if (!lab::read_script(path, text, why)) {
-    lua_pushstring(L, why.c_str());
+  std::string text;
+  if (const auto why = lab::read_script(path, text)) {
+    lua_pushstring(L, why->c_str());
     return false;
   }
   return luaL_loadbufferx(L, text.data(), text.size(), ("@" + path).c_str(), "t") == LUA_OK;

@@ -149,7 +149,7 @@ function experiment.residency_kernel(o)
   end
   local m, diag = cuda.compile{file = "scheduling/residency.cu", defines = defines,
                                max_registers = o.max_registers}
-  if not m then error("experiment.residency_kernel: residency.cu did not compile:\n" .. diag, 2) end
+  if not m then error(diag, 2) end -- the diagnostics themselves: `warplab run` exits 5
   return m.residency
 end
 

@@ -92,7 +92,7 @@ function reduce.runner(o)
   if (o.min_blocks or 0) > 0 then defines.WL_MIN_BLOCKS, defines.WL_BLOCK = o.min_blocks, r.block end
   for _, f in ipairs{"ladder", "grid", "single_pass", "reference"} do
     local m, diag = cuda.compile{file = "reductions/" .. f .. ".cu", defines = defines}
-    if not m then error("reduce.runner: reductions/" .. f .. ".cu did not compile:\n" .. diag, 2) end
+    if not m then error(diag, 2) end -- the diagnostics themselves: `warplab run` exits 5
     for _, name in ipairs(m.kernels) do r.k[name:match("^[%w_]+")] = m[name] end
   end
   local sms = r.dev.attr.multiprocessor_count
