@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <stdexcept>
 #include <thread>
 
 #include "app/repl/attrs.hpp"
@@ -23,6 +24,7 @@
 #include "app/repl/save.hpp"
 #include "app/repl/worker.hpp"
 #include "bind/state.hpp"
+#include "sys/error.hpp"
 
 using namespace warplab;
 using namespace warplab::app::repl;
@@ -266,14 +268,27 @@ TEST(ReplWorker, KeepsStateAndReplacesACrashedWorker) {
   EXPECT_EQ(w.eval("dev.attr.warp_size", false).text, "32") << "dev is bound again";
 }
 
-TEST(ReplWorker, StartFailureCarriesCodeAndMessage) {
-  Worker w([]() -> bind::StatePtr { throw StartError(4, "unknown profile 'x'"); });
+TEST(ReplWorker, StartFailureCarriesKindAndMessage) {
+  // Each kind crosses the socket as it was thrown in the worker, whatever the words.
+  for (const warplab::KindName& row : warplab::kErrorKinds) {
+    const warplab::ErrorKind kind = row.kind;
+    Worker w([kind]() -> bind::StatePtr { throw warplab::Error(kind, "some new words:\nover two lines"); });
+    try {
+      w.start();
+      FAIL() << "start() should throw";
+    } catch (const warplab::Error& e) {
+      EXPECT_EQ(e.kind(), kind) << row.name;
+      EXPECT_STREQ(e.what(), "some new words:\nover two lines");
+    }
+  }
+  // Anything else thrown there is internal.
+  Worker w([]() -> bind::StatePtr { throw std::logic_error("a bug"); });
   try {
     w.start();
     FAIL() << "start() should throw";
-  } catch (const StartError& e) {
-    EXPECT_EQ(e.code, 4);
-    EXPECT_STREQ(e.what(), "unknown profile 'x'");
+  } catch (const warplab::Error& e) {
+    EXPECT_EQ(e.kind(), warplab::ErrorKind::internal);
+    EXPECT_STREQ(e.what(), "a bug");
   }
 }
 

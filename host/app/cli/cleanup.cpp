@@ -117,7 +117,7 @@ void remove_stale(const std::string& root, const std::string& prefix) {
   const int err = errno;
   if (!dir.empty()) remove_tree(dir.c_str());
   if (lock >= 0) ::close(lock);
-  throw Failure(kInternal, std::string(what) + std::strerror(err));
+  throw Error(ErrorKind::internal, std::string(what) + std::strerror(err));
 }
 
 }  // namespace

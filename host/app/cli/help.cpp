@@ -181,7 +181,7 @@ void add_help_command(CLI::App& app, Commands& out) {
                        std::cout << cmd->help(app.get_name());
                        return kOk;
                      }
-                   throw Failure(kUsage, unknown_command(app, *name));
+                   throw Error(ErrorKind::usage, unknown_command(app, *name));
                  }});
 }
 

@@ -23,8 +23,9 @@ lab::Target choose_target(const Globals& g, const Globals& notes) {
   std::string reason;
   if (!g.opts.profile.empty())
     reason = "working from profile '" + g.opts.profile + "'";
-  else if (!cu::driver_available(&reason)) {
-  } else if (offline)
+  else if (auto why = cu::driver_unavailable())
+    reason = std::move(*why);
+  else if (offline)
     reason = "no CUDA device: the driver found no GPU";
   return {std::move(target), offline, std::move(reason)};
 }

@@ -31,11 +31,10 @@ std::string version_text() {
   }
   std::string out = std::string("warplab ") + WARPLAB_VERSION + "\nNVRTC " + std::to_string(major) + "." +
                     std::to_string(minor);
-  std::string why;
-  if (warplab::cu::driver_loaded(&why))
-    out += "\nCUDA driver " + warplab::cu::version_string(warplab::cu::driver_version());
+  if (const auto why = warplab::cu::driver_not_loaded())
+    out += "\nCUDA driver: none (" + *why + ")";
   else
-    out += "\nCUDA driver: none (" + why + ")";
+    out += "\nCUDA driver " + warplab::cu::version_string(warplab::cu::driver_version());
   return out;
 }
 
@@ -189,10 +188,7 @@ namespace warplab::app {
 int run_command(const std::function<int()>& body) {
   try {
     return body();
-  } catch (const Failure& e) {
-    std::cerr << "warplab: " << e.what() << "\n";
-    return e.code;
-  } catch (const warplab::cu::Error& e) {
+  } catch (const Error& e) {  // the one table: its kind's code (exit_codes.hpp)
     std::cerr << "warplab: " << e.what() << "\n";
     return exit_code_for(e);
   } catch (const std::filesystem::filesystem_error& e) {

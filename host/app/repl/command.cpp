@@ -46,14 +46,8 @@ constexpr const char* kHelp =
 // Runs in each new worker. `notes` is the parent's copy of the globals at fork time;
 // after the first start it has offline_noted set, so the offline note is said once.
 bind::StatePtr open_worker_state(const Globals& g, const Globals& notes) {
-  start_counter_watchdog(g.opts);  // a counted launch that hangs costs the worker (--timeout)
-  try {
-    return open_lua_state(g, &notes);
-  } catch (const Failure& e) {
-    throw repl::StartError(e.code, e.what());
-  } catch (const cu::Error& e) {
-    throw repl::StartError(exit_code_for(e), e.what());
-  }
+  start_counter_watchdog(g.opts);    // a counted launch that hangs costs the worker (--timeout)
+  return open_lua_state(g, &notes);  // an Error's kind reaches the prompt (repl::serve)
 }
 
 // What both front ends share: commands, accumulating multi-line chunks, printing.
@@ -340,22 +334,15 @@ int run_repl(const Globals& g) {
   // A spare worker, its state and the device's context ready, takes over on a restart.
   repl::Worker w([&worker, &notes] { return open_worker_state(worker, notes); },
                  [](lua_State* L) { prepare_device(L); });
-  try {
-    w.start();
-  } catch (const repl::StartError& e) {
-    throw Failure(e.code, e.what());
-  }
+  w.start();  // throws Error with the worker's kind: the prompt ends with its code
   notes.offline_noted = true;
   w.keep_spare();
   Session s(w);
-  try {
-    if (::isatty(STDIN_FILENO)) return interactive(w, s, g);
-    for (std::string line; std::getline(std::cin, line);)
-      if (!s.line(line)) return s.failed() ? kFailed : kOk;
-    s.finish();
-  } catch (const repl::StartError& e) {  // a restart failed: nothing left to talk to
-    throw Failure(e.code, e.what());
-  }
+  // A restart that fails throws Error: nothing left to talk to, the prompt ends with its code.
+  if (::isatty(STDIN_FILENO)) return interactive(w, s, g);
+  for (std::string line; std::getline(std::cin, line);)
+    if (!s.line(line)) return s.failed() ? kFailed : kOk;
+  s.finish();
   return s.failed() ? kFailed : kOk;
 }
 

@@ -18,9 +18,9 @@
 #include <cstring>
 #include <iostream>
 
-#include "app/cli/exit_codes.hpp"
 #include "app/repl/eval.hpp"
 #include "app/repl/protocol.hpp"
+#include "sys/error.hpp"
 
 namespace warplab::app::repl {
 namespace {
@@ -86,15 +86,15 @@ void Worker::fork_worker(pid_t& pid_out, int& fd_out, bool spare) {
   // POLLHUP/EOF on the other, which is how a dead worker is noticed.
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    throw StartError(kInternal,
-                     std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
+    throw Error(ErrorKind::internal,
+                std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
   flush_output();  // or the child would flush our buffered output a second time
   const pid_t pid =
       fork_in_group({.die_with_parent = true, .group_dies_with_parent = true, .unblock_signals = false});
   if (pid < 0) {
     ::close(sv[0]);
     ::close(sv[1]);
-    throw StartError(kInternal, std::string("cannot fork the REPL worker: ") + std::strerror(errno));
+    throw Error(ErrorKind::internal, std::string("cannot fork the REPL worker: ") + std::strerror(errno));
   }
   if (pid == 0) {
     // In the worker, in its own process group (cli/child_group.hpp): the prompt decides
@@ -123,7 +123,7 @@ void Worker::fork_spare() {
   if (!keep_spare_ || spare_pid_ > 0) return;
   try {
     fork_worker(spare_pid_, spare_fd_, true);
-  } catch (const StartError&) {
+  } catch (const Error&) {
     spare_pid_ = spare_fd_ = -1;
   }
 }
@@ -153,10 +153,12 @@ void Worker::start() {
     return;
   }
   if (hello.status == Status::kDied)
-    throw StartError(kInternal, "the REPL worker " + death_.substr(7) + " while starting");
-  // kError carries "<code>\n<message>".
+    throw Error(ErrorKind::internal, "the REPL worker " + death_.substr(7) + " while starting");
+  // kError carries "<kind>\n<message>" (sys/error.hpp kind_name).
   const auto nl = hello.text.find('\n');
-  throw StartError(std::atoi(hello.text.substr(0, nl).c_str()), hello.text.substr(nl + 1));
+  const std::optional<ErrorKind> kind = kind_named(hello.text.substr(0, nl));
+  throw Error(kind.value_or(ErrorKind::internal),
+              nl == std::string::npos ? hello.text : hello.text.substr(nl + 1));
 }
 
 void Worker::restart() {
@@ -244,17 +246,16 @@ void Worker::reap(bool kill_first) {
   try {
     state = make();
     if (warm) warm(state.get());
-  } catch (const StartError& e) {
+  } catch (const Error& e) {
     flush_output();
-    write_message(fd, static_cast<char>(Status::kError), std::to_string(e.code) + "\n" + e.what());
+    write_message(fd, static_cast<char>(Status::kError), std::string(kind_name(e.kind())) + "\n" + e.what());
     ::_exit(0);
   } catch (const std::exception& e) {
     flush_output();
-    write_message(fd, static_cast<char>(Status::kError), std::to_string(kInternal) + "\n" + e.what());
+    write_message(fd, static_cast<char>(Status::kError), "internal\n" + std::string(e.what()));
     ::_exit(0);
   } catch (...) {  // a Lua error raised outside a protected call
-    write_message(fd, static_cast<char>(Status::kError),
-                  std::to_string(kInternal) + "\nthe Lua state could not be opened");
+    write_message(fd, static_cast<char>(Status::kError), "internal\nthe Lua state could not be opened");
     ::_exit(0);
   }
   Evaluator ev(state.get());

@@ -17,14 +17,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <system_error>
+#include <string>
+
+#include "sys/error.hpp"
 
 namespace warplab::app::watch {
 
 ChildRun::ChildRun(const Body& body, const std::vector<int>& close_fds) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    throw std::system_error(errno, std::generic_category(), "cannot create a run's socket");
+    throw Error(ErrorKind::internal, std::string("cannot create a run's socket: ") + std::strerror(errno));
   std::fflush(nullptr);  // or the child would write our buffered output a second time
   forked_ = started_ = std::chrono::steady_clock::now();
   // A process group of its own (cli/child_group.hpp), gone with the watcher; the watcher
@@ -34,7 +36,7 @@ ChildRun::ChildRun(const Body& body, const std::vector<int>& close_fds) {
     const int err = errno;
     ::close(sv[0]);
     ::close(sv[1]);
-    throw std::system_error(err, std::generic_category(), "cannot fork a run");
+    throw Error(ErrorKind::internal, std::string("cannot fork a run: ") + std::strerror(err));
   }
   if (pid_ == 0) {
     ::close(sv[0]);

@@ -323,13 +323,14 @@ class Watch {
 int run_watch(const Globals& g, const WatchArgs& given) {
   WatchArgs a = given;
   a.script = resolve_script(given.script);
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) {
+  if (const auto why = lab::script_problem(a.script)) {
     const std::string dir = shipped_examples();
     const bool relative = !fs::path(a.script).is_absolute();
     std::error_code ec;
-    throw Failure(kBadInput, why + (relative && !dir.empty() && !fs::exists(a.script, ec)
-                                        ? " (nor an example in " + dir + ": `warplab list` names them)"
-                                        : ""));
+    throw Error(ErrorKind::bad_input,
+                *why + (relative && !dir.empty() && !fs::exists(a.script, ec)
+                            ? " (nor an example in " + dir + ": `warplab list` names them)"
+                            : ""));
   }
   parse_params(a.params);
   // The keeper first, while this process has no thread: it removes the runs' files and
@@ -348,8 +349,10 @@ int run_watch(const Globals& g, const WatchArgs& given) {
   // child forked before would not know the mask.
   watch::Signals sig;
   // Said here once (asked in a child: this process never starts the driver).
-  if (const std::string why =
-          g.opts.profile.empty() ? watch::answer_in_child([&] { return offline_reason(g); }) : "";
+  // (The child's answer crosses as text: "" when a GPU is there.)
+  if (const std::string why = g.opts.profile.empty()
+                                  ? watch::answer_in_child([&] { return offline_reason(g).value_or(""); })
+                                  : "";
       !why.empty())
     note_offline(g, why, cu::default_profile_name());
   Watch w(g, a, sig, keep);

@@ -10,7 +10,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <string>
 #include <system_error>
+
+#include "sys/error.hpp"
 
 namespace fs = std::filesystem;
 
@@ -36,7 +39,7 @@ std::string absolute(const std::string& p) {
 
 FileWatcher::FileWatcher(Debounce d) : d_(d) {
   fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "cannot start inotify");
+  if (fd_ < 0) throw Error(ErrorKind::internal, std::string("cannot start inotify: ") + std::strerror(errno));
 }
 
 FileWatcher::~FileWatcher() { ::close(fd_); }
