@@ -1,12 +1,11 @@
 // cuda.hpp: the `cuda` table, assembled by cuda.cpp from one add_* per Lua type (each in
-// its type's file: device.cpp, array.cpp, ...), and what those files share: set_fields
-// (the names an __index answers, for completion) and push_timing (cuda.bench, k:bench).
+// its type's file: device.cpp, array.cpp, ...; each type registered through
+// metatable.hpp), and what those files share: push_timing (cuda.bench, k:bench).
 // cuda.counters and k:counters share what counters.cpp defines.
 #pragma once
 #include <lua.hpp>
 
 #include <functional>
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -27,18 +26,6 @@ void add_kernel(lua_State* L);      // kernel handles, no cuda.* function (kerne
 void add_json(lua_State* L);        // package.preload["warplab.json_c"]: decode (json.cpp)
 void add_hooks(lua_State* L);       // the global `warplab`: mkdir(dir), now() (hooks.cpp)
 void add_counters(lua_State* L);  // cuda.counters, cuda.counter_sets, cuda.counters_available (counters.cpp)
-
-// Sets __fields on the metatable on top of the stack: the names its __index function
-// answers, for the REPL's completion (host/app/repl/complete.cpp).
-inline void set_fields(lua_State* L, std::initializer_list<const char*> names) {
-  lua_createtable(L, static_cast<int>(names.size()), 0);  // +1 list
-  int i = 0;
-  for (const char* n : names) {
-    lua_pushstring(L, n);     // +1
-    lua_rawseti(L, -2, ++i);  // -1
-  }
-  lua_setfield(L, -2, "__fields");  // -1
-}
 
 // Pushes the timing table of `ms` (stream.cpp): warplab.stats.summary of the samples
 // (median, min, max, mean, stdev, n) plus the samples themselves.

@@ -6,7 +6,7 @@
 // lab/stream.hpp; lab/capture.hpp).
 #include <chrono>
 #include <cstring>
-#include <initializer_list>
+#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,8 +15,8 @@
 #include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
+#include "bind/metatable.hpp"
 #include "bind/record.hpp"
-#include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
 #include "lab/stream.hpp"
 #include "lab/sync.hpp"
@@ -45,8 +45,7 @@ StreamHandle& push_stream(lua_State* L, const cu::ContextPtr& ctx, bool non_bloc
 
 namespace {
 
-// ---- the stream and event userdata: the live object at idx (raises once it was freed),
-// the metatable with fields answered by an __index function before the methods ------------
+// ---- the stream and event userdata: the live object at idx (raises once it was freed) ---
 
 StreamHandle& check_stream(lua_State* L, int idx) {
   auto* p = static_cast<StreamHandle*>(luaL_checkudata(L, idx, kStreamMeta));
@@ -58,37 +57,6 @@ cu::Event& check_event(lua_State* L, int idx) {
   auto* p = static_cast<cu::Event*>(luaL_checkudata(L, idx, kEventMeta));
   if (!p->valid()) raise(L, "attempt to use a destroyed event");
   return *p;
-}
-
-// Registers the locked metatable `name`: __index is `index` with the methods table as its
-// upvalue (and as the metatable's `methods`), answering `fields` too (for completion); gc
-// as __gc, release as __close.
-void add_meta(lua_State* L, const char* name, std::initializer_list<const char*> fields,
-              const luaL_Reg* methods, lua_CFunction index, lua_CFunction gc, lua_CFunction release,
-              lua_CFunction tostring) {
-  luaL_newmetatable(L, name);  // +1
-  lock_metatable(L, name);     // getmetatable() gives the name, never the table
-  set_fields(L, fields);
-  int n = 0;
-  while (methods[n].name) ++n;
-  lua_createtable(L, 0, n);        // +1, as luaL_newlib makes it
-  luaL_setfuncs(L, methods, 0);    // into the methods table
-  lua_pushvalue(L, -1);            // +1 methods again
-  lua_setfield(L, -3, "methods");  // -1
-  lua_pushcclosure(L, index, 1);   // -1 methods, +1 __index
-  lua_setfield(L, -2, "__index");  // -1
-  const luaL_Reg meta[] = {{"__gc", gc}, {"__close", release}, {"__tostring", tostring}, {nullptr, nullptr}};
-  luaL_setfuncs(L, meta, 0);
-  lua_pop(L, 1);  // -1
-}
-
-// Methods first (the upvalue), then the fields `field` answers.
-template <lua_CFunction field>
-int index_of(lua_State* L) {
-  lua_pushvalue(L, 2);                                           // +1 key
-  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;  // -1 +1 method
-  lua_pop(L, 1);                                                 // -1
-  return field(L);
 }
 
 // ---- streams ------------------------------------------------------------------------------
@@ -129,6 +97,7 @@ int stream_release(lua_State* L) {
   });
 }
 
+// __gc: the release, but one that cannot raise.
 int stream_gc(lua_State* L) {
   auto* h = static_cast<StreamHandle*>(luaL_checkudata(L, 1, kStreamMeta));
   lab::Run& run = record_of(L).run;
@@ -138,13 +107,10 @@ int stream_gc(lua_State* L) {
   } catch (const std::exception&) {
     new StreamHandle{std::move(*h)};  // deliberately leaked
   }
-  h->~StreamHandle();
-  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
-  lua_setmetatable(L, 1);
-  return 0;
+  return finalize<StreamHandle>(L, kStreamMeta);
 }
 
-static int stream_field(lua_State* L) {
+static int stream_index(lua_State* L) {
   return guard(L, [L] {
     const StreamHandle& h = check_stream(L, 1);
     const std::string key = luaL_checkstring(L, 2);
@@ -220,19 +186,18 @@ static int cuda_event(lua_State* L) {
   });
 }
 
+// :free(), __close and __gc share it: idempotent.
 int event_release(lua_State* L) {
   static_cast<cu::Event*>(luaL_checkudata(L, 1, kEventMeta))->destroy();
   return 0;
 }
 
 int event_gc(lua_State* L) {
-  static_cast<cu::Event*>(luaL_checkudata(L, 1, kEventMeta))->~Event();
-  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
-  lua_setmetatable(L, 1);
-  return 0;
+  event_release(L);
+  return finalize<cu::Event>(L, kEventMeta);
 }
 
-static int event_field(lua_State* L) {
+static int event_index(lua_State* L) {
   return guard(L, [L] {
     const cu::Event& e = check_event(L, 1);
     const std::string key = luaL_checkstring(L, 2);
@@ -367,18 +332,30 @@ void push_timing(lua_State* L, std::vector<double> ms) {
 }
 
 void add_stream(lua_State* L) {
+  static constexpr const char* stream_fields[] = {"priority", "non_blocking", nullptr};
+  const luaL_Reg stream_meta[] = {{"__index", stream_index},
+                                  {"__tostring", stream_tostring},
+                                  {"__gc", stream_gc},
+                                  {"__close", stream_release},
+                                  {nullptr, nullptr}};
   const luaL_Reg stream_methods[] = {{"wait", stream_wait},
                                      {"synchronize", stream_synchronize},
                                      {"query", stream_query},
                                      {"free", stream_release},
                                      {nullptr, nullptr}};
+  register_type(
+      L, {.name = kStreamMeta, .meta = stream_meta, .methods = stream_methods, .fields = stream_fields});
+  static constexpr const char* event_fields[] = {"timing", nullptr};
+  const luaL_Reg event_meta[] = {{"__index", event_index},
+                                 {"__tostring", event_tostring},
+                                 {"__gc", event_gc},
+                                 {"__close", event_release},
+                                 {nullptr, nullptr}};
   const luaL_Reg event_methods[] = {
       {"record", event_record},   {"query", event_query},  {"synchronize", event_synchronize},
       {"elapsed", event_elapsed}, {"free", event_release}, {nullptr, nullptr}};
-  add_meta(L, kStreamMeta, {"priority", "non_blocking"}, stream_methods, index_of<stream_field>, stream_gc,
-           stream_release, stream_tostring);
-  add_meta(L, kEventMeta, {"timing"}, event_methods, index_of<event_field>, event_gc, event_release,
-           event_tostring);
+  register_type(L,
+                {.name = kEventMeta, .meta = event_meta, .methods = event_methods, .fields = event_fields});
   const luaL_Reg fns[] = {{"stream", cuda_stream}, {"event", cuda_event}, {"synchronize", cuda_synchronize},
                           {"bench", cuda_bench},   {"clock", cuda_clock}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda
