@@ -9,6 +9,8 @@ void open_cuda(lua_State* L) {
   add_array(L);
   add_host_array(L);
   add_stream(L);
+  add_event(L);
+  add_bench(L);
   add_graph(L);
   add_module(L);
   add_kernel(L);

@@ -19,7 +19,9 @@ void open_cuda(lua_State* L);
 void add_device(lua_State* L);      // cuda.device, cuda.devices (device.cpp)
 void add_array(lua_State* L);       // cuda.array (array.cpp)
 void add_host_array(lua_State* L);  // cuda.host_array (host_array.cpp)
-void add_stream(lua_State* L);      // cuda.stream, cuda.event, cuda.synchronize, cuda.bench (stream.cpp)
+void add_stream(lua_State* L);      // cuda.stream, cuda.synchronize (stream.cpp)
+void add_event(lua_State* L);       // cuda.event (event.cpp)
+void add_bench(lua_State* L);       // cuda.bench, cuda.clock (bench.cpp)
 void add_graph(lua_State* L);       // cuda.graph (graph.cpp)
 void add_module(lua_State* L);      // cuda.compile (module.cpp)
 void add_kernel(lua_State* L);      // kernel handles, no cuda.* function (kernel.cpp)
@@ -27,7 +29,7 @@ void add_json(lua_State* L);        // package.preload["warplab.json_c"]: decode
 void add_hooks(lua_State* L);       // the global `warplab`: mkdir(dir), now() (hooks.cpp)
 void add_counters(lua_State* L);  // cuda.counters, cuda.counter_sets, cuda.counters_available (counters.cpp)
 
-// Pushes the timing table of `ms` (stream.cpp): warplab.stats.summary of the samples
+// Pushes the timing table of `ms` (bench.cpp): warplab.stats.summary of the samples
 // (median, min, max, mean, stdev, n) plus the samples themselves.
 void push_timing(lua_State* L, std::vector<double> ms);
 
