@@ -59,7 +59,7 @@ static int cuda_array(lua_State* L) {
   return guard(L, [L] {
     const cu::DType t = check_dtype(L, 1);
     const std::size_t n = check_count(L, 2, t, "cuda.array");
-    check_options(L, 3, "cuda.array", {"managed"});
+    check_option_keys(L, 3, "cuda.array", {"managed"});
     const bool managed = bool_option(L, 3, "managed", false, "cuda.array");
     lab::Run& run = record_of(L).run;
     run.capture.refuse(lab::CaptureOp::allocate, "cuda.array");
@@ -183,7 +183,7 @@ static int array_prefetch(lua_State* L) {
   return guard(L, [L] {
     lab::DeviceArray& a = check_array(L, 1);
     const lab::Location to = location_arg(L, 2, "a:prefetch", false);
-    check_options(L, 3, "a:prefetch", {"stream"});
+    check_option_keys(L, 3, "a:prefetch", {"stream"});
     CUstream s = nullptr;
     if (lua_istable(L, 3) && lua_getfield(L, 3, "stream") != LUA_TNIL) s = opt_stream(L, -1);  // +1
     lab::Run& run = record_of(L).run;

@@ -28,9 +28,9 @@ int cuda_clock(lua_State* L) {
 static int cuda_bench(lua_State* L) {
   return guard(L, [&] {
     luaL_checktype(L, 1, LUA_TFUNCTION);
-    check_options(L, 2, "cuda.bench", {"warmup", "reps", "stream"});
-    const int warmup = count_field(L, 2, "warmup", 5, 0, kMaxBenchReps, "cuda.bench"),
-              reps = count_field(L, 2, "reps", 100, 1, kMaxBenchReps, "cuda.bench");
+    check_option_keys(L, 2, "cuda.bench", {"warmup", "reps", "stream"});
+    const int warmup = count_option(L, 2, "warmup", 5, 0, kMaxBenchReps, "cuda.bench"),
+              reps = count_option(L, 2, "reps", 100, 1, kMaxBenchReps, "cuda.bench");
     CUstream stream = nullptr;
     if (lua_istable(L, 2) && lua_getfield(L, 2, "stream") != LUA_TNIL) stream = opt_stream(L, -1);
     lab::Run& run = record_of(L).run;

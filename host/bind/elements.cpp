@@ -102,7 +102,7 @@ int array_view(lua_State* L) {
 // The options of x:copy(src [, {stream = s}]) at idx: the stream, or nullopt for the
 // synchronous copy (no table, or no stream in it).
 std::optional<CUstream> copy_stream(lua_State* L, int idx) {
-  check_options(L, idx, "copy", {"stream"});
+  check_option_keys(L, idx, "copy", {"stream"});
   if (!lua_istable(L, idx) || lua_getfield(L, idx, "stream") == LUA_TNIL) return std::nullopt;  // +1
   return opt_stream(L, -1);
 }
@@ -236,7 +236,7 @@ static int array_random(lua_State* L) {
     lua_Integer seed = 1;
     lua_Number lo = 0, hi = cu::dtype_info(e.type).is_float ? 1 : 100;
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
-    check_options(L, 2, "random", {"seed", "lo", "hi"});
+    check_option_keys(L, 2, "random", {"seed", "lo", "hi"});
     if (lua_istable(L, 2)) {
       // Named in the sentence: luaL_check* on a field would say "bad argument #-1".
       if (lua_getfield(L, 2, "seed") != LUA_TNIL &&

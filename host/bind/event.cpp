@@ -27,7 +27,7 @@ namespace {
 // record and wait for); e:elapsed refuses it.
 static int cuda_event(lua_State* L) {
   return guard(L, [&] {
-    check_options(L, 1, "cuda.event", {"timing"});
+    check_option_keys(L, 1, "cuda.event", {"timing"});
     const bool timing = bool_option(L, 1, "timing", true, "cuda.event");
     const cu::ContextPtr& ctx = record_of(L).run.gpu_context("cuda.event");
     cu::Event e(ctx, timing);

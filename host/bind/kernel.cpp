@@ -156,7 +156,7 @@ static int kernel_occupancy(lua_State* L) {
       req.block = block;
     } else {
       luaL_argexpected(L, lua_istable(L, 2), 2, "table {block = ...} or a block size");
-      check_options(L, 2, "occupancy", {"block", "shared", "carveout"});  // "share" is no typo to ignore
+      check_option_keys(L, 2, "occupancy", {"block", "shared", "carveout"});  // "share" is no typo to ignore
       req.block = opt_int(L, "block", 0);
       req.shared = opt_int(L, "shared", 0);
       req.carveout = opt_int(L, "carveout", -1);
@@ -211,8 +211,8 @@ static int kernel_bench(lua_State* L) {
     lab::KernelObj& k = *check_kernel(L, 1, st);
     luaL_checktype(L, 2, LUA_TTABLE);
     const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
-    const int warmup = count_field(L, 2, "warmup", 5, 0, kMaxBenchReps, "bench"),
-              reps = count_field(L, 2, "reps", 100, 1, kMaxBenchReps, "bench");
+    const int warmup = count_option(L, 2, "warmup", 5, 0, kMaxBenchReps, "bench"),
+              reps = count_option(L, 2, "reps", 100, 1, kMaxBenchReps, "bench");
     const char* arg_error = marshal(L, st, k, t.first, t.n);
     push_timing(L, lab::bench(st.run, k, t.config, arg_error, launch_site(L, st), warmup, reps));  // +1
     return 1;

@@ -54,7 +54,7 @@ StreamHandle& check_stream(lua_State* L, int idx) {
 // priority: an integer in the device's range (lab::check_priority), a smaller one first.
 static int cuda_stream(lua_State* L) {
   return guard(L, [&] {
-    check_options(L, 1, "cuda.stream", {"non_blocking", "priority"});
+    check_option_keys(L, 1, "cuda.stream", {"non_blocking", "priority"});
     const bool non_blocking = bool_option(L, 1, "non_blocking", false, "cuda.stream");
     std::optional<double> prio;
     if (lua_istable(L, 1) && lua_getfield(L, 1, "priority") != LUA_TNIL) {  // +1
