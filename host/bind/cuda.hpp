@@ -26,8 +26,9 @@ void add_graph(lua_State* L);       // cuda.graph (graph.cpp)
 void add_module(lua_State* L);      // cuda.compile (module.cpp)
 void add_kernel(lua_State* L);      // kernel handles, no cuda.* function (kernel.cpp)
 void add_json(lua_State* L);        // package.preload["warplab.json_c"]: decode (json.cpp)
-void add_hooks(lua_State* L);       // the global `warplab`: mkdir(dir), now() (hooks.cpp)
 void add_counters(lua_State* L);  // cuda.counters, cuda.counter_sets, cuda.counters_available (counters.cpp)
+// The global `warplab` table: mkdir(dir), write_file(path, bytes), now() (warplab_table.cpp).
+void add_warplab_table(lua_State* L);
 
 // Pushes the timing table of `ms` (bench.cpp): warplab.stats.summary of the samples
 // (median, min, max, mean, stdev, n) plus the samples themselves.

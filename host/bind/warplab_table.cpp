@@ -1,9 +1,8 @@
-// hooks.cpp: the global `warplab` table the Lua library uses when the warplab program runs
-// it (docs/lua-library.md): mkdir(dir) (parents too, no shell; nil and the sentence on
-// failure), write_file(path, bytes) (the one writer, replacing a result file; nil and the
-// sentence on failure) and now() (monotonic seconds, sub-microsecond; os.time() ticks
-// whole seconds).
-// Adapters over lab/hooks.hpp.
+// warplab_table.cpp: the global `warplab` table the Lua library uses when the warplab
+// program runs it (docs/lua-library.md): mkdir(dir) (parents too, no shell; nil and the
+// sentence on failure), write_file(path, bytes) (the one writer, replacing a result file;
+// nil and the sentence on failure) and now() (monotonic seconds, sub-microsecond;
+// os.time() ticks whole seconds). Adapters over lab/hooks.hpp.
 #include <string>
 #include <string_view>
 
@@ -52,7 +51,7 @@ static int warplab_now(lua_State* L) {
 
 }  // namespace
 
-void add_hooks(lua_State* L) {
+void add_warplab_table(lua_State* L) {
   const luaL_Reg fns[] = {
       {"mkdir", warplab_mkdir}, {"write_file", warplab_write_file}, {"now", warplab_now}, {nullptr, nullptr}};
   luaL_newlib(L, fns);          // +1
