@@ -32,10 +32,11 @@ void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what)
 // first value that does not fit, before anything is written anywhere).
 std::vector<unsigned char> table_image(lua_State* L, int tidx, cu::DType t);
 
-// Adds the shared methods to the methods table on top of the stack: view, copy and zero
-// as A's own instances (so a wrong self gets its kind's sentence), and get, set, fill, iota
-// and random, which take either kind as self. A: lab::DeviceArray or lab::HostArray.
+// The methods both kinds have, for their LuaType's `shared` (metatable.hpp): view, copy
+// and zero as A's own instances (so a wrong self gets its kind's sentence), and get, set,
+// fill, iota and random, which take either kind as self. A: lab::DeviceArray or
+// lab::HostArray.
 template <class A>
-void add_shared_methods(lua_State* L);
+const luaL_Reg* shared_methods();
 
 }  // namespace warplab::bind

@@ -20,6 +20,7 @@
 
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
+#include "bind/metatable.hpp"
 #include "bind/record.hpp"
 #include "bind/sandbox.hpp"
 #include "lab/run.hpp"
@@ -46,12 +47,12 @@ int record_gc(lua_State* L) {
 // `target`: a lab::Target, or a lab::TargetChooser for a target chosen on first use.
 template <class T>
 StateRecord& create_record(lua_State* L, const lab::Options& opts, T target) {
+  constexpr const char* kRecordMeta = "warplab.state_record";  // a type scripts never see
+  const luaL_Reg meta[] = {{"__gc", record_gc}, {nullptr, nullptr}};
+  register_type(L, {.name = kRecordMeta, .meta = meta});
   void* mem = lua_newuserdatauv(L, sizeof(StateRecord), 0);  // +1 record
   auto* st = new (mem) StateRecord(opts, std::move(target));
-  lua_createtable(L, 0, 1);                        // +1 metatable
-  lua_pushcfunction(L, record_gc);                 // +1
-  lua_setfield(L, -2, "__gc");                     // -1
-  lua_setmetatable(L, -2);                         // -1
+  luaL_setmetatable(L, kRecordMeta);
   lua_setfield(L, LUA_REGISTRYINDEX, kRecordKey);  // -1
   *static_cast<StateRecord**>(lua_getextraspace(L)) = st;
   return *st;

@@ -1,4 +1,4 @@
-// hooks.hpp: what the hooks of the global `warplab` table do (bind/hooks.cpp), without
+// hooks.hpp: what the hooks of the global `warplab` table do (bind/warplab_table.cpp), without
 // Lua: making a folder with its parents, writing a result file, and a monotonic clock.
 #pragma once
 #include <optional>

@@ -1,10 +1,9 @@
-// hooks.cpp: the global `warplab` table the Lua library uses when the warplab program runs
-// it (docs/lua-library.md): mkdir(dir) (parents too, no shell; nil and the sentence on
-// failure), write_file(path, bytes) (the one writer, replacing a result file; nil and the
-// sentence on failure), now() (monotonic seconds, sub-microsecond; os.time() ticks
-// whole seconds) and raise(kind, message [, level]) (error() with a kind `run` ends by:
-// warplab.params' -p refusals are "parameter").
-// Adapters over lab/hooks.hpp.
+// warplab_table.cpp: the global `warplab` table the Lua library uses when the warplab
+// program runs it (docs/lua-library.md): mkdir(dir) (parents too, no shell; nil and the
+// sentence on failure), write_file(path, bytes) (the one writer, replacing a result file;
+// nil and the sentence on failure), now() (monotonic seconds, sub-microsecond; os.time()
+// ticks whole seconds) and raise(kind, message [, level]) (error() with a kind `run` ends
+// by: warplab.params' -p refusals are "parameter"). Adapters over lab/hooks.hpp.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -75,7 +74,7 @@ static int warplab_raise(lua_State* L) {
 
 }  // namespace
 
-void add_hooks(lua_State* L) {
+void add_warplab_table(lua_State* L) {
   const luaL_Reg fns[] = {{"mkdir", warplab_mkdir},
                           {"write_file", warplab_write_file},
                           {"now", warplab_now},
