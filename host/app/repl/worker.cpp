@@ -89,8 +89,8 @@ void Worker::fork_worker(pid_t& pid_out, int& fd_out, bool spare) {
     throw StartError(kInternal,
                      std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
   flush_output();  // or the child would flush our buffered output a second time
-  const pid_t pid =
-      fork_in_group({.die_with_parent = true, .group_dies_with_parent = true, .unblock_signals = false});
+  const pid_t pid = fork_in_group(
+      {.die_with_parent = true, .group_dies_with_parent = true, .unblock_signals = false, .reaper = true});
   if (pid < 0) {
     ::close(sv[0]);
     ::close(sv[1]);
@@ -231,6 +231,8 @@ void Worker::reap(bool kill_first) {
   ::close(fd_);
   fd_ = -1;
   const int status = kill_first ? kill_group(pid_) : reap_group(pid_);  // its group goes too
+  // And what it started outside its group (`setsid`): ours now (reap_orphans), ended.
+  kill_adopted(spare_pid_ > 0 ? std::vector<pid_t>{spare_pid_} : std::vector<pid_t>{}, pid_);
   death_ = describe(status);
   pid_ = -1;
 }
@@ -287,6 +289,7 @@ void Worker::reap(bool kill_first) {
   flush_output();
   // The prompt is gone (its end of the socket closed as it died, before its death signal
   // reaches us): what this worker started goes with it, not on with no parent.
+  kill_children();
   if (::getpgrp() == ::getpid()) ::kill(0, SIGKILL);
   ::_exit(0);
 }
