@@ -22,7 +22,10 @@
 
 namespace warplab::lab {
 
-void record_dependency(const std::string& path) {
+namespace {
+
+// One line of the run's record, `prefix` + the absolute path, once per process and kind.
+void append_record(const std::string& path, const char* prefix) {
   const char* file = std::getenv("WARPLAB_DEPS_FILE");
   if (!file || !*file || path.empty()) return;
   std::error_code ec;
@@ -38,9 +41,10 @@ void record_dependency(const std::string& path) {
   static std::set<std::pair<dev_t, ino_t>> read;
   static bool first = true, own = false;
   const std::lock_guard<std::mutex> lock(mu);
-  if (!seen.insert(abs).second) return;
+  if (!seen.insert(prefix + abs).second) return;
   struct stat st {};
-  if (::stat(abs.c_str(), &st) == 0) read.insert({st.st_dev, st.st_ino});
+  const bool is_read = *prefix == '\0';  // a file written is not one the record may not be
+  if (is_read && ::stat(abs.c_str(), &st) == 0) read.insert({st.st_dev, st.st_ino});
 
   const int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return;
@@ -48,11 +52,17 @@ void record_dependency(const std::string& path) {
   if (first) own = ok && st.st_size == 0;
   first = false;
   if (own && ok && !read.count({st.st_dev, st.st_ino})) {
-    const std::string line = abs + "\n";
+    const std::string line = prefix + abs + "\n";
     [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
   }
   ::close(fd);
 }
+
+}  // namespace
+
+void record_dependency(const std::string& path) { append_record(path, ""); }
+
+void record_written(const std::string& path) { append_record(path, "> "); }
 
 }  // namespace warplab::lab
 
