@@ -35,6 +35,7 @@
 #include "rtc/cache.hpp"
 #include "rtc/pch.hpp"
 #include "sys/read.hpp"
+#include "sys/shown.hpp"
 
 namespace fs = std::filesystem;
 
@@ -206,7 +207,7 @@ class Watch {
     }
     std::error_code ec;
     if (!fs::exists(script_, ec)) {
-      note(a_.script + " is gone; waiting for it to come back");
+      note(sys::shown(a_.script) + " is gone; waiting for it to come back");
       return;
     }
     if (run_) {
@@ -251,7 +252,7 @@ class Watch {
     if (!ok) deps.insert(deps.end(), deps_.begin(), deps_.end());
     const size_t before = files_.files().size();
     deps_ = deps;
-    for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + dir);
+    for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + sys::shown(dir));
     // What it built, for the next run and the warm headers (lab/prebuilt.hpp); a run that
     // built nothing keeps the last record.
     if (code_) {
