@@ -46,7 +46,9 @@ void append_record(const std::string& path, const char* prefix) {
   const bool is_read = *prefix == '\0';  // a file written is not one the record may not be
   if (is_read && ::stat(abs.c_str(), &st) == 0) read.insert({st.st_dev, st.st_ino});
 
-  const int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  // O_NONBLOCK: opening a FIFO for writing waits for a reader (WARPLAB_DEPS_FILE naming one
+  // hung the run); a regular file only is written.
+  const int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
   if (fd < 0) return;
   const bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   if (first) own = ok && st.st_size == 0;
@@ -71,8 +73,14 @@ namespace {
 
 // One line added to a record (O_APPEND: lines stay whole).
 void append_line(const std::string& path, const std::string& line) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
   if (fd < 0) return;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // a FIFO planted there: not ours to feed
+    ::close(fd);
+    return;
+  }
   [[maybe_unused]] const ssize_t w = ::write(fd, line.data(), line.size());
   ::close(fd);
 }
