@@ -5,7 +5,8 @@
 # killed (SIGKILL: the keeper tells the run to end what it started). Such a process left
 # the run's process group, so killing the group missed it; the run and watch are each the
 # reaper of what is orphaned below them, and end it. The REPL's worker likewise: what it
-# started in a session of its own is ended with it (:reload, the end of the input).
+# started in a session of its own is ended with it (:reload, the end of the input); and
+# what it started that has ended stays no zombie of the prompt's (the prompt adopts it).
 # Needs setsid and the synthetic profile tests/data/profiles/synthetic_profile.json.
 set -u
 W="$1"; SRC="$2"
@@ -104,6 +105,19 @@ gone "the REPL's input ended"
 WPID=$!
 wait_for "$T/out" '^reloaded$'
 gone "the REPL's worker was replaced (:reload)"
+wait "$WPID"
+{ printf '%s\n' 'os.execute("sleep 0.2 &")' 'os.execute("sleep 0.6")' 'print("next")'; sleep 3; } |
+  "$W" --profile "$FIX" repl >"$T/out" 2>"$T/err" &
+WPID=$!
+wait_for "$T/out" '^next$'
+zombies=0
+for p in /proc/[0-9]*; do
+  stat=$(cat "$p/stat" 2>/dev/null) || continue
+  stat=${stat##*) }
+  set -- $stat
+  [ "$2" = "$WPID" ] && [ "$1" = Z ] && zombies=$((zombies + 1))
+done
+[ "$zombies" -eq 0 ] || fail "the prompt keeps $zombies zombie(s) of what the worker started"
 wait "$WPID"
 WPID=""
 echo ok

@@ -102,6 +102,14 @@ void kill_adopted(const std::vector<pid_t>& keep, pid_t group) {
   }
 }
 
+void reap_exited(const std::vector<pid_t>& keep) {
+  const pid_t own = ::getpgrp();
+  each_child([&](pid_t pid, pid_t pgid) {
+    if (pgid != own && std::find(keep.begin(), keep.end(), pid) == keep.end())
+      ::waitpid(pid, nullptr, WNOHANG);
+  });
+}
+
 void kill_children() {
   for (int round = 0; round < 200; ++round) {
     const int n = each_child([](pid_t pid, pid_t) {

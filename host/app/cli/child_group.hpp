@@ -45,6 +45,9 @@ void reap_orphans();
 // `group` (a child's group just killed; 0: none) is gone, adopting and killing what its
 // members started as they die.
 void kill_adopted(const std::vector<pid_t>& keep, pid_t group);
+// Reaps the children we adopted (outside our own process group, not in `keep`) that have
+// ended; those still running are left alone.
+void reap_exited(const std::vector<pid_t>& keep);
 // In a child with `reaper`, when it is done: kills and reaps every child of its own, and
 // what they started (they come to it as they die), a second at most. Async-signal-safe.
 void kill_children();

@@ -89,8 +89,11 @@ void Worker::fork_worker(pid_t& pid_out, int& fd_out, bool spare) {
     throw StartError(kInternal,
                      std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
   flush_output();  // or the child would flush our buffered output a second time
-  const pid_t pid = fork_in_group(
-      {.die_with_parent = true, .group_dies_with_parent = true, .unblock_signals = false, .reaper = true});
+  // Not a reaper (child_group.hpp): what the worker's commands leave is the prompt's, which
+  // reaps what has ended between requests; a worker adopting it would keep it a zombie,
+  // since Lua waits only for what it started itself.
+  const pid_t pid =
+      fork_in_group({.die_with_parent = true, .group_dies_with_parent = true, .unblock_signals = false});
   if (pid < 0) {
     ::close(sv[0]);
     ::close(sv[1]);
@@ -187,6 +190,9 @@ std::vector<std::string> Worker::complete(const std::string& line) {
 // Sends one request (type 0: none, just wait for the start-up message) and waits for
 // its reply while forwarding Ctrl-C: the first as SIGINT, the next as SIGKILL.
 Reply Worker::request(char type, const std::string& payload) {
+  // What the worker started and left (`cmd &`, a daemon) is ours (reap_orphans): those
+  // that have ended are reaped here, so none stays a zombie for the rest of the session.
+  reap_exited({pid_, spare_pid_});
   if (!alive()) return {Status::kDied, death_};
   if (payload.size() > kMaxPayload)  // refused here: the worker and its state stay as they are
     return {Status::kError, "input of " + std::to_string(payload.size() >> 20) +
