@@ -2,6 +2,7 @@
 // and std::chrono.
 #include "lab/hooks.hpp"
 
+#include "lab/deps.hpp"
 #include "sys/write.hpp"
 
 #include <chrono>
@@ -19,6 +20,7 @@ std::optional<std::string> make_dir(const std::string& dir) {
 }
 
 std::optional<std::string> write_result(const std::string& path, std::string_view bytes) {
+  record_written(path);  // under `warplab watch`: the run's own write, not a save
   const sys::WriteResult w = sys::write_file(path, bytes, sys::Replace::allowed);
   if (w) return std::nullopt;
   return w.message;

@@ -103,8 +103,8 @@ void record_module(const ModuleSpec& spec) {
   if (!dir) return;
   try {
     const std::string line = spec_json(spec).dump() + "\n";
-    const int fd =
-        ::open((std::string(dir) + "/modules").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    const int fd = ::open((std::string(dir) + "/modules").c_str(),
+                          O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
     if (fd < 0) return;
     [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());  // one write: whole lines
     ::close(fd);

@@ -1,7 +1,8 @@
 // read.hpp: the one reader of whole files warplab reads as input (scripts, kernel sources,
 // profiles). C++ streams either swallowed a read error (a source read as empty) or threw
 // it past every handler (an internal error): this reads with read(2) and says why it could
-// not. No Lua, no CUDA; callers check the file's kind and size first.
+// not, and refuses what is not a regular file (a FIFO would block the read). No Lua, no
+// CUDA; callers check the file's kind and size first, for their own sentences.
 #pragma once
 #include <cstddef>
 #include <optional>

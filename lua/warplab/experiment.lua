@@ -2,7 +2,8 @@
 -- notice, grouping, rank correlation, clustering, and the block-residency measurement
 -- (kernels_src/scheduling/residency.cu): where and when each block ran, how many blocks
 -- overlapped on each SM, and a per-SM timeline.
--- Depends on: the `cuda` global (compiles offline; residency runs need a GPU).
+-- Depends on: the `cuda` global (compiles offline; residency runs need a GPU), warplab.util.
+local util = require "warplab.util"
 local experiment = {}
 
 -- experiment.offline(dev, what [, skipped]) -> true (after saying so) when `dev` is a
@@ -242,4 +243,4 @@ function experiment.out_of_order(recs)
   return moved, order
 end
 
-return experiment
+return util.api("experiment", experiment)

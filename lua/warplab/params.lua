@@ -2,8 +2,9 @@
 -- line (`warplab run script.lua -p block=128`): `local p = params{block = 256}`.
 -- Depends on: the host's optional globals WARPLAB_PARAMS (string key -> string value,
 -- filled from -p), WARPLAB_PARAMS_LIST (`warplab run SCRIPT --params`: params{} records
--- its declaration there and stops the script) and warplab.raise (a -p refusal's kind);
--- nothing else, so scripts also run under plain lua5.4.
+-- its declaration there and stops the script) and warplab.raise (a -p refusal's kind); and
+-- warplab.util, pure Lua: scripts also run under plain lua5.4.
+local util = require "warplab.util"
 local params = {}
 
 -- Facts about each table params{} returned: declared defaults and which keys -p set.
@@ -212,7 +213,7 @@ end
 
 -- The module is callable, so scripts write params{...}; params.dims and
 -- params.describe hang off the same table.
-return setmetatable(params, {
+return setmetatable(util.api("params", params), {
   __call = function(_, decl)
     local p = declare(decl, 3) -- 3: declare -> this __call -> the script's line
     return p

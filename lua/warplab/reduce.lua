@@ -2,7 +2,9 @@
 -- and how each is launched (passes over partials, grid-stride, single pass, atomics),
 -- the rounding bound each is checked against, and the double / integer references.
 -- Depends on: the `cuda` global (compiling works offline; launches need a GPU) and the
--- kernels in kernels_src/reductions (ladder.cu, grid.cu, single_pass.cu, reference.cu).
+-- kernels in kernels_src/reductions (ladder.cu, grid.cu, single_pass.cu, reference.cu);
+-- warplab.util.
+local util = require "warplab.util"
 local reduce = {}
 
 reduce.U = 2.0 ^ -24 -- float's unit roundoff: |fl(a + b) - (a + b)| <= U |a + b|
@@ -240,4 +242,4 @@ function reduce.size_name(n)
   return tostring(n)
 end
 
-return reduce
+return util.api("reduce", reduce, Runner, "runner")

@@ -33,6 +33,8 @@ class Cleanup {
   void forget_group(pid_t pgid);
   // The pipe's write end: a forked child closes it, so that our death alone ends the wait.
   int fd() const { return fd_; }
+  // The keeper's pid (a child of ours in a group of its own, for kill_adopted's `keep`).
+  pid_t keeper() const { return keeper_; }
 
  private:
   std::string dir_;

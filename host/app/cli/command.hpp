@@ -87,8 +87,12 @@ std::string short_help(const CLI::App& app);
 // "unknown command 'attr'; did you mean 'attrs'?" (or the list of commands).
 std::string unknown_command(const CLI::App& app, const std::string& word);
 // The command word of a command line (words in order, before any `--`): the first word
-// that is neither an option nor a global option's value; "" when there is none.
+// that is neither a global option nor its value, or an option no global option is (it
+// starts with '-': unknown_option says so); "" when there is none.
 std::string command_word(const CLI::App& app, const std::vector<std::string>& words);
+// "unknown option '--prøfile'; did you mean '--profile'?": an option before the command
+// that no global option is.
+std::string unknown_option(const CLI::App& app, const std::string& word);
 // The examples and notes set_help gave a subcommand (for the man page).
 struct HelpNotes {
   std::vector<std::string> examples;

@@ -89,6 +89,9 @@ void Worker::fork_worker(pid_t& pid_out, int& fd_out, bool spare) {
     throw Error(ErrorKind::internal,
                 std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
   flush_output();  // or the child would flush our buffered output a second time
+  // Not a reaper (child_group.hpp): what the worker's commands leave is the prompt's, which
+  // reaps what has ended between requests; a worker adopting it would keep it a zombie,
+  // since Lua waits only for what it started itself.
   const pid_t pid =
       fork_in_group({.die_with_parent = true, .group_dies_with_parent = true, .unblock_signals = false});
   if (pid < 0) {
@@ -189,6 +192,9 @@ std::vector<std::string> Worker::complete(const std::string& line) {
 // Sends one request (type 0: none, just wait for the start-up message) and waits for
 // its reply while forwarding Ctrl-C: the first as SIGINT, the next as SIGKILL.
 Reply Worker::request(char type, const std::string& payload) {
+  // What the worker started and left (`cmd &`, a daemon) is ours (reap_orphans): those
+  // that have ended are reaped here, so none stays a zombie for the rest of the session.
+  reap_exited({pid_, spare_pid_});
   if (!alive()) return {Status::kDied, death_};
   if (payload.size() > kMaxPayload)  // refused here: the worker and its state stay as they are
     return {Status::kError, "input of " + std::to_string(payload.size() >> 20) +
@@ -233,6 +239,8 @@ void Worker::reap(bool kill_first) {
   ::close(fd_);
   fd_ = -1;
   const int status = kill_first ? kill_group(pid_) : reap_group(pid_);  // its group goes too
+  // And what it started outside its group (`setsid`): ours now (reap_orphans), ended.
+  kill_adopted(spare_pid_ > 0 ? std::vector<pid_t>{spare_pid_} : std::vector<pid_t>{}, pid_);
   death_ = describe(status);
   pid_ = -1;
 }
@@ -288,6 +296,7 @@ void Worker::reap(bool kill_first) {
   flush_output();
   // The prompt is gone (its end of the socket closed as it died, before its death signal
   // reaches us): what this worker started goes with it, not on with no parent.
+  kill_children();
   if (::getpgrp() == ::getpid()) ::kill(0, SIGKILL);
   ::_exit(0);
 }
