@@ -349,8 +349,8 @@ int run_repl(const Globals& g) {
   const auto mode = [](int fd) { return ::fcntl(fd, F_GETFL) & O_ACCMODE; };
   if (mode(STDIN_FILENO) == O_WRONLY)
     throw Error(ErrorKind::bad_input,
-                  "the REPL's standard input is closed: there is nothing to read (give it a "
-                  "terminal, a pipe or a file: warplab repl < chunks.lua)");
+                "the REPL's standard input is closed: there is nothing to read (give it a "
+                "terminal, a pipe or a file: warplab repl < chunks.lua)");
   if (mode(STDOUT_FILENO) == O_RDONLY)
     throw Error(ErrorKind::failed, "the REPL's standard output is closed: its answers could not be shown");
   reap_orphans();  // what a dead worker started outside its group is ended (child_group.hpp)
