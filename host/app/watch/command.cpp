@@ -257,7 +257,7 @@ class Watch {
     // built nothing keeps the last record.
     if (code_) {
       const std::string record = (fs::path(code_->dir()) / "modules").string();
-      if (std::string m; sys::read_whole(record, m, 64u << 20).empty() && !m.empty()) modules_ = std::move(m);
+      if (std::string m; !sys::read_whole(record, m, 64u << 20) && !m.empty()) modules_ = std::move(m);
       std::error_code ec;
       fs::remove(record, ec);
     }
