@@ -40,10 +40,10 @@ class GraphObj {
   const std::string& label() const noexcept { return label_; }
   const std::vector<UsedBuffer>& used() const noexcept { return used_; }
 
-  // What refuses a replay: throws lab::Error when the graph was freed, a capture is running
-  // (`cap`), or one of its arrays was freed ("g:launch: the graph captured by cuda.graph at
-  // x.lua:3 uses an array f32[1024] that was freed; ..."). Nothing is checked but a flag per
-  // used buffer: a replay stays cheap.
+  // What refuses a replay: throws Error (bad_input) when the graph was freed, a capture is
+  // running (`cap`), or one of its arrays was freed ("g:launch: the graph captured by
+  // cuda.graph at x.lua:3 uses an array f32[1024] that was freed; ..."). Nothing is checked
+  // but a flag per used buffer: a replay stays cheap.
   void check_launch(const Capture& cap) const {
     if (freed() || cap.active()) [[unlikely]]
       refuse_launch(cap);

@@ -39,24 +39,20 @@ std::string kernel_file_missing(const std::string& file, const std::string& call
          ")";
 }
 
-bool spec_from_file(ModuleSpec& spec, const std::string& file, const std::string& caller_file,
-                    std::string& why) {
+std::optional<std::string> spec_from_file(ModuleSpec& spec, const std::string& file,
+                                          const std::string& caller_file) {
   auto p = locate_kernel_file(file, caller_file);
-  if (!p) {
-    why = kernel_file_missing(file, caller_file);
-    return false;
-  }
+  if (!p) return kernel_file_missing(file, caller_file);
   spec.path = p->string();
-  return reread_source(spec, why);
+  return reread_source(spec);
 }
 
-bool reread_source(ModuleSpec& spec, std::string& why) {
+std::optional<std::string> reread_source(ModuleSpec& spec) {
   try {
     spec.source = rtc::load_source(spec.path);
-    return true;
-  } catch (const std::exception& e) {
-    why = e.what();
-    return false;
+    return std::nullopt;
+  } catch (const Error& e) {
+    return e.what();
   }
 }
 
@@ -64,9 +60,9 @@ int inline_first_line(const std::string& lua_file, int call_line, const std::str
   std::error_code ec;
   if (lua_file.empty() || !fs::exists(lua_file, ec)) return 0;  // no file (a REPL chunk), or gone since
   std::string lua;
-  if (const std::string e = sys::read_whole(lua_file, lua, static_cast<std::size_t>(kMaxScriptBytes));
-      !e.empty())
-    throw Error("cuda.compile: cannot read '" + sys::shown(lua_file) + "' to place the inline source: " + e);
+  if (const auto e = sys::read_whole(lua_file, lua, static_cast<std::size_t>(kMaxScriptBytes)))
+    throw Error(ErrorKind::bad_input,
+                "cuda.compile: cannot read '" + sys::shown(lua_file) + "' to place the inline source: " + *e);
   std::size_t pos = 0;
   for (int l = 1; l < call_line && pos != std::string::npos; ++l) pos = lua.find('\n', pos) + 1;
   if (pos == std::string::npos) return 0;
@@ -104,8 +100,8 @@ bool env_lineinfo() {
 
 void add_options(rtc::Options& o, const std::vector<std::string>& options) {
   // Refused here already (rtc::compile checks again), so the script's line is named.
-  if (const std::string bad = rtc::check_options(options); !bad.empty())
-    throw Error("cuda.compile: options: " + bad);
+  if (const auto bad = rtc::check_options(options))
+    throw Error(ErrorKind::bad_input, "cuda.compile: options: " + *bad);
   for (const auto& s : options) {
     if (s == "-lineinfo" || s == "--generate-line-info")
       o.lineinfo = true;
@@ -121,7 +117,7 @@ std::pair<std::string, std::string> listed_define(int index, const std::string& 
   } catch (const rtc::Error& e) {
     msg = e.what();
   }
-  throw Error("cuda.compile: defines[" + std::to_string(index) + "]: " + msg);
+  throw Error(ErrorKind::bad_input, "cuda.compile: defines[" + std::to_string(index) + "]: " + msg);
 }
 
 std::pair<std::string, std::string> named_define(const std::string& name, std::string value) {
@@ -132,7 +128,7 @@ std::pair<std::string, std::string> named_define(const std::string& name, std::s
   } catch (const rtc::Error& e) {
     msg = e.what();
   }
-  throw Error("cuda.compile: defines: " + msg);
+  throw Error(ErrorKind::bad_input, "cuda.compile: defines: " + msg);
 }
 
 void add_defines(rtc::Options& o, std::vector<std::pair<std::string, std::string>> named,

@@ -6,7 +6,25 @@
 
 namespace warplab::sys {
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
+namespace {
+
+// The characters of UTF-8 text: a continuation byte belongs to the character before it,
+// so "ø" and a zero-width space count as one character each, not two or three.
+std::vector<std::string_view> characters(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (std::size_t i = 1; i <= s.size(); ++i)
+    if (i == s.size() || (static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) {
+      out.push_back(s.substr(start, i - start));
+      start = i;
+    }
+  return out;
+}
+
+}  // namespace
+
+std::size_t edit_distance(std::string_view a_text, std::string_view b_text) {
+  const std::vector<std::string_view> a = characters(a_text), b = characters(b_text);
   // One row of the table at a time: row[j] is the distance from a[0, i) to b[0, j).
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;

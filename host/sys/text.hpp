@@ -10,7 +10,7 @@
 namespace warplab::sys {
 
 // Levenshtein distance: the fewest one-character insertions, deletions and substitutions
-// that turn `a` into `b` (bytes, so an ASCII name's typos).
+// that turn `a` into `b`, counted in UTF-8 characters ("ø" is one, not two).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // "1 launch", "3 launches", "0 errors": the count, a space and the noun, singular for 1

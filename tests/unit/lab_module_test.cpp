@@ -105,7 +105,8 @@ TEST(LabOptions, RefusedOptionsNameTheCall) {
   try {
     lab::add_options(o, {"-lineinfo", "-dlto"});
     ADD_FAILURE() << "-dlto must be refused";
-  } catch (const lab::Error& e) {
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::bad_input);
     EXPECT_EQ(std::string(e.what()).rfind("cuda.compile: options: '-dlto' gives no cubin", 0), 0u)
         << e.what();
   }
@@ -143,17 +144,16 @@ TEST(LabKernelFile, MissingSentenceAndSpec) {
                        0),
             0u);
   lab::ModuleSpec spec;
-  std::string why;
-  EXPECT_FALSE(lab::spec_from_file(spec, "warplab-no-such-kernel.cu", script, why));
-  EXPECT_EQ(why, lab::kernel_file_missing("warplab-no-such-kernel.cu", script));
+  EXPECT_EQ(lab::spec_from_file(spec, "warplab-no-such-kernel.cu", script),
+            lab::kernel_file_missing("warplab-no-such-kernel.cu", script));
   d.write("k.cu", "__global__ void k() {}\n");
-  why.clear();
-  ASSERT_TRUE(lab::spec_from_file(spec, "k.cu", script, why)) << why;
+  const auto why = lab::spec_from_file(spec, "k.cu", script);
+  ASSERT_FALSE(why) << *why;
   EXPECT_EQ(spec.source.text, "__global__ void k() {}\n");
   EXPECT_EQ(fs::canonical(spec.path), fs::canonical(d.path() / "k.cu"));
   // Read again after a change (reload, live refresh).
   d.write("k.cu", "__global__ void k2() {}\n");
-  ASSERT_TRUE(lab::reread_source(spec, why));
+  ASSERT_EQ(lab::reread_source(spec), std::nullopt);
   EXPECT_EQ(spec.source.text, "__global__ void k2() {}\n");
 }
 
@@ -175,9 +175,10 @@ TEST(LabInlineSource, PlacedAtItsLineInTheCallingFile) {
   try {
     lab::inline_first_line(d.path().string(), 2, text);
     ADD_FAILURE() << "a folder read as a script";
-  } catch (const lab::Error& e) {
+  } catch (const warplab::Error& e) {
+    EXPECT_EQ(e.kind(), warplab::ErrorKind::bad_input);
     EXPECT_EQ(std::string(e.what()), "cuda.compile: cannot read '" + d.path().string() +
-                                         "' to place the inline source: " + std::strerror(EISDIR));
+                                         "' to place the inline source: a folder, not a file");
   }
 
   lab::ModuleSpec spec;
@@ -226,13 +227,14 @@ TEST(LabFindEntry, MissingAndAmbiguousSentences) {
 
 TEST(LabReload, InlineModuleHasNoFile) {
   auto m = std::make_shared<lab::ModuleObj>(module_with({}, "inline.cu"));
-  std::string why;
+  lab::ModuleRef fresh;
   int built = 0;
   const lab::Builder count = [&](lab::ModuleSpec) {
     ++built;
     return lab::ModuleRef();
   };
-  EXPECT_EQ(error_of([&] { lab::reload(m, count, why); }), "module inline.cu has no file to reload from");
+  EXPECT_EQ(error_of([&] { (void)lab::reload(m, count, fresh); }),
+            "module inline.cu has no file to reload from");
   EXPECT_FALSE(lab::refresh(m, count, false, true));  // nothing to follow
   EXPECT_EQ(built, 0);
 }
@@ -241,14 +243,16 @@ TEST(LabReload, UnreadableFileKeepsTheModule) {
   TempDir d;
   auto m = std::make_shared<lab::ModuleObj>(module_with({"k"}));
   m->spec.path = (d.path() / "gone.cu").string();
-  std::string why;
+  lab::ModuleRef fresh;
   int built = 0;
   const lab::Builder count = [&](lab::ModuleSpec) {
     ++built;
     return lab::ModuleRef();
   };
-  EXPECT_FALSE(lab::reload(m, count, why));
-  EXPECT_FALSE(why.empty());
+  const auto why = lab::reload(m, count, fresh);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(why->rfind("cannot read kernel source '", 0), 0u) << *why;
+  EXPECT_FALSE(fresh);
   EXPECT_EQ(built, 0);
 }
 
@@ -259,11 +263,11 @@ TEST(LabScript, ProblemsAndShebang) {
   EXPECT_EQ(lab::script_problem(dir), "script '" + dir + "': a folder, not a script");
   const std::string gone = (d.path() / "gone.lua").string();
   EXPECT_EQ(lab::script_problem(gone), "script '" + gone + "': not found");
-  std::string text, why;
-  EXPECT_FALSE(lab::read_script(gone, text, why));
-  EXPECT_EQ(why, "script '" + gone + "': not found");
+  std::string text;
+  EXPECT_EQ(lab::read_script(gone, text), "script '" + gone + "': not found");
   const std::string s = d.write("s.lua", "#!/usr/bin/env warplab\nprint(1)\n");
-  EXPECT_EQ(lab::script_problem(s), "");
-  ASSERT_TRUE(lab::read_script(s, text, why)) << why;
+  EXPECT_EQ(lab::script_problem(s), std::nullopt);
+  const auto why = lab::read_script(s, text);
+  ASSERT_FALSE(why) << *why;
   EXPECT_EQ(text, "--#!/usr/bin/env warplab\nprint(1)\n");
 }

@@ -21,13 +21,13 @@ fs::path find_examples(const std::string& given) {
   std::error_code ec;
   if (!given.empty()) {
     if (!fs::is_directory(given, ec))
-      throw Failure(kBadInput, "examples folder '" + given + "' is not a directory");
+      throw Error(ErrorKind::bad_input, "examples folder '" + given + "' is not a directory");
     return given;
   }
   if (const std::string d = shipped_examples(); !d.empty()) return d;
   std::string looked;
   for (const std::string& d : examples_candidates()) looked += (looked.empty() ? "" : ", ") + d;
-  throw Failure(kBadInput, "no examples folder found (looked in " + looked + ")");
+  throw Error(ErrorKind::bad_input, "no examples folder found (looked in " + looked + ")");
 }
 
 // The header's first "-- <file name>: summary" line among the leading comment lines,
@@ -42,7 +42,7 @@ Summary summary_of(const fs::path& file) {
   // Only the opening comment block matters: read at most its first 64 KiB (a huge file
   // with no line break must not be read whole).
   std::string head;
-  if (std::string e = sys::read_head(file.string(), head, 64 * 1024); !e.empty()) return {{}, std::move(e)};
+  if (auto e = sys::read_head(file.string(), head, 64 * 1024)) return {{}, std::move(*e)};
   std::istringstream in(head);
   const std::string prefix = "-- " + file.filename().string() + ":";
   std::string line;
@@ -100,7 +100,8 @@ int list_examples(const std::string& folder, bool json) {
   // inside is skipped, not the end of the listing. Links to folders are not followed.
   std::error_code ec;
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) throw Failure(kBadInput, "cannot read examples folder '" + root.string() + "': " + ec.message());
+  if (ec)
+    throw Error(ErrorKind::bad_input, "cannot read examples folder '" + root.string() + "': " + ec.message());
   for (; it != end; it.increment(ec)) {
     if (ec) break;
     const fs::directory_entry& e = *it;

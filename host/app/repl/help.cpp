@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sys/read.hpp"
+#include "sys/shown.hpp"
 #include "sys/text.hpp"
 
 namespace warplab::app::repl {
@@ -61,8 +62,8 @@ std::string api_help(const std::string& name) {
     std::error_code ec;
     if (!fs::exists(p, ec)) continue;
     std::string text;
-    if (const std::string e = sys::read_whole(p.string(), text, 16u << 20); !e.empty())
-      return "cannot read " + p.string() + ": " + e;
+    if (const auto e = sys::read_whole(p.string(), text, 16u << 20))
+      return "cannot read " + p.string() + ": " + *e;
     std::istringstream in(text);
     std::string out;
     for (std::string line; std::getline(in, line);) {
@@ -74,7 +75,8 @@ std::string api_help(const std::string& name) {
       out += "\n";
     }
     if (!out.empty()) return out.substr(0, out.size() - 1);
-    return "nothing about '" + name + "' in " + p.string() + " (try :help cuda.array, :help k:launch)";
+    return "nothing about '" + sys::shown(name) + "' in " + p.string() +
+           " (try :help cuda.array, :help k:launch)";
   }
   return "docs/lua-api.md was not found beside warplab or in its source tree";
 }

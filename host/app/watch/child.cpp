@@ -18,7 +18,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string>
 #include <system_error>
+
+#include "sys/error.hpp"
 
 #include "sys/read.hpp"
 #include "sys/text.hpp"
@@ -28,17 +31,19 @@ namespace warplab::app::watch {
 ChildRun::ChildRun(const Body& body, const std::vector<int>& close_fds) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    throw std::system_error(errno, std::generic_category(), "cannot create a run's socket");
+    throw Error(ErrorKind::internal, std::string("cannot create a run's socket: ") + std::strerror(errno));
   std::fflush(nullptr);  // or the child would write our buffered output a second time
   forked_ = started_ = std::chrono::steady_clock::now();
-  // A process group of its own (cli/child_group.hpp), gone with the watcher; the watcher
-  // blocks the signals it reads through signalfd, the run must not.
-  pid_ = fork_in_group({.die_with_parent = true, .unblock_signals = true});
+  // A process group of its own (cli/child_group.hpp), gone with the watcher, the reaper of
+  // what it starts (a `setsid` process too: ended when the run is); the watcher blocks the
+  // signals it reads through signalfd, the run must not.
+  pid_ = fork_in_group(
+      {.die_with_parent = true, .group_dies_with_parent = true, .unblock_signals = true, .reaper = true});
   if (pid_ < 0) {
     const int err = errno;
     ::close(sv[0]);
     ::close(sv[1]);
-    throw std::system_error(err, std::generic_category(), "cannot fork a run");
+    throw Error(ErrorKind::internal, std::string("cannot fork a run: ") + std::strerror(err));
   }
   if (pid_ == 0) {
     ::close(sv[0]);
@@ -59,9 +64,10 @@ ChildRun::ChildRun(const Body& body, const std::vector<int>& close_fds) {
       rc = body(ready);
     } catch (...) {
     }
+    std::fflush(nullptr);
+    kill_children();  // nothing the run started outlives it (the watcher kills its group)
     const char d = 'd';
     [[maybe_unused]] const ssize_t w = ::send(fd, &d, 1, MSG_NOSIGNAL);
-    std::fflush(nullptr);
     ::_exit(rc);
   }
   ::close(sv[1]);
@@ -154,14 +160,24 @@ Record read_record(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return r;  // the run wrote none
   // No size limit: the records are the run's own (a CUBIN may be megabytes).
-  if (const std::string e = sys::read_whole(path, r.text, SIZE_MAX); !e.empty())
-    r.problem = "cannot read " + path + ": " + e;
+  if (const auto e = sys::read_whole(path, r.text, SIZE_MAX)) r.problem = "cannot read " + path + ": " + *e;
   return r;
 }
 
-std::vector<std::string> dependency_paths(const std::string& text) {
-  std::vector<std::string> out = sys::split(text, '\n');
-  std::erase(out, std::string());
+RunFiles read_deps_file(const std::string& path) {
+  RunFiles out;
+  const Record r = read_record(path);
+  out.problem = r.problem;
+  for (const std::string& line : sys::split(r.text, '\n')) {
+    if (line.rfind("> ", 0) == 0) {
+      std::error_code ec;
+      out.written.insert(line.substr(2));
+      if (const auto real = std::filesystem::weakly_canonical(line.substr(2), ec); !ec)
+        out.written.insert(real.string());
+    } else if (!line.empty()) {
+      out.read.push_back(line);
+    }
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,7 +76,15 @@ struct Record {
 };
 Record read_record(const std::string& path);
 
-// The paths in a dependency file's text, one a line, blank lines skipped.
-std::vector<std::string> dependency_paths(const std::string& text);
+// A run's dependency file (lab/watch_feed.hpp): the files it read, one a line, and those it
+// wrote ("> PATH" lines: with the path their links lead to as well), blank lines skipped;
+// empty when missing, with `problem` saying why when unreadable. Read while the run goes
+// too: it writes a line before each write.
+struct RunFiles {
+  std::vector<std::string> read;
+  std::set<std::string> written;
+  std::string problem;
+};
+RunFiles read_deps_file(const std::string& path);
 
 }  // namespace warplab::app::watch
