@@ -6,6 +6,7 @@
 // its work uses (arrays, and streams and events that joined the capture) in its user value,
 // so a garbage collection cannot free an array under it; an explicit a:free() still frees,
 // and g:launch then refuses. The rules are lab's (lab/capture.hpp, lab/graph.hpp).
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -40,11 +41,15 @@ void keep_in_capture(lua_State* L, int idx) {
   lua_pop(L, 1);          // -1 keep
 }
 
-void keep_launch_args(lua_State* L, int first, int n) {
+void keep_launch_args(lua_State* L, const lab::KernelObj& k, int first, int n) {
   StateRecord& st = record_of(L);
-  for (int i = first; i < first + n; ++i)
-    if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, i, st.array_meta, kArrayMeta)))
-      if (st.run.capture.use(*a)) keep_in_capture(L, i);  // once per buffer
+  // The arrays marshal found, by parameter (a launch that reached here marshaled, so its
+  // count is the kernel's): only a pointer parameter takes one.
+  const std::size_t slots = std::min({k.slots.size(), st.launch_arrays.size(), static_cast<std::size_t>(n)});
+  for (std::size_t i = 0; i < slots; ++i)
+    if (k.slots[i].kind == rtc::ParamType::Kind::Pointer)
+      if (lab::DeviceArray* a = st.launch_arrays[i])
+        if (st.run.capture.use(*a)) keep_in_capture(L, first + static_cast<int>(i));  // once per buffer
 }
 
 namespace {

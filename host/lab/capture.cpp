@@ -1,11 +1,13 @@
 // capture.cpp: see capture.hpp. The refusals' sentences, the capture's begin and end
-// (the driver's end-of-capture codes turned into sentences), used arrays, deferred frees.
+// (the driver's end-of-capture codes turned into sentences), a captured launch, used
+// arrays, deferred frees.
 #include "lab/capture.hpp"
 
 #include <algorithm>
 #include <utility>
 
 #include "cu/error.hpp"
+#include "lab/launch.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -37,7 +39,7 @@ const char* reason(CaptureOp op) {
       return "graphs do not nest here; launch it before the capture or after it";
     case CaptureOp::counters:
       return "hardware counters replay each kernel as it runs, and a captured launch runs only when its "
-             "graph is launched; count g:launch() outside the capture instead";
+             "graph is launched; count the kernels launched one by one, outside the capture, instead";
   }
   return "";
 }
@@ -76,7 +78,7 @@ void Capture::begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, s
 
 DeferredFrees& DeferredFrees::operator=(DeferredFrees&& o) noexcept {
   if (this != &o) {
-    run();
+    free_now();
     device_ = std::move(o.device_);
     host_ = std::move(o.host_);
     o.device_.clear();
@@ -85,7 +87,7 @@ DeferredFrees& DeferredFrees::operator=(DeferredFrees&& o) noexcept {
   return *this;
 }
 
-void DeferredFrees::run() noexcept {
+void DeferredFrees::free_now() noexcept {
   for (auto& b : device_) b->free();
   for (auto& b : host_) b->free();
   device_.clear();
@@ -137,13 +139,21 @@ void Capture::abort() noexcept {
 void Capture::finish() noexcept {
   // Frees still deferred here belong to a capture that produced no graph (abort): done now.
   // A graph that kept the record of a buffer freed this way refuses to replay.
-  deferred_.run();
+  deferred_.free_now();
   used_.clear();
   recorded_.clear();
   stream_ = nullptr;
   id_ = 0;
   label_.clear();
   ctx_.reset();
+}
+
+void Capture::launch(KernelObj& k, cu::LaunchConfig c) const {
+  if (!c.stream)
+    c.stream = stream_;
+  else
+    check_stream(c.stream, "a kernel launch");
+  cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
 }
 
 void Capture::refuse_now(CaptureOp op, std::string_view what) const {

@@ -98,7 +98,7 @@ ModuleSpec spec_from_json(const json& j) {
 
 }  // namespace
 
-void record_module(const ModuleSpec& spec) {
+void feed_module(const ModuleSpec& spec) {
   const char* dir = code_dir();  // only a folder watch made (lab/watch_feed.hpp)
   if (!dir) return;
   try {
@@ -112,7 +112,7 @@ void record_module(const ModuleSpec& spec) {
   }
 }
 
-std::vector<ModuleSpec> read_module_records(const std::string& text) {
+std::vector<ModuleSpec> read_module_feed(const std::string& text) {
   std::vector<ModuleSpec> out;
   std::set<std::string> seen;
   std::istringstream in(text);

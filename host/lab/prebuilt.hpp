@@ -14,10 +14,10 @@ namespace warplab::lab {
 
 // Appends the spec to $WARPLAB_CODE_DIR/modules (a no-op without it): one JSON line, a
 // file's path rather than its text.
-void record_module(const ModuleSpec& spec);
+void feed_module(const ModuleSpec& spec);
 // The specs of a modules record, file-backed ones read again from their files (one that
 // cannot be read is left out); a malformed line is skipped.
-std::vector<ModuleSpec> read_module_records(const std::string& text);
+std::vector<ModuleSpec> read_module_feed(const std::string& text);
 
 // Builds each spec (through `cache`, loaded into `ctx` when given) and keeps it for
 // take_prebuilt. Tells no watcher anything: the run that takes a module does. Never throws.

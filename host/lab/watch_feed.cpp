@@ -1,5 +1,5 @@
 // watch_feed.cpp: appends dependency paths to $WARPLAB_DEPS_FILE, and writes the code,
-// launch and device records into $WARPLAB_CODE_DIR (see watch_feed.hpp). One O_APPEND
+// launch and device files into $WARPLAB_CODE_DIR (see watch_feed.hpp). One O_APPEND
 // write per line, so a file stays line-complete even if the run crashes; whole records
 // through the one writer (sys/write.hpp). Never through a symbolic link (O_NOFOLLOW), whatever a folder
 // shared with others holds, and only into a folder watch made (code_dir).
@@ -62,9 +62,9 @@ void append_record(const std::string& path, const char* prefix) {
 
 }  // namespace
 
-void record_dependency(const std::string& path) { append_record(path, ""); }
+void feed_dependency(const std::string& path) { append_record(path, ""); }
 
-void record_written(const std::string& path) { append_record(path, "> "); }
+void feed_written(const std::string& path) { append_record(path, "> "); }
 
 }  // namespace warplab::lab
 
@@ -110,7 +110,7 @@ std::string code_stem(const std::string& module_name) {
   return stem.empty() ? "_" : stem;
 }
 
-void record_code(const std::string& module_name, const rtc::CompileResult& r) {
+void feed_code(const std::string& module_name, const rtc::CompileResult& r) {
   const char* dir = code_dir();
   if (!dir) return;
   static int n = 0;
@@ -124,19 +124,20 @@ void record_code(const std::string& module_name, const rtc::CompileResult& r) {
   write_record(base + ".spills", spills);
 }
 
-void record_launch(const std::string& module_name, const std::string& mangled, unsigned threads,
-                   unsigned dynamic_shared) noexcept {
+void feed_launch(const std::string& module_name, const std::string& mangled,
+                 const LastLaunch& last) noexcept {
+  if (!last.threads) return;
   const char* dir = code_dir();
   if (!dir) return;
   try {  // called from a destructor: nothing may escape
-    const std::string line = code_stem(module_name) + " " + mangled + " " + std::to_string(threads) + " " +
-                             std::to_string(dynamic_shared) + "\n";
+    const std::string line = code_stem(module_name) + " " + mangled + " " + std::to_string(last.threads) +
+                             " " + std::to_string(last.dynamic_shared) + "\n";
     append_line(std::string(dir) + "/launches", line);
   } catch (...) {
   }
 }
 
-void record_device(const cu::DeviceSnapshot& d) {
+void feed_device(const cu::DeviceSnapshot& d) {
   const char* dir = code_dir();
   if (!dir) return;
   const std::string text = cu::profile_text(d);

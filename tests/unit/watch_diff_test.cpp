@@ -186,8 +186,8 @@ TEST(WatchDiff, RunRecordsGiveTheOccupancyLine) {
     const auto r = rtc::compile(src, o);
     ASSERT_TRUE(r.ok) << r.log;
     mangled = r.entries.at(0);
-    lab::record_code(src.name, r);
-    lab::record_device(dev);
+    lab::feed_code(src.name, r);
+    lab::feed_device(dev);
     if (launched_threads) lab::record_launch(src.name, mangled, launched_threads, 0);
   };
   run(0, 256);

@@ -370,11 +370,11 @@ TEST(Deps, RecordDependencyAppendsAbsolutePathsOnce) {
   TempDir d;
   const std::string file = d / "deps";
   ::setenv("WARPLAB_DEPS_FILE", file.c_str(), 1);
-  warplab::lab::record_dependency("kernels/../kernels/deps_test_a.cu");
-  warplab::lab::record_dependency("kernels/deps_test_a.cu");  // the same file again
-  warplab::lab::record_dependency("/abs/deps_test_b.cuh");
+  warplab::lab::feed_dependency("kernels/../kernels/deps_test_a.cu");
+  warplab::lab::feed_dependency("kernels/deps_test_a.cu");  // the same file again
+  warplab::lab::feed_dependency("/abs/deps_test_b.cuh");
   ::unsetenv("WARPLAB_DEPS_FILE");
-  warplab::lab::record_dependency("/abs/deps_test_c.cuh");  // no watcher: not recorded
+  warplab::lab::feed_dependency("/abs/deps_test_c.cuh");  // no watcher: not recorded
   const std::string a = (fs::current_path() / "kernels/deps_test_a.cu").string();
   EXPECT_EQ(read_deps_file(file).read, (std::vector<std::string>{a, "/abs/deps_test_b.cuh"}));
 }
@@ -385,10 +385,10 @@ TEST(Deps, RecordWrittenSaysWhatTheRunWrites) {
   TempDir d;
   const std::string file = d / "deps";
   ::setenv("WARPLAB_DEPS_FILE", file.c_str(), 1);
-  warplab::lab::record_dependency(d / "gen.cu");
-  warplab::lab::record_written(d / "gen.cu");  // read and written: both said
-  warplab::lab::record_written(d / "gen.cu");
-  warplab::lab::record_written(d / "out.json");
+  warplab::lab::feed_dependency(d / "gen.cu");
+  warplab::lab::feed_written(d / "gen.cu");  // read and written: both said
+  warplab::lab::feed_written(d / "gen.cu");
+  warplab::lab::feed_written(d / "out.json");
   ::unsetenv("WARPLAB_DEPS_FILE");
   const std::string gen = d / "gen.cu", out = d / "out.json";
   EXPECT_EQ(read_file(file), gen + "\n> " + gen + "\n> " + out + "\n");

@@ -17,6 +17,7 @@
 #include <map>
 
 #include "app/cli/command.hpp"
+#include "app/cli/exit_codes.hpp"
 #include "app/cli/lua_state.hpp"
 #include "app/cli/sanitize.hpp"
 #include "app/run/counters.hpp"
@@ -25,6 +26,7 @@
 #include "lab/prebuilt.hpp"
 #include "lab/run.hpp"
 #include "lab/script.hpp"
+#include "lab/sync.hpp"
 #include "lab/watch_feed.hpp"
 
 namespace warplab::app {
@@ -200,11 +202,11 @@ int run_script(const Globals& g, const RunArgs& given) {
   if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
   sanitize::die_with_the_tool();  // under compute-sanitizer: not one moment longer than it
   const auto params = parse_params(a.params);
-  lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
+  lab::feed_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
   bind::StatePtr state = open_lua_state(g);
   bind::set_params(state.get(), params);
-  start_counter_watchdog(g.opts);          // a counted launch, even the script's own cuda.counters
-  std::vector<std::string> args = a.args;  // before `--`, then after it
+  lab::start_counted_launch_watchdog(g.opts.timeout, kTimeout);  // cuda.counters' launches too
+  std::vector<std::string> args = a.args;                        // before `--`, then after it
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
   return run_in_state(state, a.script, args, a.counters);
 }
@@ -215,7 +217,7 @@ void make_ready(lua_State* L, const std::string& modules) {
   lab::Run* run = prepare_device(L);
   if (!run) return;
   const cu::TraceScope t("modules of the last run built ahead");
-  lab::prebuild(lab::read_module_records(modules), run->cache.get(), run->context);
+  lab::prebuild(lab::read_module_feed(modules), run->cache.get(), run->context);
 }
 
 }  // namespace
@@ -224,13 +226,13 @@ int run_prepared(const Globals& g, const PreparedRun& a, const std::function<boo
   const auto params = parse_params(a.params);
   bind::StatePtr state = open_lua_state(g);
   bind::set_params(state.get(), params);
-  start_counter_watchdog(g.opts);
+  lab::start_counted_launch_watchdog(g.opts.timeout, kTimeout);
   make_ready(state.get(), a.modules);
   cu::trace("ready");
   if (!ready()) return kOk;
   cu::trace("go");
   if (auto why = lab::script_problem(a.script)) throw Error(ErrorKind::bad_input, *why);
-  lab::record_dependency(a.script);
+  lab::feed_dependency(a.script);
   return run_in_state(state, a.script, a.args, a.counters);
 }
 

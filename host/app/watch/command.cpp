@@ -290,7 +290,7 @@ class Watch {
   void warm_headers() {
     if (pch_dir_.empty()) return;  // no folder of ours: no warm headers
     std::vector<std::string> files;
-    std::vector<lab::ModuleSpec> specs = lab::read_module_records(modules_);
+    std::vector<lab::ModuleSpec> specs = lab::read_module_feed(modules_);
     if (specs.size() > kMaxWarmModules) specs.resize(kMaxWarmModules);
     for (const lab::ModuleSpec& s : specs) {
       // NVRTC would discard a pending SIGINT (signals.hpp): leave first, warm nothing.

@@ -1,6 +1,6 @@
-// hooks.cpp: make_dir, write_result and now_seconds, with std::filesystem, sys/write.hpp
+// warplab_table.cpp: make_dir, write_result and now_seconds, with std::filesystem, sys/write.hpp
 // and std::chrono.
-#include "lab/hooks.hpp"
+#include "lab/warplab_table.hpp"
 
 #include "lab/watch_feed.hpp"
 #include "sys/write.hpp"
@@ -20,7 +20,7 @@ std::optional<std::string> make_dir(const std::string& dir) {
 }
 
 std::optional<std::string> write_result(const std::string& path, std::string_view bytes) {
-  record_written(path);  // under `warplab watch`: the run's own write, not a save
+  feed_written(path);  // under `warplab watch`: the run's own write, not a save
   const sys::WriteResult w = sys::write_file(path, bytes, sys::Replace::allowed);
   if (w) return std::nullopt;
   return w.message;
