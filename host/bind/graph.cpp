@@ -114,8 +114,8 @@ lab::Captured capture(lua_State* L, int fn, const char* who) {
   const cu::ContextPtr& ctx = run.gpu_context(who);
   const lab::Where w = launch_site(L, st);
   const std::string where = w.line > 0 ? std::string(w.source) + ":" + std::to_string(w.line) : "";
-  if (run.capture.active()) run.capture.begin(ctx, nullptr, who, where);  // raises: captures do not nest
-  const StreamHandle& s = push_capture_stream(L, ctx);                    // +1 s
+  run.capture.check_begin(who);                         // captures do not nest
+  const StreamHandle& s = push_capture_stream(L, ctx);  // +1 s
   const int s_idx = lua_gettop(L);
   // What may fail to allocate comes before the capture begins: from there on every way
   // out of this function ends it.

@@ -55,12 +55,14 @@ std::string describe(const HostArray& h) {
   return "a host array " + std::string(cu::dtype_info(h.type).name) + "[" + std::to_string(h.count) + "]";
 }
 
+void Capture::refuse_nested(std::string_view who) const {
+  throw Error(ErrorKind::bad_input,
+              std::string(who) + " cannot start during the capture of " + label_ +
+                  ": captures do not nest; call the inner function directly and its work joins this capture");
+}
+
 void Capture::begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, std::string_view where) {
-  if (active())
-    throw Error(
-        ErrorKind::bad_input,
-        std::string(who) + " cannot start during the capture of " + label_ +
-            ": captures do not nest; call the inner function directly and its work joins this capture");
+  check_begin(who);
   if (!stream)
     throw Error(ErrorKind::bad_input,
                 std::string(who) + " needs a stream of its own to capture on, not the default stream");

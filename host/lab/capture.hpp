@@ -103,6 +103,12 @@ class Capture {
   // `where` its script line ("x.lua:3", or ""). Throws Error (bad_input) when a capture is already
   // running: "cuda.graph cannot start during the capture of cuda.graph at x.lua:3: ...".
   void begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, std::string_view where);
+  // begin's refusal alone, for a front end that readies the capture first: throws the same
+  // Error (bad_input) while a capture runs.
+  void check_begin(std::string_view who) const {
+    if (active()) [[unlikely]]
+      refuse_nested(who);
+  }
   // Ends the capture: the graph, the buffers it uses and the frees deferred during it
   // (done once the caller has instantiated or updated the graph: Captured::frees). The
   // capture is over whether or not it succeeds; a capture the driver refused throws
@@ -162,6 +168,7 @@ class Capture {
 
  private:
   [[noreturn]] void refuse_now(CaptureOp op, std::string_view what) const;
+  [[noreturn]] void refuse_nested(std::string_view who) const;
   void check_other_stream(CUstream stream, std::string_view what) const;
   bool use_device(const DeviceArray& a);
   bool use_host(const HostArray& h);

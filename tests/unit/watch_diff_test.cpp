@@ -188,7 +188,7 @@ TEST(WatchDiff, RunRecordsGiveTheOccupancyLine) {
     mangled = r.entries.at(0);
     lab::feed_code(src.name, r);
     lab::feed_device(dev);
-    if (launched_threads) lab::record_launch(src.name, mangled, launched_threads, 0);
+    if (launched_threads) lab::feed_launch(src.name, mangled, lab::LastLaunch{launched_threads, 0});
   };
   run(0, 256);
   EXPECT_EQ(d.collect(), "");
