@@ -71,7 +71,7 @@ MetricHost::~MetricHost() {
 }
 
 const std::vector<std::string>& MetricHost::base_metrics(MetricType type) const {
-  const std::lock_guard<std::mutex> lock(bases_mu_);
+  const std::lock_guard<std::mutex> lock(kept_mu_);
   std::optional<std::vector<std::string>>& kept = bases_[static_cast<std::size_t>(type)];
   if (kept) return *kept;
   auto p = WL_CUPTI_PARAMS(CUpti_Profiler_Host_GetBaseMetrics_Params);
@@ -101,6 +101,8 @@ std::vector<std::string> MetricHost::sub_metrics(const std::string& name, Metric
 }
 
 std::optional<MetricProperties> MetricHost::properties(const std::string& name) const {
+  const std::lock_guard<std::mutex> lock(kept_mu_);
+  if (const auto it = properties_.find(name); it != properties_.end()) return it->second;
   auto p = WL_CUPTI_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params);
   p.pHostObject = obj_;
   p.pMetricName = name.c_str();
@@ -108,7 +110,10 @@ std::optional<MetricProperties> MetricHost::properties(const std::string& name) 
   if (rc == CUPTI_ERROR_INVALID_METRIC_NAME) return std::nullopt;
   if (rc != CUPTI_SUCCESS)
     throw CuptiError(rc, "cuptiProfilerHostGetMetricProperties", "chip " + chip_ + ", " + name);
-  return MetricProperties{str(p.pDescription), str(p.pHwUnit), str(p.pDimUnit), from_cupti(p.metricType)};
+  return properties_
+      .emplace(name, MetricProperties{str(p.pDescription), str(p.pHwUnit), str(p.pDimUnit),
+                                      from_cupti(p.metricType)})
+      .first->second;
 }
 
 std::vector<std::uint8_t> MetricHost::config_image(const std::vector<std::string>& metrics) {

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -248,6 +249,34 @@ TEST(Counters, DidYouMeanIsTheSameOnThe200thLookup) {
   const std::string base = error_of([] { lab::select_counters({"dram__bytez_read.sum"}, "GH100"); });
   EXPECT_HAS(base, "did you mean 'dram__bytes_read.sum'");
   EXPECT_EQ(error_of([] { lab::select_counters({"dram__bytez_read.sum"}, "GH100"); }), base);
+}
+
+// The memory this process holds, in kB (VmRSS).
+long resident_kb() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return 0;
+}
+
+// CUPTI keeps ~60 bytes on every metric-properties call that finds a name: a REPL that
+// resolves "shared" (14 lookups) again and again grew by ~0.9 kB a call. Each answer is
+// kept, so the 20,000 lookups below (1.2 MB once) hold nothing more than the first.
+TEST(Counters, LookupsKeepNoMemoryPerCall) {
+  SKIP_IF_SANITIZED();
+  const cu::MetricHost host("GH100");
+  const std::string name = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+  const auto first = host.properties(name);
+  ASSERT_TRUE(first);
+  for (int i = 0; i < 2000; ++i) (void)host.properties(name);  // the allocator's own warm-up
+  const long before = resident_kb();
+  for (int i = 0; i < 20000; ++i) {
+    const auto p = host.properties(name);
+    ASSERT_TRUE(p);
+    ASSERT_EQ(p->description, first->description);
+  }
+  EXPECT_LT(resident_kb() - before, 400) << "kB held by 20,000 lookups of one name";
+  EXPECT_FALSE(host.properties("l1tex__no_such_metric.sum"));
 }
 
 // A misspelling is said before CUPTI starts on a device (a profiler that then fails to start
