@@ -1,7 +1,9 @@
 -- warplab/sync.lua: what the synchronization experiments (examples/sync) share: a
 -- kernel's PTX body and instruction counts, the co-resident capacity of a grid, the
--- inversions of an order, a lock's first-acquisition sequence, and nanosecond text.
--- Depends on: the `cuda` global only in sync.capacity (works offline from the profile).
+-- inversions of an order, a lock's first-acquisition sequence, nanosecond text, what a
+-- feature needs of the compute capability, and a timed barrier loop's cost per round.
+-- Depends on: the `cuda` global in sync.capacity (works offline from the profile) and
+-- sync.loop (a GPU).
 local sync = {}
 
 -- sync.ptx_body(m, k) -> the PTX text of kernel k's .entry in module m (nil if absent).
@@ -70,6 +72,33 @@ function sync.first_order(order)
     if not seen[v] then seen[v] = true; out[#out + 1] = v end
   end
   return out
+end
+
+-- sync.needs(dev, major, minor, what) -> nil when dev's compute capability is at least
+-- major.minor, else the one sentence an experiment prints for the part it refuses:
+-- "bulk copies need compute capability 9.0 (this is 8.0): refused".
+function sync.needs(dev, major, minor, what)
+  local a, b = dev.cc:match("^(%d+)%.(%d+)")
+  a, b = tonumber(a), tonumber(b)
+  if a > major or (a == major and b >= minor) then return nil end
+  return string.format("%s need%s compute capability %d.%d (this is %s): refused", what,
+                       what:match("s$") and "" or "s", major, minor, dev.cc)
+end
+
+-- sync.loop(k, cfg, args, rounds, out) -> ns, cycles per round: launches k once to load it
+-- and once measured, with cfg (grid, block, cluster, cooperative) and args; the kernel
+-- records each block's loop time in out (u64: [2b] %globaltimer ns, [2b + 1] clock64
+-- cycles, as cost.cu and ladder.cu do); the slowest block counts.
+function sync.loop(k, cfg, args, rounds, out)
+  local launch = {grid = cfg.grid, block = cfg.block, cluster = cfg.cluster, cooperative = cfg.cooperative,
+                  args = args}
+  k(launch)
+  out:zero()
+  k(launch)
+  local o, grid = out:get(), type(cfg.grid) == "table" and cfg.grid[1] or cfg.grid
+  local ns, cyc = 0, 0
+  for b = 0, grid - 1 do ns, cyc = math.max(ns, o[2 * b + 1]), math.max(cyc, o[2 * b + 2]) end
+  return ns / rounds, cyc / rounds
 end
 
 -- sync.ns(v) -> "12.3 ns", "4.56 us", "1.20 ms": a duration given in nanoseconds.
