@@ -78,7 +78,9 @@ for _, w in ipairs(ways) do
       w[2](launch(w, t, 1))
       c:that(sum[1] == want and status[1] == 0, string.format("%s at %d threads lands every word (sum checked)", w[1], t),
              string.format("sum %d, expected %d; %d waits timed out", sum[1], want, status[1]))
-      local st = w[2]:bench(launch(w, t, 0), {warmup = 2, reps = p.reps})
+      local cfg = launch(w, t, 0)
+      cfg.warmup, cfg.reps = 2, p.reps
+      local st = w[2]:bench(cfg)
       res[#res + 1] = {way = w[1], threads = t, ms = st.median, gbs = bw.gbs(bytes, st.median),
                        peak = bw.pct(bw.gbs(bytes, st.median), peak), name = w[1] .. "@" .. t}
     end

@@ -52,7 +52,10 @@ if needs then print(needs .. "; copy-then-compute alone could run here") end
 if ex.offline(dev, "running the pipeline", p.save and {"results/pipeline.csv"}) or needs then return c:summary() end
 
 x:iota(12345)
-local function ms(cfg, k) return (k or m.pipeline_tiles):bench(cfg, {warmup = 1, reps = p.reps}).median end
+local function ms(cfg, k)
+  cfg.warmup, cfg.reps = 1, p.reps
+  return (k or m.pipeline_tiles):bench(cfg).median
+end
 -- work: the smallest power of two whose compute alone takes as long as the copies alone.
 local copy_ms, work = ms(pipe(2, 1, 1)), p.work
 if work == 0 then

@@ -10,6 +10,7 @@ void open_cuda(lua_State* L) {
   add_host_array(L);
   add_stream(L);
   add_graph(L);
+  add_tensor_map(L);
   add_module(L);
   add_kernel(L);
   add_json(L);

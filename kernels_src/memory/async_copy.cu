@@ -22,7 +22,6 @@
 
 #include <warplab/async.cuh>
 
-constexpr unsigned long long kWaitNs = 2000000000ull;  // 2 s: a lost copy is reported, not waited for
 
 // The tiles one block walks.
 struct Tiles {
@@ -112,7 +111,7 @@ __device__ void bulk_ring(Tiles t, int verify, unsigned* sum, unsigned* status, 
     cuda::ptx::mbarrier_init(&full[1], 1);
   }
   __syncthreads();
-  const unsigned long long deadline = warplab::global_timer() + kWaitNs;
+  const unsigned long long deadline = warplab::global_timer() + 2000000000ull;  // 2 s: a lost copy is counted
   unsigned acc = 0;
   if (threadIdx.x == 0 && n > 0) issue(buf, 0u, &full[0]);
   for (unsigned k = 0; k < n; ++k) {

@@ -23,7 +23,6 @@
 #include <warplab/async.cuh>
 
 constexpr unsigned kMaxStages = 8;
-constexpr unsigned long long kWaitNs = 2000000000ull;  // 2 s
 
 // `work` rounds of a 32-bit LCG from w: the compute, exact in integers.
 __device__ __forceinline__ unsigned mix(unsigned w, unsigned work) {
@@ -51,7 +50,7 @@ __global__ void pipeline_tiles(const unsigned* src, unsigned tiles, unsigned til
       cuda::ptx::mbarrier_init(&empty[s], consumers);
     }
   __syncthreads();
-  const unsigned long long deadline = warplab::global_timer() + kWaitNs;
+  const unsigned long long deadline = warplab::global_timer() + 2000000000ull;  // 2 s: a lost copy is counted
   bool late = false;  // a wait gave up: every later one gives up at once, the loop ends
   if (threadIdx.x < 32) {  // the producer warp; lane 0 issues
     if (threadIdx.x == 0)
