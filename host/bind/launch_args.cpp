@@ -240,15 +240,17 @@ const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, in
 
 // A CUtensorMap parameter: a cuda.tensor_map whose array is still there (its 128 bytes), or
 // the raw bytes as for any other struct.
-const char* put_tensor_map(lua_State* L, const lab::KernelObj& k, std::size_t i, int idx, unsigned char* dst) {
+const char* put_tensor_map(lua_State* L, const lab::KernelObj& k, std::size_t i, int idx,
+                           unsigned char* dst) {
   TensorMapHandle* h = test_tensor_map(L, idx);
   if (!h) return nullptr;  // not a tensor map: the raw-bytes rule decides
   if (!h->map) return arg_error(L, k, i, "attempt to use a freed tensor map");
   if (h->map->freed()) return arg_error(L, k, i, "the tensor map's array was freed");
   if (k.slots[i].size != sizeof(CUtensorMap))
-    return arg_error(L, k, i,
-                     lua_pushfstring(L, "the kernel's parameter is %d bytes, a CUtensorMap %d",
-                                     static_cast<int>(k.slots[i].size), static_cast<int>(sizeof(CUtensorMap))));
+    return arg_error(
+        L, k, i,
+        lua_pushfstring(L, "the kernel's parameter is %d bytes, a CUtensorMap %d",
+                        static_cast<int>(k.slots[i].size), static_cast<int>(sizeof(CUtensorMap))));
   std::memcpy(dst, &h->map->map, sizeof(CUtensorMap));
   return "";  // done: the empty sentence is no error (put_arg turns it into nullptr)
 }
@@ -296,10 +298,11 @@ const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, boo
       if (!str || n != s.size)
         return arg_error(
             L, k, i,
-            s.tensor_map ? lua_pushfstring(L, "expected a cuda.tensor_map (or its %d bytes as a string), got %s",
-                                           static_cast<int>(s.size), luaL_typename(L, idx))
-                         : lua_pushfstring(L, "this parameter type is passed as its raw bytes: a string of %d bytes",
-                                           static_cast<int>(s.size)));
+            s.tensor_map
+                ? lua_pushfstring(L, "expected a cuda.tensor_map (or its %d bytes as a string), got %s",
+                                  static_cast<int>(s.size), luaL_typename(L, idx))
+                : lua_pushfstring(L, "this parameter type is passed as its raw bytes: a string of %d bytes",
+                                  static_cast<int>(s.size)));
       std::memcpy(dst, str, s.size);
       return nullptr;
     }

@@ -26,7 +26,8 @@ std::vector<std::int64_t> int_list(lua_State* L, int opts, const char* name) {
     out.push_back(lua_tointeger(L, -1));  // one number: a list of one
   } else if (t == LUA_TTABLE) {
     const auto n = lua_rawlen(L, -1);
-    if (n > 8) raise(L, "%s: %s has %d entries: a tensor map has rank 1 to 5", kWho, name, static_cast<int>(n));
+    if (n > 8)
+      raise(L, "%s: %s has %d entries: a tensor map has rank 1 to 5", kWho, name, static_cast<int>(n));
     for (lua_Integer i = 1; i <= static_cast<lua_Integer>(n); ++i) {
       lua_rawgeti(L, -1, i);  // +1
       lua_Integer v = 0;
@@ -49,10 +50,13 @@ std::int64_t span_field(lua_State* L, int opts, const char* name) {
   const int t = lua_getfield(L, opts, name);  // +1
   if (t == LUA_TSTRING) {
     const std::string s = lua_tostring(L, -1);
-    if (s == "none") v = 0;
-    else if (s.size() >= 2 && s.size() <= 8 && s.back() == 'B' && s.find_first_not_of("0123456789") == s.size() - 1)
+    if (s == "none")
+      v = 0;
+    else if (s.size() >= 2 && s.size() <= 8 && s.back() == 'B' &&
+             s.find_first_not_of("0123456789") == s.size() - 1)
       v = std::stoll(s);
-    else raise(L, "%s: %s = '%s': give a byte count (0, 32, 64, 128, ...) or 'none'", kWho, name, s.c_str());
+    else
+      raise(L, "%s: %s = '%s': give a byte count (0, 32, 64, 128, ...) or 'none'", kWho, name, s.c_str());
   } else if (t != LUA_TNIL) {
     lua_Integer n = 0;
     if (!read_integer(L, -1, 0, 1 << 20, n))
@@ -70,8 +74,10 @@ TensorMapHandle& check_handle(lua_State* L, int idx) {
 int cuda_tensor_map(lua_State* L) {
   return guard(L, [L] {
     luaL_checkudata(L, 1, kArrayMeta);
-    if (!lua_istable(L, 2)) raise(L, "%s: expected an array and a table of options {dims =, box =, ...}", kWho);
-    check_options(L, 2, kWho, {"dims", "box", "strides", "elem_strides", "swizzle", "l2_promotion", "oob_fill", "type"});
+    if (!lua_istable(L, 2))
+      raise(L, "%s: expected an array and a table of options {dims =, box =, ...}", kWho);
+    check_options(L, 2, kWho,
+                  {"dims", "box", "strides", "elem_strides", "swizzle", "l2_promotion", "oob_fill", "type"});
     // Every Lua value first (an __index could run code), then the array.
     lab::TensorMapRequest r;
     const bool dims_given = lua_getfield(L, 2, "dims") != LUA_TNIL;  // +1
@@ -88,9 +94,11 @@ int cuda_tensor_map(lua_State* L) {
       r.oob_nan = std::string(f) == "nan";
     }
     if (lua_getfield(L, 2, "type") != LUA_TNIL) r.type = luaL_tolstring(L, -1, nullptr);  // +1 (+1)
-    if (r.box.empty()) raise(L, "%s: box = is required (how many elements one copy moves, per dimension)", kWho);
+    if (r.box.empty())
+      raise(L, "%s: box = is required (how many elements one copy moves, per dimension)", kWho);
     const auto& a = *static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta));
-    if (!dims_given && !a.freed()) r.dims.push_back(static_cast<std::int64_t>(a.count));  // one dimension: all of it
+    if (!dims_given && !a.freed())
+      r.dims.push_back(static_cast<std::int64_t>(a.count));  // one dimension: all of it
     lab::Run& run = record_of(L).run;
     const bool live = !run.offline();
     if (live && !a.freed()) run.gpu_context(kWho);  // the encode wants the context current
@@ -146,7 +154,8 @@ int tensor_map_index(lua_State* L) {
 int tensor_map_tostring(lua_State* L) {
   const TensorMapHandle& h = check_handle(L, 1);
   if (!h.map) return lua_pushstring(L, "cuda.tensor_map (freed)"), 1;
-  const std::string s = "cuda.tensor_map(" + lab::describe(*h.map) + (h.map->freed() ? "; its array was freed)" : ")");
+  const std::string s =
+      "cuda.tensor_map(" + lab::describe(*h.map) + (h.map->freed() ? "; its array was freed)" : ")");
   lua_pushstring(L, s.c_str());
   return 1;
 }
@@ -164,6 +173,8 @@ void add_tensor_map(lua_State* L) {
   const luaL_Reg methods[] = {{"free", tensor_map_release}, {nullptr, nullptr}};
   lua_createtable(L, 0, 1);  // +1 methods
   luaL_setfuncs(L, methods, 0);
+  lua_pushvalue(L, -1);                      // +1 methods
+  lua_setfield(L, -3, "methods");            // -1 (the REPL's completion and the docs test read it)
   lua_pushcclosure(L, tensor_map_index, 1);  // -1 methods, +1 __index
   lua_setfield(L, -2, "__index");            // -1
   const luaL_Reg meta[] = {{"__gc", tensor_map_gc},
@@ -171,9 +182,9 @@ void add_tensor_map(lua_State* L) {
                            {"__tostring", tensor_map_tostring},
                            {nullptr, nullptr}};
   luaL_setfuncs(L, meta, 0);
-  lua_pop(L, 1);                           // -1 meta
+  lua_pop(L, 1);                          // -1 meta
   lua_pushcfunction(L, cuda_tensor_map);  // +1
-  lua_setfield(L, -2, "tensor_map");       // -1 into cuda
+  lua_setfield(L, -2, "tensor_map");      // -1 into cuda
 }
 
 }  // namespace warplab::bind

@@ -12,10 +12,11 @@ CUtensorMap encode_tiled(const TiledMapSpec& s) {
     throw Error("this NVIDIA driver has no cuTensorMapEncodeTiled (tensor maps need CUDA 12.0+)",
                 CUDA_ERROR_NOT_SUPPORTED);
   CUtensorMap map{};
-  WL_CU_CHECK(a.cuTensorMapEncodeTiled(&map, s.dtype, s.rank, reinterpret_cast<void*>(s.address), s.dims.data(),
-                                       s.strides.data(), s.box.data(), s.element_strides.data(),
-                                       CU_TENSOR_MAP_INTERLEAVE_NONE, s.swizzle, s.l2_promotion, s.oob_fill),
-              "a tensor map");
+  WL_CU_CHECK(
+      a.cuTensorMapEncodeTiled(&map, s.dtype, s.rank, reinterpret_cast<void*>(s.address), s.dims.data(),
+                               s.strides.data(), s.box.data(), s.element_strides.data(),
+                               CU_TENSOR_MAP_INTERLEAVE_NONE, s.swizzle, s.l2_promotion, s.oob_fill),
+      "a tensor map");
   return map;
 }
 

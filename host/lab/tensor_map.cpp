@@ -81,18 +81,23 @@ std::shared_ptr<TensorMap> make_tensor_map(const DeviceArray& a, const TensorMap
     refuse("box has %zu entries but dims has %zu: one box size per dimension", r.box.size(), rank);
   check_each(r.box, "box", 1, 256, "each box dimension is 1 to 256 elements");
   if (r.box[0] * elem % 16 != 0)
-    refuse("box[1] = %lld elements of %lld bytes = %lld bytes: the box's inner dimension must be a multiple of 16 "
-           "bytes",
-           static_cast<long long>(r.box[0]), static_cast<long long>(elem), static_cast<long long>(r.box[0] * elem));
+    refuse(
+        "box[1] = %lld elements of %lld bytes = %lld bytes: the box's inner dimension must be a multiple of "
+        "16 "
+        "bytes",
+        static_cast<long long>(r.box[0]), static_cast<long long>(elem),
+        static_cast<long long>(r.box[0] * elem));
   // Strides: given, or the rows packed (each dimension's stride = the last one x its size).
   std::vector<std::int64_t> strides = r.strides;
   if (strides.empty()) {
-    Wide next = static_cast<Wide>(r.dims[0]) * elem;  
+    Wide next = static_cast<Wide>(r.dims[0]) * elem;
     for (std::size_t i = 1; i < rank; ++i) {
       if (next % 16 != 0 || next >= (static_cast<Wide>(1) << 40))
-        refuse("dimension %zu starts every %.0f bytes (the sizes before it x %lld bytes): a tensor map's strides must "
-               "be multiples of 16 bytes below 2^40; pad the rows and pass strides =",
-               i + 1, static_cast<double>(next), static_cast<long long>(elem));
+        refuse(
+            "dimension %zu starts every %.0f bytes (the sizes before it x %lld bytes): a tensor map's "
+            "strides must "
+            "be multiples of 16 bytes below 2^40; pad the rows and pass strides =",
+            i + 1, static_cast<double>(next), static_cast<long long>(elem));
       strides.push_back(static_cast<std::int64_t>(next));
       next *= r.dims[i];
     }
@@ -107,8 +112,10 @@ std::shared_ptr<TensorMap> make_tensor_map(const DeviceArray& a, const TensorMap
                static_cast<long long>(strides[i]));
       const std::int64_t below = i == 0 ? r.dims[0] * elem : strides[i - 1] * r.dims[i];
       if (strides[i] < below)
-        refuse("strides[%zu] = %lld bytes is less than the %lld bytes the dimension below it spans: rows would overlap",
-               i + 1, static_cast<long long>(strides[i]), static_cast<long long>(below));
+        refuse(
+            "strides[%zu] = %lld bytes is less than the %lld bytes the dimension below it spans: rows would "
+            "overlap",
+            i + 1, static_cast<long long>(strides[i]), static_cast<long long>(below));
     }
   }
   std::vector<std::int64_t> es = r.element_strides;
@@ -117,10 +124,13 @@ std::shared_ptr<TensorMap> make_tensor_map(const DeviceArray& a, const TensorMap
     refuse("elem_strides has %zu entries but dims has %zu: one per dimension", es.size(), rank);
   check_each(es, "elem_strides", 1, 8, "each element stride is 1 to 8");
   if (r.swizzle != 0 && r.swizzle != 32 && r.swizzle != 64 && r.swizzle != 128)
-    refuse("swizzle = %lld: the swizzle span is 0 (none), 32, 64 or 128 bytes", static_cast<long long>(r.swizzle));
+    refuse("swizzle = %lld: the swizzle span is 0 (none), 32, 64 or 128 bytes",
+           static_cast<long long>(r.swizzle));
   if (r.swizzle != 0 && r.box[0] * elem > r.swizzle)
-    refuse("box[1] x %lld bytes = %lld bytes exceeds the %lld-byte swizzle span: the inner box must fit in it",
-           static_cast<long long>(elem), static_cast<long long>(r.box[0] * elem), static_cast<long long>(r.swizzle));
+    refuse(
+        "box[1] x %lld bytes = %lld bytes exceeds the %lld-byte swizzle span: the inner box must fit in it",
+        static_cast<long long>(elem), static_cast<long long>(r.box[0] * elem),
+        static_cast<long long>(r.swizzle));
   if (r.l2_promotion != 0 && r.l2_promotion != 64 && r.l2_promotion != 128 && r.l2_promotion != 256)
     refuse("l2_promotion = %lld: the L2 promotion is 0 (none), 64, 128 or 256 bytes",
            static_cast<long long>(r.l2_promotion));
@@ -128,14 +138,16 @@ std::shared_ptr<TensorMap> make_tensor_map(const DeviceArray& a, const TensorMap
     refuse("oob_fill = 'nan' needs a floating-point array; this one holds %s", tname);
   // The address: device allocations are 256-byte aligned, so a view's offset decides.
   if (a.byte_offset() % 16 != 0)
-    refuse("the array starts %zu bytes into its allocation (a view): a tensor map's address must be 16-byte aligned",
-           a.byte_offset());
+    refuse(
+        "the array starts %zu bytes into its allocation (a view): a tensor map's address must be 16-byte "
+        "aligned",
+        a.byte_offset());
   // The extent: the last element of the last row must lie inside the array.
   Wide end = static_cast<Wide>(r.dims[0]) * elem;
   for (std::size_t i = 1; i < rank; ++i) end += static_cast<Wide>(r.dims[i] - 1) * strides[i - 1];
   if (end > static_cast<Wide>(a.bytes()))
-    refuse("dims %s with strides %s span %.0f bytes but the array holds %zu (%zu %s elements)", list(r.dims).c_str(),
-           list(strides).c_str(), static_cast<double>(end), a.bytes(), a.count, tname);
+    refuse("dims %s with strides %s span %.0f bytes but the array holds %zu (%zu %s elements)",
+           list(r.dims).c_str(), list(strides).c_str(), static_cast<double>(end), a.bytes(), a.count, tname);
 
   auto m = std::make_shared<TensorMap>();
   m->buf = a.buf;
@@ -160,7 +172,8 @@ std::shared_ptr<TensorMap> make_tensor_map(const DeviceArray& a, const TensorMap
                    : r.l2_promotion == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
                    : r.l2_promotion == 256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
                                            : CU_TENSOR_MAP_L2_PROMOTION_NONE;
-  s.oob_fill = r.oob_nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+  s.oob_fill =
+      r.oob_nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
   if (encode) {
     m->map = cu::encode_tiled(s);
     m->encoded = true;
