@@ -27,12 +27,16 @@ local c = check.new("async_copy")
 if p.tile % 1024 ~= 0 or p.tile < 1024 or p.tile > 256 * 1024 then
   error("tile " .. p.tile .. ": needs a multiple of 1024 bytes (256 u32 per TMA row) up to 256 rows", 0)
 end
-local bytes = p.bytes > 0 and p.bytes or math.max(256 << 20, mem.pow2_at_least(4 * dev.attr.l2_cache_size))
+-- bytes: at least 4x the L2 (256 MiB when the profile does not know the L2).
+local l2 = not dev.unknown.l2_cache_size and dev.attr.l2_cache_size or 0
+local bytes = p.bytes > 0 and p.bytes or math.max(256 << 20, mem.pow2_at_least(4 * l2))
 local tiles, rows = bytes // p.tile, p.tile // 1024
 bytes = tiles * p.tile
 local m = assert(cuda.compile("memory/async_copy.cu"))
 local sms = dev.attr.multiprocessor_count
-local peak = 2 * dev.attr.memory_clock_rate * 1e3 * dev.attr.global_memory_bus_width / 8 / 1e9 -- GB/s
+-- The memory's peak in GB/s: clock x bus width x 2 (double data rate), when the device says them.
+local known = not (dev.unknown.memory_clock_rate or dev.unknown.global_memory_bus_width)
+local peak = known and 2 * dev.attr.memory_clock_rate * 1e3 * dev.attr.global_memory_bus_width / 8 / 1e9 or 0/0
 local x <close> = cuda.array("u32", bytes // 4)
 -- The TMA's view of x: a 2-D tensor of 256-word rows, copied a box of `rows` rows at a time.
 local map = cuda.tensor_map(x, {dims = {256, bytes // 1024}, box = {256, rows}})

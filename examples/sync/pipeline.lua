@@ -7,7 +7,7 @@
 --         both) / min(copy, compute). `work` is calibrated (unless given) so that computing
 --         a tile takes about as long as copying it. Then the same work copy-then-compute
 --         with __syncthreads() (every thread loads through registers, then computes).
--- Expect: every tile's sum exact: equal to one thread per word (reference_tiles) and, for
+-- Expect: every tile's sum exact: equal to plain global loads (reference_tiles) and, for
 --         two tiles, to Lua's own; no wait timed out; from two stages on the copies hide
 --         behind the compute (overlap >= 50 %) and the pipeline beats one stage by >= 20 %
 --         and copy-then-compute; one stage takes turns (its overlap printed).
@@ -18,7 +18,7 @@ local params = require "warplab.params"
 local ex = require "warplab.experiment"
 local mem = require "warplab.memory"
 local sync = require "warplab.sync"
-local p = params{tile = 16384, bytes = 64 << 20, consumers = 4, work = 0, reps = 10, save = false}
+local p = params{tile = 16384, bytes = 512 << 20, consumers = 4, work = 0, reps = 10, save = false}
 
 local dev = cuda.device()
 local m = assert(cuda.compile("sync/pipeline.cu"))
@@ -65,7 +65,7 @@ end
 base.args[4] = work
 -- The reference, and two tiles by Lua's own arithmetic.
 out:zero()
-m.reference_tiles{grid = sms * 4, block = 256, args = {x, tiles, p.tile, work, out}}
+m.reference_tiles{grid = sms * 8, block = 256, args = {x, tiles, p.tile, work, out}}
 local ref = out:get()
 local words = p.tile // 4
 for _, t in ipairs{1, tiles} do

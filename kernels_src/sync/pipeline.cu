@@ -11,10 +11,11 @@
 //           arrives on `full` itself, consumers compute on whatever the buffer holds).
 // Versions: pipeline_tiles (sm_90+), copy_then_compute (every thread loads its part of a
 //           tile through registers, __syncthreads(), computes, __syncthreads()),
-//           reference_tiles (one thread per word, no shared memory).
+//           reference_tiles (each thread's words straight from global memory, no shared
+//           memory, no barrier).
 // Launch:   1-D grid; pipeline_tiles: block = 32 * (1 + consumer warps), shared = stages *
-//           tile_bytes + 1024, stages 1..kMaxStages; copy_then_compute: any block, shared =
-//           tile_bytes; reference_tiles: any. tile_bytes a multiple of 16; src holds tiles *
+//           tile_bytes + 1024, stages 1..kMaxStages; copy_then_compute: block a multiple of
+//           32, shared = tile_bytes; reference_tiles: block a multiple of 32. tile_bytes a multiple of 16; src holds tiles *
 //           tile_bytes; out: `tiles` u32, zeroed; status: 1 u32 (waits that timed out).
 // Expect:   out[t] = sum over tile t's words w of mix(w, work) mod 2^32, the same in all three
 //           (mode 0); pipeline time near max(copy, compute) from two stages on, near their
@@ -100,8 +101,10 @@ __global__ void copy_then_compute(const unsigned* src, unsigned tiles, unsigned 
 
 __global__ void reference_tiles(const unsigned* src, unsigned tiles, unsigned tile_bytes, unsigned work,
                                 unsigned* out) {
-  const size_t words = tile_bytes / 4, total = words * tiles;
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<size_t>(gridDim.x) * blockDim.x)
-    atomicAdd(out + i / words, mix(src[i], work));
+  const unsigned words = tile_bytes / 4;
+  for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    unsigned sum = 0;
+    for (unsigned i = threadIdx.x; i < words; i += blockDim.x) sum += mix(src[t * words + i], work);
+    add_warp(sum, out, t);
+  }
 }

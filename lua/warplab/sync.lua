@@ -81,8 +81,9 @@ function sync.needs(dev, major, minor, what)
   local a, b = dev.cc:match("^(%d+)%.(%d+)")
   a, b = tonumber(a), tonumber(b)
   if a > major or (a == major and b >= minor) then return nil end
-  return string.format("%s need%s compute capability %d.%d (this is %s): refused", what,
-                       what:match("s$") and "" or "s", major, minor, dev.cc)
+  local plural = what:find(" and ", 1, true) or what:match("s$")
+  return string.format("%s need%s compute capability %d.%d (this is %s): refused", what, plural and "" or "s", major,
+                       minor, dev.cc)
 end
 
 -- sync.loop(k, cfg, args, rounds, out) -> ns, cycles per round: launches k once to load it

@@ -15,7 +15,8 @@ cd "$T" || exit 1
 # The examples whose plan needs the SM count (grids of one or two waves, co-resident
 # capacity) or the L2 size (coalescing's default size) on sm_86; every other one works.
 needs_sms="scheduling/waves sync/cost sync/dsmem sync/missing_barrier sync/mutex sync/syncblocks
-           warps/clocks reductions/ladder reductions/single_pass"
+           warps/clocks reductions/ladder reductions/single_pass sync/ladder sync/pipeline sync/atomics
+           sync/litmus memory/async_copy"
 SENTENCE="is unknown for profile sm_86 (architecture limits, not a captured device): pass a product (--profile a100) or a captured profile"
 n=0
 while IFS= read -r f; do
