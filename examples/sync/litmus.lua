@@ -84,8 +84,10 @@ end
 report.table(rows, {title = "outcome counts (outcome = the registers as bits, r0 the lowest: count)",
                     columns = {"test", "variant", "placement", "stress", "model", "runs", "weak", "outcomes"}})
 c:that(#miscounted == 0, "every run counted exactly once (instances x iterations per cell)", table.concat(miscounted, "; "))
+local fewest, most = math.huge, 0
+for _, e in ipairs(plan) do fewest, most = math.min(fewest, e.runs), math.max(most, e.runs) end
 c:that(#bad == 0, string.format("no forbidden outcome in any of %d cells", 2 * #plan), #bad > 0 and table.concat(bad, "; ")
-       or string.format("%d to %d runs per cell", plan[#plan].runs, plan[1].runs))
+       or string.format("%d to %d runs per cell", fewest, most))
 local weak_seen = {}
 for _, r in ipairs(rows) do
   if r.model == "allowed" and r.weak > 0 then weak_seen[#weak_seen + 1] = string.format("%s %s %s%s: %d", r.test, r.variant,

@@ -86,7 +86,7 @@ end
 local res = {}
 for _, s in ipairs(STAGES) do
   exact(pipe(s, work, 0), m.pipeline_tiles, s .. " stages")
-  local r = {version = s .. " stages", copy = ms(pipe(s, work, 1)), compute = ms(pipe(s, work, 2)), both = ms(pipe(s, work, 0))}
+  local r = {version = s .. (s > 1 and " stages" or " stage"), copy = ms(pipe(s, work, 1)), compute = ms(pipe(s, work, 2)), both = ms(pipe(s, work, 0))}
   r.overlap = (r.copy + r.compute - r.both) / math.min(r.copy, r.compute)
   res[#res + 1] = r
 end
@@ -94,7 +94,7 @@ exact(base, m.copy_then_compute, "copy then compute")
 local ctc = ms(base, m.copy_then_compute)
 res[#res + 1] = {version = "copy then compute", both = ctc}
 report.table(res, {title = string.format("ms per pass, work = %d rounds per word (%s)", work,
-             p.work == 0 and "calibrated: compute ~ copy" or "given"), columns = {"version", "copy", "compute", "both", "overlap"},
+             p.work == 0 and "calibrated: the least whose compute alone takes as long as the copies" or "given"), columns = {"version", "copy", "compute", "both", "overlap"},
              format = {copy = "%.3f", compute = "%.3f", both = "%.3f", overlap = function(v) return string.format("%.0f %%", 100 * v) end}})
 local best = math.huge
 for i = 2, #STAGES do

@@ -53,7 +53,7 @@ cases.errors{
 
 -- What a launch says: the argument's sentence first, else no GPU (offline).
 local function launch_says(map)
-  local ok, why = m.takes_map:check{grid = 1, block = 1, args = {map, nil}}
+  local ok, why = m.takes_map:check{grid = 1, block = 1, args = {map, a}}
   assert(not ok, "k:check accepted it")
   return why
 end
@@ -62,7 +62,7 @@ cases.errors{
   {"a number where the map goes", "expected a cuda.tensor_map (or its 128 bytes as a string), got number", function() error(launch_says(7)) end},
   {"freed map at the launch", "argument 1 (CUtensorMap_st) of takes_map: attempt to use a freed tensor map", function() local t = TM(a, {box = {16}}) t:free() error(launch_says(t)) end},
   {"array freed after the map", "argument 1 (CUtensorMap_st) of takes_map: the tensor map's array was freed", function() local b = cuda.array("u32", 64) local t = TM(b, {box = {16}}) b:free() error(launch_says(t)) end},
-  {"offline launch", "no CUDA device", function() m.takes_map:launch(1, 1, TM(a, {box = {16}}), nil) end},
+  {"offline launch", "no CUDA device", function() m.takes_map:launch(1, 1, TM(a, {box = {16}}), a) end},
 }
 
 cases.fine{
@@ -75,7 +75,7 @@ cases.fine{
     local t = TM(f, {dims = {32, 32}, box = {32, 8}, swizzle = 128, oob_fill = "nan", l2_promotion = "256B", type = "f32"})
     assert(t.strides[1] == 128 and t.swizzle == 128 and t.bytes == 1024)
   end},
-  {"k:check accepts a map for a CUtensorMap", function() assert(m.takes_map:check{grid = 1, block = 1, args = {TM(a, {box = {16}}), nil}}) end},
+  {"k:check accepts a map for a CUtensorMap", function() assert(m.takes_map:check{grid = 1, block = 1, args = {TM(a, {box = {16}}), a}}) end},
   {"<close> frees it", function() do local t <close> = TM(a, {box = {16}}) T = t end assert(T.freed and tostring(T) == "cuda.tensor_map (freed)") end},
 }
 
