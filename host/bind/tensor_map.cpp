@@ -102,9 +102,11 @@ int cuda_tensor_map(lua_State* L) {
     lab::Run& run = record_of(L).run;
     const bool live = !run.offline();
     if (live && !a.freed()) run.gpu_context(kWho);  // the encode wants the context current
-    auto* h = static_cast<TensorMapHandle*>(lua_newuserdatauv(L, sizeof(TensorMapHandle), 0));  // +1 handle
+    auto* h = static_cast<TensorMapHandle*>(lua_newuserdatauv(L, sizeof(TensorMapHandle), 1));  // +1 handle
     new (h) TensorMapHandle();  // empty before the map is made, so __gc is always safe
     luaL_setmetatable(L, kTensorMapMeta);
+    lua_pushvalue(L, 1);          // +1 the array
+    lua_setiuservalue(L, -2, 1);  // -1 kept: the collector never frees memory the map describes
     h->map = lab::make_tensor_map(a, r, live);
     return 1;
   });

@@ -76,6 +76,12 @@ cases.fine{
     assert(t.strides[1] == 128 and t.swizzle == 128 and t.bytes == 1024)
   end},
   {"k:check accepts a map for a CUtensorMap", function() assert(m.takes_map:check{grid = 1, block = 1, args = {TM(a, {box = {16}}), a}}) end},
+  {"the map keeps its array alive", function()
+    local t = TM(cuda.array("u32", 64), {box = {16}})
+    collectgarbage()
+    collectgarbage()
+    assert(not t.freed and m.takes_map:check{grid = 1, block = 1, args = {t, a}})
+  end},
   {"<close> frees it", function() do local t <close> = TM(a, {box = {16}}) T = t end assert(T.freed and tostring(T) == "cuda.tensor_map (freed)") end},
 }
 
