@@ -20,7 +20,7 @@ __extension__ typedef __int128 Wide;
   va_start(ap, fmt);
   std::vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  throw Error(std::string("cuda.tensor_map: ") + text);
+  throw Error(ErrorKind::bad_input, std::string("cuda.tensor_map: ") + text);
 }
 
 // The TMA element type for an array type: the same width; signed 8- and 16-bit elements
@@ -110,12 +110,14 @@ std::shared_ptr<TensorMap> make_tensor_map(const DeviceArray& a, const TensorMap
       if (strides[i] % 16 != 0)
         refuse("strides[%zu] = %lld bytes: each stride must be a multiple of 16 bytes", i + 1,
                static_cast<long long>(strides[i]));
-      const std::int64_t below = i == 0 ? r.dims[0] * elem : strides[i - 1] * r.dims[i];
+      // Below 2^40 x 2^32: wider than 64 bits.
+      const Wide below =
+          i == 0 ? static_cast<Wide>(r.dims[0]) * elem : static_cast<Wide>(strides[i - 1]) * r.dims[i];
       if (strides[i] < below)
         refuse(
-            "strides[%zu] = %lld bytes is less than the %lld bytes the dimension below it spans: rows would "
+            "strides[%zu] = %lld bytes is less than the %.0f bytes the dimension below it spans: rows would "
             "overlap",
-            i + 1, static_cast<long long>(strides[i]), static_cast<long long>(below));
+            i + 1, static_cast<long long>(strides[i]), static_cast<double>(below));
     }
   }
   std::vector<std::int64_t> es = r.element_strides;

@@ -2,8 +2,9 @@
 -- kernel's PTX body and instruction counts, the co-resident capacity of a grid, the
 -- inversions of an order, a lock's first-acquisition sequence, nanosecond text, what a
 -- feature needs of the compute capability, and a timed barrier loop's cost per round.
--- Depends on: the `cuda` global in sync.capacity (works offline from the profile) and
--- sync.loop (a GPU).
+-- Depends on: warplab.util; the `cuda` global in sync.capacity (offline from the profile)
+-- and sync.loop (a GPU).
+local util = require "warplab.util"
 local sync = {}
 
 -- sync.ptx_body(m, k) -> the PTX text of kernel k's .entry in module m (nil if absent).
@@ -109,4 +110,4 @@ function sync.ns(v)
   return string.format("%.1f ns", v)
 end
 
-return sync
+return util.api("sync", sync)

@@ -13,11 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
+#include <set>
 
+#include "app/cli/child_group.hpp"
 #include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
 #include "app/cli/counters.hpp"
@@ -34,6 +34,8 @@
 #include "lab/script.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/pch.hpp"
+#include "sys/read.hpp"
+#include "sys/shown.hpp"
 
 namespace fs = std::filesystem;
 
@@ -57,13 +59,6 @@ constexpr std::size_t kMaxWarmModules = 4;
 
 long long ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 void set_or_unset(const char* name, const std::string& value) {
@@ -170,10 +165,13 @@ class Watch {
     return child;
   }
 
-  // Kills and reaps a child (if any), and forgets it.
+  // Kills and reaps a child (if any), and what it started that left its group (ours once
+  // it died: reap_orphans), and forgets it.
   void drop(std::unique_ptr<watch::ChildRun>& c) {
     if (!c) return;
     c->kill();
+    const auto pid = [&c](const std::unique_ptr<watch::ChildRun>& o) { return &o != &c && o ? o->pid() : 0; };
+    kill_adopted({pid(run_), pid(standby_), keep_.keeper()}, c->pid());
     keep_.forget_group(c->pid());
     std::error_code ec;
     if (const std::string& deps = deps_of_[c.get()]; !deps.empty()) fs::remove(deps, ec);
@@ -198,11 +196,18 @@ class Watch {
   }
 
   // A settled batch: re-run, unless the script itself is gone (an editor mid-save that
-  // the debounce did not cover, or a real delete): then wait for it to come back.
-  void changed(const watch::Batch& b) {
+  // the debounce did not cover, or a real delete): then wait for it to come back. A file
+  // the running run said it writes (lab/deps.hpp) is the run's, not a save: a script that
+  // writes the kernel it compiles, or appends to itself, would cancel itself without end.
+  void changed(watch::Batch b) {
+    if (run_) {
+      const std::set<std::string> mine = watch::read_deps_file(deps_of_[run_.get()]).written;
+      std::erase_if(b.paths, [&mine](const std::string& p) { return mine.count(p) > 0; });
+      if (b.paths.empty()) return;
+    }
     std::error_code ec;
     if (!fs::exists(script_, ec)) {
-      note(a_.script + " is gone; waiting for it to come back");
+      note(sys::shown(a_.script) + " is gone; waiting for it to come back");
       return;
     }
     if (run_) {
@@ -236,18 +241,23 @@ class Watch {
     const double secs = ms_since(run_->started()) / 1000.0;
     const watch::RunEnd end{status, run_->returned(), why};
     const bool ok = end.ok();
-    std::vector<std::string> deps = watch::read_deps_file(deps_of_[run_.get()]);
+    watch::RunFiles files = watch::read_deps_file(deps_of_[run_.get()]);
+    // What the run wrote is not a save: its events (all in the queue now that it has
+    // ended) are read and dropped, here, before they could start a run.
+    files_.read_events();
+    files_.forget(files.written);
+    std::vector<std::string> deps = std::move(files.read);
     drop(run_);
     deps.push_back(script_);
     if (!ok) deps.insert(deps.end(), deps_.begin(), deps_.end());
     const size_t before = files_.files().size();
     deps_ = deps;
-    for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + dir);
+    for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + sys::shown(dir));
     // What it built, for the next run and the warm headers (lab/prebuilt.hpp); a run that
     // built nothing keeps the last record.
     if (code_) {
       const std::string record = (fs::path(code_->dir()) / "modules").string();
-      if (std::string m = read_text(record); !m.empty()) modules_ = std::move(m);
+      if (std::string m; !sys::read_whole(record, m, 64u << 20) && !m.empty()) modules_ = std::move(m);
       std::error_code ec;
       fs::remove(record, ec);
     }
@@ -323,18 +333,20 @@ class Watch {
 int run_watch(const Globals& g, const WatchArgs& given) {
   WatchArgs a = given;
   a.script = resolve_script(given.script);
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) {
+  if (const auto why = lab::script_problem(a.script)) {
     const std::string dir = shipped_examples();
     const bool relative = !fs::path(a.script).is_absolute();
     std::error_code ec;
-    throw Failure(kBadInput, why + (relative && !dir.empty() && !fs::exists(a.script, ec)
-                                        ? " (nor an example in " + dir + ": `warplab list` names them)"
-                                        : ""));
+    throw Error(ErrorKind::bad_input,
+                *why + (relative && !dir.empty() && !fs::exists(a.script, ec)
+                            ? " (nor an example in " + dir + ": `warplab list` names them)"
+                            : ""));
   }
   parse_params(a.params);
   // The keeper first, while this process has no thread: it removes the runs' files and
   // kills their groups however watch ends, SIGKILL included.
   Cleanup keep("watch");
+  reap_orphans();  // what a killed run started outside its group comes to us, to be ended
   // The compile cache's note (a bad TMPDIR without HOME), said here once: the runs are
   // forked from this process, which has said it (lab/run.hpp's open_cache says it once).
   const std::unique_ptr<rtc::Cache> cache = lab::open_cache(g.opts);
@@ -348,8 +360,10 @@ int run_watch(const Globals& g, const WatchArgs& given) {
   // child forked before would not know the mask.
   watch::Signals sig;
   // Said here once (asked in a child: this process never starts the driver).
-  if (const std::string why =
-          g.opts.profile.empty() ? watch::answer_in_child([&] { return offline_reason(g); }) : "";
+  // (The child's answer crosses as text: "" when a GPU is there.)
+  if (const std::string why = g.opts.profile.empty()
+                                  ? watch::answer_in_child([&] { return offline_reason(g).value_or(""); })
+                                  : "";
       !why.empty())
     note_offline(g, why, cu::default_profile_name());
   Watch w(g, a, sig, keep);

@@ -40,7 +40,7 @@ cases.errors{
   {"swizzle 'wide'", "swizzle = 'wide': give a byte count (0, 32, 64, 128, ...) or 'none'", function() return TM(a, {dims = {256, 256}, box = {8, 8}, swizzle = "wide"}) end},
   {"swizzle span", "box[1] x 4 bytes = 256 bytes exceeds the 128-byte swizzle span: the inner box must fit in it", function() return TM(a, {dims = {256, 256}, box = {64, 8}, swizzle = "128B"}) end},
   {"l2 100", "l2_promotion = 100: the L2 promotion is 0 (none), 64, 128 or 256 bytes", function() return TM(a, {dims = {256, 256}, box = {8, 8}, l2_promotion = 100}) end},
-  {"oob_fill 'x'", "oob_fill must be 'zero' or 'nan', got x", function() return TM(a, {box = {16}, oob_fill = "x"}) end},
+  {"oob_fill 'x'", "oob_fill must be 'zero' or 'nan', got 'x'", function() return TM(a, {box = {16}, oob_fill = "x"}) end},
   {"nan fill for u32", "oob_fill = 'nan' needs a floating-point array; this one holds u32", function() return TM(a, {box = {16}, oob_fill = "nan"}) end},
   {"type mismatch", "type = 'f32' does not match the array's u32 elements", function() return TM(a, {box = {16}, type = "f32"}) end},
   {"misaligned view", "the array starts 4 bytes into its allocation (a view): a tensor map's address must be 16-byte aligned", function() return TM(a:view(2, 64), {box = {16}}) end},
