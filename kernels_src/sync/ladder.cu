@@ -4,17 +4,20 @@
 // neighbour block's through distributed shared memory (DSMEM).
 // Shows:    each loop kernel lines its threads up, runs `iters` rounds and records, from
 //           thread 0 of each block, the loop's %globaltimer ns and clock64 cycles (out[2b],
-//           out[2b + 1]), as cost.cu's kernels do. `work` is a chain of dependent integer
-//           multiply-adds per round (the independent work a split barrier can hide).
-//           chase_local / chase_remote: thread 0 follows a ring of `steps` dependent
-//           shared-memory loads, in its own block's array or in its cluster neighbour's.
+//           out[2b + 1]), as cost.cu's kernels do. The work is WL_WORK (default 32)
+//           dependent integer multiply-adds per round, straight-line code (no branch, so
+//           every kernel runs the same instructions for it): independent of the barrier,
+//           what a split barrier can hide. chase_local / chase_remote: thread 0 follows a
+//           ring of `steps` dependent shared-memory loads, in its own block's array or in
+//           its cluster neighbour's.
 // Versions: work_alone, mbar_wait (arrive_and_wait), mbar_then_work (arrive_and_wait, then
 //           the work), mbar_split (arrive, the work, wait); chase_local, chase_remote.
 // Launch:   loops: 1-D, one block (any size), out: 2 u64. chase_*: grid 2 in a cluster of 2
 //           (sm_90+), any block size; out: 2 u64 per block (ns, cycles per load).
-// Expect:   mbar_wait dearer than __syncthreads, cheaper than cluster.sync(); mbar_split
-//           cheaper than mbar_then_work (the work overlaps the barrier's completion); a
-//           load through DSMEM several times a local shared-memory load.
+// Expect:   mbar_wait dearer than __syncthreads, cheaper than cluster.sync(); mbar_then_work
+//           about work + barrier per round, mbar_split less (the barrier completes while the
+//           work runs: at best the larger of the two); a load through DSMEM several times a
+//           local shared-memory load.
 // Used by:  examples/sync/ladder.lua
 #include <cooperative_groups.h>
 #include <cuda/barrier>
@@ -38,10 +41,19 @@ struct LoopClock {
   }
 };
 
-// `work` dependent multiply-adds: nothing the barrier's completion has to wait for.
-__device__ __forceinline__ unsigned spin_work(unsigned x, unsigned work) {
-#pragma unroll 1
-  for (unsigned i = 0; i < work; ++i) x = x * 1664525u + 1013904223u;
+#ifndef WL_WORK
+#define WL_WORK 32
+#endif
+
+// WL_WORK dependent multiply-adds, unrolled: nothing the barrier's completion waits for.
+// x * x + c, not an affine map, which the compiler would fold into one multiply-add. The
+// empty asm statements pin the chain between the calls around it (the compiler may move
+// register-only work across an arrive or a wait: x goes in and comes out here).
+__device__ __forceinline__ unsigned spin_work(unsigned x) {
+  asm volatile("" : "+r"(x));
+#pragma unroll
+  for (int i = 0; i < WL_WORK; ++i) x = x * x + 1013904223u;
+  asm volatile("" : "+r"(x));
   return x;
 }
 
@@ -61,12 +73,12 @@ __device__ __forceinline__ void keep(unsigned x, unsigned long long* out) {
   if (x == 0x9e3779b9u) out[0] = x;
 }
 
-__global__ void work_alone(unsigned iters, unsigned work, unsigned long long* out) {
+__global__ void work_alone(unsigned iters, unsigned long long* out) {
   unsigned x = threadIdx.x;
   __syncthreads();
   const LoopClock clk;
 #pragma unroll 1
-  for (unsigned i = 0; i < iters; ++i) x = spin_work(x, work);
+  for (unsigned i = 0; i < iters; ++i) x = spin_work(x);
   clk.record(out);
   keep(x, out);
 }
@@ -79,27 +91,27 @@ __global__ void mbar_wait(unsigned iters, unsigned long long* out) {
   clk.record(out);
 }
 
-__global__ void mbar_then_work(unsigned iters, unsigned work, unsigned long long* out) {
+__global__ void mbar_then_work(unsigned iters, unsigned long long* out) {
   Barrier& bar = block_barrier();
   unsigned x = threadIdx.x;
   const LoopClock clk;
 #pragma unroll 1
   for (unsigned i = 0; i < iters; ++i) {
     bar.arrive_and_wait();
-    x = spin_work(x, work);
+    x = spin_work(x);
   }
   clk.record(out);
   keep(x, out);
 }
 
-__global__ void mbar_split(unsigned iters, unsigned work, unsigned long long* out) {
+__global__ void mbar_split(unsigned iters, unsigned long long* out) {
   Barrier& bar = block_barrier();
   unsigned x = threadIdx.x;
   const LoopClock clk;
 #pragma unroll 1
   for (unsigned i = 0; i < iters; ++i) {
     Barrier::arrival_token t = bar.arrive();
-    x = spin_work(x, work);  // while the other threads arrive
+    x = spin_work(x);  // while the other threads arrive
     bar.wait(std::move(t));
   }
   clk.record(out);
