@@ -2,7 +2,8 @@
 -- PTX memory model says of each (Lustig et al., "A formal analysis of the NVIDIA PTX
 -- memory consistency model", ASPLOS 2019; the PTX ISA's memory consistency model): which
 -- outcome is the weak one, and whether a variant forbids it in a placement. Pure Lua.
--- Depends on: nothing.
+-- Depends on: warplab.util.
+local util = require "warplab.util"
 local litmus = {}
 
 -- The variants, numbered as kernels_src/sync/litmus.cu's `variant`.
@@ -30,10 +31,26 @@ litmus.TESTS = {
    program = "x=1; atomicAdd(y,1) || r0=atomicAdd(y,1); r1=x", variants = {0, 6, 2}},
 }
 
+-- A test of litmus.TESTS (what litmus.find returns), else raised as "<who>: ...".
+local function check_test(t, who)
+  if type(t) ~= "table" or type(t.name) ~= "string" or math.type(t.regs) ~= "integer" then
+    error(string.format("%s: expected a test of litmus.TESTS (litmus.find(\"MP\")), got %s", who, util.kind(t)), 0)
+  end
+end
+
 -- litmus.forbidden(test, variant, placement) -> true when the PTX model forbids the test's
 -- weak outcome, and the reason in words either way. Placement 0: the threads are in
 -- different blocks (a .cta scope does not include both); 1: different warps of one block.
 function litmus.forbidden(t, v, placement)
+  check_test(t, "litmus.forbidden")
+  if math.type(v) ~= "integer" or not litmus.VARIANTS[v] then
+    error(string.format("litmus.forbidden: the variant is an integer from 0 to %d (litmus.VARIANTS), got %s",
+                        #litmus.VARIANTS, type(v) == "number" and util.repr(v) or util.kind(v)), 0)
+  end
+  if placement ~= 0 and placement ~= 1 then
+    error(string.format("litmus.forbidden: the placement is 0 (2 blocks) or 1 (2 warps), got %s",
+                        type(placement) == "number" and util.repr(placement) or util.kind(placement)), 0)
+  end
   local same_cta = placement == 1
   local name = t.name
   if name == "CoRR" then
@@ -63,6 +80,11 @@ end
 
 -- litmus.outcome_text(t, o) -> "r0=1 r1=0" for outcome index o of test t.
 function litmus.outcome_text(t, o)
+  check_test(t, "litmus.outcome_text")
+  if math.type(o) ~= "integer" or o < 0 or o >= 1 << t.regs then
+    error(string.format("litmus.outcome_text: the outcome is an integer from 0 to %d for %s, got %s",
+                        (1 << t.regs) - 1, t.name, type(o) == "number" and util.repr(o) or util.kind(o)), 0)
+  end
   local parts = {}
   for i = 0, t.regs - 1 do parts[#parts + 1] = string.format("r%d=%d", i, (o >> i) & 1) end
   return table.concat(parts, " ")
@@ -70,10 +92,13 @@ end
 
 -- litmus.find(name) -> the test of that name (case-insensitive), or nil.
 function litmus.find(name)
+  if type(name) ~= "string" then
+    error("litmus.find: the name is a string (\"MP\", \"SB\", ...), got " .. util.kind(name), 0)
+  end
   for _, t in ipairs(litmus.TESTS) do
-    if t.name:lower() == tostring(name):lower() then return t end
+    if t.name:lower() == name:lower() then return t end
   end
   return nil
 end
 
-return litmus
+return util.api("litmus", litmus)
