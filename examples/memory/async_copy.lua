@@ -22,18 +22,27 @@ local sync = require "warplab.sync"
 local hw = require "warplab.counters"
 local p = params{tile = 32768, bytes = 0, reps = 10, save = false}
 
-local dev = cuda.device()
-local c = check.new("async_copy")
 if p.tile % 1024 ~= 0 or p.tile < 1024 or p.tile > 256 * 1024 then
-  error("tile " .. p.tile .. ": needs a multiple of 1024 bytes (256 u32 per TMA row) up to 256 rows", 0)
+  warplab.raise("parameter", "params: -p tile=" .. p.tile .. ": a multiple of 1024 bytes (256 u32 per TMA row), 1 to 256 rows", 0)
 end
+for _, r in ipairs{{"reps", 1, 1000}, {"bytes", 0, 1 << 40}} do
+  if p[r[1]] < r[2] or p[r[1]] > r[3] then
+    warplab.raise("parameter", string.format("params: -p %s=%d: give %d to %d", r[1], p[r[1]], r[2], r[3]), 0)
+  end
+end
+if p.bytes > 0 and p.bytes < p.tile then
+  warplab.raise("parameter", "params: -p bytes=" .. p.bytes .. ": at least one tile (" .. p.tile .. " bytes)", 0)
+end
+
+local dev = cuda.device()
+local sms = dev.attr.multiprocessor_count -- before the compile: a profile without it stops here
+local c = check.new("async_copy")
 -- bytes: at least 4x the L2 (256 MiB when the profile does not know the L2).
 local l2 = not dev.unknown.l2_cache_size and dev.attr.l2_cache_size or 0
 local bytes = p.bytes > 0 and p.bytes or math.max(256 << 20, mem.pow2_at_least(4 * l2))
 local tiles, rows = bytes // p.tile, p.tile // 1024
 bytes = tiles * p.tile
 local m = assert(cuda.compile("memory/async_copy.cu"))
-local sms = dev.attr.multiprocessor_count
 -- The memory's peak in GB/s: clock x bus width x 2 (double data rate), when the device says them.
 local known = not (dev.unknown.memory_clock_rate or dev.unknown.global_memory_bus_width)
 local peak = known and 2 * dev.attr.memory_clock_rate * 1e3 * dev.attr.global_memory_bus_width / 8 / 1e9 or 0/0

@@ -18,12 +18,19 @@ local ex = require "warplab.experiment"
 local sync = require "warplab.sync"
 local hw = require "warplab.counters"
 local p = params{iters = 200, n = 1 << 24, block = 256, reps = 5, save = false}
+for _, r in ipairs{{"iters", 1, 1 << 20}, {"n", 1, 1 << 30}, {"block", 32, 1024}, {"reps", 1, 1000}} do
+  if p[r[1]] < r[2] or p[r[1]] > r[3] then
+    warplab.raise("parameter", string.format("params: -p %s=%d: give %d to %d", r[1], p[r[1]], r[2], r[3]), 0)
+  end
+end
+if p.block % 32 ~= 0 then warplab.raise("parameter", "params: -p block=" .. p.block .. ": a multiple of 32", 0) end
 
 local dev = cuda.device()
+local sms = dev.attr.multiprocessor_count -- before the compile: a profile without it stops here
 local m = assert(cuda.compile("sync/atomics.cu"))
 local c = check.new("atomics")
 local BINS, ws = 256, dev.attr.warp_size
-local grid = dev.attr.multiprocessor_count * m.count_naive:occupancy{block = p.block}.blocks_per_sm
+local grid = sms * m.count_naive:occupancy{block = p.block}.blocks_per_sm
 local threads = grid * p.block
 local no_match = sync.needs(dev, 8, 0, "__reduce_add_sync")
 local counter <close> = cuda.array("u64", 1)

@@ -17,19 +17,31 @@ local params = require "warplab.params"
 local ex = require "warplab.experiment"
 local litmus = require "warplab.litmus"
 local p = params{iters = 200, testers = 256, stress = 16, seed = 1, tests = "all", save = false}
+for _, r in ipairs{{"iters", 1, 1 << 20}, {"testers", 128, 512}, {"stress", 0, 1 << 20}} do
+  if p[r[1]] < r[2] or p[r[1]] > r[3] then
+    warplab.raise("parameter", string.format("params: -p %s=%d: give %d to %d", r[1], p[r[1]], r[2], r[3]), 0)
+  end
+end
+if p.testers & (p.testers - 1) ~= 0 then
+  warplab.raise("parameter", "params: -p testers=" .. p.testers .. ": a power of two (128, 256, 512)", 0)
+end
+-- The tests asked for, before anything compiles: a name no test has is the command line's error.
+local tests = {}
+for name in (p.tests == "all" and "MP,SB,LB,IRIW,CoRR,TICKET" or p.tests):gmatch("[^,%s]+") do
+  tests[#tests + 1] = litmus.find(name) or
+    warplab.raise("parameter", "params: -p tests=" .. p.tests .. ": no test '" .. name .. "' (MP, SB, LB, IRIW, CoRR, TICKET)", 0)
+end
+if #tests == 0 then warplab.raise("parameter", "params: -p tests='" .. p.tests .. "' names no test (MP, SB, LB, IRIW, CoRR, TICKET)", 0) end
 
 local dev = cuda.device()
+local sms = dev.attr.multiprocessor_count -- before the compile: a profile without it stops here
 local m = assert(cuda.compile("sync/litmus.cu"))
 local k = m.litmus
 local c = check.new("litmus")
 local block = 2 * p.testers
 local per_sm = math.min(2, k:occupancy{block = block}.blocks_per_sm)
-local grid = dev.attr.multiprocessor_count * per_sm
+local grid = sms * per_sm
 grid = grid - grid % 4 -- the block placement splits the grid in 2 or 4 groups
-local tests = {}
-for name in (p.tests == "all" and "MP,SB,LB,IRIW,CoRR,TICKET" or p.tests):gmatch("[^,%s]+") do
-  tests[#tests + 1] = litmus.find(name) or error("tests: unknown test '" .. name .. "' (MP, SB, LB, IRIW, CoRR, TICKET)", 0)
-end
 -- The plan: every cell, the model's verdict, and how many runs it gets.
 local plan = {}
 for _, t in ipairs(tests) do

@@ -19,11 +19,17 @@ local ex = require "warplab.experiment"
 local mem = require "warplab.memory"
 local sync = require "warplab.sync"
 local p = params{tile = 16384, bytes = 512 << 20, consumers = 4, work = 0, reps = 10, save = false}
+for _, r in ipairs{{"tile", 16, 1 << 20}, {"bytes", p.tile, 1 << 40}, {"consumers", 1, 31}, {"work", 0, 1 << 20}, {"reps", 1, 1000}} do
+  if p[r[1]] < r[2] or p[r[1]] > r[3] then
+    warplab.raise("parameter", string.format("params: -p %s=%d: give %d to %d", r[1], p[r[1]], r[2], r[3]), 0)
+  end
+end
+if p.tile % 16 ~= 0 then warplab.raise("parameter", "params: -p tile=" .. p.tile .. ": a multiple of 16 bytes", 0) end
 
 local dev = cuda.device()
+local sms = dev.attr.multiprocessor_count -- before the compile: a profile without it stops here
 local m = assert(cuda.compile("sync/pipeline.cu"))
 local c = check.new("pipeline")
-local sms = dev.attr.multiprocessor_count
 local tiles = p.bytes // p.tile
 local block = 32 * (1 + p.consumers)
 local STAGES = {1, 2, 3, 4}
