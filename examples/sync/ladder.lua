@@ -120,7 +120,7 @@ for _, B in ipairs(SIZES) do
   local tw, sp = per_round(lad.mbar_then_work), per_round(lad.mbar_split)
   local saved, most = tw - sp, math.min(w, b)
   srows[#srows + 1] = {B, w, b, tw, sp, saved, most}
-  c:that(saved >= most / 4, string.format("at %d threads the split saves at least a quarter of min(work, barrier)", B),
+  c:that(most > 0 and saved >= most / 4, string.format("at %d threads the split saves at least a quarter of min(work, barrier)", B),
          string.format("measured: split %.0f vs barrier then work %.0f cycles per round, saved %.0f; expected: split "
                          .. "near max(work %.0f, barrier %.0f) = %.0f, then-work near their sum %.0f, saved up to %.0f, "
                          .. "at least %.0f", sp, tw, saved, w, b, math.max(w, b), w + b, most, most / 4))
@@ -137,7 +137,7 @@ if not no_cluster then
   local _, remote_c = sync.loop(lad.chase_remote, cfg, {p.steps, out}, p.steps, out)
   print(string.format("one dependent shared-memory load: %.1f cycles in the block's own, %.1f from the neighbour's (DSMEM): %.1fx",
         local_c, remote_c, remote_c / local_c))
-  c:that(remote_c >= 2 * local_c, "a load from a neighbour's shared memory (DSMEM) costs >= 2x a local one",
+  c:that(local_c > 0 and remote_c >= 2 * local_c, "a load from a neighbour's shared memory (DSMEM) costs >= 2x a local one",
          string.format("%.1f vs %.1f cycles", remote_c, local_c))
 end
 if p.save then print("saved " .. report.save("results/sync_ladder.csv", res, {columns = {"rung", "c128", "c1024"}})) end
