@@ -218,16 +218,17 @@ namespace {
 
 // A CCCL header (<cuda/barrier>, <cuda/ptx>, <cub/...>, <thrust/...>, <nv/...>) that no CUDA
 // include dir holds: the toolkit lacks CCCL (CUDA 13 keeps it in include/cccl, which warplab
-// passes to every compile when it exists). "" when the name is not CCCL's, or a dir has it.
-std::string cccl_header_note(const std::string& spelled, const std::vector<fs::path>& cuda_dirs) {
+// passes to every compile when it exists). nullopt when the name is not CCCL's, or a dir has it.
+std::optional<std::string> cccl_header_note(const std::string& spelled,
+                                            const std::vector<fs::path>& cuda_dirs) {
   static constexpr const char* kCccl[] = {"cuda/", "cub/", "thrust/", "nv/"};
   if (std::none_of(std::begin(kCccl), std::end(kCccl),
                    [&](const char* p) { return spelled.rfind(p, 0) == 0; }))
-    return {};
+    return std::nullopt;
   std::string dirs;
   for (const fs::path& d : cuda_dirs) {
     std::error_code ec;
-    if (fs::is_regular_file(d / spelled, ec)) return {};
+    if (fs::is_regular_file(d / spelled, ec)) return std::nullopt;
     dirs += (dirs.empty() ? "" : ", ") + d.string();
   }
   return "<" + spelled + "> is one of the CUDA toolkit's CCCL headers (libcu++, CUB, Thrust), which " +
@@ -239,7 +240,7 @@ std::string cccl_header_note(const std::string& spelled, const std::vector<fs::p
 }  // namespace
 
 std::string standard_header_note(const std::string& spelled, const std::vector<fs::path>& cuda_dirs) {
-  if (std::string cccl = cccl_header_note(spelled, cuda_dirs); !cccl.empty()) return cccl;
+  if (std::optional<std::string> cccl = cccl_header_note(spelled, cuda_dirs)) return *cccl;
   // <stdint.h> is <cstdint> to C++; <cstdint> stays itself.
   std::string cpp = spelled;
   if (spelled.size() > 2 && spelled.compare(spelled.size() - 2, 2, ".h") == 0) {
