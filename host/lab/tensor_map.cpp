@@ -8,6 +8,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "sys/text.hpp"
+
 namespace warplab::lab {
 namespace {
 
@@ -58,10 +60,12 @@ void check_each(const std::vector<std::int64_t>& v, const char* what, std::int64
     if (v[i] < lo || v[i] > hi) refuse("%s[%zu] = %lld: %s", what, i + 1, static_cast<long long>(v[i]), rule);
 }
 
-std::string list(const std::vector<std::int64_t>& v) {
-  std::string s = "{";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "}";
+// "{256, 1024}": the first n values of v.
+template <class V>
+std::string braces(const V& v, std::size_t n) {
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < n; ++i) items.push_back(std::to_string(v[i]));
+  return "{" + sys::join(items, ", ") + "}";
 }
 
 }  // namespace
@@ -149,7 +153,8 @@ std::shared_ptr<TensorMap> make_tensor_map(const DeviceArray& a, const TensorMap
   for (std::size_t i = 1; i < rank; ++i) end += static_cast<Wide>(r.dims[i] - 1) * strides[i - 1];
   if (end > static_cast<Wide>(a.bytes()))
     refuse("dims %s with strides %s span %.0f bytes but the array holds %zu (%zu %s elements)",
-           list(r.dims).c_str(), list(strides).c_str(), static_cast<double>(end), a.bytes(), a.count, tname);
+           braces(r.dims, rank).c_str(), braces(strides, strides.size()).c_str(), static_cast<double>(end),
+           a.bytes(), a.count, tname);
 
   auto m = std::make_shared<TensorMap>();
   m->buf = a.buf;
@@ -185,14 +190,9 @@ std::shared_ptr<TensorMap> make_tensor_map(const DeviceArray& a, const TensorMap
 
 std::string describe(const TensorMap& m) {
   const cu::TiledMapSpec& s = m.spec;
-  auto join = [&](auto& v, unsigned n) {
-    std::string t = "{";
-    for (unsigned i = 0; i < n; ++i) t += (i ? ", " : "") + std::to_string(v[i]);
-    return t + "}";
-  };
-  std::string out = std::string(cu::dtype_info(m.type).name) + " " + join(s.dims, s.rank) + ", box " +
-                    join(s.box, s.rank) + " = " + std::to_string(m.box_bytes) + " bytes";
-  if (s.rank > 1) out += ", strides " + join(s.strides, s.rank - 1);
+  std::string out = std::string(cu::dtype_info(m.type).name) + " " + braces(s.dims, s.rank) + ", box " +
+                    braces(s.box, s.rank) + " = " + std::to_string(m.box_bytes) + " bytes";
+  if (s.rank > 1) out += ", strides " + braces(s.strides, s.rank - 1);
   static const char* const kSwizzle[] = {"none", "32B", "64B", "128B"};
   out += ", swizzle " + std::string(s.swizzle <= CU_TENSOR_MAP_SWIZZLE_128B ? kSwizzle[s.swizzle] : "?");
   if (!m.encoded) out += " (not encoded: no GPU)";
