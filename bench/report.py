@@ -180,6 +180,9 @@ def watch_targets(cells):
                            f"(≤ {limit}: {'met' if m <= limit else 'NOT met'})")
     elif cells.get(("watch", "script edit", col)):
         out.append("watch targets: need a GPU (a kernel edit's new output line)")
+    m = median(cells, ("watch", "script edit, --serve", "terminal → page (ms)"))
+    if m is not None:
+        out.append(f"target watch --serve: {num(m)} ms from the terminal to the page (≤ 50: {'met' if m <= 50 else 'NOT met'})")
     return out
 
 

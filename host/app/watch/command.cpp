@@ -25,6 +25,7 @@
 #include "app/watch/counters.hpp"
 #include "app/watch/diff.hpp"
 #include "app/watch/files.hpp"
+#include "app/watch/page.hpp"
 #include "app/watch/signals.hpp"
 #include "app/watch/status.hpp"
 #include "cu/profile.hpp"
@@ -50,6 +51,7 @@ struct WatchArgs {
   bool diff = false;
   double timeout = 0;    // seconds per run, 0 = none
   CounterArgs counters;  // --counters SET[,SET]: passed to each run, changes shown
+  PageOptions page;      // --serve: the runs on a live page too (watch/page.hpp)
 };
 
 // At most this many modules get their headers kept warm (each PCH is ~100 MB on disk).
@@ -75,8 +77,8 @@ void set_or_unset(const char* name, const std::string& value) {
 
 class Watch {
  public:
-  Watch(const Globals& g, const WatchArgs& a, watch::Signals& sig, Cleanup& keep)
-      : g_(g), a_(a), sig_(sig), keep_(keep) {
+  Watch(const Globals& g, const WatchArgs& a, watch::Signals& sig, Cleanup& keep, Page* page)
+      : g_(g), a_(a), sig_(sig), keep_(keep), page_(page) {
     g_.offline_noted = true;  // said once by run_watch, never by a run
     script_ = fs::absolute(a.script).lexically_normal().string();
     if (std::vector<std::string> words = counter_words(a.counters); !words.empty()) {
@@ -113,9 +115,11 @@ class Watch {
       check_standby();  // (its "ready" may have come with the last wake-up)
       const bool waiting = standby_ && !standby_->ready();
       if (standby_ && !waiting) check_standby();  // or just now: said before poll waits
-      pollfd fds[3] = {
+      pollfd fds[5] = {
           {sig_.fd(), POLLIN, 0}, {files_.fd(), POLLIN, 0}, {waiting ? standby_->ready_fd() : -1, POLLIN, 0}};
-      ::poll(fds, 3, timeout);
+      page_.poll_fds(run_.get(), fds + 3);  // --serve: the run's output comes through us
+      ::poll(fds, 5, timeout);
+      page_.pump(run_.get(), false);
       if ((fds[0].revents & POLLIN) && sig_.leave()) break;
       if (run_) {
         if (const auto st = run_->finished())
@@ -163,8 +167,9 @@ class Watch {
       set_or_unset("WARPLAB_CODE_DIR", code);
       return run_command([&] { return run_prepared(g, pr, ready); });
     };
-    auto child =
-        std::make_unique<watch::ChildRun>(body, std::vector<int>{sig_.fd(), files_.fd(), keep_.fd()});
+    auto child = std::make_unique<watch::ChildRun>(page_.prepare(body),
+                                                   std::vector<int>{sig_.fd(), files_.fd(), keep_.fd()});
+    page_.forked(child.get());
     keep_.adopt_group(child->pid());
     deps_of_[child.get()] = deps;
     return child;
@@ -178,6 +183,7 @@ class Watch {
     std::error_code ec;
     if (const std::string& deps = deps_of_[c.get()]; !deps.empty()) fs::remove(deps, ec);
     deps_of_.erase(c.get());
+    page_.forget(c.get());
     c.reset();
   }
 
@@ -207,7 +213,9 @@ class Watch {
     }
     if (run_) {
       run_->kill();
+      page_.pump(run_.get(), true);  // what it printed, before the note
       note("run cancelled: a file was saved");
+      page_.cancelled("run cancelled: a file was saved");
       drop(run_);
       if (code_) code_->discard();  // what it wrote is no run's to compare
     }
@@ -220,10 +228,7 @@ class Watch {
   void start(const watch::Batch* b) {
     ++runs_;
     if (a_.clear) std::fputs("\x1b[H\x1b[2J\x1b[3J", stdout);
-    if (!g_.opts.quiet) {
-      std::fflush(stdout);
-      std::fprintf(stderr, "%s\n", watch::run_header(runs_, b, a_.script).c_str());
-    }
+    page_.started(runs_, watch::run_header(runs_, b, a_.script), !g_.opts.quiet);
     if (standby_ && standby_->finished()) drop(standby_);
     run_ = standby_ ? std::move(standby_) : fork_run();
     ready_said_ = false;
@@ -233,6 +238,7 @@ class Watch {
   // A run ended: report it, and watch what it read (plus what a failed run did not get
   // to read, so fixing that file still triggers a run); then keep its headers warm.
   void finish(int status, const std::string& why) {
+    page_.pump(run_.get(), true);  // all it printed, before its end line
     const double secs = ms_since(run_->started()) / 1000.0;
     const watch::RunEnd end{status, run_->returned(), why};
     const bool ok = end.ok();
@@ -255,13 +261,14 @@ class Watch {
     // Our stdout buffer first, so the status line follows whatever we printed before.
     std::fflush(stdout);
     const std::string now = watch::wall_clock();
-    if (!ok || !g_.opts.quiet)
-      std::fprintf(stderr, "%s\n", watch::end_line(runs_, end, secs, now, last_good_).c_str());
+    const std::string line = watch::end_line(runs_, end, secs, now, last_good_);
+    page_.ended(ok, line, !ok || !g_.opts.quiet);
     if (ok) last_good_ = now;
     // What the compile made, whatever came after it: an error after the compile, or the
     // first launch of an offline run, leaves the feedback of the kernels it compiled.
-    if (code_) std::fputs(code_->collect(ok).c_str(), stderr);
-    if (counters_ && ok) std::fputs(counters_->collect().c_str(), stderr);
+    if (code_) page_.say(code_->collect(ok));
+    if (counters_ && ok) page_.counters(run_counters_.json);
+    if (counters_ && ok) page_.say(counters_->collect());
     if (counters_ && !ok) counters_->skip();
     if (!g_.opts.quiet && files_.files().size() != before)
       std::fprintf(stderr, "%s\n",
@@ -301,6 +308,7 @@ class Watch {
   const WatchArgs& a_;
   watch::Signals& sig_;
   Cleanup& keep_;
+  watch::PageFeed page_;  // --serve: the page the runs are shown on (else only stderr)
   std::string script_;
   std::vector<std::string> args_;
   std::vector<std::string> deps_;
@@ -332,6 +340,7 @@ int run_watch(const Globals& g, const WatchArgs& given) {
                                         : ""));
   }
   parse_params(a.params);
+  check_page_options(a.page);
   // The keeper first, while this process has no thread: it removes the runs' files and
   // kills their groups however watch ends, SIGKILL included.
   Cleanup keep("watch");
@@ -352,7 +361,8 @@ int run_watch(const Globals& g, const WatchArgs& given) {
           g.opts.profile.empty() ? watch::answer_in_child([&] { return offline_reason(g); }) : "";
       !why.empty())
     note_offline(g, why, cu::default_profile_name());
-  Watch w(g, a, sig, keep);
+  const std::unique_ptr<Page> page(a.page.live() ? new Page(a.page, a.script) : nullptr);  // --serve
+  Watch w(g, a, sig, keep, page.get());
   return w.loop();
 }
 
@@ -377,6 +387,7 @@ void add_watch_command(CLI::App& app, Globals& g, Commands& out) {
       ->check(seconds())
       ->type_name("SECONDS");
   add_counter_options(sub, a->counters, false);
+  add_page_options(sub, a->page, false);
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too")
       ->type_name("ARGS");
   set_help(sub,
