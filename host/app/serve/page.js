@@ -157,6 +157,7 @@
     const f = el("figure");
     const img = el("img");
     img.alt = it.name;
+    if (it.width > 0 && it.height > 0) { img.width = it.width; img.height = it.height; }  // its place, before it loads
     img.src = it.src || "api/svg?" + new URLSearchParams({ token: token, run: view.run, id: it.id });
     f.appendChild(img);
     const cap = f.appendChild(el("figcaption", null, it.name));
@@ -278,7 +279,13 @@
     view.head.replaceWith(h);
     view.head = h;
     if (r.lines && !view.linesShown) { main.appendChild(linesSection(r.lines)); view.linesShown = true; }
-    if (r.outcome) main.style.minHeight = "";
+    // Once the run is over and its pictures are in, the page takes its own height again.
+    if (r.outcome && main.style.minHeight) {
+      const shown = view;
+      Promise.all(Array.from(main.querySelectorAll("img")).map((i) => i.decode().catch(() => null))).then(() => {
+        if (view === shown) main.style.minHeight = "";
+      });
+    }
   }
   function history() {
     const nav = $("history");

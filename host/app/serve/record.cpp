@@ -2,6 +2,7 @@
 // type its kind has, and copied into a new item: nothing else a run sends reaches the page.
 #include "app/serve/record.hpp"
 
+#include <cstdlib>
 #include <ctime>
 #include <utility>
 
@@ -96,6 +97,24 @@ json counters_item(const json& c) {
                              {"values", std::move(values)}});
     }
   return {{"kind", "counters"}, {"counters", std::move(out)}};
+}
+
+// The width and height the root <svg> element gives (whole pixels), for the page to keep
+// the picture's place before it loads; 0 when it gives none.
+std::pair<long, long> svg_size(const std::string& svg) {
+  const std::size_t open = svg.find("<svg");
+  const std::size_t close = open == std::string::npos ? open : svg.find('>', open);
+  if (close == std::string::npos) return {0, 0};
+  const std::string root = svg.substr(open, close - open);
+  auto attr = [&](const char* name) -> long {
+    const std::string key = std::string(" ") + name + "=\"";
+    const std::size_t at = root.find(key);
+    if (at == std::string::npos) return 0;
+    char* end = nullptr;
+    const long v = std::strtol(root.c_str() + at + key.size(), &end, 10);
+    return v > 0 && v < 100000 && end && (*end == '"' || *end == '.') ? v : 0;
+  };
+  return {attr("width"), attr("height")};
 }
 
 }  // namespace
@@ -235,11 +254,14 @@ void Runs::event(const json& ev) {
       if (text.size() <= limits_.picture && r->picture_bytes + text.size() <= limits_.run_pictures) {
         r->picture_bytes += text.size();
         r->pictures.push_back(std::make_shared<const std::string>(text));
+        const auto [w, h] = svg_size(text);
         add(*r,
             {{"kind", "svg"},
              {"name", name},
              {"id", r->pictures.size() - 1},
              {"bytes", text.size()},
+             {"width", w},
+             {"height", h},
              {"hash", std::to_string(std::hash<std::string>{}(text))}},
             text.size());
       } else {

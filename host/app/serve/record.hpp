@@ -12,7 +12,8 @@
 //          colours kept); "check" {"ok", "what", "evidence", "name"}; "summary" {"name",
 //          "passed", "failed"}; "table" {"title", "columns" (null: no header), "rows" (cells
 //          as text), "numeric" (per column), "more" (rows left out)}; "svg" {"name", "id",
-//          "bytes", "hash"} (the picture by its id; in a file also "src", a data: URI);
+//          "bytes", "width", "height" (0: not given), "hash"} (the picture by its id; in a file
+//          also "src", a data: URI);
 //          "file" {"name", "bytes"}; "note" {"text"} (the watcher's lines); "counters"
 //          {"counters"} (lab/counter_report.hpp's JSON); "cut" {"text"} (what a limit left
 //          out).

@@ -271,12 +271,17 @@ def main():
         shot(d, "1-watch-first-run")
 
         # An edit: the page follows without a reload and marks what changed.
-        d.execute_script("window.__no_reload = 1234;")
+        d.set_window_size(1280, 600)  # room to scroll
+        y0 = d.execute_script("window.__no_reload = 1234; window.scrollTo(0, 150); return window.scrollY;")
+        check(y0 == 150, f"the page cannot scroll to 150: {y0}")
         with open(script, "w") as f:
             f.write(SCRIPT.format(v=2, ok="false"))
         until(d, run_is(2, "failed"), what="run 2 failed")
         until(d, "return document.querySelectorAll('#run figure img').length === 2", what="run 2's pictures")
         check(d.execute_script("return window.__no_reload") == 1234, "the page was reloaded to show run 2")
+        y = d.execute_script("return window.scrollY")
+        check(abs(y - 150) < 2, f"the page did not keep its scroll position: {y}, not 150")
+        d.set_window_size(1280, 1000)
         shows_version(d, 2, "watch, run 2", lambda src: fetch(src)[1])
         changed = text(d, "#run .line.changed")
         check(any("hello from version 2" in c for c in changed), f"the new line is not marked: {changed}")

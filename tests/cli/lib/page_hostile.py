@@ -227,6 +227,17 @@ def main():
               f"{codes.count(503)} refused, {codes}")
         for s in streams:
             s.close()
+        # Pages closed (a browser's tabs gone) free their places at once.
+        time.sleep(0.5)
+        streams = []
+        for _ in range(64):
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(f"GET /api/events?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            streams.append(s)
+        reopened = [status_of(s.recv(4096)) for s in streams]
+        check(reopened.count(200) == 64, f"64 pages after the others closed: {reopened.count(200)} open")
+        for s in streams:
+            s.close()
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
         # Watch still runs, runs the next save, and serves it.
