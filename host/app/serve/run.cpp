@@ -91,8 +91,7 @@ Outcome run_and_show(const Globals& g, const PageOptions& o, const PreparedRun& 
   if (!cap) throw Failure(kInternal, "cannot make the pipes for the run's output");
   const std::string deps = keep.dir().empty() ? "" : keep.dir() + "/deps";
   const auto start = std::chrono::steady_clock::now();
-  const pid_t pid =
-      fork_in_group({.die_with_parent = true, .group_dies_with_parent = true, .unblock_signals = true});
+  const pid_t pid = fork_in_group({.die_with_parent = true, .unblock_signals = true});  // as watch's runs
   if (pid < 0) throw Failure(kInternal, std::string("cannot start the run: ") + std::strerror(errno));
   if (pid == 0) {
     ::close(sig.fd());
