@@ -8,12 +8,12 @@ moment the file is written to:
   - the resource line the watcher prints after a kernel edit (the offline feedback);
   - the re-run's start, as the watcher reports it ("re-run N ms after save").
 The watcher's stdout is a terminal (a pty), as a user's is: a line shows when printed.
-Then `watch --serve`, script edits only: the same save → new output line with the page served
-and no page open (what serving costs the loop), and with a page open (a client of the
-page's event stream that loads the run's new items as the page does) the time from the
-line on the terminal to the line in the page's data.
+Then `watch --serve`, script edits only (section watch-page): the same save → new output line
+with the page served and no page open (what serving costs the loop), and with a page open (a
+client of the page's event stream that loads the run's new items as the page does) the time
+from the line on the terminal to the line in the page's data.
 Prints records "@ watch <row> <column> <ms>" (tab-separated, bench/report.py) and
-"@skip watch <row> <why>". EDITS edits of each kind (5 by default). A warplab without
+"@skip watch <row> <why>" (and the same for watch-page). EDITS edits of each kind (5 by default). A warplab without
 standby runs (before they existed) is timed with BENCH_WATCH_OLD=1: each edit then waits
 for the previous run's end and half a second.
 Usage: watch_latency.py WARPLAB FOLDER [EDITS]
@@ -163,7 +163,6 @@ class PageClient:
 
 def page_rows(warplab, folder, edits):
     """watch --serve: save → new output line with no page open, then terminal → page."""
-    row = "script edit, --serve"
     v = 1000
     write(folder, "s.lua", SCRIPT.format(v=v))
     w = Watch(warplab, folder, ["--serve"])
@@ -171,18 +170,19 @@ def page_rows(warplab, folder, edits):
         _, line = w.wait("err", lambda l: "the page is at" in l)
         _, ok = w.wait("err", lambda l: re.search(r"\] run 1 (ok|failed)", l) is not None)
         if line is None or ok is None or "ok" not in ok:
-            print(f"@skip\twatch\t{row}\tno first run with --serve")
+            print("@skip\twatch-page\tno page open\tno first run with --serve")
             return
         url = line.split("the page is at ")[1].strip()
         run, page = 1, None
         for i in range(2 * edits):
+            row = "no page open" if i < edits else "a page open"
             if i == edits:
                 page = PageClient(url)  # the second half with a page open
                 time.sleep(0.2)
             run += 1
             ready, _ = w.wait("err", lambda l, n=run: f"standby for run {n} ready" in l)
             if ready is None:
-                print(f"@skip\twatch\t{row}\tno standby for run {run}")
+                print(f"@skip\twatch-page\t{row}\tno standby for run {run}")
                 return
             v += 1
             out_at = len(w.lines["out"])
@@ -190,16 +190,15 @@ def page_rows(warplab, folder, edits):
             want = f"result {v}"
             t1, _ = w.wait("out", lambda l, x=want: l == x or l.startswith(x + " "), out_at)
             if t1 is None:
-                print(f"@skip\twatch\t{row}\trun {run}: no output line")
+                print(f"@skip\twatch-page\t{row}\trun {run}: no output line")
                 return
-            if page is None:
-                print(f"@\twatch\t{row}\tsave → new output line, no page open (ms)\t{1000 * (t1 - t0):.1f}")
-            else:
+            print(f"@\twatch-page\t{row}\tsave → new output line (ms)\t{1000 * (t1 - t0):.1f}")
+            if page is not None:
                 t2 = page.wait(want)
                 if t2 is None:
-                    print(f"@skip\twatch\t{row}\tthe page never showed run {run}'s line")
+                    print(f"@skip\twatch-page\t{row}\tthe page never showed run {run}'s line")
                     return
-                print(f"@\twatch\t{row}\tterminal → page (ms)\t{1000 * max(0.0, t2 - t1):.1f}")
+                print(f"@\twatch-page\t{row}\tterminal → page (ms)\t{1000 * max(0.0, t2 - t1):.1f}")
             w.wait("err", lambda l, n=run: f"] run {n} ok" in l)
             sys.stdout.flush()
     finally:
