@@ -41,17 +41,20 @@ s.settimeout(1)
 sys.exit(0 if s.connect_ex(("127.0.0.1", int(sys.argv[1]))) == 0 else 1)' "$1"
 }
 # An open page: an event stream held open (in the test's session, not watch's).
-open_page() {
+open_page() {  # open_page PORT TOKEN WHAT
   python3 -c 'import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
 s.sendall(("GET /api/events?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n" % (sys.argv[2], sys.argv[1])).encode())
 print(s.recv(4096).split(b"\r\n")[0].decode(), flush=True)
 while s.recv(4096): pass' "$1" "$2" >"$T/client" 2>&1 &
   CLIENT=$!
-  wait_for "$T/client" '^HTTP/1.1 200'
+  for _ in $(seq 400); do grep -q '^HTTP/1.1 200' "$T/client" && return 0; sleep 0.05; done
+  fail "$3: no page could open on port $1 in 20 s; the client said: '$(cat "$T/client")'"
 }
 start() {  # start ARGS...: warplab in a new session, its page's port and token read
-  (cd "$T/w" && exec setsid "$W" "$@") >"$T/out" 2>"$T/err" &
+  : >"$T/out"  # (emptied here: the background shell's redirection may come after wait_for reads)
+  : >"$T/err"
+  (cd "$T/w" && exec setsid "$W" "$@") >>"$T/out" 2>>"$T/err" &
   SID=$!
   wait_for "$T/err" 'the page is at http://127\.0\.0\.1:[0-9]+/\?token='
   PORT=$(sed -nE 's|.*the page is at http://127\.0\.0\.1:([0-9]+)/.*|\1|p' "$T/err")
@@ -87,7 +90,7 @@ echo 'print("a short run")' >short.lua
 for sig in INT TERM HUP QUIT KILL USR1 PIPE ALRM; do
   start --profile h100 watch busy.lua --serve
   wait_for "$T/out" '^looping$'
-  open_page "$PORT" "$TOKEN"
+  open_page "$PORT" "$TOKEN" "SIG$sig"
   kill -"$sig" "$SID"
   gone "$sig" "watch --serve, a run looping, a page open"
 done
@@ -95,7 +98,7 @@ done
 # run --serve: Ctrl-C while the script runs ends it as a plain run (by the signal).
 start --profile h100 run busy.lua --serve
 wait_for "$T/out" '^looping$'
-open_page "$PORT" "$TOKEN"
+open_page "$PORT" "$TOKEN" "run --serve"
 kill -INT "$SID"
 gone INT "run --serve during the run"
 [ "$STATUS" = 130 ] || fail "run --serve stopped by Ctrl-C during the run: status $STATUS, not 130"
@@ -103,7 +106,7 @@ gone INT "run --serve during the run"
 start --profile h100 run short.lua --serve
 wait_for "$T/err" 'its page stays at'
 grep -qx 'a short run' "$T/out" || fail "run --serve: the run's output is not on the terminal"
-open_page "$PORT" "$TOKEN"
+open_page "$PORT" "$TOKEN" "run --serve after the run"
 kill -INT "$SID"
 gone INT "run --serve after the run"
 [ "$STATUS" = 0 ] || fail "run --serve after the run: status $STATUS, not 0"
