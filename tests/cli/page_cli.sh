@@ -56,6 +56,32 @@ assert 'http-equiv="Content-Security-Policy"' in html
 urls = set(re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html)) | set(re.findall(r"https?://[^\s\"')]+", html))
 assert urls <= {"data:,", "http://www.w3.org/2000/svg"}, urls
 PY
+# What the library sends arrives as it was: quotes, backslashes, control characters, UTF-8;
+# a string that is not UTF-8 is printed as usual (the terminal has it, the page its text).
+cat >odd.lua <<'LUA'
+local check = require "warplab.check"
+local report = require "warplab.report"
+local c = check.new("odd")
+c:that(true, 'quote " backslash \\ tab \t nul \0 bell \a del \127 \u{e9}\u{1F600}')
+c:that(true, "not utf-8 \xff\xfe")
+report.table({{'a "b"', "c\\d"}}, {title = "t\nu"})
+LUA
+"$BIN" --profile h100 run odd.lua --html odd.html >odd.out 2>odd.err || fail "run --html odd.lua: exit $? ($(cat odd.err))"
+grep -q $'^  ok   quote " backslash \\\\ tab \t nul \0* bell' odd.out 2>/dev/null || grep -q 'quote " backslash' odd.out ||
+  fail "odd.lua: the terminal lost the check: $(cat odd.out)"
+python3 - odd.html <<'PY' || fail "odd.html does not hold the strings as they were"
+import json, re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+data = json.loads(re.search(r'id="warplab-data">(.*?)</script>', html, re.S).group(1))
+items = data["runs"][-1]["items"]
+checks = [i["what"] for i in items if i["kind"] == "check"]
+assert checks == ['quote " backslash \\ tab \t nul \0 bell \a del \x7f \u00e9\U0001F600'], checks
+text = "".join(i["text"] for i in items if i["kind"] == "text")
+assert "not utf-8" in text, text  # printed, not sent
+t = [i for i in items if i["kind"] == "table"][0]
+assert t["title"] == "t\nu" and t["rows"] == [['a "b"', "c\\d"]], t
+PY
+
 # Written through the one writer: a file there is replaced whole, a link is not followed.
 echo old >keep.html
 ln -s keep.html link.html
