@@ -35,11 +35,17 @@ assert kind.startswith("text/html") and b"<title>warplab</title>" in page, kind
 end = time.monotonic() + 300
 while True:
     runs = get("api/state")["runs"]
-    if runs and runs[0]["outcome"] and any(i["kind"] == "counters" for i in get("api/run?run=1&from=0")["items"]):
+    if runs and runs[0]["outcome"]:
         break
     assert time.monotonic() < end, "run 1 did not end within 300 s"
     time.sleep(0.5)
-time.sleep(1)  # the watcher's counters lines come just after the run's end
+run = get("api/run?run=1&from=0")
+assert run["outcome"] == "ok", (run["outcome"], run["line"], [i.get("text") for i in run["items"]][-10:])
+end = time.monotonic() + 20  # the watcher's counters come just after the run's end
+while not any(i["kind"] == "counters" for i in run["items"]) and time.monotonic() < end:
+    time.sleep(0.5)
+    run = get("api/run?run=1&from=0")
+time.sleep(1)
 run = get("api/run?run=1&from=0")
 items = run["items"]
 kinds = [i["kind"] for i in items]
