@@ -1,12 +1,11 @@
 // cuda.hpp: the `cuda` table, assembled by cuda.cpp from one add_* per Lua type (each in
-// its type's file: device.cpp, array.cpp, ...), and what those files share: set_fields
-// (the names an __index answers, for completion) and push_timing (cuda.bench, k:bench).
+// its type's file: device.cpp, array.cpp, ...; each type registered through
+// metatable.hpp), and what those files share: push_timing (cuda.bench, k:bench).
 // cuda.counters and k:counters share what counters.cpp defines.
 #pragma once
 #include <lua.hpp>
 
 #include <functional>
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -20,27 +19,18 @@ void open_cuda(lua_State* L);
 void add_device(lua_State* L);      // cuda.device, cuda.devices (device.cpp)
 void add_array(lua_State* L);       // cuda.array (array.cpp)
 void add_host_array(lua_State* L);  // cuda.host_array (host_array.cpp)
-void add_stream(lua_State* L);      // cuda.stream, cuda.event, cuda.synchronize, cuda.bench (stream.cpp)
+void add_stream(lua_State* L);      // cuda.stream, cuda.synchronize (stream.cpp)
+void add_event(lua_State* L);       // cuda.event (event.cpp)
+void add_bench(lua_State* L);       // cuda.bench, cuda.clock (bench.cpp)
 void add_graph(lua_State* L);       // cuda.graph (graph.cpp)
 void add_module(lua_State* L);      // cuda.compile (module.cpp)
 void add_kernel(lua_State* L);      // kernel handles, no cuda.* function (kernel.cpp)
 void add_json(lua_State* L);        // package.preload["warplab.json_c"]: decode (json.cpp)
-void add_hooks(lua_State* L);       // the global `warplab`: mkdir(dir), now() (hooks.cpp)
 void add_counters(lua_State* L);  // cuda.counters, cuda.counter_sets, cuda.counters_available (counters.cpp)
+// The global `warplab` table: mkdir(dir), write_file(path, bytes), now() (warplab_table.cpp).
+void add_warplab_table(lua_State* L);
 
-// Sets __fields on the metatable on top of the stack: the names its __index function
-// answers, for the REPL's completion (host/app/repl/complete.cpp).
-inline void set_fields(lua_State* L, std::initializer_list<const char*> names) {
-  lua_createtable(L, static_cast<int>(names.size()), 0);  // +1 list
-  int i = 0;
-  for (const char* n : names) {
-    lua_pushstring(L, n);     // +1
-    lua_rawseti(L, -2, ++i);  // -1
-  }
-  lua_setfield(L, -2, "__fields");  // -1
-}
-
-// Pushes the timing table of `ms` (stream.cpp): warplab.stats.summary of the samples
+// Pushes the timing table of `ms` (bench.cpp): warplab.stats.summary of the samples
 // (median, min, max, mean, stdev, n) plus the samples themselves.
 void push_timing(lua_State* L, std::vector<double> ms);
 

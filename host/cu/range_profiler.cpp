@@ -27,7 +27,7 @@ std::string chip_name(int ordinal) {
   WL_CUPTI_CALL(cupti(), cuptiDeviceGetChipName, p, "device " + std::to_string(ordinal));
   if (!p.pChipName || !*p.pChipName)
     throw CuptiError("cuptiDeviceGetChipName (device " + std::to_string(ordinal) + ") returned no chip name",
-                     ErrorKind::driver);
+                     ErrorKind::profiler);
   return p.pChipName;
 }
 

@@ -31,7 +31,9 @@ Run::Run(const Options& o, TargetChooser choose) : opts(o), cache(open_cache(o))
 }
 
 void Run::require_gpu(const char* what) {
-  if (offline()) throw Error(kNoGpu + std::string(what) + " needs a GPU (" + offline_reason() + ")");
+  if (offline())
+    throw Error(ErrorKind::no_gpu,
+                "no CUDA device: " + std::string(what) + " needs a GPU (" + offline_reason() + ")");
 }
 
 const cu::ContextPtr& Run::gpu_context(const char* what) {

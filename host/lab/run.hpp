@@ -18,12 +18,12 @@
 #include "cu/occupancy.hpp"
 #include "cu/stream.hpp"
 #include "lab/capture.hpp"
-#include "lab/error.hpp"
 #include "lab/fault.hpp"
 #include "lab/module.hpp"
 #include "lab/options.hpp"
 #include "lab/stream.hpp"
 #include "rtc/cache.hpp"
+#include "sys/error.hpp"
 
 namespace warplab::lab {
 
@@ -82,7 +82,7 @@ struct Run {
       limits_ = cu::device_limits(target());
     return *limits_;
   }
-  // Throws lab::Error "no CUDA device: <what> needs a GPU (<offline_reason>)" when offline.
+  // Throws Error no_gpu "no CUDA device: <what> needs a GPU (<offline_reason>)" when offline.
   void require_gpu(const char* what);
   // The live device's context, retained on first use and made current; throws like
   // require_gpu when offline.

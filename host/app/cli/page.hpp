@@ -25,7 +25,7 @@ struct PageOptions {
 };
 // --serve, --open, --port, --listen; and --html FILE when `html`.
 void add_page_options(CLI::App* sub, PageOptions& o, bool html);
-// Failure (kUsage) for --port or --listen without --serve or --open.
+// Error (usage) for --port or --listen without --serve or --open.
 void check_page_options(const PageOptions& o);
 
 class PageCapture;
@@ -36,7 +36,7 @@ class Page {
  public:
   // When o.live(): the server listening (the next free port when --port's is taken, said
   // on stderr), then one line on stderr with the URL; with --open the browser is asked to
-  // open it. Throws Failure (kBadInput) for an address it cannot listen on. The caller
+  // open it. Throws Error (bad_input) for an address it cannot listen on. The caller
   // blocks the signals it reads before: the server's thread inherits the mask.
   Page(const PageOptions& o, const std::string& script);
   ~Page();  // the server stopped, its thread joined, its sockets closed

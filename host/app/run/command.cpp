@@ -47,8 +47,24 @@ struct RunArgs {
 constexpr const char* kNeedsGpuHint =
     "hint: without a GPU, end the script before its GPU part with "
     "`if not cuda.device().live then return end`, as the examples do (docs/tutorial.md)";
-// How bind/device.cpp and cu::DeviceSnapshot::require say a profile lacks a value.
-constexpr const char* kUnknownForProfile = " is unknown for profile ";
+
+// How `run` ends a script by the kind of the error that escaped it (bind::RunResult): these
+// kinds end it with their own exit code (exit_codes.hpp) and no traceback, the message as
+// the message handler left it, after `prefix` and before a hint; every other kind (the
+// script's own error, API misuse, a driver failure inside the script) is exit 1 with the
+// message and its traceback (docs/exit-codes.md).
+struct Ending {
+  ErrorKind kind;
+  const char* prefix;
+  const char* hint;
+};
+constexpr Ending kEndings[] = {
+    {ErrorKind::no_gpu, "", kNeedsGpuHint},             // a GPU-only call on a run without one
+    {ErrorKind::not_in_profile, "warplab: ", nullptr},  // the run needs a GPU or a fuller profile
+    {ErrorKind::parameter, "warplab: ", nullptr},       // a -p value: the command line's fault
+    {ErrorKind::compile, "", nullptr},                  // the diagnostics once and where the script stopped
+    {ErrorKind::timeout, "", nullptr},                  // the watchdog's sentence, with its traceback
+};
 
 // True unless the script loaded warplab.check and some check failed.
 bool checks_ok(lua_State* L) {
@@ -143,35 +159,20 @@ int run_in_state(bind::StatePtr& state, const std::string& script, const std::ve
   std::unique_ptr<RunCounters> counters;
   if (!ca.words.empty()) counters = std::make_unique<RunCounters>(ca, state.get());
   const bind::RunResult r = bind::run_file(state.get(), script, args);
-  const int counted = counters && !r.bad_input ? counters->finish(r.timed_out) : kOk;
+  const bool timed_out = !r.ok && r.kind == ErrorKind::timeout;
+  const int counted =
+      counters && (r.ok || r.kind != ErrorKind::parameter) ? counters->finish(timed_out) : kOk;
   if (!r.ok) {
-    if (r.bad_input) {  // a wrong -p value: the command line's fault (docs/exit-codes.md)
-      std::cerr << "warplab: " << r.error << "\n";
-      return kBadInput;
-    }
-    if (r.compile_error) {  // the diagnostics once and where the script stopped, no traceback
-      std::cerr << r.error << "\n";
-      return kCompileError;
-    }
-    if (r.needs_gpu) {  // a GPU-only call on a run without one: its own outcome, with the idiom
-      std::cerr << r.error << "\n" << kNeedsGpuHint << "\n";
-      return kNoDevice;
-    }
-    // A value the profile does not know (bind/device.cpp: "... is unknown for profile sm_86
-    // (...): pass a product ..."): the run needs a GPU or a fuller profile; the sentence
-    // alone, no traceback, exit 3 (docs/exit-codes.md).
-    if (const std::string first = r.error.substr(0, r.error.find('\n'));
-        !r.timed_out && first.find(kUnknownForProfile) != std::string::npos) {
-      std::cerr << "warplab: " << first << "\n";
-      return kNoDevice;
-    }
+    // The kernel still runs and the context cannot be torn down under it: leave the state
+    // unclosed and let the process exit end the GPU work (the driver does).
+    if (timed_out) (void)state.release();
+    for (const Ending& e : kEndings)
+      if (e.kind == r.kind) {
+        std::cerr << e.prefix << r.error << "\n";
+        if (e.hint) std::cerr << e.hint << "\n";
+        return exit_code_for(e.kind);
+      }
     std::cerr << r.error << "\n";
-    if (r.timed_out) {
-      // The kernel still runs and the context cannot be torn down under it: leave the
-      // state unclosed and let the process exit end the GPU work (the driver does).
-      (void)state.release();
-      return kTimeout;
-    }
     return kFailed;
   }
   if (counted != kOk) return counted;
@@ -184,24 +185,25 @@ int run_script(const Globals& g, const RunArgs& given) {
   if (!a.sanitize.empty() && !sanitize::valid_tool(a.sanitize)) {
     std::string valid;
     for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
-    throw Failure(kUsage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
+    throw Error(ErrorKind::usage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
   }
   if (!a.sanitize.empty() && !a.counters.words.empty())
-    throw Failure(
-        kUsage,
-        "--counters and --sanitize cannot run together: compute-sanitizer and CUPTI's counters both "
-        "instrument every launch; run the script once with each");
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) {
+    throw Error(ErrorKind::usage,
+                "--counters and --sanitize cannot run together: compute-sanitizer and CUPTI's counters both "
+                "instrument every launch; run the script once with each");
+  if (const auto why = lab::script_problem(a.script)) {
     const std::string dir = shipped_examples();
     const bool relative = !std::filesystem::path(a.script).is_absolute();
     std::error_code ec;  // a name the OS refuses (too long) is not there either
-    throw Failure(kBadInput, why + (relative && !dir.empty() && !std::filesystem::exists(a.script, ec)
-                                        ? " (nor an example in " + dir + ": `warplab list` names them)"
-                                        : ""));
+    throw Error(ErrorKind::bad_input,
+                *why + (relative && !dir.empty() && !std::filesystem::exists(a.script, ec)
+                            ? " (nor an example in " + dir + ": `warplab list` names them)"
+                            : ""));
   }
   check_page_options(a.page);
   if (a.page.any() && (a.list_params || !a.sanitize.empty()))
-    throw Failure(kUsage, "--serve and --html show a run's page: they do not go with --params or --sanitize");
+    throw Error(ErrorKind::usage,
+                "--serve and --html show a run's page: they do not go with --params or --sanitize");
   if (a.list_params) return print_params(g, a.script);
   if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
   sanitize::die_with_the_tool();  // under compute-sanitizer: not one moment longer than it
@@ -236,7 +238,7 @@ int run_prepared(const Globals& g, const PreparedRun& a, const std::function<boo
   cu::trace("ready");
   if (!ready()) return kOk;
   cu::trace("go");
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+  if (auto why = lab::script_problem(a.script)) throw Error(ErrorKind::bad_input, *why);
   lab::record_dependency(a.script);
   return run_in_state(state, a.script, a.args, a.counters);
 }

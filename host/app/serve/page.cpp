@@ -40,7 +40,7 @@ void add_page_options(CLI::App* sub, PageOptions& o, bool html) {
 
 void check_page_options(const PageOptions& o) {
   if (!o.live() && (o.port != 0 || o.listen != PageOptions().listen))
-    throw Failure(kUsage, "--port and --listen are for the page: add --serve");
+    throw Error(ErrorKind::usage, "--port and --listen are for the page: add --serve");
 }
 
 Page::Page(const PageOptions& o, const std::string& script) : impl_(std::make_unique<Impl>(o, script)) {

@@ -45,7 +45,7 @@ class Signals {
     for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&set_, s);
     ::sigprocmask(SIG_BLOCK, &set_, &old_);
     fd_ = ::signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (fd_ < 0) throw Failure(kInternal, "cannot create a signalfd");
+    if (fd_ < 0) throw Error(ErrorKind::internal, "cannot create a signalfd");
   }
   ~Signals() {
     ::close(fd_);
@@ -88,11 +88,11 @@ Outcome run_and_show(const Globals& g, const PageOptions& o, const PreparedRun& 
   Page page(o, r.script);
   page.begin_run(1, "");
   std::unique_ptr<PageCapture> cap = page.capture();
-  if (!cap) throw Failure(kInternal, "cannot make the pipes for the run's output");
+  if (!cap) throw Error(ErrorKind::internal, "cannot make the pipes for the run's output");
   const std::string deps = keep.dir().empty() ? "" : keep.dir() + "/deps";
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = fork_in_group({.die_with_parent = true, .unblock_signals = true});  // as watch's runs
-  if (pid < 0) throw Failure(kInternal, std::string("cannot start the run: ") + std::strerror(errno));
+  if (pid < 0) throw Error(ErrorKind::internal, std::string("cannot start the run: ") + std::strerror(errno));
   if (pid == 0) {
     ::close(sig.fd());
     ::close(keep.fd());
@@ -171,8 +171,8 @@ Outcome run_and_show(const Globals& g, const PageOptions& o, const PreparedRun& 
 
 int run_with_page(const Globals& g, const PageOptions& o, const PreparedRun& r) {
   if (!o.html.empty() && same_file(o.html, r.script))
-    throw Failure(kBadInput,
-                  "--html " + o.html + ": that is the script this run reads; name another file for the page");
+    throw Error(ErrorKind::bad_input,
+                "--html " + o.html + ": that is the script this run reads; name another file for the page");
   const Outcome out = run_and_show(g, o, r);
   if (out.signal) {  // as a plain run stopped by it: gone by the signal, after our cleanup
     std::signal(out.signal, SIG_DFL);

@@ -243,7 +243,7 @@ std::string random_token() {
     if (n > 0) got += static_cast<std::size_t>(n);
   }
   if (fd >= 0) ::close(fd);
-  if (got < sizeof bytes) throw Failure(kInternal, "cannot read /dev/urandom for the page's token");
+  if (got < sizeof bytes) throw Error(ErrorKind::internal, "cannot read /dev/urandom for the page's token");
   static const char* hex = "0123456789abcdef";
   std::string out;
   for (const unsigned char b : bytes) out += {hex[b >> 4], hex[b & 15]};
@@ -253,9 +253,9 @@ std::string random_token() {
 Server::Server(Runs& runs, const std::string& address_text, int port) {
   const std::optional<Address> a = parse_address(address_text);
   if (!a)
-    throw Failure(kBadInput,
-                  "--listen: '" + address_text +
-                      "' is not an IP address (127.0.0.1, ::1, 0.0.0.0 or a machine's own address)");
+    throw Error(ErrorKind::bad_input,
+                "--listen: '" + address_text +
+                    "' is not an IP address (127.0.0.1, ::1, 0.0.0.0 or a machine's own address)");
   impl_ = std::make_unique<Impl>(runs, *a);
   Impl& s = *impl_;
   s.token = random_token();
@@ -267,11 +267,11 @@ Server::Server(Runs& runs, const std::string& address_text, int port) {
   }
   if (fd < 0) {
     const std::string where = a->host + ":" + std::to_string(port);
-    throw Failure(kBadInput, err == EADDRINUSE
-                                 ? "ports " + std::to_string(port) + " to " +
-                                       std::to_string(port + kPortsTried - 1) + " are all in use on " +
-                                       a->host + ": choose another with --port"
-                                 : "cannot listen on " + where + ": " + std::strerror(err));
+    throw Error(ErrorKind::bad_input,
+                err == EADDRINUSE
+                    ? "ports " + std::to_string(port) + " to " + std::to_string(port + kPortsTried - 1) +
+                          " are all in use on " + a->host + ": choose another with --port"
+                    : "cannot listen on " + where + ": " + std::strerror(err));
   }
   if (port != 0 && s.port != port)
     s.moved = "port " + std::to_string(port) + " is in use: serving on " + std::to_string(s.port);
@@ -283,7 +283,7 @@ Server::Server(Runs& runs, const std::string& address_text, int port) {
     ::close(fd);
     if (s.wake_fd >= 0) ::close(s.wake_fd);
     if (s.base) event_base_free(s.base);
-    throw Failure(kInternal, "cannot start the page's server");
+    throw Error(ErrorKind::internal, "cannot start the page's server");
   }
   evhttp_set_allowed_methods(s.http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
   evhttp_set_max_headers_size(s.http, 16 * 1024);

@@ -21,7 +21,7 @@ class Server {
  public:
   // Listens on `address` (an IPv4 or IPv6 literal, or "localhost") at `port`, or at the next
   // free one of the 20 from there when it is taken (0: any free port); then serves `runs`
-  // on a thread until destroyed. Throws Failure (kBadInput) with the sentence when it
+  // on a thread until destroyed. Throws Error (bad_input) with the sentence when it
   // cannot listen.
   Server(Runs& runs, const std::string& address, int port);
   ~Server();

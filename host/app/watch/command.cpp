@@ -1,9 +1,10 @@
 // watch/command.cpp: `warplab watch SCRIPT.lua [-p k=v ...] [--clear] [--diff] [--timeout S]`:
 // runs the script again after every save of it, a kernel file or a header (lab/deps.hpp), in
 // a child forked ahead of the save (child.hpp: the standby, with its Lua state, context and
-// the last run's modules) that compiles with the headers this process keeps warm (rtc/pch).
+// the last run's modules) that compiles with the headers this process keeps warm (warm.hpp).
 // A failing, crashing or hanging run ends that run only; --counters shows the counters that
-// changed (counters.hpp). This process never starts the CUDA driver.
+// changed (counters.hpp); --serve shows the runs on a live page too (page.hpp). This process
+// never starts the CUDA driver.
 #include <poll.h>
 #include <unistd.h>
 
@@ -13,11 +14,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
+#include <set>
 
+#include "app/cli/child_group.hpp"
 #include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
 #include "app/cli/counters.hpp"
@@ -28,13 +29,14 @@
 #include "app/watch/page.hpp"
 #include "app/watch/signals.hpp"
 #include "app/watch/status.hpp"
+#include "app/watch/warm.hpp"
 #include "cu/profile.hpp"
 #include "cu/trace.hpp"
-#include "lab/prebuilt.hpp"
 #include "lab/run.hpp"
 #include "lab/script.hpp"
 #include "rtc/cache.hpp"
-#include "rtc/pch.hpp"
+#include "sys/read.hpp"
+#include "sys/shown.hpp"
 
 namespace fs = std::filesystem;
 
@@ -54,18 +56,8 @@ struct WatchArgs {
   PageOptions page;      // --serve: the runs on a live page too (watch/page.hpp)
 };
 
-// At most this many modules get their headers kept warm (each PCH is ~100 MB on disk).
-constexpr std::size_t kMaxWarmModules = 4;
-
 long long ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 void set_or_unset(const char* name, const std::string& value) {
@@ -175,10 +167,13 @@ class Watch {
     return child;
   }
 
-  // Kills and reaps a child (if any), and forgets it.
+  // Kills and reaps a child (if any), and what it started that left its group (ours once
+  // it died: reap_orphans), and forgets it.
   void drop(std::unique_ptr<watch::ChildRun>& c) {
     if (!c) return;
     c->kill();
+    const auto pid = [&c](const std::unique_ptr<watch::ChildRun>& o) { return &o != &c && o ? o->pid() : 0; };
+    kill_adopted({pid(run_), pid(standby_), keep_.keeper()}, c->pid());
     keep_.forget_group(c->pid());
     std::error_code ec;
     if (const std::string& deps = deps_of_[c.get()]; !deps.empty()) fs::remove(deps, ec);
@@ -204,11 +199,18 @@ class Watch {
   }
 
   // A settled batch: re-run, unless the script itself is gone (an editor mid-save that
-  // the debounce did not cover, or a real delete): then wait for it to come back.
-  void changed(const watch::Batch& b) {
+  // the debounce did not cover, or a real delete): then wait for it to come back. A file
+  // the running run said it writes (lab/deps.hpp) is the run's, not a save: a script that
+  // writes the kernel it compiles, or appends to itself, would cancel itself without end.
+  void changed(watch::Batch b) {
+    if (run_) {
+      const std::set<std::string> mine = watch::read_deps_file(deps_of_[run_.get()]).written;
+      std::erase_if(b.paths, [&mine](const std::string& p) { return mine.count(p) > 0; });
+      if (b.paths.empty()) return;
+    }
     std::error_code ec;
     if (!fs::exists(script_, ec)) {
-      note(a_.script + " is gone; waiting for it to come back");
+      note(sys::shown(a_.script) + " is gone; waiting for it to come back");
       return;
     }
     if (run_) {
@@ -242,18 +244,23 @@ class Watch {
     const double secs = ms_since(run_->started()) / 1000.0;
     const watch::RunEnd end{status, run_->returned(), why};
     const bool ok = end.ok();
-    std::vector<std::string> deps = watch::read_deps_file(deps_of_[run_.get()]);
+    watch::RunFiles files = watch::read_deps_file(deps_of_[run_.get()]);
+    // What the run wrote is not a save: its events (all in the queue now that it has
+    // ended) are read and dropped, here, before they could start a run.
+    files_.read_events();
+    files_.forget(files.written);
+    std::vector<std::string> deps = std::move(files.read);
     drop(run_);
     deps.push_back(script_);
     if (!ok) deps.insert(deps.end(), deps_.begin(), deps_.end());
     const size_t before = files_.files().size();
     deps_ = deps;
-    for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + dir);
+    for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + sys::shown(dir));
     // What it built, for the next run and the warm headers (lab/prebuilt.hpp); a run that
     // built nothing keeps the last record.
     if (code_) {
       const std::string record = (fs::path(code_->dir()) / "modules").string();
-      if (std::string m = read_text(record); !m.empty()) modules_ = std::move(m);
+      if (std::string m; !sys::read_whole(record, m, 64u << 20) && !m.empty()) modules_ = std::move(m);
       std::error_code ec;
       fs::remove(record, ec);
     }
@@ -274,34 +281,8 @@ class Watch {
       std::fprintf(stderr, "%s\n",
                    watch::files_line(files_.files().size(), files_.directory_count()).c_str());
     std::fflush(stderr);
-    warm_headers();
+    if (!pch_dir_.empty()) watch::warm_headers(modules_, pch_dir_);  // (none without a folder of ours)
     standby_wanted_ = true;
-  }
-
-  // NVRTC and the headers the last run's modules open with, kept warm here so that every
-  // run forked from now on compiles with them (rtc/pch.hpp): a PCH that still fits is
-  // kept, one whose header changed is made again, the others are removed.
-  void warm_headers() {
-    if (pch_dir_.empty()) return;  // no folder of ours: no warm headers
-    std::vector<std::string> files;
-    std::vector<lab::ModuleSpec> specs = lab::read_module_records(modules_);
-    if (specs.size() > kMaxWarmModules) specs.resize(kMaxWarmModules);
-    for (const lab::ModuleSpec& s : specs) {
-      // NVRTC would discard a pending SIGINT (signals.hpp): leave first, warm nothing.
-      if (watch::Signals::leave_pending()) return;
-      try {
-        const rtc::WarmResult w = rtc::warm_headers(s.source, s.options, pch_dir_);
-        if (w.made) files.push_back(w.file);
-        if (cu::tracing())
-          note("trace: headers of " + s.source.name + ": " +
-               (w.kept   ? "still warm"
-                : w.made ? "kept warm"
-                         : "none kept (" + w.why + ")") +
-               ", " + std::to_string(static_cast<long>(w.ms)) + " ms");
-      } catch (const std::exception&) {  // an unsupported arch: the run said so already
-      }
-    }
-    rtc::forget_warm_headers(files);
   }
 
   Globals g_;
@@ -331,19 +312,21 @@ class Watch {
 int run_watch(const Globals& g, const WatchArgs& given) {
   WatchArgs a = given;
   a.script = resolve_script(given.script);
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) {
+  if (const auto why = lab::script_problem(a.script)) {
     const std::string dir = shipped_examples();
     const bool relative = !fs::path(a.script).is_absolute();
     std::error_code ec;
-    throw Failure(kBadInput, why + (relative && !dir.empty() && !fs::exists(a.script, ec)
-                                        ? " (nor an example in " + dir + ": `warplab list` names them)"
-                                        : ""));
+    throw Error(ErrorKind::bad_input,
+                *why + (relative && !dir.empty() && !fs::exists(a.script, ec)
+                            ? " (nor an example in " + dir + ": `warplab list` names them)"
+                            : ""));
   }
   parse_params(a.params);
   check_page_options(a.page);
   // The keeper first, while this process has no thread: it removes the runs' files and
   // kills their groups however watch ends, SIGKILL included.
   Cleanup keep("watch");
+  reap_orphans();  // what a killed run started outside its group comes to us, to be ended
   // The compile cache's note (a bad TMPDIR without HOME), said here once: the runs are
   // forked from this process, which has said it (lab/run.hpp's open_cache says it once).
   const std::unique_ptr<rtc::Cache> cache = lab::open_cache(g.opts);
@@ -357,8 +340,10 @@ int run_watch(const Globals& g, const WatchArgs& given) {
   // child forked before would not know the mask.
   watch::Signals sig;
   // Said here once (asked in a child: this process never starts the driver).
-  if (const std::string why =
-          g.opts.profile.empty() ? watch::answer_in_child([&] { return offline_reason(g); }) : "";
+  // (The child's answer crosses as text: "" when a GPU is there.)
+  if (const std::string why = g.opts.profile.empty()
+                                  ? watch::answer_in_child([&] { return offline_reason(g).value_or(""); })
+                                  : "";
       !why.empty())
     note_offline(g, why, cu::default_profile_name());
   const std::unique_ptr<Page> page(a.page.live() ? new Page(a.page, a.script) : nullptr);  // --serve
