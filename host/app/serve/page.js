@@ -362,14 +362,36 @@
     show();
     return;
   }
-  let version = -1;
-  const events = new EventSource("api/events?" + new URLSearchParams({ token: token }));
-  events.onopen = () => status("live", "live");
-  events.onmessage = (e) => {
-    status("live", "live");
-    const v = JSON.parse(e.data).version;
-    if (v !== version) { version = v; refresh(); }
+  // One event stream per browser, whatever the number of tabs: a browser opens at most six
+  // connections to one address, so six tabs each holding a stream would leave none for the
+  // data. The tab holding the lock (Web Locks) follows the stream and tells the other tabs
+  // through a BroadcastChannel; when it closes, another takes the lock and the stream over.
+  // Without these APIs (a page reached over plain HTTP from another machine) each tab
+  // follows its own stream.
+  let version = -1, leading = null;  // leading: the stream's status, in the tab that follows it
+  const name = "warplab-page-" + token;
+  const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(name) : null;
+  const heard = (msg) => {
+    if (msg.status) status(msg.status[0], msg.status[1]);
+    if (msg.version !== undefined && msg.version !== version) { version = msg.version; refresh(); }
   };
-  events.onerror = () => status("not connected: is warplab still running?", "down");
+  const follow_stream = () => new Promise(() => {
+    const tell = (msg) => { leading = msg.status; heard(msg); if (channel) channel.postMessage(msg); };
+    const events = new EventSource("api/events?" + new URLSearchParams({ token: token }));
+    events.onopen = () => tell({ status: ["live", "live"] });
+    events.onmessage = (e) => tell({ status: ["live", "live"], version: JSON.parse(e.data).version });
+    events.onerror = () => tell({ status: ["not connected: is warplab still running?", "down"] });
+  });
+  if (channel && navigator.locks) {
+    channel.onmessage = (e) => {
+      const msg = e.data || {};
+      if (!msg.ask) heard(msg);
+      else if (leading) channel.postMessage({ status: leading, version: version });  // a new tab asks
+    };
+    channel.postMessage({ ask: true });
+    navigator.locks.request(name, follow_stream);
+  } else {
+    follow_stream();
+  }
   refresh();
 })();

@@ -31,8 +31,8 @@ void warm_headers(const std::string& modules, const std::string& dir) {
       if (cu::tracing()) {
         const std::string what = w.kept ? "still warm" : w.made ? "kept warm" : "none kept (" + w.why + ")";
         std::fflush(stdout);
-        std::fprintf(stderr, "warplab: trace: headers of %s: %s, %ld ms\n", s.source.name.c_str(), what.c_str(),
-                     static_cast<long>(w.ms));
+        std::fprintf(stderr, "warplab: trace: headers of %s: %s, %ld ms\n", s.source.name.c_str(),
+                     what.c_str(), static_cast<long>(w.ms));
       }
     } catch (const std::exception&) {  // an unsupported arch: the run said so already
     }

@@ -23,7 +23,7 @@ import urllib.error
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 
 WARPLAB, ROOT, ART = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
@@ -114,7 +114,9 @@ def browser():
         o.add_argument(a)
     o.binary_location = "/usr/bin/chromium"
     o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+    d.set_page_load_timeout(30)  # a page that never loads is a failure, not a wait without end
+    return d
 
 
 def until(d, js, limit=15, what=None):
@@ -306,6 +308,38 @@ def main():
         lines = text(d, "#run .line")
         check(any(re.fullmatch(r"\s*\^\s*", l) for l in lines), f"no caret line in {lines}")
         shot(d, "3-watch-compile-error")
+
+        # 20 tabs open at once (a browser gives one address six connections): every one
+        # follows the runs; closing the tab that holds the event stream hands it on.
+        tabs = [d.current_window_handle]
+        for i in range(19):
+            d.switch_to.new_window("tab")
+            tabs.append(d.current_window_handle)
+            try:
+                d.get(url)
+            except TimeoutException:
+                fail(f"tab {i + 2} of 20 never loaded")
+                break
+        with open(script, "w") as f:
+            f.write(SCRIPT.format(v=1, ok="true"))
+        for i, h in enumerate(tabs):
+            d.switch_to.window(h)
+            if not until(d, run_is(4, "ok"), what=f"run 4 in tab {i + 1} of 20"):
+                break
+        d.switch_to.window(tabs[0])
+        d.close()
+        tabs = tabs[1:]
+        with open(script, "w") as f:
+            f.write(SCRIPT.format(v=2, ok="false"))
+        for i, h in enumerate(tabs):
+            d.switch_to.window(h)
+            if not until(d, run_is(5, "failed"), what=f"run 5 in tab {i + 2}, the first tab closed"):
+                break
+        for h in tabs[:-1]:
+            d.switch_to.window(h)
+            d.close()
+        d.switch_to.window(tabs[-1])
+        check(text(d, "#status") == ["live"], f"the last tab's status: {text(d, '#status')}")
 
         console_errors(d, "the served page")
 
