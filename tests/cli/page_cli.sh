@@ -104,8 +104,47 @@ cp k.cu k.before
 echo 'assert(cuda.compile("k.cu")) print("compiled")' >c.lua
 "$BIN" --profile h100 run c.lua --html k.cu >out 2>err; rc=$?
 [ $rc = 4 ] || fail "--html onto a kernel the run read: exit $rc, not 4 ($(cat err))"
-grep -q "which the run read; the page was not written" err || fail "--html onto the kernel: $(cat err)"
+grep -q "that file is there and is not a page warplab wrote" err || fail "--html onto the kernel: $(cat err)"
 cmp -s k.cu k.before || fail "--html onto the kernel changed it"
+# A page warplab wrote is replaced by the next; any other file there is not (a data file
+# the script reads is in no record): refused before the run, in one sentence. A file the
+# run itself writes is refused after it.
+"$BIN" --profile h100 run s.lua --html out.html >/dev/null 2>err || fail "run --html over its own page: exit $? ($(cat err))"
+printf 'x,y\n1,2\n' >data.csv
+cp data.csv data.before
+echo 'for l in io.lines("data.csv") do print(l) end' >reads.lua
+"$BIN" --profile h100 run reads.lua --html data.csv >out 2>err; rc=$?
+[ $rc = 4 ] && grep -qx "warplab: --html data.csv: that file is there and is not a page warplab wrote (remove it, or name another file); nothing was run" err ||
+  fail "--html onto a data file: exit $rc ($(cat err))"
+[ -s out ] && fail "--html onto a data file ran the script: $(cat out)"
+cmp -s data.csv data.before || fail "--html onto a data file changed it"
+echo 'local f = assert(io.open("made.csv", "w")) f:write("a,b\n") f:close() print("made")' >writes.lua
+"$BIN" --profile h100 run writes.lua --html made.csv >out 2>err; rc=$?
+[ $rc = 4 ] && grep -q "made.csv, which the run wrote; the page was not written" err ||
+  fail "--html onto a file the run wrote: exit $rc ($(cat err))"
+[ "$(cat made.csv)" = "a,b" ] || fail "--html replaced the file the run wrote: $(cat made.csv)"
+# A kernel the run writes, then compiles: refused after the run; with no private temporary
+# folder at all (TMPDIR unusable, /tmp read-only) there is no record of it, and the file is
+# kept all the same.
+cat >gen.lua <<'LUA'
+local f = assert(io.open("gen.cu", "w"))
+f:write("__global__ void k(float* p) { p[0] = 2; }\n")
+f:close()
+assert(cuda.compile("gen.cu"))
+LUA
+"$BIN" --profile h100 run gen.lua --html gen.cu >out 2>err; rc=$?
+[ $rc = 4 ] && grep -q "gen.cu, which the run wrote; the page was not written" err ||
+  fail "--html onto a kernel the run wrote: exit $rc ($(cat err))"
+grep -q "p\[0\] = 2" gen.cu || fail "--html replaced the kernel the run wrote"
+if unshare -m true 2>/dev/null; then
+  rm gen.cu
+  unshare -m bash -c 'cd "$1" && mount -t tmpfs -o ro tmpfs /tmp && TMPDIR=/nonexistent "$2" --profile h100 run gen.lua --html gen.cu' \
+    _ "$PWD" "$BIN" >out 2>err
+  rc=$?
+  [ $rc = 4 ] && grep -q "that file is there and is not a page warplab wrote (remove it, or name another file); the page was not written" err ||
+    fail "--html onto a kernel the run wrote, without a temporary folder: exit $rc ($(cat err))"
+  grep -q "p\[0\] = 2" gen.cu || fail "--html replaced the kernel the run wrote, without a temporary folder"
+fi
 
 # Usage errors.
 "$BIN" --profile h100 run s.lua --port 8000 >/dev/null 2>err; rc=$?

@@ -166,6 +166,17 @@ TEST(ServeHtml, TheDataBlockCannotBeEndedByWhatARunPrinted) {
   EXPECT_EQ(svg_data_uri("a"), "data:image/svg+xml;base64,YQ==");
 }
 
+// `run --html` replaces only a page warplab wrote, known by this line near its start.
+TEST(ServeHtml, APageNamesItsWriterNearItsStart) {
+  const std::string data = Runs("x.lua").all_json();
+  for (const std::string& html : {page_html("abc", &data), page_html("abc", nullptr)}) {
+    EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+    const std::size_t at = html.find(kGenerator);
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_LT(at + std::string(kGenerator).size(), 2048u);
+  }
+}
+
 // A capture fed as a run would feed it: the terminal (our stdout, a pipe here) gets the text
 // and each event's "text"; the page gets the lines and the events.
 TEST(ServeCapture, EventsAreTakenOutOfTheOutput) {

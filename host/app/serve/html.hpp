@@ -18,6 +18,10 @@ std::string page_html(const std::string& nonce, const std::string* data);
 // connection at all: every picture is a data: URI).
 std::string page_csp(const std::string& nonce, bool file);
 
+// A line in the page's head (page.html), in its first 2 KiB: `run --html` replaces no file but
+// one that holds it.
+inline constexpr const char* kGenerator = "<meta name=\"generator\" content=\"warplab\">";
+
 // What the build embedded (generated from page.html, page.css, page.js).
 struct PageAssets {
   const char* html;

@@ -15,11 +15,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "app/cli/child_group.hpp"
 #include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
 #include "app/cli/page.hpp"
+#include "app/serve/html.hpp"
 
 namespace warplab::app {
 namespace {
@@ -34,6 +36,32 @@ bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   return std::filesystem::absolute(a, ec).lexically_normal() ==
          std::filesystem::absolute(b, ec).lexically_normal();
+}
+
+// A page warplab wrote: its opening bytes name it (page.html's generator line).
+bool our_page(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(2048, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head.rfind("<!DOCTYPE html>", 0) == 0 && head.find(serve::kGenerator) != std::string::npos;
+}
+
+// Why --html must not replace `path`, or nullopt: a file the run read or wrote (its record,
+// `deps`, says), or any file there but a page warplab wrote (a run's record cannot name
+// every file it read: a data file opened by the script is not in it).
+std::optional<std::string> html_refused(const std::string& path, const std::string& deps) {
+  std::ifstream in(deps);
+  for (std::string line; !deps.empty() && std::getline(in, line);) {
+    const bool wrote = line.rfind("> ", 0) == 0;
+    const std::string file = wrote ? line.substr(2) : line;
+    if (!file.empty() && same_file(path, file))
+      return "that is " + file + (wrote ? ", which the run wrote" : ", which the run read");
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || our_page(path))
+    return std::nullopt;  // nothing there, or what the writer refuses in its own words
+  return "that file is there and is not a page warplab wrote (remove it, or name another file)";
 }
 
 // The signals that end the command (and SIGCHLD, to wake when the run ends), read through a
@@ -140,14 +168,12 @@ Outcome run_and_show(const Globals& g, const PageOptions& o, const PreparedRun& 
   out.code = code;
 
   if (!o.html.empty()) {
-    std::ifstream in(deps);
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty() && same_file(o.html, line)) {
-        std::fprintf(stderr, "warplab: --html %s: that is %s, which the run read; the page was not written\n",
-                     o.html.c_str(), line.c_str());
-        out.code = kBadInput;
-        return out;
-      }
+    if (const auto why = html_refused(o.html, deps)) {
+      std::fprintf(stderr, "warplab: --html %s: %s; the page was not written\n", o.html.c_str(),
+                   why->c_str());
+      out.code = kBadInput;
+      return out;
+    }
     if (const std::string why = page.write_html(o.html); !why.empty()) {
       std::fprintf(stderr, "warplab: --html: %s\n", why.c_str());
       out.code = kBadInput;
@@ -173,6 +199,9 @@ int run_with_page(const Globals& g, const PageOptions& o, const PreparedRun& r) 
   if (!o.html.empty() && same_file(o.html, r.script))
     throw Error(ErrorKind::bad_input,
                 "--html " + o.html + ": that is the script this run reads; name another file for the page");
+  if (!o.html.empty())  // said before the run as well as after: no run for nothing
+    if (const auto why = html_refused(o.html, ""))
+      throw Error(ErrorKind::bad_input, "--html " + o.html + ": " + *why + "; nothing was run");
   const Outcome out = run_and_show(g, o, r);
   if (out.signal) {  // as a plain run stopped by it: gone by the signal, after our cleanup
     std::signal(out.signal, SIG_DFL);
