@@ -310,6 +310,10 @@
   async function get(path, params) {
     const r = await fetch(path + "?" + new URLSearchParams(Object.assign({ token: token }, params || {})), { cache: "no-store" });
     if (r.status === 404) return null;
+    if (r.status === 503) {  // the server is busy sending (or has many pages open): again soon
+      await new Promise((done) => setTimeout(done, 1000));
+      return get(path, params);
+    }
     if (!r.ok) throw new Error(path + ": " + r.status);
     return r.json();
   }

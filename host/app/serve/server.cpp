@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstring>
 #include <list>
+#include <memory>
 #include <thread>
 
 #include "app/cli/exit_codes.hpp"
@@ -32,6 +33,10 @@ constexpr int kPortsTried = 20;
 constexpr std::size_t kMaxStreams = 64;
 constexpr std::size_t kStalled = 256 * 1024;  // bytes a page has not read: it is dropped
 constexpr long kMinGapUs = 10000;             // between two events to the pages
+// Bytes of answers not yet sent, all connections together: past this a request for more is
+// told to come back (503; the page retries), so clients that ask and do not read cannot
+// make watch hold without bound.
+constexpr std::size_t kMaxPending = 256u << 20;
 
 const char* const kHeaders[][2] = {
     {"Cache-Control", "no-store"},
@@ -86,16 +91,39 @@ struct Server::Impl {
 
   Impl(Runs& r, Address a) : runs(r), address(std::move(a)) {}
 
-  void reply(evhttp_request* req, int code, const char* reason, const char* type, const std::string& body,
+  // Each answer's body is held by reference until sent (a picture is not copied per
+  // connection), its bytes counted in `pending` until then.
+  std::size_t pending = 0;  // the loop's thread only
+  struct Held {
+    std::shared_ptr<const std::string> bytes;
+    Impl* server;
+  };
+  static void release(const void*, size_t, void* arg) {
+    auto* h = static_cast<Held*>(arg);
+    h->server->pending -= h->bytes->size();
+    delete h;
+  }
+
+  void reply(evhttp_request* req, int code, const char* reason, const char* type,
+             std::shared_ptr<const std::string> body,
              const char* csp = "default-src 'none'; frame-ancestors 'none'") {
     evkeyvalq* out = evhttp_request_get_output_headers(req);
     evhttp_add_header(out, "Content-Type", type);
     for (const auto& h : kHeaders) evhttp_add_header(out, h[0], h[1]);
     evhttp_add_header(out, "Content-Security-Policy", csp);
+    if (code == 503) evhttp_add_header(out, "Retry-After", "1");
     evbuffer* b = evbuffer_new();
-    evbuffer_add(b, body.data(), body.size());
+    if (!body->empty()) {
+      pending += body->size();
+      auto* held = new Held{std::move(body), this};
+      evbuffer_add_reference(b, held->bytes->data(), held->bytes->size(), &Impl::release, held);
+    }
     evhttp_send_reply(req, code, reason, b);
     evbuffer_free(b);
+  }
+  void reply(evhttp_request* req, int code, const char* reason, const char* type, std::string body,
+             const char* csp = "default-src 'none'; frame-ancestors 'none'") {
+    reply(req, code, reason, type, std::make_shared<const std::string>(std::move(body)), csp);
   }
 
   void handle(evhttp_request* req) {
@@ -124,6 +152,9 @@ struct Server::Impl {
       return reply(req, 403, "Forbidden", "text/plain; charset=utf-8",
                    "warplab: wrong or missing token: open the URL warplab printed\n");
     const std::string p = path ? path : "";
+    if (pending > kMaxPending && p != "/api/events")
+      return reply(req, 503, "Service Unavailable", "text/plain; charset=utf-8",
+                   "warplab: busy sending other answers: try again\n");
     if (p == "/") {
       const std::string nonce = random_token();
       return reply(req, 200, "OK", "text/html; charset=utf-8", page_html(nonce, nullptr),
@@ -131,13 +162,12 @@ struct Server::Impl {
     }
     if (p == "/api/state") return reply(req, 200, "OK", "application/json", runs.state_json());
     if (p == "/api/run" && run >= 0) {
-      const std::string body =
-          runs.run_json(static_cast<int>(run), from < 0 ? 0 : static_cast<std::size_t>(from));
-      if (!body.empty()) return reply(req, 200, "OK", "application/json", body);
+      std::string body = runs.run_json(static_cast<int>(run), from < 0 ? 0 : static_cast<std::size_t>(from));
+      if (!body.empty()) return reply(req, 200, "OK", "application/json", std::move(body));
     } else if (p == "/api/svg" && run >= 0 && id >= 0) {
-      if (const auto svg = runs.picture(static_cast<int>(run), static_cast<std::size_t>(id)))
+      if (auto svg = runs.picture(static_cast<int>(run), static_cast<std::size_t>(id)))
         // As a document of its own (opened in a tab) it runs no script either.
-        return reply(req, 200, "OK", "image/svg+xml", *svg,
+        return reply(req, 200, "OK", "image/svg+xml", std::move(svg),
                      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox");
     } else if (p == "/api/events") {
       return stream(req);

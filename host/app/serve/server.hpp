@@ -8,7 +8,8 @@
 //   /api/svg?token=T&run=N&id=K     a picture, as image/svg+xml that cannot run script
 //   /api/events?token=T  server-sent events: {"version": V} after every change
 // Requests are bounded (headers, no body, a 10 s read timeout), pages open at once too (64
-// event streams), and a page that stops reading is dropped (it reconnects by itself).
+// event streams), and a page that stops reading is dropped (it reconnects by itself); the
+// answers not yet sent, all together, too (256 MiB: past it, 503 and the page asks again).
 #pragma once
 #include <memory>
 #include <string>

@@ -26,6 +26,14 @@ print("output-of-the-run " .. {v})
 require("warplab.util").write_file("pic.svg", '<svg xmlns="http://www.w3.org/2000/svg"/>', "t", 2)
 """
 
+# About 4 MiB of output (the most a run's record keeps) and a picture of about 3 MiB.
+BIG = """print(("big-run-output " .. string.rep("x", 80) .. "\\n"):rep(45000))
+local rects = {'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'}
+for i = 1, 70000 do rects[#rects + 1] = '<rect x="1" y="1" width="1" height="1"/>' end
+rects[#rects + 1] = "</svg>"
+require("warplab.util").write_file("big.svg", table.concat(rects), "t", 2)
+"""
+
 
 def fail(msg):
     FAILURES.append(msg)
@@ -92,12 +100,12 @@ def exchange(port, data, timeout=5.0):
         s.close()
 
 
-def request(port, target, host=None, method="GET", extra=b""):
+def request(port, target, host=None, method="GET", extra=b"", timeout=5.0):
     host = host if host is not None else f"127.0.0.1:{port}"
     head = f"{method} {target} HTTP/1.1\r\n".encode()
     if host != "":
         head += f"Host: {host}\r\n".encode()
-    return exchange(port, head + extra + b"Connection: close\r\n\r\n")
+    return exchange(port, head + extra + b"Connection: close\r\n\r\n", timeout)
 
 
 def status_of(resp):
@@ -250,6 +258,38 @@ def main():
         grew = w.rss_kib() - rss0
         check(grew < 64 * 1024 or "ASAN_OPTIONS" in os.environ, f"watch grew by {grew} KiB")  # (ASan: its quarantine)
         print(f"watch's memory: {rss0} KiB, then {rss0 + grew} KiB")
+
+        # Clients that ask for a large run and its picture, 300 each, and read nothing: what
+        # watch holds for them is bounded (a picture is not copied per client, the answers
+        # waiting are capped); once they are gone the page is answered again.
+        with open(os.path.join(folder, "s.lua"), "w") as f:
+            f.write(BIG)
+        w.wait_err(r"\] run 3 ok")
+        rss1 = w.rss_kib()
+        readers = []
+        for target in [f"/api/run?token={token}&run=3&from=0", f"/api/svg?token={token}&run=3&id=0"]:
+            for _ in range(300):
+                s = socket.socket()
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: a small window
+                s.connect(("127.0.0.1", port))
+                s.sendall(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                readers.append(s)
+        for s in readers:  # each answered (its first byte here): watch holds all it will
+            s.settimeout(30)
+            try:
+                s.recv(1)
+            except OSError:
+                pass
+        time.sleep(1)
+        held = w.rss_kib() - rss1
+        print(f"600 clients that do not read: watch holds {held} KiB more")
+        check(held < 512 * 1024 or "ASAN_OPTIONS" in os.environ, f"600 clients that do not read: watch grew by {held} KiB")
+        for s in readers:
+            s.close()
+        time.sleep(0.5)
+        r = request(port, f"/api/run?token={token}&run=3&from=0", timeout=20)
+        check(status_of(r) == 200 and b"big-run-output" in r, f"after the readers left: {r[:120]!r}")
+        check(w.p.poll() is None, "watch ended under clients that do not read")
         w.p.send_signal(signal.SIGINT)
         check(w.p.wait(10) == 0, "watch did not stop cleanly")
     finally:
