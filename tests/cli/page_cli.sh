@@ -7,7 +7,7 @@
 # a folder there is exit 4 too. `--serve` prints one URL on the loopback address with a
 # token; a taken --port moves to the next free one and says so, 20 taken ones are one
 # sentence (exit 4); --listen elsewhere warns; --port without --serve is a usage error;
-# --open asks $BROWSER; --serve with --params or --sanitize is refused.
+# --open asks $BROWSER, through a private file; --serve with --params or --sanitize is refused.
 # Usage: bash page_cli.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
 command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
@@ -213,13 +213,38 @@ kill "$HOLDER"; wait "$HOLDER" 2>/dev/null
 serve_until_url any --profile h100 watch s.lua --serve --listen 0.0.0.0
 grep -q "warning: --listen 0.0.0.0: other machines can reach the page" any.err || fail "no warning: $(cat any.err)"
 kill -INT "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null
-# --open: $BROWSER is asked to open the URL.
+# --open: $BROWSER is asked to open the page through a file only this user can read, which
+# sends the browser on to the URL: the token is on no command line (`ps` shows other users
+# every process's arguments). Without a private folder, the URL itself.
 printf '#!/bin/sh\necho "$1" > "%s/opened"\n' "$T/w" >browser.sh
 chmod +x browser.sh
 BROWSER="$T/w/browser.sh" serve_until_url open --profile h100 watch s.lua --open
 for _ in $(seq 100); do [ -s opened ] && break; sleep 0.05; done
 url=$(sed -n 's/.*the page is at //p' open.err)
-[ -n "$url" ] && [ "$(cat opened 2>/dev/null)" = "$url" ] || fail "--open: opened '$(cat opened 2>/dev/null)', printed '$url'"
+opened=$(cat opened 2>/dev/null)
+file=${opened#file://}
+if [ -z "$url" ] || [ "$opened" = "$file" ] || ! [ -f "$file" ]; then
+  fail "--open: opened '$opened', not a file (the page is at '$url')"
+else
+  case "$opened" in *"${url#*token=}"*) fail "--open: the token is on the browser's command line: $opened" ;; esac
+  grep -qF "content=\"0;url=$url\"" "$file" || fail "--open: $file does not send the browser to $url: $(cat "$file")"
+  [ "$(stat -c %a "$file")" = 600 ] && [ "$(stat -c %a "$(dirname "$file")")" = 700 ] ||
+    fail "--open: $file is $(stat -c %a "$file") in a folder $(stat -c %a "$(dirname "$file")"): others may read it"
+fi
 kill -INT "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null
+[ -e "$file" ] && fail "--open: $file is left after watch"
+rm -f opened
+printf '#!/bin/sh\necho "$1" > opened\n' >here.sh  # (the folder, under /tmp, by the working directory)
+chmod +x here.sh
+if unshare -m true 2>/dev/null; then
+  unshare -m bash -c 'cd "$1" && mount -t tmpfs -o ro tmpfs /tmp && exec env TMPDIR=/nonexistent BROWSER=./here.sh "$2" --profile h100 watch s.lua --open' \
+    _ "$PWD" "$BIN" >noprivate.out 2>noprivate.err &
+  PIDS+=($!)
+  for _ in $(seq 200); do [ -s opened ] && break; sleep 0.05; done
+  url=$(sed -n 's/.*the page is at //p' noprivate.err)
+  [ -n "$url" ] && [ "$(cat opened 2>/dev/null)" = "$url" ] ||
+    fail "--open without a private folder: opened '$(cat opened 2>/dev/null)', printed '$url'"
+  kill -INT "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null
+fi
 [ $failures -eq 0 ] && echo "ok: the page's command line"
 exit $((failures > 0))

@@ -36,9 +36,11 @@ class Page {
  public:
   // When o.live(): the server listening (the next free port when --port's is taken, said
   // on stderr), then one line on stderr with the URL; with --open the browser is asked to
-  // open it. Throws Error (bad_input) for an address it cannot listen on. The caller
+  // open it, through a file in `private_dir` (a folder only this user reads: the token is
+  // not on the browser's command line, which other users can read); without one, the URL
+  // itself. Throws Error (bad_input) for an address it cannot listen on. The caller
   // blocks the signals it reads before: the server's thread inherits the mask.
-  Page(const PageOptions& o, const std::string& script);
+  Page(const PageOptions& o, const std::string& script, const std::string& private_dir = "");
   ~Page();  // the server stopped, its thread joined, its sockets closed
   Page(const Page&) = delete;
   Page& operator=(const Page&) = delete;

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,7 +44,8 @@ void check_page_options(const PageOptions& o) {
     throw Error(ErrorKind::usage, "--port and --listen are for the page: add --serve");
 }
 
-Page::Page(const PageOptions& o, const std::string& script) : impl_(std::make_unique<Impl>(o, script)) {
+Page::Page(const PageOptions& o, const std::string& script, const std::string& private_dir)
+    : impl_(std::make_unique<Impl>(o, script)) {
   Impl& p = *impl_;
   p.marker = serve::random_token();
   if (!o.live()) return;
@@ -67,7 +69,7 @@ Page::Page(const PageOptions& o, const std::string& script) : impl_(std::make_un
                  o.listen.c_str());
   std::fprintf(stderr, "warplab: the page is at %s\n", p.url.c_str());
   if (o.open)
-    if (const std::string why = serve::open_browser(p.url); !why.empty())
+    if (const std::string why = serve::open_browser(p.url, private_dir); !why.empty())
       std::fprintf(stderr, "warplab: --open: %s; open the URL yourself\n", why.c_str());
 }
 
@@ -132,7 +134,35 @@ void close_inet_sockets() {
   for (const int fd : fds) ::close(fd);
 }
 
-std::string open_browser(const std::string& url) {
+namespace {
+
+// "file://" and the path, each byte but a few plain ones written %XX.
+std::string file_url(const std::string& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out = "file://";
+  for (const char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || std::strchr("/._-~", c))
+      out += c;
+    else
+      out += {'%', hex[u >> 4], hex[u & 15]};
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string open_browser(const std::string& page_url, const std::string& private_dir) {
+  std::string url = page_url;
+  if (!private_dir.empty()) {
+    const std::string file = private_dir + "/open-page.html";
+    const std::string html =
+        "<!DOCTYPE html>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"refresh\" content=\"0;url=" +
+        page_url + "\">\n<title>warplab</title>\n<a href=\"" + page_url + "\">warplab's page</a>\n";
+    if (const sys::WriteResult w =
+            sys::write_file(file, html, sys::WriteOptions{sys::Replace::allowed, sys::Sync::none, 0600}))
+      url = file_url(file);
+  }
   const char* browser = std::getenv("BROWSER");
   std::string command = browser && *browser ? std::string(browser) : "";
   if (const std::size_t colon = command.find(':'); colon != std::string::npos) command.resize(colon);

@@ -36,8 +36,10 @@ namespace serve {
 std::string event_prefix(const std::string& marker);
 
 // Asks the desktop to open `url` ($BROWSER, else xdg-open) in a process of its own that
-// outlives nothing of ours; "" or why it could not.
-std::string open_browser(const std::string& url);
+// outlives nothing of ours; "" or why it could not. With `private_dir`, what it opens is a
+// file there (0600) that sends the browser on to `url`: the token stays off every command
+// line.
+std::string open_browser(const std::string& url, const std::string& private_dir);
 
 // In a forked child: every Internet socket it inherited closed (the page's listening socket
 // and connections, which must close when the server closes them).

@@ -113,7 +113,7 @@ Outcome run_and_show(const Globals& g, const PageOptions& o, const PreparedRun& 
   // however we end.
   Cleanup keep("run");
   Signals sig;  // before the server's thread, which inherits the mask
-  Page page(o, r.script);
+  Page page(o, r.script, keep.dir());
   page.begin_run(1, "");
   std::unique_ptr<PageCapture> cap = page.capture();
   if (!cap) throw Error(ErrorKind::internal, "cannot make the pipes for the run's output");

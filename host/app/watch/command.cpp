@@ -346,7 +346,7 @@ int run_watch(const Globals& g, const WatchArgs& given) {
                                   : "";
       !why.empty())
     note_offline(g, why, cu::default_profile_name());
-  const std::unique_ptr<Page> page(a.page.live() ? new Page(a.page, a.script) : nullptr);  // --serve
+  const std::unique_ptr<Page> page(a.page.live() ? new Page(a.page, a.script, keep.dir()) : nullptr);
   Watch w(g, a, sig, keep, page.get());
   return w.loop();
 }

@@ -73,9 +73,9 @@ __global__ void fill(float* y, float v) { y[i] = v; }
 class Watch:
     """warplab watch --serve in `folder`; stderr kept line by line."""
 
-    def __init__(self, folder):
-        env = dict(os.environ, NO_COLOR="1", WARPLAB_NO_DRIVER="1")
-        self.p = subprocess.Popen([WARPLAB, "--profile", "h100", "watch", "s.lua", "--serve"], cwd=folder, env=env,
+    def __init__(self, folder, option="--serve", **env):
+        env = dict(os.environ, NO_COLOR="1", WARPLAB_NO_DRIVER="1", **env)
+        self.p = subprocess.Popen([WARPLAB, "--profile", "h100", "watch", "s.lua", option], cwd=folder, env=env,
                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   start_new_session=True)
         self.err, self.out = [], []
@@ -355,6 +355,28 @@ def main():
         check(w.p.poll() is None, "watch ended")
         rc = w.stop()
         check(rc == 0, f"watch stopped with {rc}")
+
+        # --open: the browser is given a private file that sends it on to the page.
+        opener = os.path.join(folder, "browser.sh")
+        with open(opener, "w") as f:
+            f.write(f'#!/bin/sh\necho "$1" > "{folder}/opened"\n')
+        os.chmod(opener, 0o700)
+        with open(script, "w") as f:
+            f.write(SCRIPT.format(v=1, ok="true"))
+        w = Watch(folder, "--open", BROWSER=opener)
+        w.wait_err(r"\] run 1 ok")
+        opened = os.path.join(folder, "opened")
+        for _ in range(100):
+            if os.path.exists(opened) and os.path.getsize(opened) > 0:
+                break
+            time.sleep(0.05)
+        target = open(opened).read().strip() if os.path.exists(opened) else ""
+        if check(target.startswith("file://") and token not in target, f"--open opened {target!r}"):
+            d.get(target)
+            until(d, run_is(1, "ok"), what="the page, reached through the file --open opened")
+            check(d.current_url.startswith("http://127.0.0.1:"), f"--open: the browser is at {d.current_url}")
+        rc = w.stop()
+        check(rc == 0, f"watch --open stopped with {rc}")
 
         # The same page as one file, opened from disk.
         with open(script, "w") as f:
