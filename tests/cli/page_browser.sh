@@ -17,8 +17,10 @@ if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null; then
   s=""
   [ "$(id -u)" -eq 0 ] || s="sudo -n"
   export DEBIAN_FRONTEND=noninteractive
-  $s apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 ||
-    { $s apt-get update -q >/dev/null 2>&1 && $s apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; }
+  # Bounded: a machine without a reachable package registry (a GPU host) skips at once.
+  apt=(timeout 300 $s apt-get -o Acquire::http::Timeout=10 -o Acquire::https::Timeout=10 -o Acquire::Retries=0)
+  "${apt[@]}" install -y -q "${missing[@]}" >/dev/null 2>&1 ||
+    { "${apt[@]}" update -q >/dev/null 2>&1 && "${apt[@]}" install -y -q "${missing[@]}" >/dev/null 2>&1; }
 fi
 # Debian's python3 (where python3-selenium is), whatever python3 comes first on PATH.
 if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ] || ! /usr/bin/python3 -c 'import selenium' 2>/dev/null; then

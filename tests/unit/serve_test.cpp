@@ -9,6 +9,8 @@
 
 #include <sys/wait.h>
 
+#include <chrono>
+#include <csignal>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -232,6 +234,35 @@ TEST(ServeCapture, EventsAreTakenOutOfTheOutput) {
   EXPECT_NE(check, std::string::npos);
   EXPECT_LT(before, check);
   EXPECT_NE(html.find("not an event"), std::string::npos);
+}
+
+// A process the run left behind that writes without end: the run's end reads what it can
+// for a bounded time, then goes on (watch would otherwise never come back to its loop).
+TEST(ServeCapture, AWriterLeftBehindCannotHoldTheRunsEnd) {
+  PageOptions o;
+  Page page(o, "x.lua");
+  page.begin_run(1, "");
+  std::unique_ptr<PageCapture> cap = page.capture();
+  ASSERT_TRUE(cap);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    cap->in_child();
+    cap->redirect();
+    for (;;) std::fputs("spam spam spam spam spam spam spam spam\n", stdout);
+  }
+  cap->forked();
+  const int saved = ::dup(STDOUT_FILENO);
+  const int null = ::open("/dev/null", O_WRONLY);
+  ::dup2(null, STDOUT_FILENO);
+  const auto t0 = std::chrono::steady_clock::now();
+  cap->pump(true);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  ::close(null);
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  EXPECT_LT(s, 5.0);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -154,8 +155,10 @@ void PageCapture::feed_out(const char* p, std::size_t n) {
 void PageCapture::pump(bool to_end) {
   char buf[65536];
   // Not to the end: a bounded helping, so a run printing without a pause cannot keep the
-  // watcher from its signals and its files.
-  for (int reads = 0; to_end || reads < 16; ++reads) {
+  // watcher from its signals and its files. To the end: what the pipes hold when the run
+  // ends, and for 2 s at most what a process it left behind still writes.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (int reads = 0; to_end ? std::chrono::steady_clock::now() < until : reads < 16; ++reads) {
     bool got = false;
     for (int s = 0; s < 2; ++s) {
       if (eof_[s]) continue;
