@@ -54,13 +54,19 @@ local function encode(v, out)
   end
 end
 
+-- An event longer than this is not sent (the caller prints as always): the host takes none
+-- over 16 MiB, and an event it drops would take its line off the terminal too.
+local MAX_EVENT = 12 * 1024 * 1024
+
 -- Sends `event` (a table with a `kind`); true when sent. With event.text the terminal shows
 -- that line (and no other), so a caller that gets true prints nothing itself.
 function page.emit(event)
   if not page.on then return false end
   local out = {}
   if not pcall(encode, event, out) then return false end
-  io.stdout:write("\30", marker, "\31", table.concat(out), "\n")
+  local json = table.concat(out)
+  if #json > MAX_EVENT then return false end
+  io.stdout:write("\30", marker, "\31", json, "\n")
   io.stdout:flush()
   return true
 end

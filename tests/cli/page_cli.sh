@@ -82,6 +82,17 @@ t = [i for i in items if i["kind"] == "table"][0]
 assert t["title"] == "t\nu" and t["rows"] == [['a "b"', "c\\d"]], t
 PY
 
+# A check line of 20 MiB is too long to send to the page: the terminal still shows it whole.
+cat >long.lua <<'LUA'
+require("warplab.check").new("long"):that(true, string.rep("a", 20 * 1024 * 1024))
+print("after")
+LUA
+"$BIN" --profile h100 run long.lua >long.plain 2>/dev/null
+"$BIN" --profile h100 run long.lua --html long.html >long.out 2>long.err || fail "run --html long.lua: exit $? ($(cat long.err))"
+[ "$(wc -c <long.out)" -gt 20000000 ] && cmp -s long.plain long.out ||
+  fail "a 20 MiB check line: the terminal shows $(wc -c <long.out) bytes, a plain run $(wc -c <long.plain)"
+rm -f long.plain long.out long.html
+
 # Written through the one writer: a file there is replaced whole, a link is not followed.
 echo old >keep.html
 ln -s keep.html link.html

@@ -105,6 +105,7 @@ bool page_event(const nlohmann::json& event) {
   const char* marker = std::getenv("WARPLAB_PAGE");
   if (!marker || std::strlen(marker) != 32 || std::strspn(marker, "0123456789abcdef") != 32) return false;
   const std::string line = serve::event_prefix(marker) + serve::dump(event) + "\n";
+  if (line.size() > (12u << 20)) return false;  // as page.lua's: the watcher takes none over 16 MiB
   std::fflush(stdout);
   std::fwrite(line.data(), 1, line.size(), stdout);
   std::fflush(stdout);
