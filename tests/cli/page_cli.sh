@@ -82,6 +82,13 @@ t = [i for i in items if i["kind"] == "table"][0]
 assert t["title"] == "t\nu" and t["rows"] == [['a "b"', "c\\d"]], t
 PY
 
+# A file or a pipe on stdin is the run's, as in a plain run.
+echo 'print("read: " .. tostring(io.read("l")))' >stdin.lua
+out=$(printf 'line one\n' | "$BIN" --profile h100 run stdin.lua --html stdin.html 2>/dev/null)
+[ "$out" = "read: line one" ] || fail "run --html with a pipe on stdin: '$out'"
+out=$("$BIN" --profile h100 run stdin.lua --html stdin.html <stdin.lua 2>/dev/null)
+[ "$out" = "read: print(\"read: \" .. tostring(io.read(\"l\")))" ] || fail "run --html with a file on stdin: '$out'"
+
 # A check line of 20 MiB is too long to send to the page: the terminal still shows it whole.
 cat >long.lua <<'LUA'
 require("warplab.check").new("long"):that(true, string.rep("a", 20 * 1024 * 1024))

@@ -3,6 +3,7 @@
 // captured for the page; then the page written (never over a file the run read) and, with
 // --serve, served until Ctrl-C. Ctrl-C during the run ends the run and this process, as it
 // ends a plain `run`.
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -119,9 +120,13 @@ Outcome run_and_show(const Globals& g, const PageOptions& o, const PreparedRun& 
   if (!cap) throw Error(ErrorKind::internal, "cannot make the pipes for the run's output");
   const std::string deps = keep.dir().empty() ? "" : keep.dir() + "/deps";
   const auto start = std::chrono::steady_clock::now();
+  // A file or pipe on stdin is the run's, as in a plain run (a terminal is not: the run is
+  // not in the terminal's foreground group, and would be stopped reading it).
+  const int input = ::isatty(STDIN_FILENO) ? -1 : ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
   const pid_t pid = fork_in_group({.die_with_parent = true, .unblock_signals = true});  // as watch's runs
   if (pid < 0) throw Error(ErrorKind::internal, std::string("cannot start the run: ") + std::strerror(errno));
   if (pid == 0) {
+    if (input >= 0) ::dup2(input, STDIN_FILENO);  // (fork_in_group gave it /dev/null)
     ::close(sig.fd());
     ::close(keep.fd());
     cap->in_child();
@@ -139,6 +144,7 @@ Outcome run_and_show(const Globals& g, const PageOptions& o, const PreparedRun& 
     ::_exit(rc);
   }
   keep.adopt_group(pid);
+  if (input >= 0) ::close(input);
   cap->forked();
   Outcome out;
   int st = 0;
