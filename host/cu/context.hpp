@@ -27,11 +27,6 @@ class Context {
   // Waits for all work in the context; asynchronous faults surface here.
   void synchronize() const;
 
-  struct MemoryInfo {
-    std::size_t free = 0, total = 0;
-  };
-  MemoryInfo memory_info() const;  // cuMemGetInfo
-
  private:
   explicit Context(int ordinal);
   friend std::shared_ptr<Context> primary_context(int ordinal);
