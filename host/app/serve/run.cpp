@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include "app/cli/child_group.hpp"
@@ -23,6 +22,8 @@
 #include "app/cli/command.hpp"
 #include "app/cli/page.hpp"
 #include "app/serve/html.hpp"
+#include "sys/read.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app {
 namespace {
@@ -41,19 +42,18 @@ bool same_file(const std::string& a, const std::string& b) {
 
 // A page warplab wrote: its opening bytes name it (page.html's generator line).
 bool our_page(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string head(2048, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  return head.rfind("<!DOCTYPE html>", 0) == 0 && head.find(serve::kGenerator) != std::string::npos;
+  std::string head;
+  return !sys::read_head(path, head, 2048) && head.rfind("<!DOCTYPE html>", 0) == 0 &&
+         head.find(serve::kGenerator) != std::string::npos;
 }
 
 // Why --html must not replace `path`, or nullopt: a file the run read or wrote (its record,
 // `deps`, says), or any file there but a page warplab wrote (a run's record cannot name
 // every file it read: a data file opened by the script is not in it).
 std::optional<std::string> html_refused(const std::string& path, const std::string& deps) {
-  std::ifstream in(deps);
-  for (std::string line; !deps.empty() && std::getline(in, line);) {
+  std::string record;  // (a record that cannot be read: the rule below still holds)
+  if (!deps.empty() && sys::read_whole(deps, record, 64u << 20)) record.clear();
+  for (const std::string& line : sys::split(record, '\n')) {
     const bool wrote = line.rfind("> ", 0) == 0;
     const std::string file = wrote ? line.substr(2) : line;
     if (!file.empty() && same_file(path, file))
@@ -133,7 +133,7 @@ Outcome run_and_show(const Globals& g, const PageOptions& o, const PreparedRun& 
     if (deps.empty())
       ::unsetenv("WARPLAB_DEPS_FILE");
     else
-      ::setenv("WARPLAB_DEPS_FILE", deps.c_str(), 1);  // what the run reads (lab/deps.hpp)
+      ::setenv("WARPLAB_DEPS_FILE", deps.c_str(), 1);  // what the run reads (lab/watch_feed.hpp)
     const int rc = run_command([&] {
       return run_prepared(g, r, [&] {
         cap->redirect();

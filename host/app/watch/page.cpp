@@ -2,8 +2,8 @@
 #include "app/watch/page.hpp"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+
+#include "sys/read.hpp"
 
 namespace warplab::app::watch {
 
@@ -69,10 +69,8 @@ void PageFeed::say(const std::string& lines) {
 
 void PageFeed::counters(const std::string& path) {
   if (!page_) return;
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (!ss.str().empty()) page_->counters(ss.str());
+  std::string json;
+  if (!sys::read_whole(path, json, 64u << 20) && !json.empty()) page_->counters(json);
 }
 
 }  // namespace warplab::app::watch
