@@ -218,9 +218,16 @@ struct Server::Impl {
     evutil_gettimeofday(&last, nullptr);
   }
 
+  // A stream's connection is going. When the page went away (libevent then hands the
+  // request, still being sent, over to us: it has no connection any more) the request is
+  // ended here, which frees it; else it goes with its connection.
   static void on_stream_closed(evhttp_connection* con, void* arg) {
     auto* self = static_cast<Impl*>(arg);
-    self->streams.remove_if([con](const Stream& s) { return s.con == con; });
+    self->streams.remove_if([con](const Stream& s) {
+      if (s.con != con) return false;
+      if (!evhttp_request_get_connection(s.req)) evhttp_send_reply_end(s.req);
+      return true;
+    });
     self->open_streams = static_cast<int>(self->streams.size());
   }
   static void on_request(evhttp_request* req, void* arg) { static_cast<Impl*>(arg)->handle(req); }
