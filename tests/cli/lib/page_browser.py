@@ -418,4 +418,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # The time limit (timeout's SIGTERM) ends main through its `finally`: the watch it
+    # started, in a session of its own, goes too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
     sys.exit(main())

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import socket
+import signal
 import subprocess
 import sys
 import tempfile
@@ -122,4 +123,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # The time limit (timeout's SIGTERM) ends main through its `finally`: the watch it
+    # started, in a session of its own, goes too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(124))
     sys.exit(main())
