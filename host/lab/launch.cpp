@@ -131,7 +131,7 @@ inline const cu::LaunchConfig& sendable(const KernelObj& k, const cu::LaunchConf
     s.driver_done();
     throw;
   }
-  s.record_launch(k.display, c.grid, c.block, std::move(site));
+  s.record_launch(k, c.grid, c.block, std::move(site));
 }
 
 // Everything a launch checks before the driver sees it, then the launch, noted for fault

@@ -7,7 +7,13 @@ local util = require "warplab.util"
 local page = require "warplab.page"
 
 local check = {}
-local checkers = {} -- every checker made since load (or check.reset), in order
+-- Totals over the checkers made since load (or check.reset), counted as each result is
+-- recorded: a list of every checker grew with each check.new in a long session (a REPL,
+-- watch's standby). `era` tells a checker made before the last reset, whose results no
+-- longer count; `born` holds each checker's era without keeping it alive.
+local total = {passed = 0, failed = 0}
+local era = 0
+local born = setmetatable({}, {__mode = "k"})
 
 local Checker = {}
 Checker.__index = Checker
@@ -36,14 +42,16 @@ function check.new(name, opts)
   end
   opts = util.options(opts, "check.new")
   local c = setmetatable({name = name, passed = 0, failed = 0, out = opts.out}, Checker)
-  checkers[#checkers + 1] = c
+  born[c] = era
   return c
 end
 
 -- Count and print one result: "  ok   what  (evidence)" or "  FAIL what  (evidence)".
 local function record(self, ok, what, evidence)
   ok = ok and true or false
-  if ok then self.passed = self.passed + 1 else self.failed = self.failed + 1 end
+  local key = ok and "passed" or "failed"
+  self[key] = self[key] + 1
+  if born[self] == era then total[key] = total[key] + 1 end
   what = what and tostring(what) or ("check " .. (self.passed + self.failed))
   local line = (ok and "  ok   " or "  FAIL ") .. what
   if evidence ~= nil and evidence ~= "" then line = line .. "  (" .. tostring(evidence) .. ")" end
@@ -121,9 +129,7 @@ function Checker:ok() return self.failed == 0 end
 
 -- Totals over every checker: passed, failed.
 function check.totals()
-  local p, f = 0, 0
-  for _, c in ipairs(checkers) do p, f = p + c.passed, f + c.failed end
-  return p, f
+  return total.passed, total.failed
 end
 
 function check.all_ok()
@@ -139,7 +145,8 @@ end
 
 -- Forget every checker (a re-run under `warplab watch` starts from zero).
 function check.reset()
-  checkers = {}
+  total = {passed = 0, failed = 0}
+  era = era + 1
 end
 
 return util.api("check", check, Checker, "check")

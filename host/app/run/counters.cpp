@@ -15,22 +15,17 @@
 #include "sys/write.hpp"
 
 namespace warplab::app {
-namespace {
-
-// A whole script makes many launches: room for a long one (CUPTI sizes its counter data
-// by it, a few KiB per launch).
-constexpr std::size_t kScriptMaxLaunches = 4096;
-
-}  // namespace
 
 RunCounters::RunCounters(const CounterArgs& a, lua_State* L)
     : args_(a), words_(counter_words(a)), run_(bind::run_of(L)) {
   try {
     if (run_.offline())
       offline_ = lab::select_counters(words_, lab::counter_chip(run_.target()));
-    else
-      session_ =
-          std::make_unique<lab::CounterSession>(run_.gpu_context("--counters"), words_, kScriptMaxLaunches);
+    else {
+      lab::check_counter_words(words_, run_.target());  // a misspelling first, whatever CUPTI says next
+      session_ = std::make_unique<lab::CounterSession>(run_.gpu_context("--counters"), words_,
+                                                       lab::CounterSession::kScriptMaxLaunches);
+    }
   } catch (const cu::Error&) {  // no CUPTI (3), CUPTI refused (6): its sentence as it is
     throw;
   } catch (const Error& e) {  // a word that is no counter, a chip warplab does not know

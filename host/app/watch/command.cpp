@@ -247,10 +247,8 @@ class Watch {
     // What the run wrote is not a save: its events (all queued, now that it has ended) go.
     files_.read_events();
     files_.forget(files.written);
-    std::vector<std::string> deps = std::move(files.read);
+    std::vector<std::string> deps = watch::files_to_watch(std::move(files.read), script_, ok, deps_);
     drop(run_);
-    deps.push_back(script_);
-    if (!ok) deps.insert(deps.end(), deps_.begin(), deps_.end());
     const size_t before = files_.files().size();
     deps_ = deps;
     for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + sys::shown(dir));
