@@ -1,8 +1,10 @@
 -- warplab/check.lua: experiment assertions that keep going, print their evidence and
 -- count: `local c = check.new("clock"); c:eq(#ids, 256, "one id per thread")`.
 -- A failed check is a result to report (exit code 1 via check.exit_code), not an error.
--- Depends on: warplab.util (number text); output through the global print by default.
+-- Depends on: warplab.util (number text), warplab.page (a run's page shows each check);
+-- output through the global print by default.
 local util = require "warplab.util"
+local page = require "warplab.page"
 
 local check = {}
 -- Totals over the checkers made since load (or check.reset), counted as each result is
@@ -53,8 +55,12 @@ local function record(self, ok, what, evidence)
   what = what and tostring(what) or ("check " .. (self.passed + self.failed))
   local line = (ok and "  ok   " or "  FAIL ") .. what
   if evidence ~= nil and evidence ~= "" then line = line .. "  (" .. tostring(evidence) .. ")" end
-  local out = self.out or print
-  out(line)
+  if self.out then
+    self.out(line)
+  elseif not page.emit{kind = "check", ok = ok, what = what, name = self.name, text = line,
+                       evidence = (evidence ~= nil and evidence ~= "") and tostring(evidence) or nil} then
+    print(line)
+  end
   return ok
 end
 
@@ -109,8 +115,13 @@ end
 
 -- c:summary() prints "name: N passed, N failed" and returns true when none failed.
 function Checker:summary()
-  local out = self.out or print
-  out(string.format("%s: %d passed, %d failed", self.name, self.passed, self.failed))
+  local line = string.format("%s: %d passed, %d failed", self.name, self.passed, self.failed)
+  if self.out then
+    self.out(line)
+  elseif not page.emit{kind = "summary", name = self.name, passed = self.passed, failed = self.failed,
+                       text = line} then
+    print(line)
+  end
   return self.failed == 0
 end
 

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "app/cli/exit_codes.hpp"
+#include "app/cli/page.hpp"
 #include "bind/state.hpp"
 #include "lab/counter_report.hpp"
 #include "lab/run.hpp"
@@ -64,7 +65,13 @@ int RunCounters::finish(bool timed_out) {
   const bool by_kernel = args_.by == "kernel";
   const lab::CounterReport shown = by_kernel ? lab::by_kernel(report) : std::move(report);
   if (args_.json.empty()) {
-    std::cout << "\n" << lab::counters_text(shown, by_kernel);
+    // On a run's page (--serve, --html) a table of its own; the terminal shows the text.
+    std::string text = "\n" + lab::counters_text(shown, by_kernel);
+    std::cout.flush();
+    if (!page_event({{"kind", "counters"},
+                     {"counters", lab::counters_json(shown, by_kernel)},
+                     {"text", text.substr(0, text.find_last_not_of('\n') + 1)}}))
+      std::cout << text;
     return kOk;
   }
   const std::string text = lab::counters_json(shown, by_kernel).dump(2) + "\n";
