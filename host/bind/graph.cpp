@@ -44,12 +44,21 @@ void keep_in_capture(lua_State* L, int idx) {
 void keep_launch_args(lua_State* L, const lab::KernelObj& k, int first, int n) {
   StateRecord& st = record_of(L);
   // The arrays marshal found, by parameter (a launch that reached here marshaled, so its
-  // count is the kernel's): only a pointer parameter takes one.
+  // count is the kernel's): only a pointer parameter takes one, and a tensor map's array is
+  // used too (the replay reads the memory the map describes).
   const std::size_t slots = std::min({k.slots.size(), st.launch_arrays.size(), static_cast<std::size_t>(n)});
-  for (std::size_t i = 0; i < slots; ++i)
-    if (k.slots[i].kind == rtc::ParamType::Kind::Pointer)
+  for (std::size_t i = 0; i < slots; ++i) {
+    const int idx = first + static_cast<int>(i);
+    if (k.slots[i].kind == rtc::ParamType::Kind::Pointer) {
       if (lab::DeviceArray* a = st.launch_arrays[i])
-        if (st.run.capture.use(*a)) keep_in_capture(L, first + static_cast<int>(i));  // once per buffer
+        if (st.run.capture.use(*a)) keep_in_capture(L, idx);  // once per buffer
+    } else if (k.slots[i].tensor_map && test_tensor_map(L, idx)) {
+      lua_getiuservalue(L, idx, 1);  // +1 the array (the launch refused a released map)
+      if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, -1, st.array_meta, kArrayMeta)))
+        if (st.run.capture.use(*a)) keep_in_capture(L, -1);
+      lua_pop(L, 1);  // -1
+    }
+  }
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "cu/metric_host.hpp"
 #include "cu/range_profiler.hpp"
 #include "lab/counters.hpp"
+#include "lab/module.hpp"
 #include "lab/run.hpp"
 #include "sys/text.hpp"
 
@@ -57,6 +58,20 @@ InDriver& in_driver() {
 
 }  // namespace
 
+CountedKernel counted_kernel(const KernelObj& k) {
+  CountedKernel out{k.display, k.sig ? k.sig->to_string() : k.mangled, ""};
+  // Where the module came from tells two kernels of one signature apart: its file, or the
+  // script line of an inline source, and the defines it was compiled with.
+  if (k.module) {
+    const ModuleSpec& spec = k.module->spec;
+    out.module = spec.source.name;
+    if (spec.path.empty() && spec.source.line_offset > 0)
+      out.module += ":" + std::to_string(spec.source.line_offset + 1);
+    for (const auto& [name, value] : spec.options.defines) out.module += " -D" + name + "=" + value;
+  }
+  return out;
+}
+
 CounterSession::CounterSession(cu::ContextPtr ctx, const std::vector<std::string>& words,
                                std::size_t max_launches)
     : ctx_(std::move(ctx)), max_launches_(max_launches) {
@@ -68,7 +83,7 @@ CounterSession::CounterSession(cu::ContextPtr ctx, const std::vector<std::string
                                           active_->ctx_->label() +
                                           ": a counter session inside it must count the same device");
   const std::string chip = cu::chip_name(ctx_->ordinal());
-  selection_ = select_counters(words, chip);
+  selection_ = resolve_counters(words, chip);  // its passes: this configuration's, below
   // What this segment collects: ours, then whatever the sessions around it count, so that
   // the launches made inside this one are theirs too.
   collect_ = selection_.collect;
@@ -129,11 +144,11 @@ void CounterSession::driver_done() noexcept {
 }
 
 void CounterSession::launch(const cu::Function& f, const cu::LaunchConfig& c, void** args,
-                            const std::string& kernel, const Where& where) {
+                            CountedKernel kernel, const Where& where) {
   std::string site = where.line > 0 && where.source
                          ? std::string(where.source) + ":" + std::to_string(where.line)
                          : std::string();
-  driver_call(kernel, site);
+  driver_call(kernel.kernel, site);
   try {
     cu::launch(f, c, args);
   } catch (...) {
@@ -141,7 +156,8 @@ void CounterSession::launch(const cu::Function& f, const cu::LaunchConfig& c, vo
     throw;
   }
   driver_done();
-  launches_.push_back({kernel, std::move(site), c.grid, c.block});
+  launches_.push_back({std::move(kernel.kernel), std::move(kernel.signature), std::move(kernel.module),
+                       std::move(site), c.grid, c.block});
 }
 
 std::string CounterSession::overdue(double seconds) {
@@ -172,6 +188,8 @@ void CounterSession::take(const cu::MetricHost& host, const cu::RangeProfiler& p
     CounterRow row;
     if (matched) {
       row.kernel = launches[i].kernel;
+      row.signature = launches[i].signature;
+      row.module = launches[i].module;
       row.site = launches[i].site;
       row.grid = launches[i].grid;
       row.block = launches[i].block;
@@ -267,6 +285,7 @@ std::unique_ptr<CounterSession> start_counting(Run& run, const std::vector<std::
     throw Error(ErrorKind::no_gpu,
                 "no CUDA device: " + counters_need_gpu() + " (" + run.offline_reason() + ")");
   }
+  check_counter_words(words, run.target());  // a misspelling first, whatever CUPTI says next
   return std::make_unique<CounterSession>(run.gpu_context(who), words);
 }
 

@@ -28,6 +28,7 @@ class RangeProfiler;
 
 namespace warplab::lab {
 
+struct KernelObj;  // module.hpp
 struct Run;
 
 // ---- the named sets (counter_sets.cpp) ----------------------------------------------
@@ -79,6 +80,13 @@ struct CounterSelection {
 // mean" and the closest names; for no words; for a metric asked by name that the chip lacks.
 // Throws cu::CuptiError when CUPTI is missing or does not know the chip.
 CounterSelection select_counters(const std::vector<std::string>& words, const std::string& chip);
+// The same without the replay passes (0): names only, no configuration made (a session
+// counts its passes from its own configuration).
+CounterSelection resolve_counters(const std::vector<std::string>& words, const std::string& chip);
+// The names checked for a live device before CUPTI starts on it, so that a misspelling is
+// said (bad_input, "did you mean") even where the profiler then fails to start: against the
+// chip of its compute capability, with CUPTI's host library only. Throws as select_counters.
+void check_counter_words(const std::vector<std::string>& words, const cu::DeviceSnapshot& device);
 
 // The CUPTI chip of a compute capability ("GH100" for 9.0); "" when warplab knows none.
 std::string chip_for_compute_capability(int major, int minor);
@@ -92,7 +100,11 @@ std::string counter_chip(const cu::DeviceSnapshot& device);
 // kernel).
 struct CounterRow {
   std::string kernel;  // as recorded at launch; "" when the GPU counted other launches too
-  std::string site;    // the script line that launched it ("banks.lua:64"); "" when unknown
+  // Which kernel it is, where two share a name: its full signature ("f(int*)"; an extern
+  // "C" kernel's name) and its module's source ("a.cu"; "x.lua:12" for a source inline in
+  // a script from its line 12; with " -DN=V" for each define). Empty when unknown.
+  std::string signature, module;
+  std::string site;  // the script line that launched it ("banks.lua:64"); "" when unknown
   cu::Dim3 grid, block;
   std::size_t launches = 1;       // launches this row stands for
   std::vector<double> values;     // parallel to selection.counters; NaN: a ratio over 0
@@ -105,13 +117,25 @@ struct CounterReport {
   std::string note;              // "" or one sentence: launches not counted, or unmatched
 };
 
+// What a counted launch of `k` records of its kernel: CounterRow's kernel, signature and
+// module.
+struct CountedKernel {
+  std::string kernel, signature, module;
+};
+CountedKernel counted_kernel(const KernelObj& k);
+
 // Counts every kernel launch on a context between its start and end(). Sessions nest (a
 // script's cuda.counters inside `run --counters`): a new session pauses the one counting
 // (its launches so far are decoded and kept), counts what both ask for, gives every
 // enclosing session its rows too, and resumes the paused one when it ends.
 class CounterSession {
  public:
+  // The launches a session counts at most (CUPTI sizes its counter data by it, a few KiB a
+  // launch); the rest are left out and the report's note says how many: cuda.counters and
+  // k:counters count up to 1,024 launches a call, `run --counters` a whole script, up to
+  // 4,096 (docs/lua-api.md and docs/cli.md say both).
   static constexpr std::size_t kDefaultMaxLaunches = 1024;
+  static constexpr std::size_t kScriptMaxLaunches = 4096;
 
   // Starts counting on `ctx`: resolves `words` for its chip, enables CUPTI's range profiler
   // (auto range: a range per launch; kernel replay: CUPTI reruns each launch once per pass)
@@ -127,11 +151,11 @@ class CounterSession {
 
   // The counted launch, what every launch path calls while this session is active()
   // (after the preflight and the fault note, launch.hpp): `f` launched with `c` and `args`
-  // (cu::launch), its row named `kernel` with `where`'s script line. CUPTI replays a
-  // counted launch to its end inside the driver call, so the call is clocked for the
-  // counted-launch watchdog (overdue(), sync.hpp); a launch the driver refused leaves no
-  // row. Throws what cu::launch throws.
-  void launch(const cu::Function& f, const cu::LaunchConfig& c, void** args, const std::string& kernel,
+  // (cu::launch), its row named by `kernel` (counted_kernel(): name, signature, module) with
+  // `where`'s script line. CUPTI replays a counted launch to its end inside the driver call,
+  // so the call is clocked for the counted-launch watchdog (overdue(), sync.hpp); a launch
+  // the driver refused leaves no row. Throws what cu::launch throws.
+  void launch(const cu::Function& f, const cu::LaunchConfig& c, void** args, CountedKernel kernel,
               const Where& where);
 
   // Waits for the context, stops counting, and returns one row per counted launch. Once
@@ -154,7 +178,7 @@ class CounterSession {
 
  private:
   struct Launch {
-    std::string kernel, site;
+    std::string kernel, signature, module, site;
     cu::Dim3 grid, block;
   };
   void driver_call(const std::string& kernel, const std::string& site) noexcept;  // overdue()'s clock on
@@ -191,8 +215,8 @@ std::string counters_need_gpu();
 // ("cuda.counters", "k:counters") around a body of Lua code: refused during a stream capture
 // (capture.hpp CaptureOp::counters); offline the names are still checked against the
 // profile's chip (a misspelling gets its "did you mean" first), then Error (no_gpu) "no CUDA
-// device: hardware counters need a GPU ... (why offline)"; else a CounterSession on the
-// run's context.
+// device: hardware counters need a GPU ... (why offline)"; live, the names are checked
+// before CUPTI starts (check_counter_words), then a CounterSession on the run's context.
 std::unique_ptr<CounterSession> start_counting(Run& run, const std::vector<std::string>& words,
                                                const char* who);
 

@@ -10,6 +10,7 @@
 #include "cu/error.hpp"
 #include "lab/counters.hpp"
 #include "lab/sync.hpp"
+#include "lab/tensor_map.hpp"
 #include "lab/timing.hpp"
 
 namespace warplab::lab {
@@ -28,6 +29,7 @@ void plan_args(KernelObj& k) {
     s.offset = i < k.offsets.size() ? k.offsets[i] : 0;
     s.size = i < k.sizes.size() ? k.sizes[i] : static_cast<std::size_t>(p.size > 0 ? p.size : 0);
     s.size_mismatch = p.size > 0 && static_cast<std::size_t>(p.size) != s.size;
+    s.tensor_map = p.kind == Kind::Other && is_tensor_map_type(p.spelling);
     if (p.kind == Kind::Pointer) {
       for (unsigned t = 0; t <= static_cast<unsigned>(cu::DType::F64); ++t)
         if (cu::pointee_accepts(p.pointee, static_cast<cu::DType>(t))) s.dtypes |= 1u << t;
@@ -130,7 +132,7 @@ void launch_now(Run& run, KernelObj& k, const cu::LaunchConfig& c, const Where& 
   run.note_launch(k.display, c, k.limits, where);  // plain copies, no formatting (fault.hpp)
   try {
     if (CounterSession* s = CounterSession::active()) [[unlikely]]
-      s->launch(*k.fn, sendable(k, c), k.argptrs.data(), k.display, where);
+      s->launch(*k.fn, sendable(k, c), k.argptrs.data(), counted_kernel(k), where);
     else
       cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
   } catch (const cu::Error& e) {
@@ -162,7 +164,7 @@ std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, con
   const cu::LaunchConfig& sent = sendable(k, c);
   CounterSession* const counting = CounterSession::active();  // each launch is counted as well
   auto again = [&] {
-    counting ? counting->launch(*k.fn, sent, k.argptrs.data(), k.display, where)
+    counting ? counting->launch(*k.fn, sent, k.argptrs.data(), counted_kernel(k), where)
              : cu::launch(*k.fn, sent, k.argptrs.data());
   };
   for (int i = 1; i < warmup; ++i) again();
