@@ -41,7 +41,7 @@ namespace {
 // A record of the code folder; one that cannot be read is said in `notes` and counts as
 // none.
 std::string read(const fs::path& p, std::string& notes) {
-  Record r = read_record(p.string());
+  FeedFile r = read_feed_file(p.string());
   if (!r.problem.empty()) notes += "warplab: " + r.problem + "\n";
   return std::move(r.text);
 }

@@ -1,6 +1,6 @@
 // watch/resources.hpp: the line `warplab watch` prints per changed kernel after a good run:
 // registers, spills, stack and shared memory old -> new, and the occupancy at the block size
-// the run last launched it with (cu/occupancy.hpp, on the run's device). Reads the records a
+// the run last launched it with (cu/occupancy.hpp, on the run's device). Reads the feed files a
 // run leaves in the code folder (lab/watch_feed.hpp). No Lua, no driver.
 #pragma once
 #include <map>
