@@ -108,7 +108,7 @@ void feed_module(const ModuleSpec& spec) {
     if (fd < 0) return;
     [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());  // one write: whole lines
     ::close(fd);
-  } catch (...) {  // best effort, as every record: the run itself goes on
+  } catch (...) {  // best effort, as every feed: the run itself goes on
   }
 }
 

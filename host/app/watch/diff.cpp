@@ -38,7 +38,7 @@ namespace fs = std::filesystem;
 namespace warplab::app::watch {
 namespace {
 
-// A record of the code folder; one that cannot be read is said in `notes` and counts as
+// A feed file of the code folder; one that cannot be read is said in `notes` and counts as
 // none.
 std::string read(const fs::path& p, std::string& notes) {
   FeedFile r = read_feed_file(p.string());
