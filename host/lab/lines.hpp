@@ -1,0 +1,123 @@
+// lines.hpp: per-line hardware counts and stall reasons, with no Lua. LineSession collects
+// what the launches between its start and end() did, per SASS instruction, and returns one
+// row per source line of each kernel (line_map.hpp's rows, filled in): exact counts from
+// CUPTI's SASS metrics (the kernels run patched), or stall samples from PC sampling (they
+// run unpatched). The listing and the JSON the front ends show are line_report.cpp's.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cu/context.hpp"
+#include "lab/error.hpp"
+#include "lab/line_map.hpp"
+
+namespace warplab::cu {
+class SassMetrics;
+class PcSampler;
+}  // namespace warplab::cu
+
+namespace warplab::lab {
+
+// The columns asked for: `--lines SET[,SET]` and cuda.lines' `columns`.
+struct LineColumns {
+  bool instructions = true;  // warp and thread instructions, the predicated-off share
+  bool shared = true;        // shared wavefronts against the ideal (N-way)
+  bool global = true;        // global sectors against the ideal
+  bool local = true;         // local sectors (spills)
+  bool stalls = false;       // where warps stalled (PC sampling: no counts in the same run)
+  bool counts() const { return instructions || shared || global || local; }
+};
+
+// The names the sets go by, for help and for "did you mean".
+inline constexpr const char* kLineSets = "instructions, shared, global, local, stalls (or counts: the first four)";
+
+// Reads "shared,global" / {"stalls"}: throws lab::Error naming an unknown word (with the
+// sets), or counts and stalls together (one run cannot do both: counting patches the code
+// the sampling would watch). An empty list is the counts.
+LineColumns line_columns(const std::vector<std::string>& words);
+
+struct LineKernel {
+  std::string kernel;        // display name
+  std::size_t launches = 0;  // 0 for a map without counts
+  double samples = 0;        // stall samples in this kernel (stalls only)
+  KernelLines map;           // its instructions by line, its files' text; map.note: how it was mapped
+};
+
+struct LineReport {
+  LineColumns columns;
+  std::vector<LineKernel> kernels;  // in the order first launched
+  std::vector<LineRow> rows;        // per kernel (in that order), file, line
+  std::string note;                 // "" or one sentence about the whole collection
+};
+
+// Collects per-line counts (or stall samples) of every launch on a context between its
+// start and end(). One at a time per process; none while hardware counters count.
+class LineSession {
+ public:
+  // Starts collecting on `ctx`: counts enable CUPTI's SASS metrics (the kernels launched
+  // from now on are patched at their first launch), stalls start PC sampling. Throws
+  // lab::Error offline (null ctx), inside a counter session or another line session;
+  // cu::CuptiError when CUPTI refuses (another NVIDIA tool attached: its sentence).
+  LineSession(cu::ContextPtr ctx, LineColumns columns);
+  ~LineSession();  // stops collecting if end() was not called; never throws
+  LineSession(const LineSession&) = delete;
+  LineSession& operator=(const LineSession&) = delete;
+
+  // What a launch path tells the session for each launch the driver took (the kernel's
+  // module is kept: its CUBIN maps the records to lines).
+  void record_launch(const KernelObj& k);
+
+  // Waits for the context, stops collecting and returns the rows. Once only. The caller
+  // waits behind the kernel watchdog first (sync.hpp).
+  LineReport end();
+  // For a context that cannot be used any more: no further CUPTI or driver call, ever.
+  void abandon() noexcept;
+
+  static LineSession* active() noexcept { return active_; }
+
+ private:
+  struct Launched {
+    ModuleRef module;
+    std::string mangled, display;
+    std::size_t launches = 0;
+  };
+  static inline LineSession* active_ = nullptr;
+
+  cu::ContextPtr ctx_;
+  LineColumns columns_;
+  std::unique_ptr<cu::SassMetrics> sass_;
+  std::unique_ptr<cu::PcSampler> sampler_;
+  std::vector<Launched> launched_;
+  bool ended_ = false;
+};
+
+// The sentence for lines asked for with no GPU: the map needs none, the counts do.
+std::string lines_need_gpu();
+
+// ---- what front ends show (line_report.cpp) -------------------------------------------
+
+// The annotated listing: per kernel a heading, then its files' lines from the first to the
+// last with instructions, each with the asked columns and the source text; lines with no
+// instructions dimmed (`color`) and long runs of them left out; the hottest lines marked
+// with '>'. A map without counts (compile --lines, m:lines()) shows instructions and kinds.
+// `sass`: each line's SASS instructions under it.
+std::string lines_text(const LineReport& r, bool color, bool sass = false);
+
+// The `n` hottest rows (by warp instructions, or by stall samples), hottest first.
+std::vector<LineRow> hot_lines(const LineReport& r, std::size_t n);
+
+// {"columns": [...], "kernels": [{kernel, launches, samples, note}], "rows": [{kernel, file,
+// line, text, instructions, kinds, offsets, inst, thread_inst, thread_inst_pred_on,
+// predicated_off, shared_wavefronts, shared_ideal, shared_way, global_sectors,
+// global_ideal, local_sectors, divergent_branches, samples, share, reasons: {name:
+// samples}}], "note"} (docs/cli.md); a count not collected is null.
+nlohmann::json lines_json(const LineReport& r);
+
+// The report of maps alone (no counts): compile --lines, m:lines(), k:lines() offline.
+LineReport map_report(const std::vector<KernelLines>& maps);
+
+}  // namespace warplab::lab
