@@ -15,6 +15,7 @@ void open_cuda(lua_State* L) {
   add_json(L);
   add_hooks(L);
   add_counters(L);
+  add_lines(L);
   lua_pushstring(L, WARPLAB_VERSION);  // +1
   lua_setfield(L, -2, "version");      // -1
   lua_setglobal(L, "cuda");            // -1

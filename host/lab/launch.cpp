@@ -9,6 +9,7 @@
 #include "cu/error.hpp"
 #include "cu/graph.hpp"
 #include "lab/counters.hpp"
+#include "lab/lines.hpp"
 #include "lab/sync.hpp"
 #include "lab/timing.hpp"
 
@@ -170,6 +171,8 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
     run.faults.forget();
     throw;
   }
+  if (LineSession* l = LineSession::active()) [[unlikely]]  // per-line counts: its module maps the records
+    l->record_launch(k);
 }
 
 // A launch during a stream capture (capture.hpp): checked the same, recorded in the graph,
@@ -191,6 +194,7 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
   else
     run.capture.check_stream(c.stream, "a kernel launch");
   cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
+  if (LineSession* l = LineSession::active()) l->record_launch(k);  // counted when the graph runs
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
+#include "app/compile/lines.hpp"
 #include "app/compile/report.hpp"
 #include "cu/context.hpp"
 #include "cu/module.hpp"
@@ -46,6 +47,7 @@ struct CompileArgs {
   bool json = false;
   bool timings = false;  // where the time went
   bool pch = false;      // headers kept warm before the compile
+  bool lines = false;    // --lines: each kernel's source lines and the instructions they made (lines.hpp)
 };
 
 std::string join_archs() {
@@ -174,7 +176,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     throw Failure(kUsage, std::string("-D: ") + e.what());
   }
   opt.include_dirs = a.include_dirs;
-  opt.lineinfo = a.lineinfo;
+  opt.lineinfo = a.lineinfo || a.lines;  // --lines needs the line table
   opt.allow_virtual = true;  // compute_XX: PTX only
   opt.name_expressions = a.kernels;
   // An rtc::Error without an NVRTC code is bad input (the arch); with one, NVRTC broke.
@@ -237,7 +239,9 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     print_table(table, r);
   }
   if (a.ptx) std::cout << r.ptx;
-  if (a.sass) {  // without a disassembler: exit 8, as run --sanitize without its tool
+  if (a.lines) {  // the listing; with --sass, each line's SASS under it
+    std::cout << compile_lines(src, opt, r, a.sass, g.opts.color && isatty(STDOUT_FILENO));
+  } else if (a.sass) {  // without a disassembler: exit 8, as run --sanitize without its tool
     std::string sass;
     try {
       sass = rtc::disassemble(r.cubin, "--sass");
@@ -294,6 +298,12 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
                     "print the SASS on stdout, from cuobjdump or nvdisasm (the table goes to stderr)");
   sass->excludes(ptx);
   sass->excludes(json);
+  auto* lines = sub->add_flag("--lines", args->lines,
+                              "list each kernel's source lines with the instructions each made and their kinds "
+                              "(shared/global/local loads and stores, branches, barriers, atomics); adds "
+                              "-lineinfo; with --sass, each line's SASS under it");
+  lines->excludes(ptx);
+  lines->excludes(json);
   sub->add_option_function<std::string>(
          "--cubin",
          [args](const std::string& v) {

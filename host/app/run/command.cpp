@@ -22,6 +22,7 @@
 #include "app/cli/lua_state.hpp"
 #include "app/cli/sanitize.hpp"
 #include "app/run/counters.hpp"
+#include "app/run/lines.hpp"
 #include "bind/state.hpp"
 #include "cu/trace.hpp"
 #include "lab/deps.hpp"
@@ -38,6 +39,7 @@ struct RunArgs {
   std::vector<std::string> args;
   std::string sanitize;  // --sanitize TOOL: run again under compute-sanitizer
   CounterArgs counters;  // --counters SET[,SET], --counters-by, --json
+  LineArgs lines;        // --lines[=SET], --sass (run/lines.hpp)
   bool list_params = false;
 };
 
@@ -137,11 +139,14 @@ int print_params(const Globals& g, const std::string& script) {
 // The script in `state`, counted when `ca` names counters (run --counters), and run's exit
 // code for how it went.
 int run_in_state(bind::StatePtr& state, const std::string& script, const std::vector<std::string>& args,
-                 const CounterArgs& ca) {
+                 const CounterArgs& ca, const LineArgs& la = {}, bool color = false) {
   std::unique_ptr<RunCounters> counters;
   if (!ca.words.empty()) counters = std::make_unique<RunCounters>(ca, state.get());
+  std::unique_ptr<RunLines> lines;
+  if (la.on()) lines = std::make_unique<RunLines>(la, ca.json, color, state.get());
   const bind::RunResult r = bind::run_file(state.get(), script, args);
-  const int counted = counters && !r.bad_input ? counters->finish(r.timed_out) : kOk;
+  int counted = counters && !r.bad_input ? counters->finish(r.timed_out) : kOk;
+  if (lines && !r.bad_input && counted == kOk) counted = lines->finish(r.timed_out);
   if (!r.ok) {
     if (r.bad_input) {  // a wrong -p value: the command line's fault (docs/exit-codes.md)
       std::cerr << "warplab: " << r.error << "\n";
@@ -189,6 +194,16 @@ int run_script(const Globals& g, const RunArgs& given) {
         kUsage,
         "--counters and --sanitize cannot run together: compute-sanitizer and CUPTI's counters both "
         "instrument every launch; run the script once with each");
+  if (a.lines.on() && !a.counters.words.empty())
+    throw Failure(kUsage,
+                  "--lines and --counters cannot run together: per-line counts patch each kernel's code, which "
+                  "the counters would count too; run the script once with each");
+  if (a.lines.on() && !a.sanitize.empty())
+    throw Failure(kUsage,
+                  "--lines and --sanitize cannot run together: compute-sanitizer and CUPTI both instrument "
+                  "every launch; run the script once with each");
+  if (!a.counters.json.empty() && a.counters.words.empty() && !a.lines.on())
+    throw Failure(kUsage, "--json requires --counters or --lines");
   if (const std::string why = lab::script_problem(a.script); !why.empty()) {
     const std::string dir = shipped_examples();
     const bool relative = !std::filesystem::path(a.script).is_absolute();
@@ -207,7 +222,7 @@ int run_script(const Globals& g, const RunArgs& given) {
   start_counter_watchdog(g.opts);          // a counted launch, even the script's own cuda.counters
   std::vector<std::string> args = a.args;  // before `--`, then after it
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
-  return run_in_state(state, a.script, args, a.counters);
+  return run_in_state(state, a.script, args, a.counters, a.lines, g.opts.color && isatty(STDOUT_FILENO));
 }
 
 // The device chosen, its context made and `modules` built while nobody waits. Whatever
@@ -247,6 +262,7 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
                   "run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck")
       ->type_name("TOOL");
   add_counter_options(sub, a->counters, true);
+  add_line_options(sub, a->lines);
   sub->add_flag("--params", a->list_params,
                 "list the parameters the script declares (name, default, type) and run nothing else");
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too (--flag)")
@@ -254,12 +270,13 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
   set_help(sub,
            {"warplab run reductions/ladder.lua --params   # then -p block=512",
             "warplab run examples/memory/banks.lua --counters shared",
+            "warplab run examples/memory/banks.lua --lines   # which line did what",
             "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
            "Exit status: 0 ok; 1 script error or failed check; 3 a GPU-only call without a GPU, or "
            "a value the profile does not know (--profile sm_86: the SM count); 4 bad input (a -p value "
            "the script's params{} refuses); 5 a compile error the script raised; 7 --timeout fired; "
            "8 --sanitize without compute-sanitizer; 9 --sanitize found errors; "
-           "with --counters, 3 no CUPTI library and 6 counters refused "
+           "with --counters or --lines, 3 no CUPTI library and 6 counters refused "
            "(all codes: docs/exit-codes.md).\n");
   out.push_back({sub, [&g, a] { return run_script(g, *a); }});
 }

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# lines_gpu.sh (GPU): per-line counts through `run --lines` and cuda.lines on the kernels of
+# tests/data/kernels/lines.cu and an inline stride<S>: the strided shared load (line 8) is 32.0-way
+# at stride 32 and 1.0-way at stride 1, every other line at most 1.0-way; a global load at
+# a stride of 4 floats reads 4x its ideal sectors; a branch split inside each warp leaves
+# thread instructions predicated off on its lines; --json writes the same rows; --sass puts
+# the SASS under each line; --lines=stalls puts most stall samples on the conflicting line;
+# several collections in one script each count (cuda.lines three times, then stalls after
+# counts); a kernel that faults while counted is one sentence and the script goes on
+# without CUPTI; a module loaded before the collection is counted too. Exit 77 without a
+# GPU. Usage: bash lines_gpu.sh <warplab binary> <source root>
+set -u
+W=$(realpath "$1") ROOT=$(realpath "$2")
+T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
+unset WARPLAB_NO_DRIVER WARPLAB_PROFILE
+export NO_COLOR=1 XDG_STATE_HOME=$T/state WARPLAB_LUA_DIR=$ROOT/lua
+failures=0
+fail() { echo "FAIL: $*"; sed 's/^/    /' "$T/out" "$T/err" 2>/dev/null | tail -n 40; failures=$((failures + 1)); }
+cd "$T" || exit 1
+echo 'io.write(tostring(cuda.device().live))' >probe.lua
+[ "$("$W" run probe.lua 2>/dev/null)" = true ] || { echo "skipped: no CUDA device"; exit 77; }
+w() { "$W" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+
+cat >k.lua <<'LUA'
+local m = assert(cuda.compile{name = "k.cu", kernels = {"stride<32>", "stride<1>"}, source = [[
+template <int S>
+__global__ void stride(float* out, int reps) {
+  __shared__ float s[32 * 32];
+  for (int i = threadIdx.x; i < 32 * 32; i += blockDim.x) s[i] = (float)i;
+  __syncthreads();
+  float acc = 0.f;
+  for (int r = 0; r < reps; ++r)
+    acc += s[(threadIdx.x * S + r) & (32 * 32 - 1)];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+extern "C" __global__ void gload(const float* x, float* out, int stride) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = x[i * stride];
+}
+extern "C" __global__ void branchy(float* out, int iters) {
+  float v = threadIdx.x;
+  if (threadIdx.x & 1) {
+    for (int i = 0; i < iters; ++i) v = v * 1.0001f + 0.5f;
+  } else {
+    for (int i = 0; i < 2 * iters; ++i) v = v * 0.9999f - 0.25f;
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}]]})
+local s32, s1 = m["stride<32>"], m["stride<1>"]
+local gload, branchy = m:kernel("gload", "const float*, float*, int"), m:kernel("branchy", "float*, int")
+local out = cuda.array("f32", 132 * 4 * 256)
+local x = cuda.array("f32", 8 * 256 * 4):fill(1)
+s32:launch(132 * 4, 256, out, 256)
+s1:launch(132 * 4, 256, out, 256)
+gload:launch(8, 256, x, out, 4)
+branchy:launch(2, 64, out, 64)
+cuda.synchronize()
+print("launched")
+LUA
+
+# run --lines --json: the rows, checked by line (the source's own line numbers).
+w run --lines --json rows.json k.lua
+[ $rc -eq 0 ] && grep -qx launched "$T/out" || fail "run --lines --json: exit $rc"
+python3 - "$T/rows.json" >"$T/check" 2>&1 <<'PY' || { cat "$T/check"; fail "run --lines: the rows (above)"; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = j["rows"]
+def row(kernel, line):
+    for r in rows:
+        if r["kernel"] == kernel and r["line"] == line:
+            return r
+    sys.exit("no row for %s line %d; kernels %s" % (kernel, line, [k["kernel"] for k in j["kernels"]]))
+bad = 0
+def want(what, ok, got):
+    global bad
+    print(("ok   " if ok else "FAIL ") + what + ": " + str(got))
+    bad += not ok
+for k, way in (("stride<32>", 32.0), ("stride<1>", 1.0)):
+    r = row(k, 8)
+    want(k + " line 8 shared_way", r["shared_way"] == way, r["shared_way"])
+    want(k + " line 8 kinds", "shared load" in r["kinds"], r["kinds"])
+    for o in rows:
+        if o["kernel"] == k and o["line"] != 8 and o["shared_way"] is not None:
+            want(k + " line %d shared_way <= 1" % o["line"], o["shared_way"] <= 1.0, o["shared_way"])
+    want(k + " line 8 warp inst > 0", (r["inst"] or 0) > 0, r["inst"])
+g = row("gload", 13)
+want("gload line 13 global sectors / ideal == 4", g["global_ideal"] and g["global_sectors"] / g["global_ideal"] == 4.0,
+     (g["global_sectors"], g["global_ideal"]))
+for line in (18, 20):
+    b = row("branchy", line)
+    want("branchy line %d predicated off > 0" % line, (b["predicated_off"] or 0) > 0, b["predicated_off"])
+sys.exit(bad)
+PY
+cat "$T/check"
+
+# The listing, and --sass.
+w run --lines --sass k.lua
+[ $rc -eq 0 ] || fail "run --lines --sass: exit $rc"
+grep -qE '^> +8 .*32\.0-way.*acc \+= s\[' "$T/out" || fail "the listing: line 8 of stride<32> is not hot and 32.0-way"
+grep -qE '^ +/\*[0-9a-f]{4}\*/ .*LDS' "$T/out" || fail "--sass: no LDS under a line"
+
+# Stalls: most samples on the conflicting line, its top reasons the shared-memory pipe's.
+w run --lines=stalls --json stalls.json k.lua
+[ $rc -eq 0 ] || fail "run --lines=stalls: exit $rc"
+python3 - "$T/stalls.json" >"$T/check" 2>&1 <<'PY' || { cat "$T/check"; fail "--lines=stalls (above)"; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = [r for r in j["rows"] if r["kernel"] == "stride<32>" and r["line"] == 8][0]
+top = sorted(r["reasons"].items(), key=lambda kv: -kv[1])[:2]
+print("stride<32> line 8: share %.3f, top %s" % (r["share"], top))
+ok = r["share"] > 0.8 and top and top[0][0] in ("short_scoreboard", "mio_throttle")
+sys.exit(0 if ok else 1)
+PY
+cat "$T/check"
+
+# Several collections in one script, and stalls after counts; a module loaded before the
+# first collection (the module above is compiled and launched before cuda.lines).
+cat >many.lua <<'LUA'
+local m = assert(cuda.compile{name = "b.cu", lineinfo = true, source = [[
+extern "C" __global__ void bank(float* out, int stride, int reps) {
+  __shared__ float s[32 * 32];
+  for (int i = threadIdx.x; i < 32 * 32; i += blockDim.x) s[i] = (float)i;
+  __syncthreads();
+  float acc = 0.f;
+  for (int r = 0; r < reps; ++r)
+    acc += s[(threadIdx.x * stride + r) & (32 * 32 - 1)];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}]]})
+local k = m:kernel("bank", "float*, int, int")
+local out = cuda.array("f32", 132 * 256)
+k:launch(132, 256, out, 32, 64)
+cuda.synchronize()
+local function way(rows)
+  for _, r in ipairs(rows) do if r.line == 7 then return r.shared_way end end
+end
+for i, stride in ipairs{32, 1, 32} do
+  local rows = cuda.lines(function() k:launch(132, 256, out, stride, 64) end, "shared")
+  print(string.format("collection %d stride %d: %s-way", i, stride, tostring(way(rows))))
+end
+local st = cuda.lines(function() k:launch(132 * 4, 256, out, 32, 256) end, "stalls")
+for _, r in ipairs(st) do if r.line == 7 then print(string.format("stalls: line 7 share %.2f", r.share)) end end
+print(tostring(st))
+LUA
+w run many.lua
+[ $rc -eq 0 ] || fail "several collections: exit $rc"
+for want in "collection 1 stride 32: 32.0-way" "collection 2 stride 1: 1.0-way" "collection 3 stride 32: 32.0-way"; do
+  grep -qxF "$want" "$T/out" || fail "several collections: want '$want'"
+done
+grep -qE '^stalls: line 7 share 0\.([89]|9[0-9])' "$T/out" || grep -qE '^stalls: line 7 share 1\.00' "$T/out" ||
+  fail "stalls after counts: line 7 holds too few samples"
+
+# A kernel that faults while counted: one sentence, the script catches it.
+cat >fault.lua <<'LUA'
+local m = assert(cuda.compile{name = "f.cu", source = [[
+extern "C" __global__ void bad(int* p) { p[threadIdx.x + (1 << 28)] = 1; }]]})
+local k = m:kernel("bad", "int*")
+local ok, err = pcall(cuda.lines, function() k:launch(1, 32, cuda.array("i32", 32)) end)
+print("caught: " .. tostring(not ok))
+print(err)
+LUA
+w run fault.lua
+grep -qx "caught: true" "$T/out" || fail "a faulting kernel under cuda.lines: not caught (exit $rc)"
+grep -qiE "illegal address|kernel bad" "$T/out" || fail "a faulting kernel: no sentence naming it"
+
+echo "lines_gpu.sh: $failures failure(s)"
+exit $((failures > 0))
