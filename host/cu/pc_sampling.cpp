@@ -76,7 +76,9 @@ PcSampler::PcSampler(ContextPtr ctx, unsigned period_log2) : api_(&cupti_lines()
     info[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE;
     info[3].attributeData.hardwareBufferSizeData.hardwareBufferSize = 256u << 20;
     info[4].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
-    info[4].attributeData.collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+    // Kernel-serialized: the mode measured on an H200 for several collections in one process,
+    // and the one under which SASS metrics gave their records (line_session.cpp).
+    info[4].attributeData.collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
     info[5].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
     info[5].attributeData.enableStartStopControlData.enableStartStopControl = 1;
     info[6].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;

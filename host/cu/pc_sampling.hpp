@@ -33,7 +33,7 @@ struct PcSamples {
 class PcSampler {
  public:
   // cuptiPCSamplingEnable on the context, its stall reasons read, and the configuration:
-  // every stall reason, a period of 2^period_log2 cycles (5..31), continuous collection,
+  // every stall reason, a period of 2^period_log2 cycles (5..31), kernel-serialized collection,
   // start/stop control. Throws CuptiError (another tool attached; a device that cannot).
   PcSampler(ContextPtr ctx, unsigned period_log2);
   ~PcSampler();  // stops if started, then cuptiPCSamplingDisable; never throws
