@@ -26,7 +26,7 @@ void add_module(lua_State* L);      // cuda.compile (module.cpp)
 void add_kernel(lua_State* L);      // kernel handles, no cuda.* function (kernel.cpp)
 void add_json(lua_State* L);        // package.preload["warplab.json_c"]: decode (json.cpp)
 void add_hooks(lua_State* L);       // the global `warplab`: mkdir(dir), now() (hooks.cpp)
-void add_lines(lua_State* L);     // cuda.lines (lines.cpp)
+void add_lines(lua_State* L);       // cuda.lines (lines.cpp)
 void add_counters(lua_State* L);  // cuda.counters, cuda.counter_sets, cuda.counters_available (counters.cpp)
 
 // Sets __fields on the metatable on top of the stack: the names its __index function

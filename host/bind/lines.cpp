@@ -35,20 +35,20 @@ void push_row(lua_State* L, const lab::LineRow& r) {
   lua_createtable(L, 0, 24);  // +1 row
   set_string(L, "kernel", r.kernel);
   set_string(L, "file", r.file);
-  lua_pushinteger(L, r.line);  // +1
+  lua_pushinteger(L, r.line);   // +1
   lua_setfield(L, -2, "line");  // -1
   set_string(L, "text", r.text);
   lua_pushinteger(L, static_cast<lua_Integer>(r.instructions));  // +1
   lua_setfield(L, -2, "instructions");                           // -1
   lua_createtable(L, static_cast<int>(r.kinds.size()), 0);       // +1 kinds
   for (std::size_t i = 0; i < r.kinds.size(); ++i) {
-    lua_pushstring(L, r.kinds[i].c_str());              // +1
+    lua_pushstring(L, r.kinds[i].c_str());                // +1
     lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));  // -1
   }
-  lua_setfield(L, -2, "kinds");                             // -1
+  lua_setfield(L, -2, "kinds");                               // -1
   lua_createtable(L, static_cast<int>(r.offsets.size()), 0);  // +1 offsets
   for (std::size_t i = 0; i < r.offsets.size(); ++i) {
-    lua_pushinteger(L, r.offsets[i]);                   // +1
+    lua_pushinteger(L, r.offsets[i]);                     // +1
     lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));  // -1
   }
   lua_setfield(L, -2, "offsets");  // -1

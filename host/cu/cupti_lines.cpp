@@ -96,11 +96,13 @@ std::string profiler_unsupported(int ordinal, CUpti_Profiler_API api_kind) {
   p.cuDevice = ordinal;
   p.api = api_kind;
   const CUptiResult rc = api.cuptiProfilerDeviceSupported(&p);
-  if (rc != CUPTI_SUCCESS) return "CUPTI could not say whether device " + std::to_string(ordinal) +
-                                    " supports it (" + cupti_result_text(rc) + ")";
+  if (rc != CUPTI_SUCCESS)
+    return "CUPTI could not say whether device " + std::to_string(ordinal) + " supports it (" +
+           cupti_result_text(rc) + ")";
   if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return "";
   if (p.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
-    return "device " + std::to_string(ordinal) + "'s architecture is not supported (CUPTI needs compute capability "
+    return "device " + std::to_string(ordinal) +
+           "'s architecture is not supported (CUPTI needs compute capability "
            "7.5 or newer for per-line counts)";
   if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED) return "profiling is disabled on this virtual GPU";
   if (p.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return "this virtual GPU does not support profiling";

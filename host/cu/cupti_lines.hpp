@@ -13,23 +13,23 @@
 
 #include "cu/cupti.hpp"
 
-#define WARPLAB_CUPTI_LINES_API(X)                                           \
-  X(cuptiGetSassToSourceCorrelation)                                         \
-  X(cuptiGetCubinCrc)                                                        \
-  X(cuptiProfilerDeviceSupported)                                            \
-  X(cuptiSassMetricsGetProperties)                                           \
-  X(cuptiSassMetricsSetConfig)                                               \
-  X(cuptiSassMetricsEnable)                                                  \
-  X(cuptiSassMetricsDisable)                                                 \
-  X(cuptiSassMetricsGetDataProperties)                                       \
-  X(cuptiSassMetricsFlushData)                                               \
-  X(cuptiPCSamplingEnable)                                                   \
-  X(cuptiPCSamplingDisable)                                                  \
-  X(cuptiPCSamplingStart)                                                    \
-  X(cuptiPCSamplingStop)                                                     \
-  X(cuptiPCSamplingGetData)                                                  \
-  X(cuptiPCSamplingSetConfigurationAttribute)                                \
-  X(cuptiPCSamplingGetNumStallReasons)                                       \
+#define WARPLAB_CUPTI_LINES_API(X)            \
+  X(cuptiGetSassToSourceCorrelation)          \
+  X(cuptiGetCubinCrc)                         \
+  X(cuptiProfilerDeviceSupported)             \
+  X(cuptiSassMetricsGetProperties)            \
+  X(cuptiSassMetricsSetConfig)                \
+  X(cuptiSassMetricsEnable)                   \
+  X(cuptiSassMetricsDisable)                  \
+  X(cuptiSassMetricsGetDataProperties)        \
+  X(cuptiSassMetricsFlushData)                \
+  X(cuptiPCSamplingEnable)                    \
+  X(cuptiPCSamplingDisable)                   \
+  X(cuptiPCSamplingStart)                     \
+  X(cuptiPCSamplingStop)                      \
+  X(cuptiPCSamplingGetData)                   \
+  X(cuptiPCSamplingSetConfigurationAttribute) \
+  X(cuptiPCSamplingGetNumStallReasons)        \
   X(cuptiPCSamplingGetStallReasons)
 
 namespace warplab::cu {
@@ -46,8 +46,8 @@ const CuptiLinesApi& cupti_lines();
 
 // Where one SASS instruction came from, as the CUBIN's line table says.
 struct SourceLine {
-  std::string file;  // as the compiler named it: "banks.cu", "kernels_src/x.cu", a header
-  std::string dir;   // the folder the compiler recorded; often empty for NVRTC
+  std::string file;   // as the compiler named it: "banks.cu", "kernels_src/x.cu", a header
+  std::string dir;    // the folder the compiler recorded; often empty for NVRTC
   unsigned line = 0;  // 0: no line information (compiled without -lineinfo, or past the end)
 };
 

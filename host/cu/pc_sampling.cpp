@@ -70,7 +70,9 @@ PcSampler::PcSampler(ContextPtr ctx, unsigned period_log2) : api_(&cupti_lines()
     info[0].attributeData.stallReasonData.stallReasonCount = n;
     info[0].attributeData.stallReasonData.pStallReasonIndex = indexes_.data();
     info[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
-    info[1].attributeData.samplingPeriodData.samplingPeriod = period_log2 < 5 ? 5 : period_log2 > 31 ? 31 : period_log2;
+    info[1].attributeData.samplingPeriodData.samplingPeriod = period_log2 < 5    ? 5
+                                                              : period_log2 > 31 ? 31
+                                                                                 : period_log2;
     info[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE;
     info[2].attributeData.scratchBufferSizeData.scratchBufferSize = 8u << 20;
     info[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE;
@@ -78,7 +80,8 @@ PcSampler::PcSampler(ContextPtr ctx, unsigned period_log2) : api_(&cupti_lines()
     info[4].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
     // Kernel-serialized: the mode measured on an H200 for several collections in one process,
     // and the one under which SASS metrics gave their records (line_session.cpp).
-    info[4].attributeData.collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
+    info[4].attributeData.collectionModeData.collectionMode =
+        CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
     info[5].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
     info[5].attributeData.enableStartStopControlData.enableStartStopControl = 1;
     info[6].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;

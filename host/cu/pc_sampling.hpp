@@ -17,9 +17,9 @@ namespace warplab::cu {
 
 // The samples of one SASS instruction.
 struct PcRecord {
-  std::uint64_t crc = 0;  // cubin_crc() of its CUBIN
-  std::string function;   // the symbol (mangled)
-  std::uint64_t pc = 0;   // byte offset in the function's code
+  std::uint64_t crc = 0;                                        // cubin_crc() of its CUBIN
+  std::string function;                                         // the symbol (mangled)
+  std::uint64_t pc = 0;                                         // byte offset in the function's code
   std::vector<std::pair<std::uint32_t, std::uint32_t>> stalls;  // {reason index, samples}
 };
 

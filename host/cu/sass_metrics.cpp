@@ -31,7 +31,8 @@ std::vector<Configured>& configured() {
 SassMetrics::SassMetrics(ContextPtr ctx, const std::string& chip, const std::vector<std::string>& metrics)
     : api_(&cupti_lines()), ctx_(std::move(ctx)), metrics_(metrics) {
   profiler_initialize();  // another tool attached: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED here
-  if (const std::string why = profiler_unsupported(ctx_->ordinal(), CUPTI_PROFILER_SASS_METRICS); !why.empty())
+  if (const std::string why = profiler_unsupported(ctx_->ordinal(), CUPTI_PROFILER_SASS_METRICS);
+      !why.empty())
     throw CuptiError("per-line counts (CUPTI's SASS metrics) are not available: " + why, ErrorKind::driver);
   {
     std::lock_guard<std::mutex> lock(config_mutex());
@@ -58,9 +59,10 @@ SassMetrics::SassMetrics(ContextPtr ctx, const std::string& chip, const std::vec
       c.metrics = metrics_;
       c.ids = std::move(ids);
     } else if (c.metrics != metrics_) {
-      throw CuptiError("CUPTI keeps the first SASS-metric configuration of a process; a later one must ask for "
-                       "the same metrics",
-                       ErrorKind::driver);
+      throw CuptiError(
+          "CUPTI keeps the first SASS-metric configuration of a process; a later one must ask for "
+          "the same metrics",
+          ErrorKind::driver);
     }
     ids_ = c.ids;
   }

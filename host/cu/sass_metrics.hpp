@@ -14,9 +14,9 @@ namespace warplab::cu {
 
 // The counts of one SASS instruction, summed over the launches since the last flush.
 struct SassRecord {
-  std::uint32_t crc = 0;  // the low 32 bits of cubin_crc() of the CUBIN it belongs to
-  std::string function;   // the symbol (mangled)
-  std::uint32_t pc = 0;   // byte offset in the function's code
+  std::uint32_t crc = 0;              // the low 32 bits of cubin_crc() of the CUBIN it belongs to
+  std::string function;               // the symbol (mangled)
+  std::uint32_t pc = 0;               // byte offset in the function's code
   std::vector<std::uint64_t> values;  // parallel to SassMetrics::metrics()
 };
 

@@ -139,8 +139,9 @@ const LineInst* KernelLines::at(std::uint64_t pc) const {
 }
 
 std::string no_line_info(const std::string& display) {
-  return display + " was compiled without line information, so its instructions are listed by SASS offset: "
-                   "compile it with lineinfo = true (or -lineinfo), or run with --lines, which adds it";
+  return display +
+         " was compiled without line information, so its instructions are listed by SASS offset: "
+         "compile it with lineinfo = true (or -lineinfo), or run with --lines, which adds it";
 }
 
 KernelLines kernel_lines(const ModuleObj& m, const std::string& mangled, const std::string& display) {
@@ -151,12 +152,14 @@ KernelLines kernel_lines(const ModuleObj& m, const std::string& mangled, const s
   const std::vector<char>& cubin = m.result.cubin;
   std::string why_not;
   const bool cupti = !cubin.empty() && cu::cupti_available(&why_not);
-  if (cubin.empty() && m.result.ptx.empty()) throw Error(display + ": its module holds no code to map to lines");
+  if (cubin.empty() && m.result.ptx.empty())
+    throw Error(display + ": its module holds no code to map to lines");
   if (!cupti) {
     k.from = LineSource::ptx;
     k.insts = from_ptx(m, mangled, files);
-    k.note = cubin.empty() ? "this module has PTX only: lines and instruction kinds are the PTX's (.loc)"
-                           : "without CUPTI (" + why_not + ") lines and instruction kinds are the PTX's (.loc)";
+    k.note = cubin.empty()
+                 ? "this module has PTX only: lines and instruction kinds are the PTX's (.loc)"
+                 : "without CUPTI (" + why_not + ") lines and instruction kinds are the PTX's (.loc)";
     if (!k.has_lines()) k.note = no_line_info(display);
     return k;
   }
@@ -233,7 +236,8 @@ std::vector<LineRow> line_rows(const KernelLines& k) {
       }
     }
     const std::string kind = rtc::inst_kind_name(i.kind);
-    if (!kind.empty() && std::find(r.kinds.begin(), r.kinds.end(), kind) == r.kinds.end()) r.kinds.push_back(kind);
+    if (!kind.empty() && std::find(r.kinds.begin(), r.kinds.end(), kind) == r.kinds.end())
+      r.kinds.push_back(kind);
     if (i.offset == 0xffffffffu) continue;  // the PTX's kinds beside the SASS
     ++r.instructions;
     if (k.from == LineSource::sass) r.offsets.push_back(i.offset);

@@ -58,24 +58,24 @@ inline constexpr double kNotCounted = std::numeric_limits<double>::quiet_NaN();
 
 // One source line of one kernel: what it compiled to and, live, what it did.
 struct LineRow {
-  std::string kernel;  // display name
-  std::string file;    // display path ("kernels_src/banks.cu", "banks.lua" for an inline source)
-  unsigned line = 0;   // 1-based in `file`; 0: instructions with no line information
-  std::string text;    // the source line as written ("" when the file cannot be read)
-  std::size_t instructions = 0;     // SASS (or PTX) instructions on this line
-  std::vector<std::string> kinds;   // their kinds, each once: "shared load", "branch"
+  std::string kernel;              // display name
+  std::string file;                // display path ("kernels_src/banks.cu", "banks.lua" for an inline source)
+  unsigned line = 0;               // 1-based in `file`; 0: instructions with no line information
+  std::string text;                // the source line as written ("" when the file cannot be read)
+  std::size_t instructions = 0;    // SASS (or PTX) instructions on this line
+  std::vector<std::string> kinds;  // their kinds, each once: "shared load", "branch"
   std::vector<std::uint32_t> offsets;  // their SASS offsets
   // Counted (SASS metrics), summed over every launch; NaN when not counted.
-  double inst = kNotCounted;               // warp instructions executed
-  double thread_inst = kNotCounted;        // thread instructions executed
+  double inst = kNotCounted;                 // warp instructions executed
+  double thread_inst = kNotCounted;          // thread instructions executed
   double thread_inst_pred_on = kNotCounted;  // ... with their predicate true
   double shared_wavefronts = kNotCounted, shared_ideal = kNotCounted;
   double global_sectors = kNotCounted, global_ideal = kNotCounted;
   double local_sectors = kNotCounted;
   double divergent_branches = kNotCounted;
   // Sampled (PC sampling); NaN when not sampled.
-  double samples = kNotCounted;  // stall samples on this line
-  double share = kNotCounted;    // of the kernel's samples, 0..1
+  double samples = kNotCounted;                         // stall samples on this line
+  double share = kNotCounted;                           // of the kernel's samples, 0..1
   std::vector<std::pair<std::string, double>> reasons;  // "short_scoreboard", samples; most first
   // Derived: shared wavefronts per ideal (32.0 for a 32-way conflict), NaN without shared access.
   double shared_way() const;

@@ -83,7 +83,8 @@ std::string cells(const Columns& c, const LineRow& r) {
     for (std::size_t i = 0; i < r.reasons.size() && i < 2; ++i)
       top += (i ? ", " : "") + r.reasons[i].first + " " +
              fmt("%.0f%%", r.samples > 0 ? 100 * r.reasons[i].second / r.samples : 0);
-    s += pad(r.samples > 0 ? fmt("%.1f %%", 100 * r.share) : std::string("-"), 8) + "  " + pad(top, 36, false);
+    s +=
+        pad(r.samples > 0 ? fmt("%.1f %%", 100 * r.share) : std::string("-"), 8) + "  " + pad(top, 36, false);
   }
   return s;
 }
@@ -99,8 +100,12 @@ std::string kinds_text(const LineRow& r) {
 std::string lines_text(const LineReport& r, bool color, bool sass) {
   const LineColumns& lc = r.columns;
   const bool counted = !r.kernels.empty() && r.kernels[0].launches > 0 && lc.counts();
-  const Columns c{counted, counted && lc.instructions, counted && lc.shared, counted && lc.global,
-                  counted && lc.local, !r.kernels.empty() && r.kernels[0].launches > 0 && lc.stalls};
+  const Columns c{counted,
+                  counted && lc.instructions,
+                  counted && lc.shared,
+                  counted && lc.global,
+                  counted && lc.local,
+                  !r.kernels.empty() && r.kernels[0].launches > 0 && lc.stalls};
   const char* dim = color ? "\x1b[2m" : "";
   const char* off = color ? "\x1b[0m" : "";
   std::string out;
@@ -116,8 +121,8 @@ std::string lines_text(const LineReport& r, bool color, bool sass) {
              (c.stalls ? ", " + fmt("%.0f", k.samples) + " stall samples (PC sampling)"
                        : std::string(", exact counts (CUPTI's SASS metrics)"));
     else
-      out += std::to_string(insts) + (k.map.from == LineSource::sass ? " SASS" : " PTX") + " instructions on " +
-             std::to_string(rows.size()) + " lines";
+      out += std::to_string(insts) + (k.map.from == LineSource::sass ? " SASS" : " PTX") +
+             " instructions on " + std::to_string(rows.size()) + " lines";
     out += "\n";
     if (!k.map.note.empty()) out += "  (" + k.map.note + ")\n";
     // The hottest lines of this kernel: up to three with a share of the heat.
@@ -142,23 +147,25 @@ std::string lines_text(const LineReport& r, bool color, bool sass) {
           out += std::string(dim) + "     ...\n" + off;
         } else {
           for (unsigned l = last + 1; l < row->line; ++l)
-            out += std::string(dim) + "  " + pad(std::to_string(l), 6) + std::string(header(c).size() - 15, ' ') +
+            out += std::string(dim) + "  " + pad(std::to_string(l), 6) +
+                   std::string(header(c).size() - 15, ' ') +
                    line_text(k.map, f, static_cast<unsigned>(static_cast<int>(l) - base)) + off + "\n";
         }
       }
       last = row->line;
       const bool is_hot = heat(*row) > 0 && std::find(hot.begin(), hot.end(), row) != hot.end();
-      out += (is_hot ? "> " : "  ") + pad(row->line ? std::to_string(row->line) : "-", 6) + cells(c, *row) + "  " +
-             row->text + kinds_text(*row) + "\n";
+      out += (is_hot ? "> " : "  ") + pad(row->line ? std::to_string(row->line) : "-", 6) + cells(c, *row) +
+             "  " + row->text + kinds_text(*row) + "\n";
       if (sass)
         for (const LineInst& i : k.map.insts) {
           if (i.offset == 0xffffffffu) continue;
-          const bool same = i.line > 0 && i.file >= 0
-                                ? k.map.files[static_cast<std::size_t>(i.file)] == row->file &&
-                                      i.line + static_cast<unsigned>(std::max(
-                                                   0, k.map.line_offsets[static_cast<std::size_t>(i.file)])) ==
-                                          row->line
-                                : row->line == 0;
+          const bool same =
+              i.line > 0 && i.file >= 0
+                  ? k.map.files[static_cast<std::size_t>(i.file)] == row->file &&
+                        i.line + static_cast<unsigned>(
+                                     std::max(0, k.map.line_offsets[static_cast<std::size_t>(i.file)])) ==
+                            row->line
+                  : row->line == 0;
           if (!same) continue;
           char at[16];
           std::snprintf(at, sizeof at, "/*%04x*/", static_cast<unsigned>(i.offset));
@@ -173,7 +180,8 @@ std::string lines_text(const LineReport& r, bool color, bool sass) {
 
 std::vector<LineRow> hot_lines(const LineReport& r, std::size_t n) {
   std::vector<LineRow> rows = r.rows;
-  std::stable_sort(rows.begin(), rows.end(), [](const LineRow& a, const LineRow& b) { return heat(a) > heat(b); });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const LineRow& a, const LineRow& b) { return heat(a) > heat(b); });
   if (rows.size() > n) rows.resize(n);
   return rows;
 }

@@ -80,13 +80,15 @@ LineColumns line_columns(const std::vector<std::string>& words) {
     }
   }
   if (c.stalls && c.counts())
-    throw Error("stalls cannot be sampled in the run that counts (counting patches each kernel's code, which "
-                "changes where its warps stall): ask for the counts and for stalls in two runs");
+    throw Error(
+        "stalls cannot be sampled in the run that counts (counting patches each kernel's code, which "
+        "changes where its warps stall): ask for the counts and for stalls in two runs");
   return c;
 }
 
 std::string lines_need_gpu() {
-  return "per-line counts need a GPU, and this run has none: offline, warplab maps each kernel's instructions "
+  return "per-line counts need a GPU, and this run has none: offline, warplab maps each kernel's "
+         "instructions "
          "to its lines (compile --lines, m:lines()), but nothing is counted";
 }
 
@@ -94,8 +96,9 @@ LineSession::LineSession(cu::ContextPtr ctx, LineColumns columns) : ctx_(std::mo
   if (!ctx_) throw Error(lines_need_gpu());
   if (active_) throw Error("per-line counts are already being collected: one collection at a time");
   if (CounterSession::active())
-    throw Error("per-line counts cannot be collected while hardware counters count (the counters would count "
-                "the patched code): ask for them in two runs");
+    throw Error(
+        "per-line counts cannot be collected while hardware counters count (the counters would count "
+        "the patched code): ask for them in two runs");
   if (columns_.stalls) {
     sampler_ = std::make_unique<cu::PcSampler>(ctx_, kStallPeriod);
     sampler_->start();
@@ -207,8 +210,10 @@ LineReport LineSession::end() {
       add(r.thread_inst, static_cast<double>(v[1]));
       add(r.thread_inst_pred_on, static_cast<double>(v[2]));
     }
-    if (columns_.shared) add(r.shared_wavefronts, static_cast<double>(v[3])), add(r.shared_ideal, static_cast<double>(v[4]));
-    if (columns_.global) add(r.global_sectors, static_cast<double>(v[5])), add(r.global_ideal, static_cast<double>(v[6]));
+    if (columns_.shared)
+      add(r.shared_wavefronts, static_cast<double>(v[3])), add(r.shared_ideal, static_cast<double>(v[4]));
+    if (columns_.global)
+      add(r.global_sectors, static_cast<double>(v[5])), add(r.global_ideal, static_cast<double>(v[6]));
     if (columns_.local) add(r.local_sectors, static_cast<double>(v[7]));
     if (columns_.instructions) add(r.divergent_branches, static_cast<double>(v[8]));
   }
@@ -226,7 +231,8 @@ LineReport LineSession::end() {
       const std::string name = named == reasons.end() ? std::string() : reason_short(named->second);
       if (name.empty()) continue;
       add(r.samples, n);
-      auto it = std::find_if(r.reasons.begin(), r.reasons.end(), [&](const auto& p) { return p.first == name; });
+      auto it =
+          std::find_if(r.reasons.begin(), r.reasons.end(), [&](const auto& p) { return p.first == name; });
       if (it == r.reasons.end())
         r.reasons.emplace_back(name, n);
       else
@@ -239,7 +245,8 @@ LineReport LineSession::end() {
     report.kernels[k].samples = total;
     for (LineRow& r : maps[k].rows) {
       if (columns_.stalls) r.share = total > 0 ? r.samples / total : 0;
-      std::sort(r.reasons.begin(), r.reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+      std::sort(r.reasons.begin(), r.reasons.end(),
+                [](const auto& a, const auto& b) { return a.second > b.second; });
       report.rows.push_back(std::move(r));
     }
   }

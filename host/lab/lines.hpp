@@ -33,7 +33,8 @@ struct LineColumns {
 };
 
 // The names the sets go by, for help and for "did you mean".
-inline constexpr const char* kLineSets = "instructions, shared, global, local, stalls (or counts: the first four)";
+inline constexpr const char* kLineSets =
+    "instructions, shared, global, local, stalls (or counts: the first four)";
 
 // Reads "shared,global" / {"stalls"}: throws lab::Error naming an unknown word (with the
 // sets), or counts and stalls together (one run cannot do both: counting patches the code

@@ -34,23 +34,40 @@ std::string_view opcode_of(std::string_view text) {
 
 const char* inst_kind_name(InstKind k) {
   switch (k) {
-    case InstKind::shared_load: return "shared load";
-    case InstKind::shared_store: return "shared store";
-    case InstKind::global_load: return "global load";
-    case InstKind::global_store: return "global store";
-    case InstKind::local_load: return "local load";
-    case InstKind::local_store: return "local store";
-    case InstKind::generic_load: return "load";
-    case InstKind::generic_store: return "store";
-    case InstKind::atomic: return "atomic";
-    case InstKind::branch: return "branch";
-    case InstKind::barrier: return "barrier";
-    case InstKind::fence: return "fence";
-    case InstKind::shuffle: return "shuffle";
-    case InstKind::async_copy: return "async copy";
-    case InstKind::tma: return "tma";
-    case InstKind::texture: return "texture";
-    case InstKind::other: break;
+    case InstKind::shared_load:
+      return "shared load";
+    case InstKind::shared_store:
+      return "shared store";
+    case InstKind::global_load:
+      return "global load";
+    case InstKind::global_store:
+      return "global store";
+    case InstKind::local_load:
+      return "local load";
+    case InstKind::local_store:
+      return "local store";
+    case InstKind::generic_load:
+      return "load";
+    case InstKind::generic_store:
+      return "store";
+    case InstKind::atomic:
+      return "atomic";
+    case InstKind::branch:
+      return "branch";
+    case InstKind::barrier:
+      return "barrier";
+    case InstKind::fence:
+      return "fence";
+    case InstKind::shuffle:
+      return "shuffle";
+    case InstKind::async_copy:
+      return "async copy";
+    case InstKind::tma:
+      return "tma";
+    case InstKind::texture:
+      return "texture";
+    case InstKind::other:
+      break;
   }
   return "";
 }
@@ -65,7 +82,8 @@ InstKind sass_kind(std::string_view op) {
   if (base == "STL") return InstKind::local_store;
   if (base == "LD") return InstKind::generic_load;
   if (base == "ST") return InstKind::generic_store;
-  if (base == "ATOM" || base == "ATOMS" || base == "ATOMG" || base == "RED" || base == "REDG" || base == "REDAS")
+  if (base == "ATOM" || base == "ATOMS" || base == "ATOMG" || base == "RED" || base == "REDG" ||
+      base == "REDAS")
     return InstKind::atomic;
   if (base == "BRA" || base == "BRX" || base == "BRXU" || base == "JMP" || base == "JMX" || base == "JMXU" ||
       base == "CALL" || base == "RET")
@@ -93,15 +111,18 @@ InstKind ptx_kind(std::string_view text) {
   if (op == "ld" || starts(op, "ld.")) return InstKind::generic_load;
   if (op == "st" || starts(op, "st.")) return InstKind::generic_store;
   if (starts(op, "atom") || starts(op, "red")) return InstKind::atomic;
-  if (starts(op, "bra") || starts(op, "brx") || starts(op, "call") || starts(op, "ret")) return InstKind::branch;
-  if (starts(op, "bar.sync") || starts(op, "barrier.sync") || starts(op, "bar.red") || starts(op, "barrier.red") ||
-      starts(op, "bar.arrive") || starts(op, "barrier.arrive") || op == "bar" || op == "barrier")
+  if (starts(op, "bra") || starts(op, "brx") || starts(op, "call") || starts(op, "ret"))
+    return InstKind::branch;
+  if (starts(op, "bar.sync") || starts(op, "barrier.sync") || starts(op, "bar.red") ||
+      starts(op, "barrier.red") || starts(op, "bar.arrive") || starts(op, "barrier.arrive") || op == "bar" ||
+      op == "barrier")
     return InstKind::barrier;
   if (starts(op, "membar") || starts(op, "fence")) return InstKind::fence;
   if (starts(op, "shfl")) return InstKind::shuffle;
   if (starts(op, "cp.async.bulk")) return InstKind::tma;
   if (starts(op, "cp.async")) return InstKind::async_copy;
-  if (starts(op, "tex") || starts(op, "tld4") || starts(op, "suld") || starts(op, "sust")) return InstKind::texture;
+  if (starts(op, "tex") || starts(op, "tld4") || starts(op, "suld") || starts(op, "sust"))
+    return InstKind::texture;
   return InstKind::other;
 }
 

@@ -49,7 +49,8 @@ lab::ModuleObj compiled(bool lineinfo) {
   return m;
 }
 
-const lab::LineRow* row_at(const std::vector<lab::LineRow>& rows, const std::string& file_end, unsigned line) {
+const lab::LineRow* row_at(const std::vector<lab::LineRow>& rows, const std::string& file_end,
+                           unsigned line) {
   for (const lab::LineRow& r : rows)
     if (r.line == line && r.file.size() >= file_end.size() &&
         r.file.compare(r.file.size() - file_end.size(), file_end.size(), file_end) == 0)
@@ -57,7 +58,9 @@ const lab::LineRow* row_at(const std::vector<lab::LineRow>& rows, const std::str
   return nullptr;
 }
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 }  // namespace
 
@@ -154,7 +157,8 @@ TEST(Lines, MapOfAKernel) {
   EXPECT_EQ(k.from, lab::LineSource::sass);
   ASSERT_TRUE(k.has_lines());
   // With a disassembler the kinds are the SASS's; without, the PTX's by line (said so).
-  if (!rtc::find_sass_tool().found()) EXPECT_NE(k.note.find("kinds are the PTX's"), std::string::npos) << k.note;
+  if (!rtc::find_sass_tool().found())
+    EXPECT_NE(k.note.find("kinds are the PTX's"), std::string::npos) << k.note;
   const std::vector<lab::LineRow> rows = lab::line_rows(k);
   const lab::LineRow* load = row_at(rows, "lines.cu", 11);
   ASSERT_NE(load, nullptr);

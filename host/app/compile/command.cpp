@@ -177,7 +177,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   }
   opt.include_dirs = a.include_dirs;
   opt.lineinfo = a.lineinfo || a.lines;  // --lines needs the line table
-  opt.allow_virtual = true;  // compute_XX: PTX only
+  opt.allow_virtual = true;              // compute_XX: PTX only
   opt.name_expressions = a.kernels;
   // An rtc::Error without an NVRTC code is bad input (the arch); with one, NVRTC broke.
   rtc::CompileResult r;
@@ -298,10 +298,11 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
                     "print the SASS on stdout, from cuobjdump or nvdisasm (the table goes to stderr)");
   sass->excludes(ptx);
   sass->excludes(json);
-  auto* lines = sub->add_flag("--lines", args->lines,
-                              "list each kernel's source lines with the instructions each made and their kinds "
-                              "(shared/global/local loads and stores, branches, barriers, atomics); adds "
-                              "-lineinfo; with --sass, each line's SASS under it");
+  auto* lines =
+      sub->add_flag("--lines", args->lines,
+                    "list each kernel's source lines with the instructions each made and their kinds "
+                    "(shared/global/local loads and stores, branches, barriers, atomics); adds "
+                    "-lineinfo; with --sass, each line's SASS under it");
   lines->excludes(ptx);
   lines->excludes(json);
   sub->add_option_function<std::string>(

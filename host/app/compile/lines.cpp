@@ -8,8 +8,8 @@
 
 namespace warplab::app {
 
-std::string compile_lines(const rtc::Source& src, const rtc::Options& opt, const rtc::CompileResult& r, bool sass,
-                          bool color) {
+std::string compile_lines(const rtc::Source& src, const rtc::Options& opt, const rtc::CompileResult& r,
+                          bool sass, bool color) {
   lab::ModuleObj m;
   m.spec.source = src;
   m.spec.options = opt;

@@ -9,7 +9,7 @@ namespace warplab::app {
 
 // The listing of every kernel of a successful compile of `src` with `opt`; `sass`: each
 // line's SASS instructions under it.
-std::string compile_lines(const rtc::Source& src, const rtc::Options& opt, const rtc::CompileResult& r, bool sass,
-                          bool color);
+std::string compile_lines(const rtc::Source& src, const rtc::Options& opt, const rtc::CompileResult& r,
+                          bool sass, bool color);
 
 }  // namespace warplab::app

@@ -195,9 +195,10 @@ int run_script(const Globals& g, const RunArgs& given) {
         "--counters and --sanitize cannot run together: compute-sanitizer and CUPTI's counters both "
         "instrument every launch; run the script once with each");
   if (a.lines.on() && !a.counters.words.empty())
-    throw Failure(kUsage,
-                  "--lines and --counters cannot run together: per-line counts patch each kernel's code, which "
-                  "the counters would count too; run the script once with each");
+    throw Failure(
+        kUsage,
+        "--lines and --counters cannot run together: per-line counts patch each kernel's code, which "
+        "the counters would count too; run the script once with each");
   if (a.lines.on() && !a.sanitize.empty())
     throw Failure(kUsage,
                   "--lines and --sanitize cannot run together: compute-sanitizer and CUPTI both instrument "
