@@ -196,6 +196,9 @@ LineReport LineSession::end() {
   };
   std::size_t unknown = 0;
   for (const cu::SassRecord& rec : counted) {
+    // CUPTI patches every function of a launched module and reports each instruction, run
+    // or not: the ones that never ran say nothing.
+    if (std::all_of(rec.values.begin(), rec.values.end(), [](std::uint64_t v) { return v == 0; })) continue;
     Mapped* m = find(rec.crc, true, rec.function);
     const LineInst* at = m ? m->map.at(rec.pc) : nullptr;
     LineRow* rp = at ? row(*m, *at) : nullptr;
