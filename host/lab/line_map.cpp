@@ -200,7 +200,7 @@ KernelLines kernel_lines(const ModuleObj& m, const std::string& mangled, const s
     k.note = no_line_info(display);
   } else if (sass.empty()) {
     // Lines from the CUBIN still, kinds from the PTX's instructions on the same lines.
-    k.note = "no SASS disassembler (" + no_tool + "): instruction kinds are the PTX's, by line";
+    k.note = no_tool + ": instruction kinds are the PTX's, by line";
     for (const LineInst& p : from_ptx(m, mangled, files))
       if (p.line > 0 && p.kind != rtc::InstKind::other) {
         LineInst extra = p;
