@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "sys/shown.hpp"
+
 namespace warplab::cu {
 namespace {
 
@@ -39,9 +41,7 @@ LoadedLines resolve(const CuptiApi& base) {
   return out;
 }
 
-std::string function_named(const std::string& f) {
-  return f.size() > 80 ? f.substr(0, 80) + "... (" + std::to_string(f.size()) + " characters)" : f;
-}
+std::string function_named(const std::string& f) { return sys::shown(f); }
 
 }  // namespace
 

@@ -18,6 +18,7 @@
 #include "cu/sass_metrics.hpp"
 #include "lab/counters.hpp"
 #include "lab/lines.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -76,7 +77,7 @@ LineColumns line_columns(const std::vector<std::string>& words) {
     } else if (w == "stalls") {
       c.stalls = true;
     } else {
-      throw Error("'" + w + "' is no set of line columns: the sets are " + kLineSets);
+      throw Error("'" + sys::shown(w) + "' is no set of line columns: the sets are " + kLineSets);
     }
   }
   if (c.stalls && c.counts())
