@@ -160,7 +160,7 @@ print(err)
 LUA
 w run fault.lua
 grep -qx "caught: true" "$T/out" || fail "a faulting kernel under cuda.lines: not caught (exit $rc)"
-grep -qiE "illegal address|kernel bad" "$T/out" || fail "a faulting kernel: no sentence naming it"
+grep -qiE "illegal|kernel bad|bad launched" "$T/out" || fail "a faulting kernel: no sentence naming it"
 
 echo "lines_gpu.sh: $failures failure(s)"
 exit $((failures > 0))
