@@ -109,6 +109,7 @@ LineSession::LineSession(cu::ContextPtr ctx, LineColumns columns) : ctx_(std::mo
     sampler_->start();
   }
   active_ = this;
+  sessions_before_ = sessions_++;
 }
 
 LineSession::~LineSession() {
@@ -254,8 +255,18 @@ LineReport LineSession::end() {
       report.rows.push_back(std::move(r));
     }
   }
+  // Measured on an H200 (CUPTI 13.0): a collection after another one in the same process can
+  // come back empty; the sentence says how to get it anyway.
+  const std::string again =
+      sessions_before_ > 0 ? " (this process collected before: run the launches in a process of their own, "
+                             "e.g. with run --lines)"
+                           : "";
+  double samples = 0;
+  for (const LineKernel& k : report.kernels) samples += k.samples;
   if (columns_.counts() && counted.empty() && !launched_.empty())
-    report.note = "CUPTI returned no per-line counts for these launches";
+    report.note = "CUPTI returned no per-line counts for these launches" + again;
+  else if (columns_.stalls && samples == 0 && !launched_.empty())
+    report.note = "PC sampling returned no stall samples for these launches" + again;
   else if (columns_.stalls && sampled.dropped > 0)
     report.note = std::to_string(sampled.dropped) + " of " + std::to_string(sampled.total) +
                   " stall samples were dropped by the hardware (its buffer was full)";

@@ -87,12 +87,14 @@ class LineSession {
     std::size_t launches = 0;
   };
   static inline LineSession* active_ = nullptr;
+  static inline std::size_t sessions_ = 0;  // started in this process
 
   cu::ContextPtr ctx_;
   LineColumns columns_;
   std::unique_ptr<cu::SassMetrics> sass_;
   std::unique_ptr<cu::PcSampler> sampler_;
   std::vector<Launched> launched_;
+  std::size_t sessions_before_ = 0;
   bool ended_ = false;
 };
 
