@@ -127,7 +127,9 @@ TEST(Lines, PtxLocLines) {
   for (const rtc::PtxInst& i : p.insts) {
     if (i.kind == InstKind::shared_load) load = load || i.line == 11;
     if (i.kind == InstKind::barrier) barrier = barrier || i.line == 8;
-    if (i.kind == InstKind::shared_load) EXPECT_EQ(i.line, 11u) << i.text;
+    if (i.kind == InstKind::shared_load) {
+      EXPECT_EQ(i.line, 11u) << i.text;
+    }
   }
   EXPECT_TRUE(load);
   EXPECT_TRUE(barrier);
