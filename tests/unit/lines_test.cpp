@@ -159,8 +159,9 @@ TEST(Lines, MapOfAKernel) {
   EXPECT_EQ(k.from, lab::LineSource::sass);
   ASSERT_TRUE(k.has_lines());
   // With a disassembler the kinds are the SASS's; without, the PTX's by line (said so).
-  if (!rtc::find_sass_tool().found())
+  if (!rtc::find_sass_tool().found()) {
     EXPECT_NE(k.note.find("kinds are the PTX's"), std::string::npos) << k.note;
+  }
   const std::vector<lab::LineRow> rows = lab::line_rows(k);
   const lab::LineRow* load = row_at(rows, "lines.cu", 11);
   ASSERT_NE(load, nullptr);
