@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "app/repl/counters.hpp"
 #include "cu/cupti.hpp"
 #include "lab/line_map.hpp"
 #include "lab/lines.hpp"
@@ -248,4 +249,18 @@ TEST(Lines, LiveRowsDerivedColumns) {
   lab::LineRow none;
   EXPECT_TRUE(std::isnan(none.shared_way()));
   EXPECT_TRUE(std::isnan(none.predicated_off()));
+}
+
+TEST(Lines, ReplChunk) {
+  namespace repl = warplab::app::repl;
+  const repl::CountedChunk c = repl::lined_chunk("  stalls k:launch(1, 32, a)");
+  EXPECT_EQ(c.sets, "stalls");
+  EXPECT_EQ(c.chunk, "k:launch(1, 32, a)");
+  EXPECT_EQ(c.lua, "return cuda.lines(function()\nk:launch(1, 32, a)\nend, \"stalls\")");
+  const repl::CountedChunk d = repl::lined_chunk("k:launch(1, 32, a)");
+  EXPECT_EQ(d.sets, "");
+  EXPECT_EQ(d.lua, "return cuda.lines(function()\nk:launch(1, 32, a)\nend)");
+  EXPECT_EQ(repl::lined_chunk("shared,global x()").sets, "shared,global");
+  EXPECT_TRUE(repl::lined_chunk("shared").chunk.empty());
+  EXPECT_EQ(repl::lined_chunk("sharedx y()").sets, "");  // not a set: the chunk's own first word
 }

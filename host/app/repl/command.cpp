@@ -261,34 +261,13 @@ class Session {
     show(r);
   }
 
-  // :lines [SETS] CHUNK: the chunk run inside cuda.lines (an input of the session when it
-  // succeeds), the listing of its kernels printed. SETS is a first word made only of the
-  // line column sets (lab/lines.hpp), else the chunk starts there.
+  // :lines [SETS] CHUNK: as :counters, inside cuda.lines: the listing of its kernels.
   void lines_chunk(const std::string& arg) {
-    std::string chunk = arg, sets;
-    chunk.erase(0, chunk.find_first_not_of(" \t") == std::string::npos ? chunk.size()
-                                                                       : chunk.find_first_not_of(" \t"));
-    const auto sp = chunk.find_first_of(" \t");
-    const std::string first = chunk.substr(0, sp);
-    bool all_sets = !first.empty();
-    for (std::size_t at = 0; all_sets && at <= first.size();) {
-      std::size_t comma = first.find(',', at);
-      if (comma == std::string::npos) comma = first.size();
-      const std::string w = first.substr(at, comma - at);
-      all_sets = w == "counts" || w == "instructions" || w == "shared" || w == "global" || w == "local" ||
-                 w == "stalls";
-      at = comma + 1;
-    }
-    if (all_sets) {
-      sets = first;
-      chunk = sp == std::string::npos ? "" : chunk.substr(sp + 1);
-    }
-    if (chunk.find_first_not_of(" \t") == std::string::npos)
+    const repl::CountedChunk c = repl::lined_chunk(arg);
+    if (c.chunk.empty())
       return show({repl::Status::kError, ":lines needs a chunk: :lines k:launch(1, 32, a)"});
-    const std::string lua =
-        "return cuda.lines(function()\n" + chunk + "\nend" + (sets.empty() ? "" : ", \"" + sets + "\"") + ")";
-    const repl::Reply r = w_.eval(lua, true);
-    if (r.status == repl::Status::kOk) inputs_.push_back({chunk, r.eval});
+    const repl::Reply r = w_.eval(c.lua, true);
+    if (r.status == repl::Status::kOk) inputs_.push_back({c.chunk, r.eval});
     show(r);
   }
 

@@ -1,4 +1,4 @@
-// repl/counters.cpp: `:counters [SETS] CHUNK` (counters.hpp).
+// repl/counters.cpp: `:counters [SETS] CHUNK` and `:lines [SETS] CHUNK` (counters.hpp).
 #include "app/repl/counters.hpp"
 
 #include <cctype>
@@ -68,6 +68,30 @@ CountedChunk counted_chunk(const std::string& arg) {
   // The chunk's own lines end before `end` (a trailing comment cannot swallow it); the
   // names are plain words (checked above, or the default), so quoting them is safe.
   c.lua = "return cuda.counters(function()\n" + c.chunk + "\nend, \"" + c.sets + "\")";
+  return c;
+}
+
+CountedChunk lined_chunk(const std::string& arg) {
+  CountedChunk c;
+  c.chunk = trim(arg);
+  const auto sp = c.chunk.find_first_of(" \t");
+  const std::string first = c.chunk.substr(0, sp);
+  bool sets = !first.empty();
+  for (std::size_t at = 0; sets && at <= first.size();) {
+    std::size_t comma = first.find(',', at);
+    if (comma == std::string::npos) comma = first.size();
+    const std::string w = first.substr(at, comma - at);
+    sets = w == "counts" || w == "instructions" || w == "shared" || w == "global" || w == "local" ||
+           w == "stalls";
+    at = comma + 1;
+  }
+  if (sets) {
+    c.sets = first;
+    c.chunk = sp == std::string::npos ? "" : trim(c.chunk.substr(sp));
+  }
+  if (c.chunk.empty()) return c;
+  c.lua = "return cuda.lines(function()\n" + c.chunk + "\nend" +
+          (c.sets.empty() ? "" : ", \"" + c.sets + "\"") + ")";
   return c;
 }
 
