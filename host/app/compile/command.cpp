@@ -301,8 +301,8 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* lines =
       sub->add_flag("--lines", args->lines,
                     "list each kernel's source lines with the instructions each made and their kinds "
-                    "(shared/global/local loads and stores, branches, barriers, atomics); adds "
-                    "-lineinfo; with --sass, each line's SASS under it");
+                    "(shared/global/local loads and stores, branches, barriers, atomics), compiled with line "
+                    "information; with --sass, each line's SASS under it");
   lines->excludes(ptx);
   lines->excludes(json);
   sub->add_option_function<std::string>(

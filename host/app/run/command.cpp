@@ -270,8 +270,8 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
       ->type_name("ARGS");
   set_help(sub,
            {"warplab run reductions/ladder.lua --params   # then -p block=512",
-            "warplab run examples/memory/banks.lua --counters shared",
-            "warplab run examples/memory/banks.lua --lines   # which line did what",
+            "warplab run examples/memory/banks.lua --lines   # which line did what (--counters shared: per "
+            "launch)",
             "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
            "Exit status: 0 ok; 1 script error or failed check; 3 a GPU-only call without a GPU, or "
            "a value the profile does not know (--profile sm_86: the SM count); 4 bad input (a -p value "
