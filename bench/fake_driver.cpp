@@ -6,19 +6,22 @@
 // Device memory is host memory, copies are memcpy, events read the host's steady clock,
 // a launch only counts itself, except that launching a kernel whose name contains
 // "fake_fault" leaves a sticky CUDA_ERROR_ILLEGAL_ADDRESS for the next synchronizing call
-// (to test fault attribution). WARPLAB_FAKE_LAUNCH_BYTES=N makes each launch also write N
-// bytes of its own memory, as a real driver's launch evicts the caller's data from the
-// CPU caches. WARPLAB_FAKE_INIT_MS and WARPLAB_FAKE_CONTEXT_MS make cuInit and the first
-// primary-context retain take that long (a real driver's start-up, for the offline tests
-// of what start-up pays), and WARPLAB_FAKE_LOG=FILE appends "cuInit PID" and "context PID"
-// there when they happen. Streams have priorities (range 0..-5, as an H100's), events may
-// be made without timing, managed memory is host memory, a cluster of more than 8 blocks is
-// refused (CUDA_ERROR_INVALID_CLUSTER_SIZE) unless the kernel opted in to 16; stream capture and graphs are
-// fake_graph.cpp's. Never packed for the GPU machine. Needs cuda.h only.
+// (to test fault attribution), and one whose name contains "fake_hang" never finishes: every
+// later stream or event query answers CUDA_ERROR_NOT_READY and a synchronization waits for
+// good (to test the kernel watchdog, --timeout); WARPLAB_FAKE_LOAD_FAILS=1 makes every module
+// load fail with CUDA_ERROR_INVALID_IMAGE (a driver failure). WARPLAB_FAKE_LAUNCH_BYTES=N makes each launch
+// also write N bytes of its own memory, as a real driver's launch evicts the caller's data from the CPU
+// caches. WARPLAB_FAKE_INIT_MS and WARPLAB_FAKE_CONTEXT_MS make cuInit and the first primary-context retain
+// take that long (a real driver's start-up, for the offline tests of what start-up pays), and
+// WARPLAB_FAKE_LOG=FILE appends "cuInit PID" and "context PID" there when they happen. Streams have
+// priorities (range 0..-5, as an H100's), events may be made without timing, managed memory is host memory, a
+// cluster of more than 8 blocks is refused (CUDA_ERROR_INVALID_CLUSTER_SIZE) unless the kernel opted in to
+// 16; stream capture and graphs are fake_graph.cpp's. Never packed for the GPU machine. Needs cuda.h only.
 #include <cuda.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -41,6 +44,12 @@ struct Module {
 };
 int g_object;  // the address behind the context and device handles
 volatile unsigned long g_launches = 0;
+std::atomic<bool> g_hung{false};  // a "fake_hang" kernel was launched: it never finishes
+
+// What a synchronization does behind a kernel that never finishes: wait, for good.
+void wait_if_hung() {
+  while (g_hung) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
 
 // The memory a launch writes (WARPLAB_FAKE_LAUNCH_BYTES), one store per cache line.
 struct Scratch {
@@ -153,6 +162,7 @@ const struct {
     {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
     {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
     {CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE",
      "the operation cannot be performed in the present state"},
@@ -221,7 +231,11 @@ CUresult f_ctx_get(CUcontext* c) {
   *c = reinterpret_cast<CUcontext>(&g_object);
   return ok();
 }
-CUresult f_sync() { return refused_during_capture() ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : g_sticky; }
+CUresult f_sync() {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  wait_if_hung();
+  return g_sticky;
+}
 CUresult f_get_limit(std::size_t* v, CUlimit) {
   *v = 1024;
   return ok();
@@ -239,6 +253,8 @@ CUresult f_ctx_state(CUdevice, unsigned* flags, int* active) {
 
 // ---- modules, functions -------------------------------------------------------------
 CUresult f_load(CUmodule* m, const void*, unsigned, CUjit_option*, void**) {
+  static const bool fails = std::getenv("WARPLAB_FAKE_LOAD_FAILS") != nullptr;
+  if (fails) return CUDA_ERROR_INVALID_IMAGE;
   *m = reinterpret_cast<CUmodule>(new Module);
   return ok();
 }
@@ -248,7 +264,8 @@ CUresult f_unload(CUmodule m) {
 }
 CUresult f_function(CUfunction* f, CUmodule, const char* name) {
   // One per lookup (warplab keeps them per module), never freed: a stand-in's leak.
-  *f = reinterpret_cast<CUfunction>(new Function{name, std::strstr(name, "fake_fault") != nullptr});
+  *f = reinterpret_cast<CUfunction>(new Function{name, std::strstr(name, "fake_fault") != nullptr,
+                                                 std::strstr(name, "fake_hang") != nullptr});
   return ok();
 }
 CUresult f_global(CUdeviceptr*, std::size_t*, CUmodule, const char*) { return CUDA_ERROR_NOT_FOUND; }
@@ -394,7 +411,12 @@ CUresult f_stream_destroy(CUstream s) {
 // Synchronize and query: a capturing stream has nothing submitted to wait for.
 CUresult f_stream_1(CUstream s) {
   if (stream_of(s) && stream_of(s)->capture) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  wait_if_hung();
   return g_sticky;
+}
+CUresult f_stream_query(CUstream s) {
+  if (g_hung && !(stream_of(s) && stream_of(s)->capture)) return CUDA_ERROR_NOT_READY;
+  return f_stream_1(s);
 }
 CUresult f_stream_wait(CUstream s, CUevent e, unsigned) { return stream_wait(s, e); }
 CUresult f_event(CUevent* e, unsigned flags) {
@@ -410,7 +432,11 @@ CUresult f_record(CUevent e, CUstream s) {
   event_recorded(e, s);
   return ok();
 }
-CUresult f_event_1(CUevent) { return g_sticky; }
+CUresult f_event_1(CUevent) {
+  wait_if_hung();
+  return g_sticky;
+}
+CUresult f_event_query(CUevent e) { return g_hung ? CUDA_ERROR_NOT_READY : f_event_1(e); }
 CUresult f_elapsed(float* ms, CUevent a, CUevent b) {
   if (!reinterpret_cast<Event*>(a)->timing || !reinterpret_cast<Event*>(b)->timing)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -521,13 +547,13 @@ const Entry kEntries[] = {
     E("cuCtxGetStreamPriorityRange", f_priority_range),
     E("cuStreamDestroy", f_stream_destroy),
     E("cuStreamSynchronize", f_stream_1),
-    E("cuStreamQuery", f_stream_1),
+    E("cuStreamQuery", f_stream_query),
     E("cuStreamWaitEvent", f_stream_wait),
     E("cuEventCreate", f_event),
     E("cuEventDestroy", f_event_destroy),
     E("cuEventRecord", f_record),
     E("cuEventSynchronize", f_event_1),
-    E("cuEventQuery", f_event_1),
+    E("cuEventQuery", f_event_query),
     E("cuEventElapsedTime", f_elapsed),
     E("cuLaunchKernel", f_launch),
     E("cuLaunchCooperativeKernel", f_launch_coop),
@@ -549,6 +575,8 @@ void run_kernel(Function* f) {
   if (g_scratch.p) g_scratch.touch();
   if (f->faults) [[unlikely]]
     g_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+  if (f->hangs) [[unlikely]]
+    g_hung = true;
 }
 
 bool live_device(const void* p) {

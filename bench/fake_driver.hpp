@@ -17,6 +17,7 @@ using Clock = std::chrono::steady_clock;
 struct Function {
   std::string name;
   bool faults;                         // "fake_fault" in the name
+  bool hangs = false;                  // "fake_hang" in the name
   bool non_portable_clusters = false;  // CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED set
 };
 

@@ -1,7 +1,7 @@
-// args.hpp: reading arguments off the Lua stack, for kernel.cpp, stream.cpp, array.cpp,
-// elements.cpp and module.cpp: a launch's configuration and argument list
-// and options tables (launch_args.cpp) and cuda.compile's table
-// (compile_args.cpp). Each misuse raises its one sentence.
+// args.hpp: reading arguments off the Lua stack, for the binding files: the one integer
+// reader, options tables (options.cpp), a launch's configuration and argument list
+// (launch_args.cpp) and cuda.compile's table (compile_args.cpp). Each misuse raises its
+// one sentence.
 #pragma once
 #include <lua.hpp>
 
@@ -27,23 +27,22 @@ inline bool read_integer(lua_State* L, int idx, lua_Integer lo, lua_Integer hi, 
   out = lua_tointegerx(L, idx, &exact);
   return exact && out >= lo && out <= hi;
 }
-// A count option t.name of the options table at t (k:bench's, cuda.bench's): an integer
-// lo..hi, or `dflt` when absent or when t is not a table; else raises "<who>: <name> must
-// be an integer from lo to hi, got x" (launch_args.cpp).
-int count_field(lua_State* L, int t, const char* name, int dflt, int lo, int hi, const char* who);
-// The most timed calls (and warmup calls) k:bench and cuda.bench make: each timed call
-// holds two events, allocated before the first.
-inline constexpr int kMaxBenchReps = 1000000;
-
-// ---- options tables (launch_args.cpp) ---------------------------------------------------------
+// ---- options tables (options.cpp) -----------------------------------------------------------
 
 // An options table at idx (cuda.stream{...}, a:copy(b, {...}), ...): nothing, or a table
 // whose every key is one of `names`; else raises "<who> takes nothing or a table of
 // options, got number" or "<who>: unknown option 'x' (options: a, b)". Stack unchanged.
-void check_options(lua_State* L, int idx, const char* who, std::initializer_list<const char*> names);
+void check_option_keys(lua_State* L, int idx, const char* who, std::initializer_list<const char*> names);
 // The boolean option t.name, or `dflt` when absent (or t is not a table); any other value
 // raises "<who>: <name> must be true or false, got number". Stack unchanged.
 bool bool_option(lua_State* L, int t, const char* name, bool dflt, const char* who);
+// A count option t.name (k:bench's, cuda.bench's): an integer lo..hi, or `dflt` when absent
+// or when t is not a table; else raises "<who>: <name> must be an integer from lo to hi,
+// got x". Stack unchanged.
+int count_option(lua_State* L, int t, const char* name, int dflt, int lo, int hi, const char* who);
+// The most timed calls (and warmup calls) k:bench and cuda.bench make: each timed call
+// holds two events, allocated before the first.
+inline constexpr int kMaxBenchReps = 1000000;
 
 // ---- launch_args.cpp ----------------------------------------------------------------------
 
@@ -86,9 +85,9 @@ lab::Where launch_site(lua_State* L, StateRecord& st);
 
 // ---- compile_args.cpp ---------------------------------------------------------------------
 
-// cuda.compile(path | {...})'s arguments at idx as a spec. Misuse (wrong field types,
-// unknown fields) raises; a file that cannot be read returns nullopt with `why` set (an
-// environment failure the script may handle).
-std::optional<lab::ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why);
+// cuda.compile(path | {...})'s arguments at idx as a spec, into `spec`. Misuse (wrong
+// field types, unknown fields) raises; a file that cannot be found or read returns the
+// sentence (an environment failure the script may handle), else nullopt.
+std::optional<std::string> spec_from_args(lua_State* L, int idx, lab::ModuleSpec& spec);
 
 }  // namespace warplab::bind

@@ -13,8 +13,8 @@
 #include "bind/cuda.hpp"
 #include "bind/elements.hpp"
 #include "bind/guard.hpp"
+#include "bind/metatable.hpp"
 #include "bind/record.hpp"
-#include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
 #include "lab/managed.hpp"
 #include "lab/sync.hpp"
@@ -48,20 +48,18 @@ int array_release(lua_State* L) {
   return 0;
 }
 
+// __gc: the release (a no-op for a view; the owner's memory goes, or leaks after a
+// timeout), then the handle's reference dropped (views keep the memory alive).
 int array_gc(lua_State* L) {
-  auto* a = static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta));
-  array_release(L);   // a no-op for a view; the owner's memory goes (or leaks after a timeout)
-  a->~DeviceArray();  // drops this handle's reference; views keep the memory alive
-  lua_pushnil(L);     // destroyed: any later use is a type error, not a crash
-  lua_setmetatable(L, 1);
-  return 0;
+  array_release(L);
+  return finalize<lab::DeviceArray>(L, kArrayMeta);
 }
 
 static int cuda_array(lua_State* L) {
   return guard(L, [L] {
     const cu::DType t = check_dtype(L, 1);
     const std::size_t n = check_count(L, 2, t, "cuda.array");
-    check_options(L, 3, "cuda.array", {"managed"});
+    check_option_keys(L, 3, "cuda.array", {"managed"});
     const bool managed = bool_option(L, 3, "managed", false, "cuda.array");
     lab::Run& run = record_of(L).run;
     run.capture.refuse(lab::CaptureOp::allocate, "cuda.array");
@@ -126,12 +124,8 @@ static int array_index(lua_State* L) {
       lua_pushboolean(L, a->buf && a->buf->is_managed());
     else if (key == "ptr")
       lua_pushinteger(L, static_cast<lua_Integer>(check_array(L, 1).ptr()));
-    else {
-      luaL_getmetatable(L, kArrayMeta);                  // +1 meta
-      lua_getfield(L, -1, "methods");                    // +1 methods
-      if (lua_getfield(L, -1, key.c_str()) == LUA_TNIL)  // +1 method or nil
-        raise(L, "array has no field or method '%s'", key.c_str());
-    }
+    else
+      raise(L, "array has no field or method '%s'", key.c_str());
     return 1;
   });
 }
@@ -189,7 +183,7 @@ static int array_prefetch(lua_State* L) {
   return guard(L, [L] {
     lab::DeviceArray& a = check_array(L, 1);
     const lab::Location to = location_arg(L, 2, "a:prefetch", false);
-    check_options(L, 3, "a:prefetch", {"stream"});
+    check_option_keys(L, 3, "a:prefetch", {"stream"});
     CUstream s = nullptr;
     if (lua_istable(L, 3) && lua_getfield(L, 3, "stream") != LUA_TNIL) s = opt_stream(L, -1);  // +1
     lab::Run& run = record_of(L).run;
@@ -220,26 +214,20 @@ static int array_advise(lua_State* L) {
 }  // namespace
 
 void add_array(lua_State* L) {
-  luaL_newmetatable(L, kArrayMeta);  // +1 meta
-  lock_metatable(L, kArrayMeta);     // getmetatable() gives the name, never the table
-  set_fields(L, {"type", "bytes", "ptr", "freed", "managed"});
+  static constexpr const char* fields[] = {"type", "bytes", "ptr", "freed", "managed", nullptr};
   const luaL_Reg meta[] = {{"__index", array_index}, {"__newindex", array_newindex},
                            {"__len", array_len},     {"__tostring", array_tostring},
                            {"__gc", array_gc},       {"__close", array_release},
                            {nullptr, nullptr}};
-  luaL_setfuncs(L, meta, 0);
-  lua_newtable(L);                          // +1 methods
-  lua_pushcfunction(L, array_release);      // +1
-  lua_setfield(L, -2, "free");              // -1
-  lua_pushcfunction(L, array_prefetch);     // +1
-  lua_setfield(L, -2, "prefetch");          // -1
-  lua_pushcfunction(L, array_advise);       // +1
-  lua_setfield(L, -2, "advise");            // -1
-  add_shared_methods<lab::DeviceArray>(L);  // view/copy/zero/get/set/fill/iota/random
-  lua_setfield(L, -2, "methods");           // -1
-  lua_pop(L, 1);                            // -1 meta
-  lua_pushcfunction(L, cuda_array);         // +1
-  lua_setfield(L, -2, "array");             // -1 into cuda
+  const luaL_Reg methods[] = {
+      {"free", array_release}, {"prefetch", array_prefetch}, {"advise", array_advise}, {nullptr, nullptr}};
+  register_type(L, {.name = kArrayMeta,
+                    .meta = meta,
+                    .methods = methods,
+                    .shared = shared_methods<lab::DeviceArray>(),  // view/copy/zero/get/set/fill/iota/random
+                    .fields = fields});
+  const luaL_Reg fns[] = {{"array", cuda_array}, {nullptr, nullptr}};
+  luaL_setfuncs(L, fns, 0);  // into cuda
 }
 
 }  // namespace warplab::bind

@@ -101,7 +101,7 @@ void read_defines(lua_State* L, int t, rtc::Options& o) {
       std::string v = vt == LUA_TBOOLEAN ? (lua_toboolean(L, -1) ? "1" : "0")
                                          : luaL_tolstring(L, -1, nullptr);  // +1 (not for booleans)
       if (vt != LUA_TBOOLEAN) lua_pop(L, 1);                                // -1
-      named.push_back(lab::named_define(key, std::move(v)));                // lab::Error: its sentence
+      named.push_back(lab::named_define(key, std::move(v)));                // Error: its sentence
     } else {
       raise(L, "cuda.compile: defines keys must be names, got a %s", luaL_typename(L, -2));
     }
@@ -161,9 +161,8 @@ void read_table(lua_State* L, int idx, lab::ModuleSpec& spec, std::string& file,
 
 }  // namespace
 
-std::optional<lab::ModuleSpec> spec_from_args(lua_State* L, int idx, std::string& why) {
+std::optional<std::string> spec_from_args(lua_State* L, int idx, lab::ModuleSpec& spec) {
   const Caller c = caller(L);
-  lab::ModuleSpec spec;
   spec.options.arch = record_of(L).run.target().arch();
   spec.options.lineinfo = lab::env_lineinfo();
   std::string file, inline_text;
@@ -173,12 +172,9 @@ std::optional<lab::ModuleSpec> spec_from_args(lua_State* L, int idx, std::string
     luaL_checktype(L, idx, LUA_TTABLE);
     read_table(L, idx, spec, file, inline_text);
   }
-  if (!file.empty()) {
-    if (!lab::spec_from_file(spec, file, c.file, why)) return std::nullopt;
-    return spec;
-  }
+  if (!file.empty()) return lab::spec_from_file(spec, file, c.file);
   lab::set_inline_source(spec, inline_text, c.file, c.line);
-  return spec;
+  return std::nullopt;
 }
 
 }  // namespace warplab::bind

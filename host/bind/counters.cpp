@@ -5,6 +5,7 @@
 // the table text are lab's (lab/counters.hpp, lab/counter_report.hpp).
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,10 @@
 #include "bind/guard.hpp"
 #include "bind/record.hpp"
 #include "cu/cupti.hpp"
+#include "cu/range_profiler.hpp"
 #include "lab/counter_report.hpp"
 #include "lab/counters.hpp"
+#include "lab/lines.hpp"
 #include "lab/sync.hpp"
 
 namespace warplab::bind {
@@ -101,11 +104,12 @@ void push_rows(lua_State* L, const lab::CounterReport& r) {
 }
 
 // Offline, the names are still checked against the profile's chip (a misspelling gets
-// its "did you mean" first), then the GPU sentence (lab::kNoGpu's: uncaught, `run` ends
+// its "did you mean" first), then the GPU sentence (kind no_gpu: uncaught, `run` ends
 // with exit 3, as for a launch).
 [[noreturn]] void offline(lua_State* L, lab::Run& run, const std::vector<std::string>& words) {
   lab::select_counters(words, lab::counter_chip(run.target()));
-  raise(L, "%s%s (%s)", lab::kNoGpu, lab::counters_need_gpu().c_str(), run.offline_reason().c_str());
+  raise(L, ErrorKind::no_gpu, "no CUDA device: %s (%s)", lab::counters_need_gpu().c_str(),
+        run.offline_reason().c_str());
 }
 
 // ---- cuda.counters, cuda.counter_sets, cuda.counters_available ---------------------------
@@ -153,17 +157,20 @@ static int cuda_counter_sets(lua_State* L) {
   return 1;
 }
 
-// cuda.counters_available() -> true | false, why (no GPU, no CUPTI)
+// cuda.counters_available() -> true | false, why (no GPU, no CUPTI, per-line counts being
+// collected, another NVIDIA tool attached)
 static int cuda_counters_available(lua_State* L) {
   lab::Run& run = record_of(L).run;
-  std::string why;
+  std::optional<std::string> why;
   if (run.offline())
     why = lab::counters_need_gpu() + " (" + run.offline_reason() + ")";
+  else if (lab::LineSession::active())
+    why = lab::kCountersBesideLines;
   else
-    cu::cupti_available(&why);
-  lua_pushboolean(L, why.empty());  // +1
-  if (why.empty()) return 1;
-  lua_pushstring(L, why.c_str());  // +1
+    why = cu::profiler_unavailable();
+  lua_pushboolean(L, !why);  // +1
+  if (!why) return 1;
+  lua_pushstring(L, why->c_str());  // +1
   return 2;
 }
 

@@ -9,11 +9,13 @@ void open_cuda(lua_State* L) {
   add_array(L);
   add_host_array(L);
   add_stream(L);
+  add_event(L);
+  add_bench(L);
   add_graph(L);
   add_module(L);
   add_kernel(L);
   add_json(L);
-  add_hooks(L);
+  add_warplab_table(L);
   add_counters(L);
   add_lines(L);
   lua_pushstring(L, WARPLAB_VERSION);  // +1

@@ -1,14 +1,18 @@
 // cuda.hpp: the `cuda` table, assembled by cuda.cpp from one add_* per Lua type (each in
-// its type's file: device.cpp, array.cpp, ...), and what those files share: set_fields
-// (the names an __index answers, for completion) and push_timing (cuda.bench, k:bench).
-// cuda.counters and k:counters share what counters.cpp defines.
+// its type's file: device.cpp, array.cpp, ...; each type registered through
+// metatable.hpp), and what those files share: push_timing (cuda.bench, k:bench).
+// cuda.counters and k:counters share what counters.cpp defines, cuda.lines and k:lines
+// what lines.cpp defines.
 #pragma once
 #include <lua.hpp>
 
 #include <functional>
-#include <initializer_list>
 #include <string>
 #include <vector>
+
+namespace warplab::lab {
+struct KernelObj;
+}
 
 namespace warplab::bind {
 
@@ -20,28 +24,19 @@ void open_cuda(lua_State* L);
 void add_device(lua_State* L);      // cuda.device, cuda.devices (device.cpp)
 void add_array(lua_State* L);       // cuda.array (array.cpp)
 void add_host_array(lua_State* L);  // cuda.host_array (host_array.cpp)
-void add_stream(lua_State* L);      // cuda.stream, cuda.event, cuda.synchronize, cuda.bench (stream.cpp)
+void add_stream(lua_State* L);      // cuda.stream, cuda.synchronize (stream.cpp)
+void add_event(lua_State* L);       // cuda.event (event.cpp)
+void add_bench(lua_State* L);       // cuda.bench, cuda.clock (bench.cpp)
 void add_graph(lua_State* L);       // cuda.graph (graph.cpp)
 void add_module(lua_State* L);      // cuda.compile (module.cpp)
 void add_kernel(lua_State* L);      // kernel handles, no cuda.* function (kernel.cpp)
 void add_json(lua_State* L);        // package.preload["warplab.json_c"]: decode (json.cpp)
-void add_hooks(lua_State* L);       // the global `warplab`: mkdir(dir), now() (hooks.cpp)
-void add_lines(lua_State* L);       // cuda.lines (lines.cpp)
+void add_lines(lua_State* L);       // cuda.lines, cuda.lines_available (lines.cpp)
 void add_counters(lua_State* L);  // cuda.counters, cuda.counter_sets, cuda.counters_available (counters.cpp)
+// The global `warplab` table: mkdir(dir), write_file(path, bytes), now() (warplab_table.cpp).
+void add_warplab_table(lua_State* L);
 
-// Sets __fields on the metatable on top of the stack: the names its __index function
-// answers, for the REPL's completion (host/app/repl/complete.cpp).
-inline void set_fields(lua_State* L, std::initializer_list<const char*> names) {
-  lua_createtable(L, static_cast<int>(names.size()), 0);  // +1 list
-  int i = 0;
-  for (const char* n : names) {
-    lua_pushstring(L, n);     // +1
-    lua_rawseti(L, -2, ++i);  // -1
-  }
-  lua_setfield(L, -2, "__fields");  // -1
-}
-
-// Pushes the timing table of `ms` (stream.cpp): warplab.stats.summary of the samples
+// Pushes the timing table of `ms` (bench.cpp): warplab.stats.summary of the samples
 // (median, min, max, mean, stdev, n) plus the samples themselves.
 void push_timing(lua_State* L, std::vector<double> ms);
 
@@ -52,5 +47,13 @@ void push_timing(lua_State* L, std::vector<double> ms);
 std::vector<std::string> counter_words(lua_State* L, int idx, const char* who);
 int push_counted(lua_State* L, const std::vector<std::string>& words, const char* who,
                  const std::function<void()>& body, bool one_row);
+
+// lines.cpp, for cuda.lines and k:lines: `body` run inside a line session collecting the
+// column sets `words` (as counter_words reads them; empty: the counts), then its rows
+// pushed (raising "<who>: ..." for a set that is none, and the GPU sentence offline); and
+// a kernel's map alone, pushed as rows (no GPU, no launch).
+int push_collected(lua_State* L, const std::vector<std::string>& words, const char* who,
+                   const std::function<void()>& body);
+int push_kernel_lines(lua_State* L, const lab::KernelObj& k);
 
 }  // namespace warplab::bind

@@ -10,8 +10,8 @@
 
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
+#include "bind/metatable.hpp"
 #include "bind/record.hpp"
-#include "bind/sandbox.hpp"
 #include "cu/attributes.hpp"
 #include "cu/device.hpp"
 #include "cu/driver.hpp"
@@ -35,12 +35,7 @@ void push_device(lua_State* L, cu::DeviceSnapshot snap) {
   luaL_setmetatable(L, kDeviceMeta);
 }
 
-int device_gc(lua_State* L) {
-  check_device(L, 1).~DeviceSnapshot();
-  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
-  lua_setmetatable(L, 1);
-  return 0;
-}
+int device_gc(lua_State* L) { return finalize<cu::DeviceSnapshot>(L, kDeviceMeta); }
 
 // "attribute 'l2_cache_size' is unknown for profile sm_86 (architecture limits, not a
 // captured device): pass a product (--profile a100) or a captured profile". Names a captured
@@ -68,7 +63,7 @@ int device_gc(lua_State* L) {
     fix = "pass a product (--profile " + (products.empty() ? any : products) + ") or a captured profile";
   else
     fix = "pass a captured profile (warplab attrs --json > gpu.json on that GPU)";
-  raise(L, "%s is unknown for %s%s: %s", what.c_str(), d.source.c_str(),
+  raise(L, ErrorKind::not_in_profile, "%s is unknown for %s%s: %s", what.c_str(), d.source.c_str(),
         d.architecture ? " (architecture limits, not a captured device)" : "", fix.c_str());
 }
 
@@ -195,7 +190,7 @@ static int cuda_device(lua_State* L) {
     const lua_Integer i = luaL_optinteger(L, 1, offline ? 0 : target.ordinal);
     if (offline || i == target.ordinal) {
       if (offline && i != 0)
-        raise(L, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,
+        raise(L, ErrorKind::no_gpu, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,
               target.source.c_str());
       push_device(L, target);
       return 1;
@@ -229,19 +224,15 @@ static int cuda_devices(lua_State* L) {
 }  // namespace
 
 void add_device(lua_State* L) {
-  luaL_newmetatable(L, kDeviceMeta);  // +1
-  lock_metatable(L, kDeviceMeta);     // getmetatable() gives the name, never the table
-  set_fields(L, {"name", "cc", "arch", "sm_count", "memory", "live", "ordinal", "source", "uuid",
-                 "driver_version", "attr", "unknown"});
+  static constexpr const char* fields[] = {"name", "cc",      "arch",   "sm_count", "memory",
+                                           "live", "ordinal", "source", "uuid",     "driver_version",
+                                           "attr", "unknown", nullptr};
   const luaL_Reg meta[] = {
       {"__index", device_index}, {"__tostring", device_tostring}, {"__gc", device_gc}, {nullptr, nullptr}};
-  luaL_setfuncs(L, meta, 0);
-  lua_pop(L, 1);                                   // -1
-  luaL_newmetatable(L, kAttrMeta);                 // +1
-  lock_metatable(L, kAttrMeta);                    // getmetatable() gives the name, never the table
-  lua_pushcfunction(L, attr_index);                // +1
-  lua_setfield(L, -2, "__index");                  // -1
-  lua_pop(L, 1);                                   // -1
+  register_type(L, {.name = kDeviceMeta, .meta = meta, .fields = fields});
+  // dev.attr: a plain table whose metatable answers other spellings and rejects unknown names.
+  const luaL_Reg attr_meta[] = {{"__index", attr_index}, {nullptr, nullptr}};
+  register_type(L, {.name = kAttrMeta, .meta = attr_meta});
   lua_newtable(L);                                 // +1 owners: weak keys, so a dropped attr table goes
   lua_newtable(L);                                 // +1 its metatable
   lua_pushstring(L, "k");                          // +1
@@ -249,7 +240,7 @@ void add_device(lua_State* L) {
   lua_setmetatable(L, -2);                         // -1
   lua_setfield(L, LUA_REGISTRYINDEX, kAttrOwner);  // -1
   const luaL_Reg fns[] = {{"device", cuda_device}, {"devices", cuda_devices}, {nullptr, nullptr}};
-  luaL_setfuncs(L, fns, 0);  // into cuda table
+  luaL_setfuncs(L, fns, 0);  // into cuda
 }
 
 }  // namespace warplab::bind

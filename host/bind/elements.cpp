@@ -42,7 +42,8 @@ std::size_t check_count(lua_State* L, int idx, cu::DType t, const char* who) {
 }
 
 void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what) {
-  if (!lua_isnumber(L, idx)) throw lab::Error(lab::not_a_number(what, t, luaL_typename(L, idx)));
+  if (!lua_isnumber(L, idx))
+    throw Error(ErrorKind::bad_input, lab::not_a_number(what, t, luaL_typename(L, idx)));
   lab::Number v;
   if ((v.integer = lua_isinteger(L, idx)))
     v.i = lua_tointeger(L, idx);
@@ -86,7 +87,7 @@ struct Kind<lab::HostArray> {
 // as the view: the collector never frees memory a view still shows. Every kind of array
 // is made by Kind<A>::push, with that slot.
 template <class A>
-int view_method(lua_State* L) {
+int array_view(lua_State* L) {
   return guard(L, [L] {
     const A& a = Kind<A>::check(L, 1);
     const lua_Integer first = luaL_checkinteger(L, 2);
@@ -102,7 +103,7 @@ int view_method(lua_State* L) {
 // The options of x:copy(src [, {stream = s}]) at idx: the stream, or nullopt for the
 // synchronous copy (no table, or no stream in it).
 std::optional<CUstream> copy_stream(lua_State* L, int idx) {
-  check_options(L, idx, "copy", {"stream"});
+  check_option_keys(L, idx, "copy", {"stream"});
   if (!lua_istable(L, idx) || lua_getfield(L, idx, "stream") == LUA_TNIL) return std::nullopt;  // +1
   return opt_stream(L, -1);
 }
@@ -111,7 +112,7 @@ std::optional<CUstream> copy_stream(lua_State* L, int idx) {
 // Without a stream lab::copy picks cuMemcpyDtoD, HtoD, DtoH or a memmove (refused during a
 // capture, but for the memmove); on a stream lab::copy_async queues it and returns at once.
 template <class A>
-int copy_method(lua_State* L) {
+int array_copy(lua_State* L) {
   return guard(L, [L] {
     A& dst = Kind<A>::check(L, 1);
     const std::optional<CUstream> stream = copy_stream(L, 3);
@@ -133,7 +134,7 @@ int copy_method(lua_State* L) {
 }
 
 template <class A>
-int zero_method(lua_State* L) {
+int array_zero(lua_State* L) {
   return guard(L, [L] {
     A& a = Kind<A>::check(L, 1);
     if constexpr (std::is_same_v<A, lab::DeviceArray>)
@@ -167,9 +168,9 @@ lab::Elements elements(lua_State* L, int idx, const char* what) {
 }
 
 static int array_get(lua_State* L) {
-  if (lua_gettop(L) > 1)  // a:get(i) would otherwise return the whole table without a word
-    return luaL_error(L, "get() takes no arguments (a[i] reads one element, a:view(i, n):get() n of them)");
   return guard(L, [L] {
+    if (lua_gettop(L) > 1)  // a:get(i) would otherwise return the whole table without a word
+      raise(L, "get() takes no arguments (a[i] reads one element, a:view(i, n):get() n of them)");
     const lab::Elements e = elements(L, 1, "a:get()");
     e.load();
     lua_createtable(L, static_cast<int>(e.count), 0);  // +1 table
@@ -236,7 +237,7 @@ static int array_random(lua_State* L) {
     lua_Integer seed = 1;
     lua_Number lo = 0, hi = cu::dtype_info(e.type).is_float ? 1 : 100;
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
-    check_options(L, 2, "random", {"seed", "lo", "hi"});
+    check_option_keys(L, 2, "random", {"seed", "lo", "hi"});
     if (lua_istable(L, 2)) {
       // Named in the sentence: luaL_check* on a field would say "bad argument #-1".
       if (lua_getfield(L, 2, "seed") != LUA_TNIL &&
@@ -257,13 +258,14 @@ static int array_random(lua_State* L) {
 }  // namespace
 
 template <class A>
-void add_shared_methods(lua_State* L) {
-  const luaL_Reg methods[] = {{"view", view_method<A>}, {"copy", copy_method<A>}, {"zero", zero_method<A>},
-                              {"get", array_get},       {"set", array_set},       {"fill", array_fill},
-                              {"iota", array_iota},     {"random", array_random}, {nullptr, nullptr}};
-  luaL_setfuncs(L, methods, 0);
+const luaL_Reg* shared_methods() {
+  static const luaL_Reg methods[] = {
+      {"view", array_view<A>}, {"copy", array_copy<A>},  {"zero", array_zero<A>},
+      {"get", array_get},      {"set", array_set},       {"fill", array_fill},
+      {"iota", array_iota},    {"random", array_random}, {nullptr, nullptr}};
+  return methods;
 }
-template void add_shared_methods<lab::DeviceArray>(lua_State* L);
-template void add_shared_methods<lab::HostArray>(lua_State* L);
+template const luaL_Reg* shared_methods<lab::DeviceArray>();
+template const luaL_Reg* shared_methods<lab::HostArray>();
 
 }  // namespace warplab::bind

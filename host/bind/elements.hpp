@@ -25,17 +25,18 @@ inline void push_element(lua_State* L, cu::DType t, const void* src) {
   const lab::Number v = lab::load_element(t, src);
   v.integer ? lua_pushinteger(L, static_cast<lua_Integer>(v.i)) : lua_pushnumber(L, v.x);
 }
-// Converts the Lua value at idx into type t at `dst`; throws lab::Error naming `what`, the
+// Converts the Lua value at idx into type t at `dst`; throws Error (bad_input) naming `what`, the
 // value and the type's range when it does not fit or is not a number (call under guard()).
 void to_element(lua_State* L, int idx, cu::DType t, void* dst, const char* what);
 // The sequence table at `tidx` converted to type t, element by element (throws on the
 // first value that does not fit, before anything is written anywhere).
 std::vector<unsigned char> table_image(lua_State* L, int tidx, cu::DType t);
 
-// Adds the shared methods to the methods table on top of the stack: view, copy and zero
-// as A's own instances (so a wrong self gets its kind's sentence), and get, set, fill, iota
-// and random, which take either kind as self. A: lab::DeviceArray or lab::HostArray.
+// The methods both kinds have, for their LuaType's `shared` (metatable.hpp): view, copy
+// and zero as A's own instances (so a wrong self gets its kind's sentence), and get, set,
+// fill, iota and random, which take either kind as self. A: lab::DeviceArray or
+// lab::HostArray.
 template <class A>
-void add_shared_methods(lua_State* L);
+const luaL_Reg* shared_methods();
 
 }  // namespace warplab::bind

@@ -12,8 +12,8 @@
 #include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
+#include "bind/metatable.hpp"
 #include "bind/record.hpp"
-#include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
 #include "lab/graph.hpp"
 
@@ -73,10 +73,8 @@ int graph_release(lua_State* L) {
 }
 
 int graph_gc(lua_State* L) {
-  static_cast<lab::GraphObj*>(luaL_checkudata(L, 1, kGraphMeta))->~GraphObj();
-  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
-  lua_setmetatable(L, 1);
-  return 0;
+  graph_release(L);
+  return finalize<lab::GraphObj>(L, kGraphMeta);
 }
 
 // ---- the capture ----------------------------------------------------------------------------
@@ -186,7 +184,7 @@ static int graph_update(lua_State* L) {
   });
 }
 
-static int graph_field(lua_State* L) {
+static int graph_index(lua_State* L) {
   return guard(L, [L] {
     const lab::GraphObj& g = check_graph(L, 1);
     const std::string key = luaL_checkstring(L, 2);
@@ -198,14 +196,6 @@ static int graph_field(lua_State* L) {
       raise(L, "graph has no field or method '%s'", key.c_str());
     return 1;
   });
-}
-
-// Methods first (an upvalue: one raw lookup, as g:launch wants), then the fields.
-int graph_index(lua_State* L) {
-  lua_pushvalue(L, 2);                                           // +1 key
-  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;  // -1 +1 method
-  lua_pop(L, 1);                                                 // -1
-  return graph_field(L);
 }
 
 static int graph_tostring(lua_State* L) {
@@ -223,23 +213,17 @@ static int graph_tostring(lua_State* L) {
 }  // namespace
 
 void add_graph(lua_State* L) {
-  luaL_newmetatable(L, kGraphMeta);  // +1 meta
-  lock_metatable(L, kGraphMeta);     // getmetatable() gives the name, never the table
-  set_fields(L, {"nodes", "freed"});
+  static constexpr const char* fields[] = {"nodes", "freed", nullptr};
+  const luaL_Reg meta[] = {{"__index", graph_index},
+                           {"__tostring", graph_tostring},
+                           {"__gc", graph_gc},
+                           {"__close", graph_release},
+                           {nullptr, nullptr}};
   const luaL_Reg methods[] = {
       {"launch", graph_launch}, {"update", graph_update}, {"free", graph_release}, {nullptr, nullptr}};
-  lua_createtable(L, 0, 3);  // +1 methods
-  luaL_setfuncs(L, methods, 0);
-  lua_pushvalue(L, -1);                 // +1 methods
-  lua_setfield(L, -3, "methods");       // -1
-  lua_pushcclosure(L, graph_index, 1);  // -1 methods, +1 __index
-  lua_setfield(L, -2, "__index");       // -1
-  const luaL_Reg meta[] = {
-      {"__gc", graph_gc}, {"__close", graph_release}, {"__tostring", graph_tostring}, {nullptr, nullptr}};
-  luaL_setfuncs(L, meta, 0);
-  lua_pop(L, 1);                     // -1 meta
-  lua_pushcfunction(L, cuda_graph);  // +1
-  lua_setfield(L, -2, "graph");      // -1 into cuda
+  register_type(L, {.name = kGraphMeta, .meta = meta, .methods = methods, .fields = fields});
+  const luaL_Reg fns[] = {{"graph", cuda_graph}, {nullptr, nullptr}};
+  luaL_setfuncs(L, fns, 0);  // into cuda
 }
 
 }  // namespace warplab::bind

@@ -9,8 +9,8 @@
 #include "bind/cuda.hpp"
 #include "bind/elements.hpp"
 #include "bind/guard.hpp"
+#include "bind/metatable.hpp"
 #include "bind/record.hpp"
-#include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
 
 namespace warplab::bind {
@@ -46,10 +46,7 @@ int host_array_release(lua_State* L) {
 
 int host_array_gc(lua_State* L) {
   host_array_release(L);
-  static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta))->~HostArray();
-  lua_pushnil(L);  // destroyed: any later use is a type error, not a crash
-  lua_setmetatable(L, 1);
-  return 0;
+  return finalize<lab::HostArray>(L, kHostArrayMeta);
 }
 
 // The options table at idx: {pinned = true|false}; anything else is misuse.
@@ -112,12 +109,8 @@ static int host_array_index(lua_State* L) {
       lua_pushboolean(L, h->freed());
     else if (key == "pinned")
       lua_pushboolean(L, check_host_array(L, 1).buf->is_pinned());
-    else {
-      luaL_getmetatable(L, kHostArrayMeta);              // +1 meta
-      lua_getfield(L, -1, "methods");                    // +1 methods
-      if (lua_getfield(L, -1, key.c_str()) == LUA_TNIL)  // +1 method or nil
-        raise(L, "host array has no field or method '%s'", key.c_str());
-    }
+    else
+      raise(L, "host array has no field or method '%s'", key.c_str());
     return 1;
   });
 }
@@ -156,9 +149,7 @@ static int host_array_tostring(lua_State* L) {
 }  // namespace
 
 void add_host_array(lua_State* L) {
-  luaL_newmetatable(L, kHostArrayMeta);  // +1 meta
-  lock_metatable(L, kHostArrayMeta);     // getmetatable() gives the name, never the table
-  set_fields(L, {"type", "bytes", "pinned", "freed"});
+  static constexpr const char* fields[] = {"type", "bytes", "pinned", "freed", nullptr};
   const luaL_Reg meta[] = {{"__index", host_array_index},
                            {"__newindex", host_array_newindex},
                            {"__len", host_array_len},
@@ -166,15 +157,14 @@ void add_host_array(lua_State* L) {
                            {"__gc", host_array_gc},
                            {"__close", host_array_release},
                            {nullptr, nullptr}};
-  luaL_setfuncs(L, meta, 0);
-  lua_newtable(L);                           // +1 methods
-  lua_pushcfunction(L, host_array_release);  // +1
-  lua_setfield(L, -2, "free");               // -1
-  add_shared_methods<lab::HostArray>(L);     // view/copy/zero/get/set/fill/iota/random
-  lua_setfield(L, -2, "methods");            // -1
-  lua_pop(L, 1);                             // -1 meta
-  lua_pushcfunction(L, cuda_host_array);     // +1
-  lua_setfield(L, -2, "host_array");         // -1 into cuda
+  const luaL_Reg methods[] = {{"free", host_array_release}, {nullptr, nullptr}};
+  register_type(L, {.name = kHostArrayMeta,
+                    .meta = meta,
+                    .methods = methods,
+                    .shared = shared_methods<lab::HostArray>(),  // view/copy/zero/get/set/fill/iota/random
+                    .fields = fields});
+  const luaL_Reg fns[] = {{"host_array", cuda_host_array}, {nullptr, nullptr}};
+  luaL_setfuncs(L, fns, 0);  // into cuda
 }
 
 }  // namespace warplab::bind

@@ -1,6 +1,6 @@
 // kernel.cpp: kernel handles (m:kernel and m.name make them): the userdata; the fields and
-// tostring; k:occupancy; k:launch, k{...}, k:bench and k:counters; k:check and k:clusters; then the
-// metatable. What the fields show and every rule are lab's (lab/kernel_info.hpp,
+// tostring; k:occupancy; k:launch, k{...}, k:bench, k:counters and k:lines; k:check and
+// k:clusters; then the metatable. What the fields show and every rule are lab's (lab/kernel_info.hpp,
 // lab/launch.hpp), the launch table launch_args.cpp's.
 #include <memory>
 #include <optional>
@@ -11,8 +11,8 @@
 #include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
+#include "bind/metatable.hpp"
 #include "bind/record.hpp"
-#include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
 #include "cu/launch.hpp"
 #include "lab/kernel_info.hpp"
@@ -37,13 +37,8 @@ lab::KernelRef& check_kernel(lua_State* L, int idx, StateRecord& st) {
 
 lab::KernelRef& check_kernel(lua_State* L, int idx) { return check_kernel(L, idx, record_of(L)); }
 
-int kernel_gc(lua_State* L) {
-  // By name (luaL_checkudata), as every finalizer here: only the launch path needs the fast test.
-  std::destroy_at(static_cast<lab::KernelRef*>(luaL_checkudata(L, 1, kKernelMeta)));
-  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
-  lua_setmetatable(L, 1);
-  return 0;
-}
+// By name (luaL_checkudata), as every finalizer here: only the launch path needs the fast test.
+int kernel_gc(lua_State* L) { return finalize<lab::KernelRef>(L, kKernelMeta); }
 
 // ---- fields -------------------------------------------------------------------------------
 
@@ -55,8 +50,9 @@ void push_opt(lua_State* L, const std::optional<long long>& v) {
     lua_pushnil(L);
 }
 
-// The fields (kernel_index found no method of that name); lab/kernel_info.hpp derives them.
-static int kernel_field(lua_State* L) {
+// The fields (__index found no method of that name: metatable.hpp); lab/kernel_info.hpp
+// derives them.
+static int kernel_index(lua_State* L) {
   return guard(L, [&] {
     const lab::KernelObj& k = *check_kernel(L, 1);
     const std::string key = luaL_checkstring(L, 2);
@@ -84,15 +80,6 @@ static int kernel_field(lua_State* L) {
     }
     return 1;
   });
-}
-
-// Methods first (an upvalue: one raw lookup on the launch path, nothing that can throw,
-// so no guard), then the fields.
-int kernel_index(lua_State* L) {
-  lua_pushvalue(L, 2);                                           // +1 key
-  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;  // -1 +1 method
-  lua_pop(L, 1);                                                 // -1
-  return kernel_field(L);
 }
 
 static int kernel_tostring(lua_State* L) {
@@ -169,14 +156,13 @@ static int kernel_occupancy(lua_State* L) {
       req.block = block;
     } else {
       luaL_argexpected(L, lua_istable(L, 2), 2, "table {block = ...} or a block size");
-      check_options(L, 2, "occupancy", {"block", "shared", "carveout"});  // "share" is no typo to ignore
+      check_option_keys(L, 2, "occupancy", {"block", "shared", "carveout"});  // "share" is no typo to ignore
       req.block = opt_int(L, "block", 0);
       req.shared = opt_int(L, "shared", 0);
       req.carveout = opt_int(L, "carveout", -1);
     }
     const cu::DeviceLimits& d = record_of(L).run.limits();
-    const std::string why = lab::occupancy_error(k, req, d);
-    if (!why.empty()) raise(L, "%s", why.c_str());
+    if (const auto why = lab::occupancy_error(k, req, d)) raise(L, "%s", why->c_str());
     push_occupancy(L, static_cast<int>(req.block), lab::occupancy_report(k, req, d));
     return 1;
   });
@@ -224,8 +210,8 @@ static int kernel_bench(lua_State* L) {
     lab::KernelObj& k = *check_kernel(L, 1, st);
     luaL_checktype(L, 2, LUA_TTABLE);
     const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
-    const int warmup = count_field(L, 2, "warmup", 5, 0, kMaxBenchReps, "bench"),
-              reps = count_field(L, 2, "reps", 100, 1, kMaxBenchReps, "bench");
+    const int warmup = count_option(L, 2, "warmup", 5, 0, kMaxBenchReps, "bench"),
+              reps = count_option(L, 2, "reps", 100, 1, kMaxBenchReps, "bench");
     const char* arg_error = marshal(L, st, k, t.first, t.n);
     push_timing(L, lab::bench(st.run, k, t.config, arg_error, launch_site(L, st), warmup, reps));  // +1
     return 1;
@@ -253,6 +239,26 @@ static int kernel_counters(lua_State* L) {
   });
 }
 
+// k:lines() -> rows: the kernel's map, which lines made which instructions (no GPU, no
+// launch); k:lines{grid=, block=, shared=, stream=, args={}, columns="shared"}: one launch,
+// read as k{...} reads it, inside a line session; its rows (lines.cpp).
+static int kernel_lines(lua_State* L) {
+  return guard(L, [&] {
+    StateRecord& st = record_of(L);
+    lab::KernelObj& k = *check_kernel(L, 1, st);
+    if (lua_isnoneornil(L, 2)) return push_kernel_lines(L, k);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    std::vector<std::string> words;
+    if (lua_getfield(L, 2, "columns") != LUA_TNIL) words = counter_words(L, 3, "k:lines");  // +1
+    lua_pop(L, 1);                                                                          // -1
+    const TableLaunch t = read_launch_table(L, 2, true);                                    // +fields +n
+    const char* arg_error = marshal(L, st, k, t.first, t.n);
+    const lab::Where where = launch_site(L, st);
+    return push_collected(L, words, "k:lines", [&] { lab::launch(st.run, k, t.config, arg_error, where); });
+  });
+}
+
 // ---- k:check, k:clusters: off the launch path, the launch table read as a launch reads it --
 
 // k:check{grid=, block=, shared=, cooperative=, cluster=, args=} -> true | false, why
@@ -267,13 +273,14 @@ static int kernel_check(lua_State* L) {
     const bool has_args = lua_getfield(L, 2, "args") != LUA_TNIL;  // +1
     lua_pop(L, 1);                                                 // -1
     const TableLaunch t = read_launch_table(L, 2, has_args);       // +fields +n
-    const auto broken = lab::broken_rule(k, t.config, st.run.limits());
-    std::string why = broken ? broken->sentence : std::string();
-    if (why.empty() && has_args)
+    std::optional<std::string> why;
+    if (const auto broken = lab::broken_rule(k, t.config, st.run.limits()))
+      why = broken->sentence;
+    else if (has_args)
       if (const char* arg_error = marshal(L, st, k, t.first, t.n)) why = arg_error;
-    lua_pushboolean(L, why.empty());  // +1
-    if (why.empty()) return 1;
-    lua_pushstring(L, why.c_str());  // +1
+    lua_pushboolean(L, !why);  // +1
+    if (!why) return 1;
+    lua_pushstring(L, why->c_str());  // +1
     return 2;
   });
 }
@@ -288,12 +295,14 @@ static int kernel_clusters(lua_State* L) {
     c.cluster = cu::cluster_of(c, k.limits);  // a compile-time cluster when cluster = is left out
     if (!c.clustered()) raise(L, "clusters: the launch table needs cluster =");
     lab::Run& run = record_of(L).run;
-    const auto broken = lab::broken_rule(k, c, run.limits(), false);  // the driver is asked below
-    std::string why = broken ? broken->sentence : std::string();
-    if (why.empty() && !k.fn) why = "cuOccupancyMaxActiveClusters needs a GPU (" + run.offline_reason() + ")";
-    if (!why.empty()) {
-      luaL_pushfail(L);                // +1
-      lua_pushstring(L, why.c_str());  // +1
+    std::optional<std::string> why;
+    if (const auto broken = lab::broken_rule(k, c, run.limits(), false))  // the driver is asked below
+      why = broken->sentence;
+    else if (!k.fn)
+      why = "cuOccupancyMaxActiveClusters needs a GPU (" + run.offline_reason() + ")";
+    if (why) {
+      luaL_pushfail(L);                 // +1
+      lua_pushstring(L, why->c_str());  // +1
       return 2;
     }
     // The driver judges the size first (a size it refuses is a sentence, never its error
@@ -311,33 +320,29 @@ static int kernel_clusters(lua_State* L) {
 
 }  // namespace
 
-// ---- the metatable: methods as an upvalue of __index; those that read launch tables are
-// closures over the table's keys (args.hpp) ----------------------------------------------------
+// ---- the metatable: the methods and __call read launch tables, so all are closures over
+// the table's keys (args.hpp) -----------------------------------------------------------------
 
 void add_kernel(lua_State* L) {
-  luaL_newmetatable(L, kKernelMeta);  // +1 meta
-  lock_metatable(L, kKernelMeta);     // getmetatable() gives the name, never the table
-  set_fields(L,
-             {"name", "mangled", "signature", "params", "regs", "shared_bytes", "local_bytes", "const_bytes",
-              "spill_bytes", "barriers", "max_threads", "ptx_version", "binary_version", "arch", "sass"});
-  lua_newtable(L);                         // +1 methods
-  lua_pushcfunction(L, kernel_occupancy);  // +1
-  lua_setfield(L, -2, "occupancy");        // -1
-  const luaL_Reg methods[] = {{"launch", kernel_launch},     {"check", kernel_check},
-                              {"bench", kernel_bench},       {"clusters", kernel_clusters},
-                              {"counters", kernel_counters}, {nullptr, nullptr}};
-  push_launch_keys(L);                     // +keys
-  luaL_setfuncs(L, methods, kLaunchKeys);  // -keys
-  lua_pushvalue(L, -1);                    // +1 methods
-  lua_setfield(L, -3, "methods");          // -1
-  lua_pushcclosure(L, kernel_index, 1);    // -1 methods, +1 __index
-  lua_setfield(L, -2, "__index");          // -1
-  const luaL_Reg meta[] = {{"__tostring", kernel_tostring}, {"__gc", kernel_gc}, {nullptr, nullptr}};
-  luaL_setfuncs(L, meta, 0);
-  push_launch_keys(L);                            // +keys
-  lua_pushcclosure(L, kernel_call, kLaunchKeys);  // -keys +1 __call
-  lua_setfield(L, -2, "__call");                  // -1
-  lua_pop(L, 1);                                  // -1 meta
+  static constexpr const char* fields[] = {"name",           "mangled",      "signature",   "params",
+                                           "regs",           "shared_bytes", "local_bytes", "const_bytes",
+                                           "spill_bytes",    "barriers",     "max_threads", "ptx_version",
+                                           "binary_version", "arch",         "sass",        nullptr};
+  const luaL_Reg meta[] = {{"__index", kernel_index},
+                           {"__call", kernel_call},
+                           {"__tostring", kernel_tostring},
+                           {"__gc", kernel_gc},
+                           {nullptr, nullptr}};
+  const luaL_Reg methods[] = {{"launch", kernel_launch},       {"check", kernel_check},
+                              {"bench", kernel_bench},         {"clusters", kernel_clusters},
+                              {"counters", kernel_counters},   {"lines", kernel_lines},
+                              {"occupancy", kernel_occupancy}, {nullptr, nullptr}};
+  push_launch_keys(L);  // +keys
+  register_type(L, {.name = kKernelMeta,
+                    .meta = meta,
+                    .methods = methods,
+                    .fields = fields,
+                    .upvalues = kLaunchKeys});  // -keys
 }
 
 }  // namespace warplab::bind

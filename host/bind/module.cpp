@@ -9,8 +9,8 @@
 #include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
+#include "bind/metatable.hpp"
 #include "bind/record.hpp"
-#include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
 #include "lab/module_find.hpp"
 #include "lab/module_reload.hpp"
@@ -33,10 +33,8 @@ int module_release(lua_State* L) {
 }
 
 int module_gc(lua_State* L) {
-  std::destroy_at(static_cast<lab::ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta)));
-  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
-  lua_setmetatable(L, 1);
-  return 0;
+  module_release(L);
+  return finalize<lab::ModuleRef>(L, kModuleMeta);
 }
 
 // Live modules: when a file the module at idx was built from changed, compiles it again
@@ -60,7 +58,8 @@ void push_module_kernel(lua_State* L, const lab::ModuleRef& m, const std::string
 // ---- cuda.compile -------------------------------------------------------------------------
 
 // Pushes nil, the formatted diagnostics, and a list of {file, line, col, severity, message};
-// notes the text in the record, so that a script raising it ends as a compile error (state.cpp).
+// notes the text with kind compile in the record, so that a script raising it (the value
+// itself, or behind one position) ends as a compile error (state.cpp).
 int push_failure(lua_State* L, const lab::ModuleObj& m) {
   const rtc::CompileResult& r = m.result;
   lua_pushnil(L);  // +1
@@ -69,9 +68,9 @@ int push_failure(lua_State* L, const lab::ModuleObj& m) {
   const std::string text = rtc::format_diagnostics(r, 10, opts.color);
   if (opts.echo_compile_errors) std::fprintf(stderr, "%s", text.c_str());
   const std::size_t n = r.errors();
-  if (rec.compile_failures.size() == 64) rec.compile_failures.erase(rec.compile_failures.begin());  // a bound
-  rec.compile_failures.emplace_back(text, m.spec.source.name + " did not compile for " + r.arch + " (" +
-                                              std::to_string(n) + (n == 1 ? " error)" : " errors)"));
+  rec.note_raised(text, ErrorKind::compile,
+                  m.spec.source.name + " did not compile for " + r.arch + " (" + std::to_string(n) +
+                      (n == 1 ? " error)" : " errors)"));
   lua_pushstring(L, text.c_str());                                // +1
   lua_createtable(L, static_cast<int>(r.diagnostics.size()), 0);  // +1 list
   int i = 0;
@@ -94,14 +93,13 @@ int push_failure(lua_State* L, const lab::ModuleObj& m) {
 
 static int cuda_compile(lua_State* L) {
   return guard(L, [&] {
-    std::string why;
-    auto spec = spec_from_args(L, 1, why);
-    if (!spec) {
-      lua_pushnil(L);
-      lua_pushstring(L, why.c_str());
+    lab::ModuleSpec spec;
+    if (const auto why = spec_from_args(L, 1, spec)) {  // a file not there or unreadable
+      lua_pushnil(L);                                   // +1
+      lua_pushstring(L, why->c_str());                  // +1
       return 2;
     }
-    lab::ModuleRef m = record_of(L).run.build(std::move(*spec));
+    lab::ModuleRef m = record_of(L).run.build(std::move(spec));
     if (!m->result.ok) return push_failure(L, *m);
     new (lua_newuserdatauv(L, sizeof(lab::ModuleRef), 1)) lab::ModuleRef(std::move(m));  // +1
     luaL_setmetatable(L, kModuleMeta);
@@ -122,23 +120,22 @@ void push_strings(lua_State* L, const std::vector<std::string>& list) {
   }
 }
 
-// __fields for the REPL's completion: the fields, then each kernel's base name.
-int module_fields(lua_State* L) {
+// The module's own completion names, after its fields (LuaType::more_fields): each
+// kernel's base name, appended to the list at 2.
+int module_kernel_fields(lua_State* L) {
   auto& m = *static_cast<lab::ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta));
-  std::vector<std::string> names = {"ptx",    "log",     "arch",    "name",        "compile_ms",
-                                    "cached", "kernels", "options", "dependencies"};
-  if (m && !m->freed)
-    for (auto& b : lab::kernel_bases(m->result)) names.push_back(std::move(b));
-  push_strings(L, names);
-  return 1;
+  if (!m || m->freed) return 0;
+  auto i = static_cast<lua_Integer>(lua_rawlen(L, 2));
+  for (const auto& b : lab::kernel_bases(m->result)) {
+    lua_pushstring(L, b.c_str());  // +1
+    lua_rawseti(L, 2, ++i);        // -1
+  }
+  return 0;
 }
 
-// Methods first (free stays callable on a freed module), then fields, then kernels.
+// The fields, then kernels (after the methods: free stays callable on a freed module).
 static int module_index(lua_State* L) {
   return guard(L, [&] {
-    lua_pushvalue(L, 2);                                           // +1 key
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;  // -1 +1 method
-    lua_pop(L, 1);                                                 // -1
     lab::ModuleRef& m = check_module(L, 1);
     std::size_t len = 0;
     const char* s = luaL_checklstring(L, 2, &len);
@@ -218,11 +215,10 @@ static int module_kernel(lua_State* L) {
 static int module_reload(lua_State* L) {
   return guard(L, [&] {
     lab::ModuleRef& m = check_module(L, 1);
-    std::string why;
-    lab::ModuleRef fresh = lab::reload(m, record_of(L).run.builder(), why);
-    if (!fresh) {
-      lua_pushnil(L);
-      lua_pushstring(L, why.c_str());
+    lab::ModuleRef fresh;
+    if (const auto why = lab::reload(m, record_of(L).run.builder(), fresh)) {
+      lua_pushnil(L);                   // +1
+      lua_pushstring(L, why->c_str());  // +1
       return 2;
     }
     if (!fresh->result.ok) return push_failure(L, *fresh);
@@ -237,23 +233,22 @@ static int module_reload(lua_State* L) {
 }  // namespace
 
 void add_module(lua_State* L) {
-  luaL_newmetatable(L, kModuleMeta);    // +1 meta
-  lock_metatable(L, kModuleMeta);       // getmetatable() gives the name, never the table
-  lua_pushcfunction(L, module_fields);  // +1
-  lua_setfield(L, -2, "__fields");      // -1
-  const luaL_Reg meta[] = {
-      {"__tostring", module_tostring}, {"__gc", module_gc}, {"__close", module_release}, {nullptr, nullptr}};
-  luaL_setfuncs(L, meta, 0);
+  static constexpr const char* fields[] = {"ptx",    "log",     "arch",    "name",         "compile_ms",
+                                           "cached", "kernels", "options", "dependencies", nullptr};
+  const luaL_Reg meta[] = {{"__index", module_index},
+                           {"__tostring", module_tostring},
+                           {"__gc", module_gc},
+                           {"__close", module_release},
+                           {nullptr, nullptr}};
   const luaL_Reg methods[] = {
       {"kernel", module_kernel}, {"reload", module_reload}, {"free", module_release}, {nullptr, nullptr}};
-  luaL_newlib(L, methods);               // +1 methods
-  lua_pushvalue(L, -1);                  // +1
-  lua_setfield(L, -3, "methods");        // -1
-  lua_pushcclosure(L, module_index, 1);  // -1 methods, +1
-  lua_setfield(L, -2, "__index");        // -1
-  lua_pop(L, 1);                         // -1 meta
-  lua_pushcfunction(L, cuda_compile);    // +1
-  lua_setfield(L, -2, "compile");        // -1 into cuda
+  register_type(L, {.name = kModuleMeta,
+                    .meta = meta,
+                    .methods = methods,
+                    .fields = fields,
+                    .more_fields = module_kernel_fields});
+  const luaL_Reg fns[] = {{"compile", cuda_compile}, {nullptr, nullptr}};
+  luaL_setfuncs(L, fns, 0);  // into cuda
 }
 
 }  // namespace warplab::bind

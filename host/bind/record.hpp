@@ -1,17 +1,29 @@
 // record.hpp: the record each Lua state keeps (in its registry, as redis keeps per-run
 // state under a named key; found through the thread's extra space, so the launch path
-// looks nothing up): the run (lab/run.hpp) and what only Lua needs on the launch path.
-// Created by open_state (state.cpp).
+// looks nothing up): the run (lab/run.hpp), what only Lua needs on the launch path, and
+// the errors last raised with their kinds. Created by open_state (state.cpp).
 #pragma once
 #include <lua.hpp>
 
+#include <array>
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
-#include <vector>
 
 #include "lab/run.hpp"
+#include "sys/error.hpp"
 
 namespace warplab::bind {
+
+// An error value handed to Lua with its kind: the exact message guard() or warplab.raise
+// raised, or a failed cuda.compile's (or m:reload's) diagnostics text (kind compile, with
+// its one-line summary, "k.cu did not compile for sm_90 (2 errors)").
+struct RaisedError {
+  std::string message;
+  ErrorKind kind = ErrorKind::failed;
+  std::string summary;
+};
 
 struct StateRecord {
   // `target`: a lab::Target, or a lab::TargetChooser for a target chosen on first use.
@@ -28,11 +40,37 @@ struct StateRecord {
   // function is kept in the registry while it is remembered, so the address stays its.
   const void* source_fn = nullptr;
   char source[LUA_IDSIZE] = {};
-  // Each failed cuda.compile's (or m:reload's) diagnostics text and its one-line summary
-  // ("k.cu did not compile for sm_90 (2 errors)"): an error that escapes the script and
-  // carries one of these texts (assert(cuda.compile{...}), error(diag)) is that compile
-  // failing, which run_file reports as such (state.hpp RunResult::compile_error).
-  std::vector<std::pair<std::string, std::string>> compile_failures;
+  // The last kRaisedKept error values handed to Lua, a ring (however many errors a script
+  // catches, it holds no more): run_file's message handler (state.cpp) finds the kind of
+  // the error escaping a script by its value, exact or behind one "chunk:line: ".
+  static constexpr std::size_t kRaisedKept = 8;
+  std::array<RaisedError, kRaisedKept> raised;
+  std::size_t raised_next = 0;
+  // The kind of the error that ended the last run_file (the message handler's finding).
+  ErrorKind escaped = ErrorKind::failed;
+
+  // Notes `message` (exactly as Lua holds it) and its kind; never throws (a note that
+  // cannot be kept leaves the error without a kind, the script's own).
+  void note_raised(std::string_view message, ErrorKind kind, std::string_view summary = {}) noexcept {
+    RaisedError& r = raised[raised_next];
+    try {
+      r.message.assign(message);
+      r.summary.assign(summary);
+      r.kind = kind;
+    } catch (...) {
+      r = RaisedError{};
+      return;
+    }
+    raised_next = (raised_next + 1) % kRaisedKept;
+  }
+  // The error noted with exactly this value, the newest first; null when none.
+  const RaisedError* raised_as(std::string_view value) const noexcept {
+    for (std::size_t i = 1; i <= kRaisedKept; ++i) {
+      const RaisedError& r = raised[(raised_next + kRaisedKept - i) % kRaisedKept];
+      if (!r.message.empty() && r.message == value) return &r;
+    }
+    return nullptr;
+  }
 };
 
 // This state's record. open_state sets it before any binding can run, and it is the first

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdarg>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <new>
@@ -19,6 +20,7 @@
 
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
+#include "bind/metatable.hpp"
 #include "bind/record.hpp"
 #include "bind/sandbox.hpp"
 #include "lab/run.hpp"
@@ -29,7 +31,6 @@ namespace warplab::bind {
 namespace {
 
 constexpr const char* kRecordKey = "warplab.record";
-constexpr const char* kEndingKey = "warplab.ending";  // what traceback() recognized
 // Script arguments: Lua's stack holds a million values (LUAI_MAXSTACK), and a vararg chunk
 // keeps two copies of its arguments.
 constexpr std::size_t kMaxScriptArgs = 400000;
@@ -46,12 +47,12 @@ int record_gc(lua_State* L) {
 // `target`: a lab::Target, or a lab::TargetChooser for a target chosen on first use.
 template <class T>
 StateRecord& create_record(lua_State* L, const lab::Options& opts, T target) {
+  constexpr const char* kRecordMeta = "warplab.state_record";  // a type scripts never see
+  const luaL_Reg meta[] = {{"__gc", record_gc}, {nullptr, nullptr}};
+  register_type(L, {.name = kRecordMeta, .meta = meta});
   void* mem = lua_newuserdatauv(L, sizeof(StateRecord), 0);  // +1 record
   auto* st = new (mem) StateRecord(opts, std::move(target));
-  lua_createtable(L, 0, 1);                        // +1 metatable
-  lua_pushcfunction(L, record_gc);                 // +1
-  lua_setfield(L, -2, "__gc");                     // -1
-  lua_setmetatable(L, -2);                         // -1
+  luaL_setmetatable(L, kRecordMeta);
   lua_setfield(L, LUA_REGISTRYINDEX, kRecordKey);  // -1
   *static_cast<StateRecord**>(lua_getextraspace(L)) = st;
   return *st;
@@ -61,53 +62,54 @@ StateRecord& create_record(lua_State* L, const lab::Options& opts, T target) {
 void timeout_hook(lua_State* L, lua_Debug*) { luaL_error(L, "%s", record_of(L).run.timeout_message.c_str()); }
 
 // The leading "chunk:line: " of an error message (as luaL_error and error() prefix it),
-// or "" when `prefix` is not one.
+// or "" when it does not start with one.
 std::string position_of(std::string_view prefix) {
   const std::size_t colon = prefix.find(": ");
-  if (colon == std::string_view::npos || prefix.find('\n') < colon) return {};
+  if (colon == std::string_view::npos || colon == 0 || prefix.find('\n') < colon) return {};
   const std::size_t digits = prefix.find_last_of(':', colon - 1);
-  if (digits == std::string_view::npos || digits + 1 == colon) return {};
+  if (digits == std::string_view::npos || digits == 0 || digits + 1 == colon) return {};
   for (std::size_t i = digits + 1; i < colon; ++i)
     if (prefix[i] < '0' || prefix[i] > '9') return {};
   return std::string(prefix.substr(0, colon + 2));
 }
 
 // The message handler of run_file: the message plus a traceback, except for the endings
-// RunResult (state.hpp) tells apart, which get no traceback and a mark in the registry:
-// a wrong -p value (warplab.params raises "FILE:LINE: params: -p ..."), a failed compile's
-// diagnostics (the text a cuda.compile returned, found anywhere in the message: assert
-// prefixes the position, a library may wrap it), and a call that needs a GPU on a run
-// without one (lab::Run::require_gpu: "no CUDA device: ...").
+// RunResult (state.hpp) tells apart by the kind noted beside the escaping value (the value
+// itself, or behind one leading position: error(e) and assert(v, e) add one), which get no
+// traceback: a -p value the script's params refuses, a call that needs a GPU on a run
+// without one, a value the profile does not know, and a failed compile's diagnostics (once,
+// then where the script stopped). The kind goes to the record for run_file.
 int traceback(lua_State* L) {
-  const char* msg = lua_tostring(L, 1);
-  if (!msg) msg = luaL_tolstring(L, 1, nullptr);  // non-string error object
-  const std::string_view m(msg);
-  auto mark = [L](const char* ending) {
-    lua_pushstring(L, ending);                       // +1
-    lua_setfield(L, LUA_REGISTRYINDEX, kEndingKey);  // -1
-  };
-  if (m.find(": params: -p ") != std::string_view::npos) {
-    mark("bad_input");
-    lua_pushstring(L, msg);
-    return 1;
+  StateRecord& rec = record_of(L);
+  const bool text = lua_type(L, 1) == LUA_TSTRING;  // warplab's errors are strings
+  std::size_t len = 0;
+  const char* msg = lua_tolstring(L, 1, &len);
+  if (!msg) msg = luaL_tolstring(L, 1, &len);  // +1 for a non-string error object
+  const std::string_view m(msg, len);
+  std::string position;
+  const RaisedError* raised = text ? rec.raised_as(m) : nullptr;
+  if (!raised && text) {
+    position = position_of(m);
+    if (!position.empty()) raised = rec.raised_as(m.substr(position.size()));
   }
-  for (const auto& [text, summary] : record_of(L).compile_failures) {
-    const std::size_t at = text.empty() ? std::string_view::npos : m.find(text);
-    if (at == std::string_view::npos) continue;
-    mark("compile_error");
-    std::string out = text;  // the diagnostics once, then where the script stopped
-    if (out.back() != '\n') out += '\n';
-    out += "warplab: " + position_of(m.substr(0, at)) + summary;
-    lua_pushlstring(L, out.data(), out.size());
-    return 1;
+  rec.escaped = raised ? raised->kind : ErrorKind::failed;
+  switch (rec.escaped) {
+    case ErrorKind::parameter:
+    case ErrorKind::no_gpu:
+    case ErrorKind::not_in_profile:
+      lua_pushstring(L, msg);  // +1 the sentence alone
+      return 1;
+    case ErrorKind::compile: {
+      std::string out = raised->message;  // the diagnostics once, then where the script stopped
+      if (!out.empty() && out.back() != '\n') out += '\n';
+      out += "warplab: " + position + raised->summary;
+      lua_pushlstring(L, out.data(), out.size());  // +1
+      return 1;
+    }
+    default:
+      luaL_traceback(L, L, msg, 1);  // +1
+      return 1;
   }
-  if (m.find(lab::kNoGpu) != std::string_view::npos) {
-    mark("needs_gpu");
-    lua_pushstring(L, msg);
-    return 1;
-  }
-  luaL_traceback(L, L, msg, 1);
-  return 1;
 }
 
 }  // namespace
@@ -287,14 +289,10 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   // The arguments go on the stack twice (the `arg` table's values one at a time, then all
   // at once as the chunk's varargs): room is asked for first, for as many as the command
   // line can carry, and more than a Lua stack holds is a sentence, never an overflow.
-  if (args.size() > kMaxScriptArgs || !lua_checkstack(L, static_cast<int>(args.size()) + 4)) {
-    out.ok = false;
-    out.bad_input = true;
-    out.error = std::to_string(args.size()) +
-                " script arguments are more than a Lua chunk can take (at most " +
-                std::to_string(kMaxScriptArgs) + ")";
-    return out;
-  }
+  if (args.size() > kMaxScriptArgs || !lua_checkstack(L, static_cast<int>(args.size()) + 4))
+    throw Error(ErrorKind::bad_input, std::to_string(args.size()) +
+                                          " script arguments are more than a Lua chunk can take (at most " +
+                                          std::to_string(kMaxScriptArgs) + ")");
   lua_createtable(L, static_cast<int>(args.size()), 1);  // +1 arg
   lua_pushstring(L, path.c_str());                       // +1
   lua_rawseti(L, -2, 0);                                 // -1
@@ -312,17 +310,15 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
     lua_pop(L, 2);  // -2
     return out;
   }
-  for (const auto& a : args) lua_pushstring(L, a.c_str());                  // +n varargs
+  for (const auto& a : args) lua_pushstring(L, a.c_str());  // +n varargs
+  StateRecord& rec = record_of(L);
+  rec.escaped = ErrorKind::failed;
   if (lua_pcall(L, static_cast<int>(args.size()), 0, handler) != LUA_OK) {  // -(n+1), +1 msg
     out.ok = false;
     out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
-    out.timed_out = record_of(L).run.timed_out;
-    lua_getfield(L, LUA_REGISTRYINDEX, kEndingKey);  // +1 mark or nil
-    const std::string_view ending = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
-    out.bad_input = ending == "bad_input";
-    out.needs_gpu = ending == "needs_gpu";
-    out.compile_error = ending == "compile_error";
-    lua_pop(L, 2);  // -2 mark, msg
+    // The watchdog's verdict, whatever message escaped: the context is stuck.
+    out.kind = rec.run.timed_out ? ErrorKind::timeout : rec.escaped;
+    lua_pop(L, 1);  // -1 msg
   }
   lua_pop(L, 1);  // -1 handler
   return out;
@@ -344,12 +340,34 @@ void arm_timeout_hook(lua_State* L) {
   hook_running(main_thread(L), timeout_hook);  // and every thread that resumed this one
 }
 
+void raise_noted(lua_State* L, ErrorKind kind, const std::string& msg, int level) {
+  if (level > 0)
+    luaL_where(L, level);  // +1 "chunk:line: ", or "" from C
+  else
+    lua_pushliteral(L, "");        // +1
+  lua_pushstring(L, msg.c_str());  // +1 (up to a NUL, as luaL_error's %s)
+  lua_concat(L, 2);                // -2 +1 the message Lua will hold
+  std::size_t n = 0;
+  const char* s = lua_tolstring(L, -1, &n);
+  record_of(L).note_raised(std::string_view(s, n), kind);
+  lua_error(L);
+  std::abort();  // lua_error does not return
+}
+
 void raise(lua_State* L, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   const char* msg = lua_pushvfstring(L, fmt, ap);  // +1
   va_end(ap);
-  throw lab::Error(msg);
+  throw Error(ErrorKind::bad_input, msg);
+}
+
+void raise(lua_State* L, ErrorKind kind, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const char* msg = lua_pushvfstring(L, fmt, ap);  // +1
+  va_end(ap);
+  throw Error(kind, msg);
 }
 
 }  // namespace warplab::bind

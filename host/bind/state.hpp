@@ -12,6 +12,7 @@
 #include "cu/device.hpp"
 #include "lab/options.hpp"
 #include "lab/run.hpp"
+#include "sys/error.hpp"
 
 namespace warplab::bind {
 
@@ -30,21 +31,22 @@ StatePtr open_state(const lab::Options& opts, lab::TargetChooser choose);
 // Script parameters from `-p key=value` (read by require "warplab.params").
 void set_params(lua_State* L, const std::map<std::string, std::string>& params);
 
-// How a script ended. The message handler tells three errors apart that are not the
-// script's own fault, and leaves their traceback out: a wrong -p value, a call that needs
-// a GPU on a run without one (its sentence starts "no CUDA device: "; a script's pcall
-// still catches it as that string), and a failed cuda.compile whose diagnostics the
-// script raised (assert(cuda.compile{...}), or any error carrying its text).
+// How a script ended, and the kind of the error that ended it: the kind noted beside the
+// escaping value when warplab raised it (guard.hpp, warplab.raise, a failed compile's
+// diagnostics: the value itself, or behind one leading "chunk:line: " as error() and
+// assert() add it), timeout once the watchdog fired, else failed (the script's own error).
+// The message handler leaves the traceback out for a -p value the script's params refuses
+// (parameter), a call that needs a GPU on a run without one (no_gpu; a script's pcall
+// still catches it as a string), a value the profile does not know (not_in_profile) and a
+// failed compile's diagnostics (compile: `error` is them, then "warplab: " and where the
+// script stopped with the summary, "script.lua:3: k.cu did not compile ...").
 struct RunResult {
   bool ok = true;
-  std::string error;           // "script.lua:12: message" plus a short traceback
-  bool timed_out = false;      // the kernel watchdog fired: the GPU context is stuck
-  bool bad_input = false;      // a -p value was wrong (warplab.params): exit 4, no traceback
-  bool needs_gpu = false;      // "no CUDA device: ..." on a run without a GPU: exit 3
-  bool compile_error = false;  // a failed compile's diagnostics: `error` is them, then the
-                               // summary ("script.lua:3: k.cu did not compile ..."): exit 5
+  std::string error;  // "script.lua:12: message" plus a short traceback
+  ErrorKind kind = ErrorKind::failed;
 };
-// Runs a script file with `args` in the global `arg` table (arg[0] = path).
+// Runs a script file with `args` in the global `arg` table (arg[0] = path). More arguments
+// than a Lua chunk takes throw Error (bad_input).
 RunResult run_file(lua_State* L, const std::string& path, const std::vector<std::string>& args);
 
 // True once this state's GPU context is unusable: a sticky fault was reported or the

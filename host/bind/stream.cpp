@@ -1,26 +1,21 @@
-// stream.cpp: streams and events (cuda.stream{priority =, non_blocking =}, s.priority,
-// s:wait/synchronize/query/free; cuda.event{timing =}, e.timing, e:record/query/
-// synchronize/elapsed/free), cuda.synchronize, cuda.bench (a Lua function's GPU work timed
-// with device events, never host clocks) and cuda.clock. Waiting, timing, the stream book
-// and what a capture refuses are lab's (lab/sync.hpp: the watchdog; lab/timing.hpp;
-// lab/stream.hpp; lab/capture.hpp).
-#include <chrono>
-#include <cstring>
-#include <initializer_list>
+// stream.cpp: streams (cuda.stream{priority =, non_blocking =}, s.priority,
+// s.non_blocking, s:wait/synchronize/query/free) and cuda.synchronize: the userdata and
+// its release, the fields, the methods, then the registration. Waiting, the stream book
+// and what a capture refuses are lab's (lab/sync.hpp: the watchdog; lab/stream.hpp;
+// lab/capture.hpp). Events are event.cpp's.
+#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
+#include "bind/metatable.hpp"
 #include "bind/record.hpp"
-#include "bind/sandbox.hpp"
 #include "bind/udata.hpp"
 #include "lab/stream.hpp"
 #include "lab/sync.hpp"
-#include "lab/timing.hpp"
 
 namespace warplab::bind {
 
@@ -45,8 +40,7 @@ StreamHandle& push_stream(lua_State* L, const cu::ContextPtr& ctx, bool non_bloc
 
 namespace {
 
-// ---- the stream and event userdata: the live object at idx (raises once it was freed),
-// the metatable with fields answered by an __index function before the methods ------------
+// ---- the userdata: the live stream at idx (raises once it was freed) -------------------
 
 StreamHandle& check_stream(lua_State* L, int idx) {
   auto* p = static_cast<StreamHandle*>(luaL_checkudata(L, idx, kStreamMeta));
@@ -54,52 +48,13 @@ StreamHandle& check_stream(lua_State* L, int idx) {
   return *p;
 }
 
-cu::Event& check_event(lua_State* L, int idx) {
-  auto* p = static_cast<cu::Event*>(luaL_checkudata(L, idx, kEventMeta));
-  if (!p->valid()) raise(L, "attempt to use a destroyed event");
-  return *p;
-}
-
-// Registers the locked metatable `name`: __index is `index` with the methods table as its
-// upvalue (and as the metatable's `methods`), answering `fields` too (for completion); gc
-// as __gc, release as __close.
-void add_meta(lua_State* L, const char* name, std::initializer_list<const char*> fields,
-              const luaL_Reg* methods, lua_CFunction index, lua_CFunction gc, lua_CFunction release,
-              lua_CFunction tostring) {
-  luaL_newmetatable(L, name);  // +1
-  lock_metatable(L, name);     // getmetatable() gives the name, never the table
-  set_fields(L, fields);
-  int n = 0;
-  while (methods[n].name) ++n;
-  lua_createtable(L, 0, n);        // +1, as luaL_newlib makes it
-  luaL_setfuncs(L, methods, 0);    // into the methods table
-  lua_pushvalue(L, -1);            // +1 methods again
-  lua_setfield(L, -3, "methods");  // -1
-  lua_pushcclosure(L, index, 1);   // -1 methods, +1 __index
-  lua_setfield(L, -2, "__index");  // -1
-  const luaL_Reg meta[] = {{"__gc", gc}, {"__close", release}, {"__tostring", tostring}, {nullptr, nullptr}};
-  luaL_setfuncs(L, meta, 0);
-  lua_pop(L, 1);  // -1
-}
-
-// Methods first (the upvalue), then the fields `field` answers.
-template <lua_CFunction field>
-int index_of(lua_State* L) {
-  lua_pushvalue(L, 2);                                           // +1 key
-  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;  // -1 +1 method
-  lua_pop(L, 1);                                                 // -1
-  return field(L);
-}
-
-// ---- streams ------------------------------------------------------------------------------
-
 // cuda.stream([{non_blocking = true, priority = p}]). By default a stream synchronizes with
 // the legacy default stream, which array copies, fills and a:get() use: work queued on it
 // is finished before a:get() reads. non_blocking = true opts out (overlap experiments).
 // priority: an integer in the device's range (lab::check_priority), a smaller one first.
 static int cuda_stream(lua_State* L) {
   return guard(L, [&] {
-    check_options(L, 1, "cuda.stream", {"non_blocking", "priority"});
+    check_option_keys(L, 1, "cuda.stream", {"non_blocking", "priority"});
     const bool non_blocking = bool_option(L, 1, "non_blocking", false, "cuda.stream");
     std::optional<double> prio;
     if (lua_istable(L, 1) && lua_getfield(L, 1, "priority") != LUA_TNIL) {  // +1
@@ -129,6 +84,7 @@ int stream_release(lua_State* L) {
   });
 }
 
+// __gc: the release, but one that cannot raise.
 int stream_gc(lua_State* L) {
   auto* h = static_cast<StreamHandle*>(luaL_checkudata(L, 1, kStreamMeta));
   lab::Run& run = record_of(L).run;
@@ -138,13 +94,10 @@ int stream_gc(lua_State* L) {
   } catch (const std::exception&) {
     new StreamHandle{std::move(*h)};  // deliberately leaked
   }
-  h->~StreamHandle();
-  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
-  lua_setmetatable(L, 1);
-  return 0;
+  return finalize<StreamHandle>(L, kStreamMeta);
 }
 
-static int stream_field(lua_State* L) {
+static int stream_index(lua_State* L) {
   return guard(L, [L] {
     const StreamHandle& h = check_stream(L, 1);
     const std::string key = luaL_checkstring(L, 2);
@@ -204,95 +157,7 @@ static int stream_wait(lua_State* L) {
   });
 }
 
-// ---- events -------------------------------------------------------------------------------
-
-// cuda.event([{timing = false}]): an event without timing only orders work (cheaper to
-// record and wait for); e:elapsed refuses it.
-static int cuda_event(lua_State* L) {
-  return guard(L, [&] {
-    check_options(L, 1, "cuda.event", {"timing"});
-    const bool timing = bool_option(L, 1, "timing", true, "cuda.event");
-    const cu::ContextPtr& ctx = record_of(L).run.gpu_context("cuda.event");
-    cu::Event e(ctx, timing);
-    new (lua_newuserdatauv(L, sizeof(cu::Event), 0)) cu::Event(std::move(e));  // +1
-    luaL_setmetatable(L, kEventMeta);
-    return 1;
-  });
-}
-
-int event_release(lua_State* L) {
-  static_cast<cu::Event*>(luaL_checkudata(L, 1, kEventMeta))->destroy();
-  return 0;
-}
-
-int event_gc(lua_State* L) {
-  static_cast<cu::Event*>(luaL_checkudata(L, 1, kEventMeta))->~Event();
-  lua_pushnil(L);  // destroyed: any later use (or a second __gc) is a type error, not a crash
-  lua_setmetatable(L, 1);
-  return 0;
-}
-
-static int event_field(lua_State* L) {
-  return guard(L, [L] {
-    const cu::Event& e = check_event(L, 1);
-    const std::string key = luaL_checkstring(L, 2);
-    if (!(key == "timing")) raise(L, "event has no field or method '%s'", key.c_str());
-    lua_pushboolean(L, e.timing());
-    return 1;
-  });
-}
-
-static int event_tostring(lua_State* L) {
-  const auto* e = static_cast<cu::Event*>(luaL_checkudata(L, 1, kEventMeta));
-  lua_pushstring(L, !e->valid()   ? "cuda.event (destroyed)"
-                    : e->timing() ? "cuda.event (timing)"
-                                  : "cuda.event (no timing)");
-  return 1;
-}
-
-// e:record([s]): on the stream (default: the legacy default stream). During a capture it
-// must be a stream in the capture, and e is remembered as recorded inside it.
-static int event_record(lua_State* L) {
-  return guard(L, [&] {
-    cu::Event& e = check_event(L, 1);
-    const CUstream s = opt_stream(L, 2);
-    lab::Capture& cap = record_of(L).run.capture;
-    cap.note_record(e.get(), s, "e:record(s)");
-    e.record(s);
-    if (cap.active()) keep_in_capture(L, 1);
-    lua_settop(L, 1);
-    return 1;
-  });
-}
-
-static int event_query(lua_State* L) {
-  return guard(L, [&] {
-    const cu::Event& e = check_event(L, 1);
-    record_of(L).run.capture.refuse(lab::CaptureOp::query, "e:query()");
-    lua_pushboolean(L, e.query());
-    return 1;
-  });
-}
-
-static int event_synchronize(lua_State* L) {
-  return guard(L, [&] {
-    lab::synchronize(record_of(L).run, check_event(L, 1), "e:synchronize()");
-    return 0;
-  });
-}
-
-// e:elapsed(later) -> milliseconds between two recorded events.
-static int event_elapsed(lua_State* L) {
-  return guard(L, [&] {
-    auto& a = check_event(L, 1);
-    auto& b = check_event(L, 2);
-    lab::synchronize(record_of(L).run, b, "e:elapsed(later)");
-    lua_pushnumber(L, cu::elapsed_ms(a, b));
-    return 1;
-  });
-}
-
-// ---- cuda.synchronize, cuda.bench, cuda.clock ---------------------------------------------
+// ---- cuda.synchronize ---------------------------------------------------------------------
 
 static int cuda_synchronize(lua_State* L) {
   return guard(L, [&] {
@@ -301,86 +166,22 @@ static int cuda_synchronize(lua_State* L) {
   });
 }
 
-// cuda.clock() -> milliseconds on the host's steady clock (works offline).
-int cuda_clock(lua_State* L) {
-  const auto now = std::chrono::steady_clock::now().time_since_epoch();
-  lua_pushnumber(L, std::chrono::duration<double, std::milli>(now).count());  // +1
-  return 1;
-}
-
-// cuda.bench(fn, {warmup=5, reps=100, stream=s}): calls fn warmup times, then reps
-// times between two events recorded on `stream` (default stream when absent).
-static int cuda_bench(lua_State* L) {
-  return guard(L, [&] {
-    luaL_checktype(L, 1, LUA_TFUNCTION);
-    check_options(L, 2, "cuda.bench", {"warmup", "reps", "stream"});
-    const int warmup = count_field(L, 2, "warmup", 5, 0, kMaxBenchReps, "cuda.bench"),
-              reps = count_field(L, 2, "reps", 100, 1, kMaxBenchReps, "cuda.bench");
-    CUstream stream = nullptr;
-    if (lua_istable(L, 2) && lua_getfield(L, 2, "stream") != LUA_TNIL) stream = opt_stream(L, -1);
-    lab::Run& run = record_of(L).run;
-    run.capture.refuse(lab::CaptureOp::bench, "cuda.bench");
-    const cu::ContextPtr& ctx = run.gpu_context("cuda.bench");
-    for (int i = 0; i < warmup; ++i) {
-      lua_pushvalue(L, 1);  // +1
-      lua_call(L, 0, 0);    // -1
-    }
-    lab::EventTimes times(ctx, stream, reps);
-    for (int i = 0; i < reps; ++i) {
-      times.start(i);
-      lua_pushvalue(L, 1);  // +1
-      lua_call(L, 0, 0);    // -1
-      times.stop(i);
-    }
-    push_timing(L, times.ms(run));  // +1
-    return 1;
-  });
-}
-
 }  // namespace
 
-// The one statistics path: the samples go through warplab.stats.summary (median, min, max,
-// mean, sample stdev, n), the functions scripts use on their own samples, so cuda.bench,
-// k:bench and a script's stats.median never disagree. Taken from package.loaded, or
-// required once; an error there is a Lua error like any other.
-void push_timing(lua_State* L, std::vector<double> ms) {
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);  // +1 package.loaded
-  if (lua_getfield(L, -1, "warplab.stats") != LUA_TTABLE) {  // +1
-    lua_pop(L, 1);                                           // -1
-    lua_getglobal(L, "require");                             // +1
-    lua_pushliteral(L, "warplab.stats");                     // +1
-    lua_call(L, 1, 1);                                       // -2 +1 stats
-  }
-  if (!lua_istable(L, -1) || lua_getfield(L, -1, "summary") != LUA_TFUNCTION)  // +1 summary
-    raise(L, "timing needs warplab.stats.summary, but package.loaded[\"warplab.stats\"] was replaced");
-  lua_createtable(L, static_cast<int>(ms.size()), 0);  // +1 samples
-  for (std::size_t i = 0; i < ms.size(); ++i) {
-    lua_pushnumber(L, ms[i]);                             // +1
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));  // -1
-  }
-  lua_pushvalue(L, -1);            // +1 samples again
-  lua_replace(L, -5);              // -1: loaded, stats, summary, samples -> samples, stats, summary, samples
-  lua_call(L, 1, 1);               // -2 +1: samples, stats, result
-  lua_replace(L, -2);              // samples, result
-  lua_insert(L, -2);               // result, samples
-  lua_setfield(L, -2, "samples");  // -1: result
-}
-
 void add_stream(lua_State* L) {
-  const luaL_Reg stream_methods[] = {{"wait", stream_wait},
-                                     {"synchronize", stream_synchronize},
-                                     {"query", stream_query},
-                                     {"free", stream_release},
-                                     {nullptr, nullptr}};
-  const luaL_Reg event_methods[] = {
-      {"record", event_record},   {"query", event_query},  {"synchronize", event_synchronize},
-      {"elapsed", event_elapsed}, {"free", event_release}, {nullptr, nullptr}};
-  add_meta(L, kStreamMeta, {"priority", "non_blocking"}, stream_methods, index_of<stream_field>, stream_gc,
-           stream_release, stream_tostring);
-  add_meta(L, kEventMeta, {"timing"}, event_methods, index_of<event_field>, event_gc, event_release,
-           event_tostring);
-  const luaL_Reg fns[] = {{"stream", cuda_stream}, {"event", cuda_event}, {"synchronize", cuda_synchronize},
-                          {"bench", cuda_bench},   {"clock", cuda_clock}, {nullptr, nullptr}};
+  static constexpr const char* fields[] = {"priority", "non_blocking", nullptr};
+  const luaL_Reg meta[] = {{"__index", stream_index},
+                           {"__tostring", stream_tostring},
+                           {"__gc", stream_gc},
+                           {"__close", stream_release},
+                           {nullptr, nullptr}};
+  const luaL_Reg methods[] = {{"wait", stream_wait},
+                              {"synchronize", stream_synchronize},
+                              {"query", stream_query},
+                              {"free", stream_release},
+                              {nullptr, nullptr}};
+  register_type(L, {.name = kStreamMeta, .meta = meta, .methods = methods, .fields = fields});
+  const luaL_Reg fns[] = {{"stream", cuda_stream}, {"synchronize", cuda_synchronize}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda
 }
 

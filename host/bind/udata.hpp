@@ -1,7 +1,7 @@
 // udata.hpp: warplab's userdata as files other than their own see them: each metatable's
 // name, the checkers and pushers a type's file defines for the others (a copy takes either
-// array kind, a launch takes arrays and streams, a module makes kernels, a capture keeps
-// what its work uses), and fast_testudata, which tells a userdata by its metatable's
+// array kind, a launch takes arrays and streams, a stream waits for events, a module makes
+// kernels, a capture keeps what its work uses), and fast_testudata, which tells a userdata by its metatable's
 // address on the launch path.
 #pragma once
 #include <lua.hpp>
@@ -35,6 +35,8 @@ lab::HostArray* test_host_array(lua_State* L, int idx);
 void push_kernel(lua_State* L, lab::KernelRef k);
 // stream.cpp: the CUstream of the stream at idx (raises when freed); nullptr for nil/none.
 CUstream opt_stream(lua_State* L, int idx);
+// event.cpp: the event at idx, raising "attempt to use a destroyed event" when released.
+cu::Event& check_event(lua_State* L, int idx);
 // stream.cpp: a stream's userdata: the stream, its number in the run (lab::StreamBook, which
 // faults and the watchdog name), and whether it is non-blocking. push_stream makes one
 // (with the device's default priority when `priority` is empty) and adds it to the book.

@@ -28,12 +28,10 @@ Context::Context(int ordinal) : ordinal_(ordinal) {
 }
 
 Context::~Context() {
+  for (auto f = at_release_.rbegin(); f != at_release_.rend(); ++f) (*f)();
   // The driver may already be shutting down at process exit; a failed release is
   // harmless then, and a destructor must not throw.
-  if (ctx_) {
-    std::string why;
-    if (driver_available(&why)) api().cuDevicePrimaryCtxRelease(device_);
-  }
+  if (ctx_ && driver_available()) api().cuDevicePrimaryCtxRelease(device_);
 }
 
 void Context::make_current() const { WL_CU_CHECK(api().cuCtxSetCurrent(ctx_), label()); }

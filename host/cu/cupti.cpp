@@ -75,10 +75,27 @@ std::vector<fs::path> toolkit_roots() {
   return roots;
 }
 
+// dlopen opens the path and reads it: a FIFO there waits for a writer forever (a run with
+// --counters hung), and a device reads whatever it gives. Only a regular file (a link to
+// one too) is handed to the loader; anything else is said.
+bool loadable(const fs::path& path, std::string* error) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || fs::is_regular_file(st)) return true;  // missing or unreadable: dlopen says why
+  if (error)
+    *error = path.string() + ": not a regular file (" +
+             (fs::is_fifo(st)        ? "a FIFO"
+              : fs::is_directory(st) ? "a folder"
+                                     : "a device or socket") +
+             ")";
+  return false;
+}
+
 void* open_in(const fs::path& dir, std::string* error) {
   for (const char* name : kNames) {
     std::error_code ec;
     if (!fs::exists(dir / name, ec)) continue;
+    if (!loadable(dir / name, error)) continue;
     if (void* h = dlopen((dir / name).c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
     const char* e = dlerror();
     *error = (dir / name).string() + ": " + (e ? e : "dlopen failed");
@@ -92,6 +109,9 @@ void* open_in(const fs::path& dir, std::string* error) {
 std::string preload_nvperf(const fs::path& dir) {
   for (const char* name : {"libnvperf_host.so", "libnvperf_target.so"}) {
     std::error_code ec;
+    // One beside CUPTI that is no regular file would be opened by CUPTI's own lookup.
+    if (std::string why; fs::exists(dir / name, ec) && !loadable(dir / name, &why))
+      return "CUPTI was found at " + dir.string() + " but " + why;
     if (fs::exists(dir / name, ec) && dlopen((dir / name).c_str(), RTLD_NOW | RTLD_LOCAL)) continue;
     if (dlopen(name, RTLD_NOW | RTLD_LOCAL)) continue;
     if (std::string(name) == "libnvperf_host.so")
@@ -173,7 +193,7 @@ const Loaded& loaded() {
 
 ErrorKind kind_of_result(CUptiResult r) {
   return (r == CUPTI_ERROR_INVALID_METRIC_NAME || r == CUPTI_ERROR_INVALID_CHIP_NAME) ? ErrorKind::bad_input
-                                                                                      : ErrorKind::driver;
+                                                                                      : ErrorKind::profiler;
 }
 
 // What a user can do about the codes that have a remedy outside warplab.
@@ -220,14 +240,14 @@ std::vector<fs::path> cupti_search_dirs() {
 
 const CuptiApi& cupti() {
   const Loaded& l = loaded();
-  if (!l.ok) throw CuptiError(l.why, ErrorKind::no_device);
+  if (!l.ok) throw CuptiError(l.why, ErrorKind::no_gpu);
   return l.api;
 }
 
-bool cupti_available(std::string* why) {
+std::optional<std::string> cupti_unavailable() {
   const Loaded& l = loaded();
-  if (why) *why = l.why;
-  return l.ok;
+  if (l.ok) return std::nullopt;
+  return l.why;
 }
 
 std::string cupti_result_text(CUptiResult r) {

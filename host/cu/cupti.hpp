@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,11 +66,11 @@ struct CuptiApi {
 // (LD_LIBRARY_PATH, ld.so.cache), then cupti_search_dirs(). The libnvperf_host.so and
 // libnvperf_target.so beside the library found are loaded first, so CUPTI's own search for
 // them finds those. The result is kept per value of WARPLAB_CUPTI_DIR. Throws CuptiError
-// (kind no_device) with one sentence when no usable CUPTI is found.
+// (kind no_gpu) with one sentence when no usable CUPTI is found.
 const CuptiApi& cupti();
 
-// True when cupti() would succeed; never throws. `why` gets the sentence otherwise.
-bool cupti_available(std::string* why = nullptr);
+// Why cupti() would fail (its sentence), or nullopt when it would succeed; never throws.
+std::optional<std::string> cupti_unavailable();
 
 // The toolkit folders searched after the soname, existing ones only, in order: for each of
 // $CUDA_HOME, $CUDA_PATH, the toolkit of the libnvrtc this process loaded, /usr/local/cuda
@@ -84,11 +85,11 @@ std::string cupti_result_text(CUptiResult result);
 // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: ..." with, for the codes a user can act on, the
 // action (the driver option NVreg_RestrictProfilingToAdminUsers=0 for privileges; another
 // NVIDIA tool attached for CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED). Kinds:
-// bad_input for CUPTI_ERROR_INVALID_METRIC_NAME and _INVALID_CHIP_NAME, driver otherwise.
+// bad_input for CUPTI_ERROR_INVALID_METRIC_NAME and _INVALID_CHIP_NAME, profiler otherwise.
 class CuptiError : public Error {
  public:
   CuptiError(CUptiResult result, std::string call, const std::string& object = {});
-  // No usable CUPTI library (kind no_device), or another sentence of this layer.
+  // No usable CUPTI library (kind no_gpu), or another sentence of this layer.
   CuptiError(const std::string& message, ErrorKind kind);
   CUptiResult result() const noexcept { return result_; }
   const std::string& cupti_call() const noexcept { return call_; }

@@ -55,7 +55,7 @@ const CuptiLinesApi& cupti_lines() {
     loaded = resolve(base);
     for_library = base.library;
   }
-  if (!loaded.why.empty()) throw CuptiError(loaded.why, ErrorKind::no_device);
+  if (!loaded.why.empty()) throw CuptiError(loaded.why, ErrorKind::no_gpu);
   return loaded.api;
 }
 
@@ -90,7 +90,7 @@ std::uint64_t cubin_crc(const std::vector<char>& cubin) {
   return p.cubinCrc;
 }
 
-std::string profiler_unsupported(int ordinal, CUpti_Profiler_API api_kind) {
+std::optional<std::string> profiler_unsupported(int ordinal, CUpti_Profiler_API api_kind) {
   const CuptiLinesApi& api = cupti_lines();
   auto p = WL_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
   p.cuDevice = ordinal;
@@ -99,7 +99,7 @@ std::string profiler_unsupported(int ordinal, CUpti_Profiler_API api_kind) {
   if (rc != CUPTI_SUCCESS)
     return "CUPTI could not say whether device " + std::to_string(ordinal) + " supports it (" +
            cupti_result_text(rc) + ")";
-  if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return "";
+  if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return std::nullopt;
   if (p.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
     return "device " + std::to_string(ordinal) +
            "'s architecture is not supported (CUPTI needs compute capability "

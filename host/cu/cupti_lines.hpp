@@ -8,6 +8,7 @@
 #include <cupti_sass_metrics.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
   X(cuptiProfilerDeviceSupported)             \
   X(cuptiSassMetricsGetProperties)            \
   X(cuptiSassMetricsSetConfig)                \
+  X(cuptiSassMetricsUnsetConfig)              \
   X(cuptiSassMetricsEnable)                   \
   X(cuptiSassMetricsDisable)                  \
   X(cuptiSassMetricsGetDataProperties)        \
@@ -41,7 +43,7 @@ struct CuptiLinesApi {
 };
 
 // The entry points above, from the library cupti() found (loaded once). Throws CuptiError:
-// no CUPTI (kind no_device, cupti()'s sentence), or a CUPTI without them (older than 12.6).
+// no CUPTI (kind no_gpu, cupti()'s sentence), or a CUPTI without them (older than 12.6).
 const CuptiLinesApi& cupti_lines();
 
 // Where one SASS instruction came from, as the CUBIN's line table says.
@@ -60,8 +62,8 @@ SourceLine sass_source_line(const std::vector<char>& cubin, const std::string& f
 // SASS records keep its low 32 bits). CUPTI 13.0 answers 0 before the driver is loaded.
 std::uint64_t cubin_crc(const std::vector<char>& cubin);
 
-// cuptiProfilerDeviceSupported for `api` on device `ordinal`: "" when supported, else the
-// sentence (the architecture, a vGPU, confidential computing, ...).
-std::string profiler_unsupported(int ordinal, CUpti_Profiler_API api);
+// cuptiProfilerDeviceSupported for `api` on device `ordinal`: nullopt when supported, else
+// the sentence (the architecture, a vGPU, confidential computing, ...).
+std::optional<std::string> profiler_unsupported(int ordinal, CUpti_Profiler_API api);
 
 }  // namespace warplab::cu

@@ -59,7 +59,8 @@ long long DeviceSnapshot::require(const std::string& n) const {
   if (auto v = attr(n)) return *v;
   if (is_unknown(n))
     throw Error("attribute '" + n + "' is unknown for " + source +
-                (architecture ? " (architecture limits, not a captured device)" : ""));
+                    (architecture ? " (architecture limits, not a captured device)" : ""),
+                ErrorKind::not_in_profile);
   throw Error("attribute '" + n + "' is missing from " + source);
 }
 

@@ -35,7 +35,7 @@ struct DeviceSnapshot {
   // lacks it): a JSON null, or anything an architecture profile does not give.
   bool is_unknown(const std::string& name) const;
   // Like attr() but throws cu::Error naming the attribute and the source when missing,
-  // or saying the value is unknown for an architecture profile.
+  // or saying the value is unknown for an architecture profile (kind not_in_profile).
   long long require(const std::string& name) const;
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
   bool live() const { return ordinal >= 0; }

@@ -136,16 +136,20 @@ const Api& api() {
   return loaded().api;
 }
 
-bool driver_available(std::string* why) {
+bool driver_available() { return initialized().ok; }
+
+std::optional<std::string> driver_unavailable() {
   const Initialized& i = initialized();
-  if (why) *why = i.why;
-  return i.ok;
+  if (i.ok) return std::nullopt;
+  return i.why;
 }
 
-bool driver_loaded(std::string* why) {
+bool driver_loaded() { return loaded().loaded; }
+
+std::optional<std::string> driver_not_loaded() {
   const Loaded& l = loaded();
-  if (why) *why = l.why;
-  return l.loaded;
+  if (l.loaded) return std::nullopt;
+  return l.why;
 }
 
 int driver_version() { return loaded().version; }

@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda.h>
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,13 +25,17 @@ struct Api {
 // (used by tests and for forcing offline mode).
 const Api& api();
 
-// True when the driver loaded and cuInit succeeded; never throws. `why` gets the reason.
-// The first call pays for cuInit (tens to hundreds of ms on a GPU machine).
-bool driver_available(std::string* why = nullptr);
+// True when the driver loaded and cuInit succeeded; never throws. driver_unavailable():
+// the reason when not, else nullopt. The first call pays for cuInit (tens to hundreds of ms
+// on a GPU machine).
+bool driver_available();
+std::optional<std::string> driver_unavailable();
 
 // True when libcuda.so.1 loaded and its entry points resolved, without calling cuInit
-// (what --version and a lazily chosen device need to know); `why` gets the reason.
-bool driver_loaded(std::string* why = nullptr);
+// (what --version and a lazily chosen device need to know); driver_not_loaded(): the reason
+// when not, else nullopt.
+bool driver_loaded();
+std::optional<std::string> driver_not_loaded();
 
 // Driver version as reported by cuDriverGetVersion (e.g. 13000), or 0 when the driver did
 // not load. Needs no cuInit.

@@ -24,16 +24,15 @@ std::string compose(CUresult code, const std::string& call, const std::string& o
 }  // namespace
 
 Error::Error(CUresult code, std::string call, std::string object)
-    : std::runtime_error(compose(code, call, object)),
+    : warplab::Error(kind_of(code), compose(code, call, object)),
       code_(code),
-      kind_(kind_of(code)),
       call_(call_name(call)),
       object_(std::move(object)) {}
 
 Error::Error(const std::string& message, CUresult code)
-    : std::runtime_error(message), code_(code), kind_(kind_of(code)) {}
+    : warplab::Error(kind_of(code), message), code_(code) {}
 
-Error::Error(const std::string& message, ErrorKind kind) : std::runtime_error(message), kind_(kind) {}
+Error::Error(const std::string& message, ErrorKind kind) : warplab::Error(kind, message) {}
 
 ErrorKind kind_of(CUresult code) noexcept {
   switch (code) {
@@ -42,15 +41,14 @@ ErrorKind kind_of(CUresult code) noexcept {
     case CUDA_ERROR_NO_DEVICE:
     case CUDA_ERROR_INVALID_DEVICE:
     case CUDA_ERROR_NOT_INITIALIZED:
-      return ErrorKind::no_device;
+      return ErrorKind::no_gpu;
     default:
       return ErrorKind::driver;
   }
 }
 
 std::string error_text(CUresult code) {
-  std::string why;
-  if (driver_available(&why)) {
+  if (driver_available()) {
     const char* name = nullptr;
     const char* text = nullptr;
     const Api& a = api();

@@ -1,43 +1,35 @@
-// error.hpp: the driver layer's one exception type, carrying the CUresult, the failing
-// call, the object involved and the error's kind (what went wrong, for the exit code:
-// app/cli/exit_codes.hpp). Message text comes from cuGetErrorName/cuGetErrorString.
+// error.hpp: the driver layer's warplab::Error (sys/error.hpp), carrying the CUresult, the
+// failing call and the object involved beside the kind. Message text comes from
+// cuGetErrorName/cuGetErrorString.
 #pragma once
 #include <cuda.h>
 
-#include <stdexcept>
 #include <string>
+
+#include "sys/error.hpp"
 
 namespace warplab::cu {
 
-// What a cu::Error says went wrong. Each kind has one exit code (app/cli/exit_codes.hpp).
-enum class ErrorKind {
-  bad_input,  // a malformed profile, a broken launch limit, a bad size: the caller's input
-  no_device,  // no driver, no GPU, no such device index
-  driver,     // a driver call failed at run time
-};
-
 // The kind a CUresult stands for: CUDA_SUCCESS (an error we found, not the driver) is
-// bad input; CUDA_ERROR_NO_DEVICE, _INVALID_DEVICE and _NOT_INITIALIZED are no device;
+// bad input; CUDA_ERROR_NO_DEVICE, _INVALID_DEVICE and _NOT_INITIALIZED are no GPU;
 // every other code is a driver failure.
 ErrorKind kind_of(CUresult code) noexcept;
 
-class Error : public std::runtime_error {
+class Error : public warplab::Error {
  public:
   Error(CUresult code, std::string call, std::string object = {});
   // An error described by one sentence, of kind_of(code). `code` stays CUDA_SUCCESS for
   // bad input and broken limits; CUDA_ERROR_NO_DEVICE marks "no driver / no GPU".
   explicit Error(const std::string& message, CUresult code = CUDA_SUCCESS);
-  // An error of a library beside the driver (CUPTI: cu/cupti.hpp) whose kind is decided
-  // by that library's own code, not by a CUresult; code() stays CUDA_SUCCESS.
+  // An error whose kind is not a CUresult's: a value a profile does not know, or a library
+  // beside the driver (CUPTI: cu/cupti.hpp) deciding by its own code; code() stays CUDA_SUCCESS.
   Error(const std::string& message, ErrorKind kind);
   CUresult code() const noexcept { return code_; }
-  ErrorKind kind() const noexcept { return kind_; }
   const std::string& call() const noexcept { return call_; }
   const std::string& object() const noexcept { return object_; }
 
  private:
   CUresult code_ = CUDA_SUCCESS;
-  ErrorKind kind_ = ErrorKind::bad_input;
   std::string call_;
   std::string object_;
 };

@@ -7,11 +7,15 @@
 #include <memory>
 
 #include "cu/range_profiler.hpp"
+#include "cu/trace.hpp"
 
 namespace warplab::cu {
 namespace {
 
 constexpr std::size_t kPcsPerRead = 2048;
+// The configured buffer only receives what is left when sampling is disabled (take()
+// reads everything before): small.
+constexpr std::size_t kConfiguredPcs = 64;
 
 // A CUpti_PCSamplingData with room for `pcs` records of `reasons` stall reasons each.
 void make_buffer(CUpti_PCSamplingData& b, std::vector<CUpti_PCSamplingPCData>& pcs,
@@ -28,12 +32,24 @@ void make_buffer(CUpti_PCSamplingData& b, std::vector<CUpti_PCSamplingPCData>& p
   b.pPcData = pcs.data();
 }
 
+// What a configuration hands CUPTI: the sampling data buffer and the stall-reason list.
+// cupti_pcsampling.h has CUPTI copy records into that buffer when sampling is torn down,
+// which for a context destroyed by its program happens at the destruction, after
+// cuptiPCSamplingDisable returned; so they are kept for the process's life (small:
+// kConfiguredPcs records), reachable from here.
+PcSampler::Configured& keep_configured() {
+  static auto* all = new std::vector<std::unique_ptr<PcSampler::Configured>>;
+  all->push_back(std::make_unique<PcSampler::Configured>());
+  return *all->back();
+}
+
 }  // namespace
 
-PcSampler::PcSampler(ContextPtr ctx, unsigned period_log2) : api_(&cupti_lines()), ctx_(std::move(ctx)) {
+PcSampler::PcSampler(ContextPtr ctx, unsigned period_log2)
+    : api_(&cupti_lines()), ctx_(std::move(ctx)), config_(&keep_configured()) {
   profiler_initialize();
-  if (const std::string why = profiler_unsupported(ctx_->ordinal(), CUPTI_PROFILER_PC_SAMPLING); !why.empty())
-    throw CuptiError("stall sampling (CUPTI's PC sampling) is not available: " + why, ErrorKind::driver);
+  if (const auto why = profiler_unsupported(ctx_->ordinal(), CUPTI_PROFILER_PC_SAMPLING))
+    throw CuptiError("stall sampling (CUPTI's PC sampling) is not available: " + *why, ErrorKind::profiler);
   CUpti_PCSamplingEnableParams en{};
   en.size = CUpti_PCSamplingEnableParamsSize;
   en.ctx = ctx_->get();
@@ -46,7 +62,8 @@ PcSampler::PcSampler(ContextPtr ctx, unsigned period_log2) : api_(&cupti_lines()
     np.ctx = ctx_->get();
     np.numStallReasons = &n;
     WL_CUPTI_CALL(*api_, cuptiPCSamplingGetNumStallReasons, np, ctx_->label());
-    indexes_.assign(n, 0);
+    std::vector<std::uint32_t>& indexes = config_->indexes;
+    indexes.assign(n, 0);
     std::vector<std::unique_ptr<char[]>> names(n);
     std::vector<char*> name_ptrs(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -57,18 +74,18 @@ PcSampler::PcSampler(ContextPtr ctx, unsigned period_log2) : api_(&cupti_lines()
     sp.size = CUpti_PCSamplingGetStallReasonsParamsSize;
     sp.ctx = ctx_->get();
     sp.numStallReasons = n;
-    sp.stallReasonIndex = indexes_.data();
+    sp.stallReasonIndex = indexes.data();
     sp.stallReasons = name_ptrs.data();
     WL_CUPTI_CALL(*api_, cuptiPCSamplingGetStallReasons, sp, ctx_->label());
     for (std::size_t i = 0; i < n; ++i) {
       names[i][CUPTI_STALL_REASON_STRING_SIZE - 1] = 0;
-      reasons_[indexes_[i]] = names[i].get();
+      reasons_[indexes[i]] = names[i].get();
     }
-    make_buffer(config_buffer_, config_pcs_, config_stalls_, kPcsPerRead, n);
+    make_buffer(config_->buffer, config_->pcs, config_->stalls, kConfiguredPcs, n);
     std::vector<CUpti_PCSamplingConfigurationInfo> info(7);
     info[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
     info[0].attributeData.stallReasonData.stallReasonCount = n;
-    info[0].attributeData.stallReasonData.pStallReasonIndex = indexes_.data();
+    info[0].attributeData.stallReasonData.pStallReasonIndex = indexes.data();
     info[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
     info[1].attributeData.samplingPeriodData.samplingPeriod = period_log2 < 5    ? 5
                                                               : period_log2 > 31 ? 31
@@ -85,7 +102,7 @@ PcSampler::PcSampler(ContextPtr ctx, unsigned period_log2) : api_(&cupti_lines()
     info[5].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
     info[5].attributeData.enableStartStopControlData.enableStartStopControl = 1;
     info[6].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
-    info[6].attributeData.samplingDataBufferData.samplingDataBuffer = &config_buffer_;
+    info[6].attributeData.samplingDataBufferData.samplingDataBuffer = &config_->buffer;
     CUpti_PCSamplingConfigurationInfoParams cp{};
     cp.size = CUpti_PCSamplingConfigurationInfoParamsSize;
     cp.ctx = ctx_->get();
@@ -114,6 +131,7 @@ PcSampler::~PcSampler() {
   d.size = CUpti_PCSamplingDisableParamsSize;
   d.ctx = ctx_->get();
   api_->cuptiPCSamplingDisable(&d);  // nothing to do about a failure here
+  trace("per-line counts: PC sampling disabled");
 }
 
 void PcSampler::start() {
@@ -139,7 +157,7 @@ PcSamples PcSampler::take() {
   std::vector<CUpti_PCSamplingStallReason> stalls;
   // A bound on the reads: each returns up to kPcsPerRead PCs and says how many remain.
   for (int round = 0; round < 4096; ++round) {
-    make_buffer(buf, pcs, stalls, kPcsPerRead, indexes_.size());
+    make_buffer(buf, pcs, stalls, kPcsPerRead, config_->indexes.size());
     CUpti_PCSamplingGetDataParams p{};
     p.size = CUpti_PCSamplingGetDataParamsSize;
     p.ctx = ctx_->get();
@@ -154,7 +172,7 @@ PcSamples PcSampler::take() {
       r.pc = pcs[i].pcOffset;
       // The name may be shared with other records and with CUPTI's own: it is left alone.
       if (pcs[i].functionName) r.function = pcs[i].functionName;
-      for (std::size_t k = 0; k < pcs[i].stallReasonCount && k < indexes_.size(); ++k) {
+      for (std::size_t k = 0; k < pcs[i].stallReasonCount && k < config_->indexes.size(); ++k) {
         const std::uint32_t index = pcs[i].stallReason[k].pcSamplingStallReasonIndex;  // packed: copied out
         const std::uint32_t samples = pcs[i].stallReason[k].samples;
         r.stalls.emplace_back(index, samples);

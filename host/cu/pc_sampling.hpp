@@ -49,16 +49,21 @@ class PcSampler {
   const std::map<std::uint32_t, std::string>& reasons() const noexcept { return reasons_; }
   void abandon() noexcept { enabled_ = false; }
 
+  // What the configuration hands CUPTI, kept for the process's life (pc_sampling.cpp).
+  struct Configured {
+    std::vector<std::uint32_t> indexes;  // the stall reasons sampled
+    // The buffer set as the sampling data buffer. cuptiPCSamplingGetData must be given a
+    // different one: into this one it reports totalSamples 0 and no error.
+    CUpti_PCSamplingData buffer{};
+    std::vector<CUpti_PCSamplingPCData> pcs;
+    std::vector<CUpti_PCSamplingStallReason> stalls;
+  };
+
  private:
   const CuptiLinesApi* api_;
   ContextPtr ctx_;
   std::map<std::uint32_t, std::string> reasons_;
-  std::vector<std::uint32_t> indexes_;  // CUPTI reads the configured list while enabled
-  // The buffer set as the sampling data buffer. cuptiPCSamplingGetData must be given a
-  // different one: into this one it reports totalSamples 0 and no error.
-  CUpti_PCSamplingData config_buffer_{};
-  std::vector<CUpti_PCSamplingPCData> config_pcs_;
-  std::vector<CUpti_PCSamplingStallReason> config_stalls_;
+  Configured* config_;  // kept after this sampler (pc_sampling.cpp)
   bool enabled_ = false, started_ = false;
 };
 

@@ -139,8 +139,8 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
     bad(name_or_path, "is larger than 4 MiB (a profile is a few KiB)");
   // Read whole, then parse: parse errors then point at lines of the text we hold.
   std::string text;
-  if (const std::string e = sys::read_whole(name_or_path, text, 4u << 20); !e.empty())
-    bad(name_or_path, "cannot read the file (" + e + ")");
+  if (const auto e = sys::read_whole(name_or_path, text, 4u << 20))
+    bad(name_or_path, "cannot read the file (" + *e + ")");
   return parse_profile(text, name_or_path);
 }
 

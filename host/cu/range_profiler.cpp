@@ -4,7 +4,10 @@
 // device.
 #include "cu/range_profiler.hpp"
 
+#include <cstdlib>
 #include <mutex>
+
+#include "sys/shown.hpp"
 
 namespace warplab::cu {
 
@@ -20,6 +23,25 @@ void profiler_initialize() {
   if (rc != CUPTI_SUCCESS) throw CuptiError(rc, "cuptiProfilerInitialize");
 }
 
+void require_profiler() {
+  (void)cupti();  // no CUPTI: its sentence
+  if (const char* tool = std::getenv("CUDA_INJECTION64_PATH"); tool && *tool)
+    throw CuptiError(
+        "another NVIDIA tool is attached to this process (CUDA_INJECTION64_PATH=" + sys::shown(tool) +
+            ": Nsight Compute or Nsight Systems), and CUPTI counts for one tool at a time",
+        ErrorKind::profiler);
+  profiler_initialize();
+}
+
+std::optional<std::string> profiler_unavailable() {
+  try {
+    require_profiler();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return std::nullopt;
+}
+
 std::string chip_name(int ordinal) {
   profiler_initialize();
   auto p = WL_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
@@ -27,7 +49,7 @@ std::string chip_name(int ordinal) {
   WL_CUPTI_CALL(cupti(), cuptiDeviceGetChipName, p, "device " + std::to_string(ordinal));
   if (!p.pChipName || !*p.pChipName)
     throw CuptiError("cuptiDeviceGetChipName (device " + std::to_string(ordinal) + ") returned no chip name",
-                     ErrorKind::driver);
+                     ErrorKind::profiler);
   return p.pChipName;
 }
 

@@ -1,21 +1,26 @@
 // sass_metrics.cpp: the SASS-metrics calls in CUPTI's order: metric ids from names, set
 // config (once per process and device), enable (lazy patching), get data properties, flush,
-// disable. Measured on an H200 with CUPTI 13.0: a second SetConfig after UnsetConfig fails
-// with CUPTI_ERROR_OUT_OF_MEMORY, so the configuration is never unset.
+// disable; the configuration unset when the context is released (CUPTI's sample does so
+// before destroying its context). Measured on an H200 with CUPTI 13.0: a second SetConfig
+// after UnsetConfig fails with CUPTI_ERROR_OUT_OF_MEMORY, so a process configures a device
+// once and keeps it while its context lives.
 #include "cu/sass_metrics.hpp"
 
 #include <cstdlib>
 #include <mutex>
 
 #include "cu/range_profiler.hpp"
+#include "cu/trace.hpp"
 
 namespace warplab::cu {
 namespace {
 
 // The configuration CUPTI holds per device for this process.
 struct Configured {
-  std::vector<std::string> metrics;
+  std::vector<std::string> metrics;  // empty: not configured
   std::vector<std::uint64_t> ids;
+  bool spent = false;   // unset with its context: CUPTI refuses another SetConfig
+  bool broken = false;  // a session on it was abandoned (a faulted context): no more calls
 };
 std::mutex& config_mutex() {
   static std::mutex mu;
@@ -31,15 +36,22 @@ std::vector<Configured>& configured() {
 SassMetrics::SassMetrics(ContextPtr ctx, const std::string& chip, const std::vector<std::string>& metrics)
     : api_(&cupti_lines()), ctx_(std::move(ctx)), metrics_(metrics) {
   profiler_initialize();  // another tool attached: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED here
-  if (const std::string why = profiler_unsupported(ctx_->ordinal(), CUPTI_PROFILER_SASS_METRICS);
-      !why.empty())
-    throw CuptiError("per-line counts (CUPTI's SASS metrics) are not available: " + why, ErrorKind::driver);
+  if (const auto why = profiler_unsupported(ctx_->ordinal(), CUPTI_PROFILER_SASS_METRICS))
+    throw CuptiError("per-line counts (CUPTI's SASS metrics) are not available: " + *why,
+                     ErrorKind::profiler);
   {
     std::lock_guard<std::mutex> lock(config_mutex());
     auto& all = configured();
     const auto dev = static_cast<std::size_t>(ctx_->ordinal());
     if (all.size() <= dev) all.resize(dev + 1);
     Configured& c = all[dev];
+    if (c.broken || c.spent)
+      throw CuptiError(c.broken ? "per-line counts cannot be collected after a collected kernel faulted on " +
+                                      ctx_->label() + ": restart the script"
+                                : "CUPTI allows one per-line configuration of " + ctx_->label() +
+                                      " per process, and this process used it with an earlier context: "
+                                      "collect in a new process",
+                       ErrorKind::profiler);
     if (c.metrics.empty()) {
       std::vector<CUpti_SassMetrics_Config> config;
       std::vector<std::uint64_t> ids;
@@ -58,11 +70,26 @@ SassMetrics::SassMetrics(ContextPtr ctx, const std::string& chip, const std::vec
       WL_CUPTI_CALL(*api_, cuptiSassMetricsSetConfig, set, ctx_->label());
       c.metrics = metrics_;
       c.ids = std::move(ids);
+      // Unset while the context still exists: left to the process exit, CUPTI frees it
+      // after the driver has destroyed the context.
+      const CuptiLinesApi* api = api_;
+      ctx_->at_release([api, dev] {
+        std::lock_guard<std::mutex> l(config_mutex());
+        Configured& mine = configured()[dev];
+        if (!mine.broken && !mine.metrics.empty()) {
+          auto u = WL_CUPTI_PARAMS(CUpti_SassMetricsUnsetConfig_Params);
+          u.deviceIndex = static_cast<std::uint32_t>(dev);
+          api->cuptiSassMetricsUnsetConfig(&u);  // nothing to do about a failure here
+          trace("per-line counts: SASS-metric configuration unset");
+        }
+        mine.metrics.clear();
+        mine.spent = true;
+      });
     } else if (c.metrics != metrics_) {
       throw CuptiError(
           "CUPTI keeps the first SASS-metric configuration of a process; a later one must ask for "
           "the same metrics",
-          ErrorKind::driver);
+          ErrorKind::profiler);
     }
     ids_ = c.ids;
   }
@@ -73,11 +100,20 @@ SassMetrics::SassMetrics(ContextPtr ctx, const std::string& chip, const std::vec
   enabled_ = true;
 }
 
+void SassMetrics::abandon() noexcept {
+  enabled_ = false;
+  std::lock_guard<std::mutex> lock(config_mutex());
+  auto& all = configured();
+  const auto dev = static_cast<std::size_t>(ctx_->ordinal());
+  if (dev < all.size()) all[dev].broken = true;
+}
+
 SassMetrics::~SassMetrics() {
   if (!enabled_) return;
   auto p = WL_CUPTI_PARAMS(CUpti_SassMetricsDisable_Params);
   p.ctx = ctx_->get();
   api_->cuptiSassMetricsDisable(&p);  // nothing to do about a failure here
+  trace("per-line counts: SASS metrics disabled");
 }
 
 std::vector<SassRecord> SassMetrics::flush() {

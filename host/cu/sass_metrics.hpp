@@ -24,9 +24,10 @@ class SassMetrics {
  public:
   // Configures `metrics` for the context's device (once per process: CUPTI 13.0 refuses a
   // second cuptiSassMetricsSetConfig after cuptiSassMetricsUnsetConfig with
-  // CUPTI_ERROR_OUT_OF_MEMORY, so the first configuration stays; a later session must ask
-  // for the same list), then cuptiSassMetricsEnable with lazy patching. Throws CuptiError:
-  // a name the chip lacks, a device CUPTI does not support, another tool attached.
+  // CUPTI_ERROR_OUT_OF_MEMORY, so the first configuration stays until the context is
+  // released; a later session must ask for the same list), then cuptiSassMetricsEnable
+  // with lazy patching. Throws CuptiError: a name the chip lacks, a device CUPTI does not
+  // support, another tool attached, a device whose configuration is spent or abandoned.
   SassMetrics(ContextPtr ctx, const std::string& chip, const std::vector<std::string>& metrics);
   ~SassMetrics();  // cuptiSassMetricsDisable; never throws
   SassMetrics(const SassMetrics&) = delete;
@@ -36,8 +37,9 @@ class SassMetrics {
   // The records collected since enable or the last flush (cuptiSassMetricsGetDataProperties,
   // cuptiSassMetricsFlushData). Call after the launches finished.
   std::vector<SassRecord> flush();
-  // Leaves CUPTI enabled and makes no further call (a context that faulted).
-  void abandon() noexcept { enabled_ = false; }
+  // Leaves CUPTI enabled and makes no further call on this device, ever (a context that
+  // faulted): a later session there is refused.
+  void abandon() noexcept;
 
  private:
   const CuptiLinesApi* api_;

@@ -25,20 +25,21 @@ std::string num(double x) {
 }
 
 void element_not_integer(const char* what, double x, cu::DType t) {
-  throw Error(std::string(what) + " " + num(x) + " is not an integer (array type " + type_name(t) + ")");
+  throw Error(ErrorKind::bad_input,
+              std::string(what) + " " + num(x) + " is not an integer (array type " + type_name(t) + ")");
 }
 
 void element_too_large(const char* what, double x, cu::DType t) {
-  throw Error(std::string(what) + " " + num(x) + " does not fit " + type_name(t));
+  throw Error(ErrorKind::bad_input, std::string(what) + " " + num(x) + " does not fit " + type_name(t));
 }
 
 void element_too_large(const char* what, std::int64_t v, cu::DType t) {
-  throw Error(std::string(what) + " " + str(v) + " does not fit " + type_name(t));
+  throw Error(ErrorKind::bad_input, std::string(what) + " " + str(v) + " does not fit " + type_name(t));
 }
 
 void element_beyond_float(const char* what, double x, cu::DType t) {
-  throw Error(std::string(what) + " " + num(x) + " does not fit " + type_name(t) + " (finite values up to ±" +
-              num(cu::float_max(t)) + ")");
+  throw Error(ErrorKind::bad_input, std::string(what) + " " + num(x) + " does not fit " + type_name(t) +
+                                        " (finite values up to ±" + num(cu::float_max(t)) + ")");
 }
 
 std::string not_a_number(const char* what, cu::DType t, const char* got) {
@@ -47,14 +48,15 @@ std::string not_a_number(const char* what, cu::DType t, const char* got) {
 }
 
 void index_error(std::int64_t i, std::size_t count, const char* noun) {
-  throw Error("index " + str(i) + " out of range: the " + noun + " has " + str(count) +
-              " elements (valid: 1.." + str(count) + ")");
+  throw Error(ErrorKind::bad_input, "index " + str(i) + " out of range: the " + noun + " has " + str(count) +
+                                        " elements (valid: 1.." + str(count) + ")");
 }
 
 std::size_t check_count(std::int64_t n, cu::DType t, const char* who) {
   if (static_cast<std::uint64_t>(n) > (std::uint64_t{1} << 56) / cu::dtype_info(t).size)  // bytes overflow
-    throw Error(std::string(who) + ": " + str(n) + " elements of " + type_name(t) + " are more than any " +
-                (std::strcmp(who, "cuda.array") == 0 ? "device" : "machine") + " holds");
+    throw Error(ErrorKind::bad_input,
+                std::string(who) + ": " + str(n) + " elements of " + type_name(t) + " are more than any " +
+                    (std::strcmp(who, "cuda.array") == 0 ? "device" : "machine") + " holds");
   return static_cast<std::size_t>(n);
 }
 
@@ -65,16 +67,17 @@ void check_offline_bytes(std::uint64_t bytes, std::uint64_t device_bytes, const 
   const std::uint64_t host_half = pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) / 2 : 0;
   const bool over_device = device_bytes && bytes > device_bytes;
   if (over_device || (host_half && bytes > host_half))
-    throw Error("cuda.array: " + cu::format_bytes(bytes) + " requested, more than " +
-                (over_device ? "the " + cu::format_bytes(device_bytes) + " of " + device_name
-                             : "half of this machine's " + cu::format_bytes(host_half * 2)) +
-                " (offline, arrays live in host memory)");
+    throw Error(ErrorKind::bad_input,
+                "cuda.array: " + cu::format_bytes(bytes) + " requested, more than " +
+                    (over_device ? "the " + cu::format_bytes(device_bytes) + " of " + device_name
+                                 : "half of this machine's " + cu::format_bytes(host_half * 2)) +
+                    " (offline, arrays live in host memory)");
 }
 
 void check_same_shape(cu::DType dt, std::size_t dn, cu::DType st, std::size_t sn) {
   if (st != dt || sn != dn)
-    throw Error("copy needs the same type and length: " + type_name(dt) + "[" + str(dn) + "] <- " +
-                type_name(st) + "[" + str(sn) + "]");
+    throw Error(ErrorKind::bad_input, "copy needs the same type and length: " + type_name(dt) + "[" +
+                                          str(dn) + "] <- " + type_name(st) + "[" + str(sn) + "]");
 }
 
 Range view_range(std::int64_t first, std::optional<std::int64_t> n, std::size_t count, const char* noun) {
@@ -82,15 +85,16 @@ Range view_range(std::int64_t first, std::optional<std::int64_t> n, std::size_t 
   const bool first_ok = first >= 1 && first <= c;  // else c - first + 1 may overflow
   const std::int64_t len = n ? *n : first_ok ? c - first + 1 : 0;
   if (!first_ok || len < 1 || len > c - (first - 1))
-    throw Error("view(" + str(first) + (n ? ", " + str(len) : "") + ") does not fit in " + noun + " of " +
-                str(c) + " elements");  // the call as written: view(0), not view(0, 0)
+    throw Error(ErrorKind::bad_input, "view(" + str(first) + (n ? ", " + str(len) : "") +
+                                          ") does not fit in " + noun + " of " + str(c) +
+                                          " elements");  // the call as written: view(0), not view(0, 0)
   return {static_cast<std::size_t>(first - 1), static_cast<std::size_t>(len)};
 }
 
 std::size_t set_start(std::int64_t at, std::size_t n, std::size_t count) {
   if (at < 1 || static_cast<std::size_t>(at - 1) + n > count)
-    throw Error("set: " + str(n) + " values at index " + str(at) + " do not fit in " + str(count) +
-                " elements");
+    throw Error(ErrorKind::bad_input, "set: " + str(n) + " values at index " + str(at) + " do not fit in " +
+                                          str(count) + " elements");
   return static_cast<std::size_t>(at - 1);
 }
 

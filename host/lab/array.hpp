@@ -1,6 +1,6 @@
 // array.hpp: typed arrays without Lua: the records behind cuda.array (DeviceArray) and
 // cuda.host_array (HostArray); one element's conversion with its range checks; the checks
-// of an index, a count, a view, a copy's shape and a :set's placement (lab::Error with the
+// of an index, a count, a view, a copy's shape and a :set's placement (Error bad_input with the
 // script's sentence); copies, zeroing, release. The a[i] helpers are inline.
 #pragma once
 #include <cmath>
@@ -13,7 +13,7 @@
 #include "cu/dtype.hpp"
 #include "cu/host_buffer.hpp"
 #include "cu/memory.hpp"
-#include "lab/error.hpp"
+#include "sys/error.hpp"
 
 namespace warplab::lab {
 

@@ -50,19 +50,21 @@ void iota(const Elements& e, double start, double step) {
     const double last = start + step * static_cast<double>(e.count - 1);
     std::int64_t lo = 0, hi = 0;
     if (start != std::floor(start) || step != std::floor(step))
-      throw Error("iota: start and step must be integers for " + std::string(cu::dtype_article(e.type)) +
-                  " " + std::string(info.name) + " array");
+      throw Error(ErrorKind::bad_input, "iota: start and step must be integers for " +
+                                            std::string(cu::dtype_article(e.type)) + " " +
+                                            std::string(info.name) + " array");
     if (!to_int64(start, &lo) || !to_int64(last, &hi) || !cu::int_fits(e.type, lo) ||
         !cu::int_fits(e.type, hi))
-      throw Error("iota: " + std::to_string(static_cast<int>(e.count)) + " elements from " + num(start) +
-                  " by " + num(step) + " end at " + num(last) + ", which does not fit " +
-                  std::string(info.name));
+      throw Error(ErrorKind::bad_input, "iota: " + std::to_string(static_cast<int>(e.count)) +
+                                            " elements from " + num(start) + " by " + num(step) + " end at " +
+                                            num(last) + ", which does not fit " + std::string(info.name));
   }
   const double last = start + step * static_cast<double>(e.count ? e.count - 1 : 0);
   if (info.is_float && (!cu::float_fits(e.type, start) || !cu::float_fits(e.type, last)))
-    throw Error("iota: " + std::to_string(e.count) + " elements from " + num(start) + " by " + num(step) +
-                " end at " + num(last) + ", beyond " + std::string(info.name) + "'s finite values (up to ±" +
-                num(cu::float_max(e.type)) + ")");
+    throw Error(ErrorKind::bad_input, "iota: " + std::to_string(e.count) + " elements from " + num(start) +
+                                          " by " + num(step) + " end at " + num(last) + ", beyond " +
+                                          std::string(info.name) + "'s finite values (up to ±" +
+                                          num(cu::float_max(e.type)) + ")");
   fill_with(e, [&](std::size_t i, unsigned char* p) {
     const double x = start + step * static_cast<double>(i);
     info.is_float ? cu::store_float(e.type, p, x) : cu::store_int(e.type, p, static_cast<std::int64_t>(x));
@@ -71,19 +73,21 @@ void iota(const Elements& e, double start, double step) {
 
 void random(const Elements& e, std::uint64_t seed, double lo, double hi) {
   const bool fl = cu::dtype_info(e.type).is_float;
-  if (!(lo <= hi)) throw Error("random: lo (" + num(lo) + ") must not exceed hi (" + num(hi) + ")");
+  if (!(lo <= hi))
+    throw Error(ErrorKind::bad_input, "random: lo (" + num(lo) + ") must not exceed hi (" + num(hi) + ")");
   if (fl && (!cu::float_fits(e.type, lo) || !cu::float_fits(e.type, hi)))
-    throw Error("random: [" + num(lo) + ", " + num(hi) + "] goes beyond " +
-                std::string(cu::dtype_info(e.type).name) + "'s finite values (up to ±" +
-                num(cu::float_max(e.type)) + ")");
+    throw Error(ErrorKind::bad_input, "random: [" + num(lo) + ", " + num(hi) + "] goes beyond " +
+                                          std::string(cu::dtype_info(e.type).name) +
+                                          "'s finite values (up to ±" + num(cu::float_max(e.type)) + ")");
   std::uint64_t span = 0;  // integers: how many values [ceil(lo), floor(hi)] holds
   std::int64_t ilo = 0, ihi = 0;
   if (!fl) {
     const std::string range = "[" + num(lo) + ", " + num(hi) + "]";
     if (!to_int64(std::ceil(lo), &ilo) || !to_int64(std::floor(hi), &ihi) || !cu::int_fits(e.type, ilo) ||
         !cu::int_fits(e.type, ihi))
-      throw Error("random: " + range + " does not fit " + std::string(cu::dtype_info(e.type).name));
-    if (ilo > ihi) throw Error("random: no integer lies in " + range);
+      throw Error(ErrorKind::bad_input,
+                  "random: " + range + " does not fit " + std::string(cu::dtype_info(e.type).name));
+    if (ilo > ihi) throw Error(ErrorKind::bad_input, "random: no integer lies in " + range);
     span = static_cast<std::uint64_t>(ihi) - static_cast<std::uint64_t>(ilo) + 1;  // 0: all 2^64
   }
   Rng rng(seed);

@@ -1,7 +1,7 @@
 // array_fill.hpp: the bulk element work of :get/:set/:fill/:iota/:random, without Lua: an
 // array's elements in host memory (Elements: a host array's own, or a device array's image,
 // downloaded by load() and uploaded by commit(), bounced through the page-locked staging
-// buffer when large); fills check their arguments first (lab::Error); Rng, :random's
+// buffer when large); fills check their arguments first (bad_input); Rng, :random's
 // seeded generator.
 #pragma once
 #include <cstddef>

@@ -55,10 +55,13 @@ std::string describe(const HostArray& h) {
 
 void Capture::begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, std::string_view where) {
   if (active())
-    throw Error(std::string(who) + " cannot start during the capture of " + label_ +
-                ": captures do not nest; call the inner function directly and its work joins this capture");
+    throw Error(
+        ErrorKind::bad_input,
+        std::string(who) + " cannot start during the capture of " + label_ +
+            ": captures do not nest; call the inner function directly and its work joins this capture");
   if (!stream)
-    throw Error(std::string(who) + " needs a stream of its own to capture on, not the default stream");
+    throw Error(ErrorKind::bad_input,
+                std::string(who) + " needs a stream of its own to capture on, not the default stream");
   cu::begin_capture(stream);
   ctx_ = std::move(ctx);
   stream_ = stream;
@@ -90,7 +93,7 @@ void DeferredFrees::run() noexcept {
 }
 
 Captured Capture::end() {
-  if (!active()) throw Error("no capture is running: nothing to end");
+  if (!active()) throw Error(ErrorKind::bad_input, "no capture is running: nothing to end");
   Captured out;
   out.label = label_;
   out.used = std::move(used_);
@@ -104,13 +107,15 @@ Captured Capture::end() {
   } catch (const cu::Error& e) {
     finish();  // `out` goes as this throws: its deferred frees are done
     if (e.code() == CUDA_ERROR_STREAM_CAPTURE_UNJOINED)
-      throw Error("the capture of " + label +
-                  " ended with a stream that joined it still unjoined: make the capture's stream wait "
-                  "(s:wait(e)) for an event recorded last on each stream that joined");
+      throw Error(ErrorKind::bad_input,
+                  "the capture of " + label +
+                      " ended with a stream that joined it still unjoined: make the capture's stream wait "
+                      "(s:wait(e)) for an event recorded last on each stream that joined");
     if (e.code() == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
-      throw Error("the capture of " + label +
-                  " was invalidated by an operation the driver does not allow during a capture (" +
-                  cu::error_text(e.code()) + "): nothing was recorded");
+      throw Error(ErrorKind::bad_input,
+                  "the capture of " + label +
+                      " was invalidated by an operation the driver does not allow during a capture (" +
+                      cu::error_text(e.code()) + "): nothing was recorded");
     throw;
   }
   finish();
@@ -142,18 +147,21 @@ void Capture::finish() noexcept {
 }
 
 void Capture::refuse_now(CaptureOp op, std::string_view what) const {
-  throw Error(std::string(what) + " cannot run during the capture of " + label_ + ": " + reason(op));
+  throw Error(ErrorKind::bad_input,
+              std::string(what) + " cannot run during the capture of " + label_ + ": " + reason(op));
 }
 
 void Capture::check_other_stream(CUstream stream, std::string_view what) const {
   if (!stream)
-    throw Error(std::string(what) + " on the default stream cannot be recorded by the capture of " + label_ +
-                ": pass the stream cuda.graph gave the function (stream = s)");
+    throw Error(ErrorKind::bad_input,
+                std::string(what) + " on the default stream cannot be recorded by the capture of " + label_ +
+                    ": pass the stream cuda.graph gave the function (stream = s)");
   const cu::CaptureInfo info = cu::capture_info(stream);
   if (info.active() && info.id == id_) return;  // a stream that joined this capture
-  throw Error(std::string(what) + " on a stream outside the capture of " + label_ +
-              " would run now, not in the graph: use the capture's stream, or make this stream join it "
-              "by waiting for an event recorded on the capture's stream (s:wait(e))");
+  throw Error(ErrorKind::bad_input,
+              std::string(what) + " on a stream outside the capture of " + label_ +
+                  " would run now, not in the graph: use the capture's stream, or make this stream join it "
+                  "by waiting for an event recorded on the capture's stream (s:wait(e))");
 }
 
 void Capture::check_stream_free(CUstream stream, std::string_view what) const {
@@ -164,8 +172,9 @@ void Capture::check_stream_free(CUstream stream, std::string_view what) const {
     inside = info.active() && info.id == id_;
   }
   if (inside)
-    throw Error(std::string(what) + " cannot run during the capture of " + label_ +
-                ": the stream is part of the capture until it ends; free it after cuda.graph returns");
+    throw Error(ErrorKind::bad_input,
+                std::string(what) + " cannot run during the capture of " + label_ +
+                    ": the stream is part of the capture until it ends; free it after cuda.graph returns");
 }
 
 void Capture::note_record(CUevent e, CUstream stream, std::string_view what) {
@@ -184,9 +193,10 @@ void Capture::check_wait(CUstream stream, CUevent e, std::string_view what) cons
     inside_stream = info.active() && info.id == id_;
   }
   if (inside_stream)
-    throw Error(std::string(what) + " cannot wait, during the capture of " + label_ +
-                ", for an event recorded outside it: a graph cannot wait for work outside itself; "
-                "record the event before cuda.graph and wait for it before g:launch()");
+    throw Error(ErrorKind::bad_input,
+                std::string(what) + " cannot wait, during the capture of " + label_ +
+                    ", for an event recorded outside it: a graph cannot wait for work outside itself; "
+                    "record the event before cuda.graph and wait for it before g:launch()");
 }
 
 bool Capture::use_device(const DeviceArray& a) {

@@ -95,20 +95,20 @@ class Capture {
 
   // Starts capturing on `stream` (its own non-blocking stream: a blocking one would join
   // whatever the legacy default stream runs). `who` is the call ("cuda.graph", "g:update"),
-  // `where` its script line ("x.lua:3", or ""). Throws lab::Error when a capture is already
+  // `where` its script line ("x.lua:3", or ""). Throws Error (bad_input) when a capture is already
   // running: "cuda.graph cannot start during the capture of cuda.graph at x.lua:3: ...".
   void begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, std::string_view where);
   // Ends the capture: the graph, the buffers it uses and the frees deferred during it
   // (done once the caller has instantiated or updated the graph: Captured::frees). The
   // capture is over whether or not it succeeds; a capture the driver refused throws
-  // lab::Error with one sentence naming it (a stream left unjoined, an invalidated
+  // Error (bad_input) with one sentence naming it (a stream left unjoined, an invalidated
   // capture), its deferred frees done.
   Captured end();
   // Ends a capture that failed (fn raised): the partial graph is dropped, deferred frees
   // are done. Never throws.
   void abort() noexcept;
 
-  // Throws lab::Error "`what` cannot run during the capture of LABEL: REASON" while capturing.
+  // Throws Error (bad_input) "`what` cannot run during the capture of LABEL: REASON" while capturing.
   void refuse(CaptureOp op, std::string_view what) const {
     if (active()) [[unlikely]]
       refuse_now(op, what);

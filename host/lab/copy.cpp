@@ -11,7 +11,7 @@ const char* const kPageableOnStream =
 namespace {
 
 void require_pinned(const HostArray& h) {
-  if (!h.buf->is_pinned()) throw Error(kPageableOnStream);
+  if (!h.buf->is_pinned()) throw Error(ErrorKind::bad_input, kPageableOnStream);
 }
 
 }  // namespace
@@ -45,6 +45,7 @@ void copy_async(Capture& cap, HostArray& dst, const DeviceArray& src, CUstream s
 void copy_async(Capture&, HostArray& dst, const HostArray& src, CUstream) {
   check_same_shape(dst.type, dst.count, src.type, src.count);
   throw Error(
+      ErrorKind::bad_input,
       "a:copy between two host arrays is a memmove on the CPU and has no stream: copy without {stream = "
       "...}");
 }

@@ -14,6 +14,7 @@
 #include "cu/metric_host.hpp"
 #include "cu/range_profiler.hpp"
 #include "lab/counters.hpp"
+#include "lab/lines.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -61,11 +62,14 @@ InDriver& in_driver() {
 CounterSession::CounterSession(cu::ContextPtr ctx, const std::vector<std::string>& words,
                                std::size_t max_launches)
     : ctx_(std::move(ctx)), max_launches_(max_launches) {
-  if (!ctx_) throw Error(counters_need_gpu());
-  if (max_launches_ == 0) throw Error("a counter session must allow at least one launch");
+  if (!ctx_) throw Error(ErrorKind::no_gpu, counters_need_gpu());
+  if (max_launches_ == 0)
+    throw Error(ErrorKind::bad_input, "a counter session must allow at least one launch");
+  if (LineSession::active()) throw Error(ErrorKind::bad_input, kCountersBesideLines);
   if (active_ && active_->ctx_ != ctx_)
-    throw Error("hardware counters are already being counted on " + active_->ctx_->label() +
-                ": a counter session inside it must count the same device");
+    throw Error(ErrorKind::bad_input, "hardware counters are already being counted on " +
+                                          active_->ctx_->label() +
+                                          ": a counter session inside it must count the same device");
   const std::string chip = cu::chip_name(ctx_->ordinal());
   selection_ = select_counters(words, chip);
   // What this segment collects: ours, then whatever the sessions around it count, so that
@@ -174,7 +178,8 @@ void CounterSession::stop_segment(std::vector<CounterSession*> also) {
   if (!profiler_) return;  // counting never resumed (broken_ says why)
   const bool all = profiler_->stop();
   if (!all)
-    throw Error("CUPTI did not run every replay pass of the counted launches (cuptiRangeProfilerStop)");
+    throw Error(ErrorKind::profiler,
+                "CUPTI did not run every replay pass of the counted launches (cuptiRangeProfilerStop)");
   const std::size_t dropped = profiler_->decode();
   const std::size_t ranges = profiler_->ranges();
   for (CounterSession* s : also) s->take(*host_, *profiler_, ranges, dropped, launches_);
@@ -189,7 +194,7 @@ void CounterSession::pause() {
 
 void CounterSession::resume() noexcept {
   active_ = this;
-  if (!broken_.empty()) return;
+  if (broken_) return;
   try {
     profiler_ = std::make_unique<cu::RangeProfiler>(ctx_);
     profiler_->configure(collect_, image_, max_launches_);
@@ -201,9 +206,9 @@ void CounterSession::resume() noexcept {
 }
 
 CounterReport CounterSession::end() {
-  if (ended_) throw Error("this counter session has already ended");
+  if (ended_) throw Error(ErrorKind::bad_input, "this counter session has already ended");
   if (active_ != this && active_ != nullptr)  // null: one inside was abandoned with the context
-    throw Error("a counter session cannot end while one started inside it is counting");
+    throw Error(ErrorKind::bad_input, "a counter session cannot end while one started inside it is counting");
   ended_ = true;
   active_ = outer_;
   // Whatever happens below, the range profiler is disabled and the outer session counts
@@ -221,8 +226,9 @@ CounterReport CounterSession::end() {
   std::vector<CounterSession*> into = {this};
   for (CounterSession* s = outer_; s; s = s->outer_) into.push_back(s);
   stop_segment(into);
-  if (!broken_.empty())
-    throw Error("hardware counters stopped after a counter session inside this one ended: " + broken_);
+  if (broken_)
+    throw Error(ErrorKind::profiler,
+                "hardware counters stopped after a counter session inside this one ended: " + *broken_);
   CounterReport report;
   report.selection = selection_;
   report.rows = std::move(rows_);

@@ -153,7 +153,9 @@ const CounterDef* find_short_name(std::string_view name, const CounterSet** set)
 }  // namespace
 
 CounterSelection select_counters(const std::vector<std::string>& words, const std::string& chip) {
-  if (words.empty()) throw Error("no counters asked for: name a set (" + set_names() + ") or a CUPTI metric");
+  if (words.empty())
+    throw Error(ErrorKind::bad_input,
+                "no counters asked for: name a set (" + set_names() + ") or a CUPTI metric");
   const cu::MetricHost& host = catalog(chip);
   CounterSelection sel;
   sel.chip = chip;
@@ -169,8 +171,9 @@ CounterSelection select_counters(const std::vector<std::string>& words, const st
     const std::string per = d.per.empty() ? "" : available(host, d.per);
     if (raw.empty() || (!d.per.empty() && per.empty())) {
       if (by_name)
-        throw Error("chip " + chip + " has no counter for '" + name + "' (CUPTI metric " +
-                    std::string(raw.empty() ? d.raw : d.per) + ")");
+        throw Error(ErrorKind::bad_input, "chip " + chip + " has no counter for '" + name +
+                                              "' (CUPTI metric " + std::string(raw.empty() ? d.raw : d.per) +
+                                              ")");
       if (std::find(sel.unavailable.begin(), sel.unavailable.end(), name) == sel.unavailable.end())
         sel.unavailable.push_back(name);
       return;
@@ -186,22 +189,23 @@ CounterSelection select_counters(const std::vector<std::string>& words, const st
       add_def(*d, *set, true);
     } else if (word.find("__") != std::string::npos) {
       const auto p = host.properties(word);
-      if (!p) throw Error(no_such_metric(host, word));
+      if (!p) throw Error(ErrorKind::bad_input, no_such_metric(host, word));
       // CUPTI knows a bare base name but cannot collect it: a rollup must say how to sum.
       if (word.find('.') == std::string::npos) {
         std::vector<std::string> guesses;
         for (const auto& s : likely_suffixes(host, word, p->type)) guesses.push_back(word + s);
-        throw Error("counter metric '" + word + "' needs a rollup such as .sum or .avg: did you mean " +
-                    quoted_list(guesses) + "?");
+        throw Error(ErrorKind::bad_input, "counter metric '" + word +
+                                              "' needs a rollup such as .sum or .avg: did you mean " +
+                                              quoted_list(guesses) + "?");
       }
       if (!seen(word)) sel.counters.push_back({word, "", p->dim_unit, p->description, word, ""});
     } else {
-      throw Error(unknown_word(word));
+      throw Error(ErrorKind::bad_input, unknown_word(word));
     }
   }
   if (sel.counters.empty())
-    throw Error("chip " + chip + " has none of the counters asked for (it lacks " +
-                quoted_list(sel.unavailable, " and ") + ")");
+    throw Error(ErrorKind::bad_input, "chip " + chip + " has none of the counters asked for (it lacks " +
+                                          quoted_list(sel.unavailable, " and ") + ")");
   for (const Counter& c : sel.counters)
     for (const std::string* m : {&c.raw, &c.per})
       if (!m->empty() && std::find(sel.collect.begin(), sel.collect.end(), *m) == sel.collect.end())
@@ -228,8 +232,9 @@ std::string counter_chip(const cu::DeviceSnapshot& device) {
   if (device.live()) return cu::chip_name(device.ordinal);
   std::string chip = chip_for_compute_capability(device.cc_major, device.cc_minor);
   if (chip.empty())
-    throw Error("warplab knows no CUPTI chip for " + device.arch() + " (" + device.source +
-                "), so its counter names cannot be checked offline");
+    throw Error(ErrorKind::bad_input, "warplab knows no CUPTI chip for " + device.arch() + " (" +
+                                          device.source +
+                                          "), so its counter names cannot be checked offline");
   return chip;
 }
 

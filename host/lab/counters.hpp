@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +17,7 @@
 #include "cu/context.hpp"
 #include "cu/device.hpp"
 #include "cu/launch.hpp"
-#include "lab/error.hpp"  // lab::Error, which these throw
+#include "sys/error.hpp"  // warplab::Error, which these throw
 
 namespace warplab::cu {
 class MetricHost;
@@ -70,7 +71,7 @@ struct CounterSelection {
 
 // Resolves `words` for `chip`: each is a set name ("shared"), the short name of a set's
 // metric ("shared_st_conflicts_per_request") or a raw CUPTI metric name (it has "__").
-// Needs CUPTI, not a GPU. Throws lab::Error for a word that is none of these, with "did you
+// Needs CUPTI, not a GPU. Throws Error (bad_input) for a word that is none of these, with "did you
 // mean" and the closest names; for no words; for a metric asked by name that the chip lacks.
 // Throws cu::CuptiError when CUPTI is missing or does not know the chip.
 CounterSelection select_counters(const std::vector<std::string>& words, const std::string& chip);
@@ -78,7 +79,7 @@ CounterSelection select_counters(const std::vector<std::string>& words, const st
 // The CUPTI chip of a compute capability ("GH100" for 9.0); "" when warplab knows none.
 std::string chip_for_compute_capability(int major, int minor);
 // The chip counters are checked against: CUPTI's answer for a live device, the table for a
-// profile. Throws lab::Error when a profile's compute capability has no known chip.
+// profile. Throws Error (bad_input) when a profile's compute capability has no known chip.
 std::string counter_chip(const cu::DeviceSnapshot& device);
 
 // ---- counting launches (counter_session.cpp) ----------------------------------------
@@ -110,7 +111,7 @@ class CounterSession {
 
   // Starts counting on `ctx`: resolves `words` for its chip, enables CUPTI's range profiler
   // (auto range: a range per launch; kernel replay: CUPTI reruns each launch once per pass)
-  // and starts it. Throws lab::Error offline (null ctx: "hardware counters need a GPU ...")
+  // and starts it. Throws Error (no_gpu) offline (null ctx: "hardware counters need a GPU ...")
   // or for bad words; cu::CuptiError when CUPTI refuses.
   CounterSession(cu::ContextPtr ctx, const std::vector<std::string>& words,
                  std::size_t max_launches = kDefaultMaxLaunches);
@@ -129,7 +130,7 @@ class CounterSession {
   void record_launch(std::string kernel, cu::Dim3 grid, cu::Dim3 block, std::string site = {});
 
   // Waits for the context, stops counting, and returns one row per counted launch. Once
-  // only (lab::Error after). A fault of a counted kernel surfaces as cu::Error here. The
+  // only (an Error after). A fault of a counted kernel surfaces as cu::Error here. The
   // caller waits behind the kernel watchdog first (sync.hpp), so this wait finds nothing
   // running.
   CounterReport end();
@@ -167,11 +168,11 @@ class CounterSession {
   std::vector<std::uint8_t> image_;   // its config image (resume() reuses it)
   std::unique_ptr<cu::MetricHost> host_;
   std::unique_ptr<cu::RangeProfiler> profiler_;
-  std::vector<Launch> launches_;  // of the running segment
-  std::vector<CounterRow> rows_;  // of the segments decoded so far
-  std::size_t dropped_ = 0;       // launches beyond max_launches, over every segment
-  std::string unmatched_;         // the note for a segment whose ranges and launches differed
-  std::string broken_;            // why counting could not resume after an inner session
+  std::vector<Launch> launches_;       // of the running segment
+  std::vector<CounterRow> rows_;       // of the segments decoded so far
+  std::size_t dropped_ = 0;            // launches beyond max_launches, over every segment
+  std::string unmatched_;              // the note for a segment whose ranges and launches differed
+  std::optional<std::string> broken_;  // why counting could not resume after an inner session
   bool ended_ = false;
 };
 

@@ -22,7 +22,10 @@
 
 namespace warplab::lab {
 
-void record_dependency(const std::string& path) {
+namespace {
+
+// One line of the run's record, `prefix` + the absolute path, once per process and kind.
+void append_record(const std::string& path, const char* prefix) {
   const char* file = std::getenv("WARPLAB_DEPS_FILE");
   if (!file || !*file || path.empty()) return;
   std::error_code ec;
@@ -38,21 +41,30 @@ void record_dependency(const std::string& path) {
   static std::set<std::pair<dev_t, ino_t>> read;
   static bool first = true, own = false;
   const std::lock_guard<std::mutex> lock(mu);
-  if (!seen.insert(abs).second) return;
+  if (!seen.insert(prefix + abs).second) return;
   struct stat st {};
-  if (::stat(abs.c_str(), &st) == 0) read.insert({st.st_dev, st.st_ino});
+  const bool is_read = *prefix == '\0';  // a file written is not one the record may not be
+  if (is_read && ::stat(abs.c_str(), &st) == 0) read.insert({st.st_dev, st.st_ino});
 
-  const int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  // O_NONBLOCK: opening a FIFO for writing waits for a reader (WARPLAB_DEPS_FILE naming one
+  // hung the run); a regular file only is written.
+  const int fd = ::open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
   if (fd < 0) return;
   const bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   if (first) own = ok && st.st_size == 0;
   first = false;
   if (own && ok && !read.count({st.st_dev, st.st_ino})) {
-    const std::string line = abs + "\n";
+    const std::string line = prefix + abs + "\n";
     [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());
   }
   ::close(fd);
 }
+
+}  // namespace
+
+void record_dependency(const std::string& path) { append_record(path, ""); }
+
+void record_written(const std::string& path) { append_record(path, "> "); }
 
 }  // namespace warplab::lab
 
@@ -61,8 +73,14 @@ namespace {
 
 // One line added to a record (O_APPEND: lines stay whole).
 void append_line(const std::string& path, const std::string& line) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
   if (fd < 0) return;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // a FIFO planted there: not ours to feed
+    ::close(fd);
+    return;
+  }
   [[maybe_unused]] const ssize_t w = ::write(fd, line.data(), line.size());
   ::close(fd);
 }

@@ -12,6 +12,12 @@ namespace warplab::lab {
 // a failure to write is ignored, since the watcher always watches the script itself.
 void record_dependency(const std::string& path);
 
+// Appends "> PATH" (made absolute) to $WARPLAB_DEPS_FILE once per process, before the run
+// writes, replaces, renames or removes that file: a write by the run itself is not a save
+// by the person, and the watcher does not run the script again for it (a script that
+// writes the kernel it then compiles, or appends to itself, would run without end).
+void record_written(const std::string& path);
+
 }  // namespace warplab::lab
 
 namespace warplab::cu {

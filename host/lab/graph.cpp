@@ -31,20 +31,21 @@ GraphObj::GraphObj(Captured c) : label_(std::move(c.label)) {
 }
 
 std::size_t GraphObj::nodes() const {
-  if (freed()) throw Error(kFreedGraph);
+  if (freed()) throw Error(ErrorKind::bad_input, kFreedGraph);
   return nodes_;
 }
 
 void GraphObj::refuse_launch(const Capture& cap) const {
-  if (freed()) throw Error(kFreedGraph);
+  if (freed()) throw Error(ErrorKind::bad_input, kFreedGraph);
   cap.refuse(CaptureOp::graph_launch, "g:launch");
-  throw Error("g:launch: refused");  // not reached: refuse throws while a capture runs
+  throw Error(ErrorKind::bad_input, "g:launch: refused");  // not reached: refuse throws while a capture runs
 }
 
 void GraphObj::freed_buffer(const UsedBuffer& u) const {
-  throw Error("g:launch: the graph captured by " + label_ + " uses " + u.what +
-              " that was freed, so a replay would read freed memory; capture again with g:update(fn), or "
-              "free the array only after the graph");
+  throw Error(ErrorKind::bad_input,
+              "g:launch: the graph captured by " + label_ + " uses " + u.what +
+                  " that was freed, so a replay would read freed memory; capture again with g:update(fn), or "
+                  "free the array only after the graph");
 }
 
 std::string GraphObj::update_refusal(const cu::GraphExec::Update& u, const cu::Graph& next,
@@ -80,7 +81,7 @@ std::string GraphObj::update_refusal(const cu::GraphExec::Update& u, const cu::G
 }
 
 GraphUpdate GraphObj::update(Captured c) {
-  if (freed()) throw Error(kFreedGraph);
+  if (freed()) throw Error(ErrorKind::bad_input, kFreedGraph);
   GraphUpdate r;
   r.nodes_before = nodes_;
   r.nodes_after = c.graph.node_count();

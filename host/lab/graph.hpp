@@ -40,7 +40,7 @@ class GraphObj {
   const std::string& label() const noexcept { return label_; }
   const std::vector<UsedBuffer>& used() const noexcept { return used_; }
 
-  // Replays the graph on `stream` (nullptr: the legacy default stream). Throws lab::Error
+  // Replays the graph on `stream` (nullptr: the legacy default stream). Throws Error (bad_input)
   // when the graph was freed, a capture is running (`cap`), or one of its arrays was freed
   // ("g:launch: the graph captured by cuda.graph at x.lua:3 uses an array f32[1024] that
   // was freed; ..."). Nothing is checked but a flag per used buffer: a replay stays cheap.

@@ -2,6 +2,7 @@
 // and std::chrono.
 #include "lab/hooks.hpp"
 
+#include "lab/deps.hpp"
 #include "sys/write.hpp"
 
 #include <chrono>
@@ -10,17 +11,19 @@
 
 namespace warplab::lab {
 
-std::string make_dir(const std::string& dir) {
+std::optional<std::string> make_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (!ec && std::filesystem::is_directory(dir)) return {};
+  if (!ec && std::filesystem::is_directory(dir)) return std::nullopt;
   return "cannot create the folder '" + dir +
          "': " + (ec ? ec.message() : std::string("a file is in the way"));
 }
 
-std::string write_result(const std::string& path, std::string_view bytes) {
+std::optional<std::string> write_result(const std::string& path, std::string_view bytes) {
+  record_written(path);  // under `warplab watch`: the run's own write, not a save
   const sys::WriteResult w = sys::write_file(path, bytes, sys::Replace::allowed);
-  return w ? std::string() : w.message;
+  if (w) return std::nullopt;
+  return w.message;
 }
 
 double now_seconds() {

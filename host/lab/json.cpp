@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "lab/error.hpp"
+#include "sys/error.hpp"
 
 namespace warplab::lab {
 
@@ -35,7 +35,7 @@ nlohmann::json decode_json(std::string_view text) {
   }
   if (why.empty() && json_depth(j) > kMaxJsonDepth)
     why = "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
-  if (!why.empty()) throw Error("json.decode: " + why);
+  if (!why.empty()) throw Error(ErrorKind::bad_input, "json.decode: " + why);
   return j;
 }
 

@@ -1,5 +1,5 @@
 // json.hpp: the parsing half of warplab.json.decode, without Lua: JSON text to a document,
-// or lab::Error with the script's one sentence ("json.decode: invalid JSON at line 1,
+// or Error (bad_input) with the script's one sentence ("json.decode: invalid JSON at line 1,
 // column 3: ...", "json.decode: nested deeper than 200 levels"). bind/json.cpp turns the
 // document into Lua values.
 #pragma once
@@ -15,7 +15,7 @@ inline constexpr int kMaxJsonDepth = 200;
 // short and shallow whatever the input).
 int json_depth(const nlohmann::json& j, int depth = 0);
 
-// The document in `text`; throws lab::Error on a syntax error, a number that overflows a
+// The document in `text`; throws Error (bad_input) on a syntax error, a number that overflows a
 // double, or nesting deeper than kMaxJsonDepth.
 nlohmann::json decode_json(std::string_view text);
 

@@ -20,7 +20,8 @@ std::string signature_text(const KernelObj& k) {
 std::string kernel_sass(const KernelObj& k) {
   std::string text = rtc::sass_of(rtc::disassemble(k.module->result.cubin, "k.sass"), k.mangled);
   if (text.empty())
-    throw Error("k.sass: the disassembly of " + k.module->spec.source.name + " has no kernel " + k.mangled);
+    throw Error(ErrorKind::bad_input,
+                "k.sass: the disassembly of " + k.module->spec.source.name + " has no kernel " + k.mangled);
   return text;
 }
 
@@ -80,7 +81,8 @@ std::string kernel_summary(const KernelObj& k) {
          maxt + " threads, " + k.module->result.arch + "]";
 }
 
-std::string occupancy_error(const KernelObj& k, const OccupancyRequest& r, const cu::DeviceLimits& d) {
+std::optional<std::string> occupancy_error(const KernelObj& k, const OccupancyRequest& r,
+                                           const cu::DeviceLimits& d) {
   // Code that cannot run here has no occupancy here: not a number computed for other code.
   if (const auto v = cu::check_code(k.limits, d)) return "occupancy: " + v->sentence;
   if (r.block < 1) return "occupancy needs block = <threads per block> >= 1";
@@ -94,7 +96,7 @@ std::string occupancy_error(const KernelObj& k, const OccupancyRequest& r, const
   if (!k.fn && !k.res.registers)
     return "occupancy: the register count of kernel " + k.display +
            " is unknown (the compile could not read it), and the calculator does not guess";
-  return {};
+  return std::nullopt;
 }
 
 OccupancyReport occupancy_report(const KernelObj& k, const OccupancyRequest& r, const cu::DeviceLimits& d) {

@@ -24,15 +24,16 @@ bool kernel_number(const KernelObj& k, std::string_view key, std::optional<long 
 // "saxpy(...)  [16 regs, 0 B shared, 0 B local, max 1024 threads, sm_90]" ('?': unknown).
 std::string kernel_summary(const KernelObj& k);
 // k.sass: the kernel's SASS from its module's CUBIN (rtc/sass.hpp: cuobjdump or nvdisasm).
-// Throws rtc::Error when neither tool exists, or lab::Error when the output has no such kernel.
+// Throws rtc::Error when neither tool exists, or Error (bad_input) when the output has no such kernel.
 std::string kernel_sass(const KernelObj& k);
 
 // k:occupancy{block =, shared =, carveout =}, read.
 struct OccupancyRequest {
   long long block = 0, shared = 0, carveout = -1;
 };
-// The request's first broken rule as the error's sentence, or "".
-std::string occupancy_error(const KernelObj& k, const OccupancyRequest& r, const cu::DeviceLimits& d);
+// The request's first broken rule as the error's sentence, or nullopt.
+std::optional<std::string> occupancy_error(const KernelObj& k, const OccupancyRequest& r,
+                                           const cu::DeviceLimits& d);
 // The answer to a valid request: the calculator's, and on a GPU without a carveout the
 // driver's blocks per SM (a configuration it refuses is an answer, in driver_error;
 // an asynchronous fault is thrown).

@@ -88,7 +88,7 @@ std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchCon
 namespace {
 
 [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void refuse(const KernelObj& k, const std::string& why) {
-  throw Error(k.display + ": " + why);
+  throw Error(ErrorKind::bad_input, k.display + ": " + why);
 }
 
 // The configuration the driver is given: a kernel's compile-time cluster is the driver's to
@@ -118,9 +118,10 @@ inline const cu::LaunchConfig& sendable(const KernelObj& k, const cu::LaunchConf
                                                     const cu::LaunchConfig& c, const Where& where) {
   if (cu::capture_info(c.stream).active())
     throw Error(
+        ErrorKind::bad_input,
         k.display +
-        ": hardware counters cannot count a launch inside a stream capture (a captured launch runs only "
-        "when its graph is launched); count the kernel launched on its own, outside the capture");
+            ": hardware counters cannot count a launch inside a stream capture (a captured launch runs only "
+            "when its graph is launched); count the kernel launched on its own, outside the capture");
   std::string site = where.line > 0 && where.source
                          ? std::string(where.source) + ":" + std::to_string(where.line)
                          : std::string();
@@ -143,7 +144,7 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
       refuse(k, broken->sentence);
   }
   if (arg_error) [[unlikely]]
-    throw Error(arg_error);
+    throw Error(ErrorKind::bad_input, arg_error);
   if (!k.fn) [[unlikely]] {
     run.require_gpu("a kernel launch");
     // Live, a kernel without a function is one whose code was not loaded: another arch's.
@@ -183,7 +184,7 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
                                                      const char* arg_error) {
   if (run.opts.check)
     if (const auto broken = broken_rule(k, c, run.limits())) refuse(k, broken->sentence);
-  if (arg_error) throw Error(arg_error);
+  if (arg_error) throw Error(ErrorKind::bad_input, arg_error);
   if (!k.fn) {
     run.require_gpu("a kernel launch");
     const auto v = cu::check_code(k.limits, run.limits());  // another arch's code: not loaded

@@ -72,11 +72,11 @@ std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchCon
 
 // Launches k with configuration c, its arguments already marshaled into k's buffer by the
 // front end, made at `where`. In order: with opts.check the configuration's first broken
-// rule (lab::Error "K: why"); `arg_error`, the sentence for the first argument that did not
+// rule (Error (bad_input) "K: why"); `arg_error`, the sentence for the first argument that did not
 // marshal (nullptr: none), so a bad configuration is named first; no GPU ("no CUDA device:
 // a kernel launch needs a GPU (...)"); then the launch is noted in run.faults and made (one
 // the driver refused is forgotten again: it cannot have faulted), and with opts.sync waited
-// for (sync.hpp, a Timeout with --timeout). During a stream capture (run.capture): the same
+// for (sync.hpp, an Error of kind timeout with --timeout). During a stream capture (run.capture): the same
 // checks, then the launch is recorded, not run, on the capture's stream when c names none.
 // Allocates nothing unless it throws.
 void launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error, const Where& where);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -70,11 +71,10 @@ class Files {
         if (full == d.path.string() || ends_with(full, "/" + d.display) || full == d.display) dep = &d;
       for (const rtc::Dependency& d : m_.result.dependencies)
         if (!dep && base_name(full) == d.path.filename().string()) dep = &d;
-      std::string why;
       if (dep) {
         display = dep->display;
-        if (!rtc::read_file(dep->path, text, &why)) text.clear();
-      } else if (!full.empty() && full[0] == '/' && !rtc::read_file(full, text, &why)) {
+        if (rtc::read_file(dep->path, text)) text.clear();
+      } else if (!full.empty() && full[0] == '/' && rtc::read_file(full, text)) {
         text.clear();  // a toolkit header, or a file gone since: listed without its text
       }
     }
@@ -150,22 +150,22 @@ KernelLines kernel_lines(const ModuleObj& m, const std::string& mangled, const s
   k.display = display;
   Files files(m, k);
   const std::vector<char>& cubin = m.result.cubin;
-  std::string why_not;
-  const bool cupti = !cubin.empty() && cu::cupti_available(&why_not);
+  const std::optional<std::string> no_cupti = cu::cupti_unavailable();
+  const bool cupti = !cubin.empty() && !no_cupti;
   if (cubin.empty() && m.result.ptx.empty())
-    throw Error(display + ": its module holds no code to map to lines");
+    throw Error(ErrorKind::bad_input, display + ": its module holds no code to map to lines");
   if (!cupti) {
     k.from = LineSource::ptx;
     k.insts = from_ptx(m, mangled, files);
-    k.note = cubin.empty()
-                 ? "this module has PTX only: lines and instruction kinds are the PTX's (.loc)"
-                 : "without CUPTI (" + why_not + ") lines and instruction kinds are the PTX's (.loc)";
+    k.note = cubin.empty() ? "this module has PTX only: lines and instruction kinds are the PTX's (.loc)"
+                           : "without CUPTI (" + no_cupti.value_or("") +
+                                 ") lines and instruction kinds are the PTX's (.loc)";
     if (!k.has_lines()) k.note = no_line_info(display);
     return k;
   }
   const std::vector<rtc::ElfKernel> elf = rtc::read_cubin(cubin);
   const rtc::ElfKernel* ek = rtc::find_kernel(elf, mangled);
-  if (!ek) throw Error(display + ": its CUBIN has no function " + mangled);
+  if (!ek) throw Error(ErrorKind::bad_input, display + ": its CUBIN has no function " + mangled);
   // SASS instructions are 16 bytes from Volta on (warplab compiles for sm_75 and newer).
   std::vector<std::pair<int, unsigned>> lines;
   for (std::uint64_t pc = 0; pc < ek->code_bytes; pc += 16) {
@@ -216,6 +216,8 @@ KernelLines kernel_lines(const ModuleObj& m, const std::string& mangled, const s
 double LineRow::shared_way() const {
   return shared_ideal > 0 ? shared_wavefronts / shared_ideal : kNotCounted;
 }
+
+double LineRow::global_excess() const { return global_sectors - global_ideal; }  // NaN stays NaN
 
 double LineRow::predicated_off() const {
   return thread_inst > 0 ? 1.0 - thread_inst_pred_on / thread_inst : kNotCounted;

@@ -3,7 +3,7 @@
 // CUPTI (cuptiGetSassToSourceCorrelation, one call per SASS instruction), the kinds from the
 // SASS a disassembler prints (rtc/sass.hpp). Without a disassembler, or without CUPTI, the
 // PTX's .loc lines and PTX instruction kinds stand in (the note says so). The per-line rows
-// of `compile --lines` and m:lines() are built here; live counts fill them in lines.hpp.
+// of `compile --lines` and cuda.lines(m) are built here; live counts fill them in lines.hpp.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -81,6 +81,8 @@ struct LineRow {
   double shared_way() const;
   // The share of thread instructions whose predicate was off (divergence, guards), 0..1.
   double predicated_off() const;
+  // Global sectors beyond the ideal (ncu's "excessive"), NaN when not counted.
+  double global_excess() const;
 };
 
 // The rows of a map: one per source line that has instructions, in file then line order;

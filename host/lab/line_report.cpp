@@ -118,8 +118,10 @@ std::string lines_text(const LineReport& r, bool color, bool sass) {
     out += k.kernel + ": ";
     if (k.launches > 0)
       out += std::to_string(k.launches) + (k.launches == 1 ? " launch" : " launches") +
-             (c.stalls ? ", " + fmt("%.0f", k.samples) + " stall samples (PC sampling)"
-                       : std::string(", exact counts (CUPTI's SASS metrics)"));
+             (c.counted ? ", exact counts (CUPTI's SASS metrics)" : "") +
+             (c.stalls ? std::string(c.counted ? " and " : ", ") + fmt("%.0f", k.samples) +
+                             " stall samples (PC sampling" + (c.counted ? ", launched again)" : ")")
+                       : std::string());
     else
       out += std::to_string(insts) + (k.map.from == LineSource::sass ? " SASS" : " PTX") +
              " instructions on " + std::to_string(rows.size()) + " lines";
@@ -178,12 +180,13 @@ std::string lines_text(const LineReport& r, bool color, bool sass) {
   return out;
 }
 
-std::vector<LineRow> hot_lines(const LineReport& r, std::size_t n) {
-  std::vector<LineRow> rows = r.rows;
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const LineRow& a, const LineRow& b) { return heat(a) > heat(b); });
-  if (rows.size() > n) rows.resize(n);
-  return rows;
+std::vector<std::size_t> hot_lines(const LineReport& r, std::size_t n) {
+  std::vector<std::size_t> order(r.rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&r](std::size_t a, std::size_t b) { return heat(r.rows[a]) > heat(r.rows[b]); });
+  if (order.size() > n) order.resize(n);
+  return order;
 }
 
 nlohmann::json lines_json(const LineReport& r) {
@@ -223,6 +226,7 @@ nlohmann::json lines_json(const LineReport& r) {
                     {"shared_way", num(row.shared_way())},
                     {"global_sectors", num(row.global_sectors)},
                     {"global_ideal", num(row.global_ideal)},
+                    {"global_excess", num(row.global_excess())},
                     {"local_sectors", num(row.local_sectors)},
                     {"divergent_branches", num(row.divergent_branches)},
                     {"samples", num(row.samples)},
@@ -240,6 +244,31 @@ LineReport map_report(const std::vector<KernelLines>& maps) {
     r.kernels.push_back({k.display, 0, 0, k});
   }
   return r;
+}
+
+void merge_stalls(LineReport& counts, LineReport stalls) {
+  counts.columns.stalls = true;
+  for (LineRow& s : stalls.rows) {
+    auto same = std::find_if(counts.rows.begin(), counts.rows.end(), [&s](const LineRow& c) {
+      return c.kernel == s.kernel && c.file == s.file && c.line == s.line;
+    });
+    if (same == counts.rows.end()) {
+      counts.rows.push_back(std::move(s));
+      continue;
+    }
+    same->samples = s.samples;
+    same->share = s.share;
+    same->reasons = std::move(s.reasons);
+  }
+  for (LineKernel& s : stalls.kernels) {
+    auto same = std::find_if(counts.kernels.begin(), counts.kernels.end(),
+                             [&s](const LineKernel& c) { return c.kernel == s.kernel; });
+    if (same == counts.kernels.end())
+      counts.kernels.push_back(std::move(s));
+    else
+      same->samples = s.samples;
+  }
+  if (!stalls.note.empty()) counts.note += (counts.note.empty() ? "" : "; ") + stalls.note;
 }
 
 }  // namespace warplab::lab

@@ -16,6 +16,7 @@
 #include "cu/pc_sampling.hpp"
 #include "cu/range_profiler.hpp"
 #include "cu/sass_metrics.hpp"
+#include "cu/trace.hpp"
 #include "lab/counters.hpp"
 #include "lab/lines.hpp"
 #include "sys/shown.hpp"
@@ -76,30 +77,37 @@ LineColumns line_columns(const std::vector<std::string>& words) {
       c.local = true;
     } else if (w == "stalls") {
       c.stalls = true;
+    } else if (w == "all") {
+      c.instructions = c.shared = c.global = c.local = c.stalls = true;
     } else {
-      throw Error("'" + sys::shown(w) + "' is no set of line columns: the sets are " + kLineSets);
+      throw Error(ErrorKind::bad_input,
+                  "'" + sys::shown(w) + "' is no set of line columns: the sets are " + kLineSets);
     }
   }
-  if (c.stalls && c.counts())
-    throw Error(
-        "stalls cannot be sampled in the run that counts (counting patches each kernel's code, which "
-        "changes where its warps stall): ask for the counts and for stalls in two runs");
   return c;
 }
 
 std::string lines_need_gpu() {
   return "per-line counts need a GPU, and this run has none: offline, warplab maps each kernel's "
          "instructions "
-         "to its lines (compile --lines, m:lines()), but nothing is counted";
+         "to its lines (compile --lines, cuda.lines(m)), but nothing is counted";
 }
 
 LineSession::LineSession(cu::ContextPtr ctx, LineColumns columns) : ctx_(std::move(ctx)), columns_(columns) {
-  if (!ctx_) throw Error(lines_need_gpu());
-  if (active_) throw Error("per-line counts are already being collected: one collection at a time");
+  if (!ctx_) throw Error(ErrorKind::no_gpu, lines_need_gpu());
+  if (active_)
+    throw Error(ErrorKind::bad_input,
+                "per-line counts are already being collected: one collection at a time");
   if (CounterSession::active())
-    throw Error(
-        "per-line counts cannot be collected while hardware counters count (the counters would count "
-        "the patched code): ask for them in two runs");
+    throw Error(ErrorKind::bad_input,
+                "per-line counts cannot be collected while hardware counters count (the counters would count "
+                "the patched code): ask for them in two runs");
+  if (columns_.twice())
+    throw Error(ErrorKind::internal,
+                "one line collection cannot count and sample stalls (counting patches the code whose stalls "
+                "the sampling would watch): collect the counts, then the stalls");
+  cu::require_profiler();  // no CUPTI (3), another NVIDIA tool attached (6): its sentence
+  cu::trace(columns_.stalls ? "per-line stalls: collection starts" : "per-line counts: collection starts");
   if (columns_.stalls) {
     sampler_ = std::make_unique<cu::PcSampler>(ctx_, kStallPeriod);
     sampler_->start();
@@ -136,7 +144,7 @@ void LineSession::abandon() noexcept {
 }
 
 LineReport LineSession::end() {
-  if (ended_) throw Error("this line collection has already ended");
+  if (ended_) throw Error(ErrorKind::internal, "this line collection has already ended");
   ended_ = true;
   active_ = nullptr;
   ctx_->synchronize();  // a fault of a collected kernel surfaces here
@@ -152,6 +160,7 @@ LineReport LineSession::end() {
   }
   sampler_.reset();
   sass_.reset();
+  cu::trace("per-line counts: collection ended");
 
   LineReport report;
   report.columns = columns_;

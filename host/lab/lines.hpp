@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "cu/context.hpp"
-#include "lab/error.hpp"
 #include "lab/line_map.hpp"
+#include "sys/error.hpp"
 
 namespace warplab::cu {
 class SassMetrics;
@@ -28,17 +28,25 @@ struct LineColumns {
   bool shared = true;        // shared wavefronts against the ideal (N-way)
   bool global = true;        // global sectors against the ideal
   bool local = true;         // local sectors (spills)
-  bool stalls = false;       // where warps stalled (PC sampling: no counts in the same run)
+  bool stalls = false;       // where warps stalled (PC sampling: never in the collection that counts)
   bool counts() const { return instructions || shared || global || local; }
+  // Both asked: two collections, the counts then the stalls (a collection that counts
+  // patches the code whose stalls the sampling would watch).
+  bool twice() const { return counts() && stalls; }
+  LineColumns counts_only() const {
+    LineColumns c = *this;
+    c.stalls = false;
+    return c;
+  }
+  static LineColumns stalls_only() { return {false, false, false, false, true}; }
 };
 
 // The names the sets go by, for help and for "did you mean".
 inline constexpr const char* kLineSets =
-    "instructions, shared, global, local, stalls (or counts: the first four)";
+    "instructions, shared, global, local, stalls (or counts: the first four; all: every one)";
 
-// Reads "shared,global" / {"stalls"}: throws lab::Error naming an unknown word (with the
-// sets), or counts and stalls together (one run cannot do both: counting patches the code
-// the sampling would watch). An empty list is the counts.
+// Reads "shared,global" / {"stalls"} / "counts,stalls": throws Error (bad_input) naming an
+// unknown word (with the sets). An empty list is the counts.
 LineColumns line_columns(const std::vector<std::string>& words);
 
 struct LineKernel {
@@ -61,8 +69,9 @@ class LineSession {
  public:
   // Starts collecting on `ctx`: counts enable CUPTI's SASS metrics (the kernels launched
   // from now on are patched at their first launch), stalls start PC sampling. Throws
-  // lab::Error offline (null ctx), inside a counter session or another line session;
-  // cu::CuptiError when CUPTI refuses (another NVIDIA tool attached: its sentence).
+  // Error offline (null ctx, no_gpu), inside a counter session or another line session,
+  // for counts and stalls together (collect twice: columns.twice()); cu::CuptiError when
+  // CUPTI refuses (another NVIDIA tool attached: its sentence).
   LineSession(cu::ContextPtr ctx, LineColumns columns);
   ~LineSession();  // stops collecting if end() was not called; never throws
   LineSession(const LineSession&) = delete;
@@ -101,17 +110,24 @@ class LineSession {
 // The sentence for lines asked for with no GPU: the map needs none, the counts do.
 std::string lines_need_gpu();
 
+// Why hardware counters do not count while per-line counts are collected (cuda.counters
+// refuses, cuda.counters_available answers false).
+inline constexpr const char* kCountersBesideLines =
+    "per-line counts are being collected in this run (run --lines, cuda.lines), and hardware counters "
+    "would count their patched code: count them in a run without --lines";
+
 // ---- what front ends show (line_report.cpp) -------------------------------------------
 
 // The annotated listing: per kernel a heading, then its files' lines from the first to the
 // last with instructions, each with the asked columns and the source text; lines with no
 // instructions dimmed (`color`) and long runs of them left out; the hottest lines marked
-// with '>'. A map without counts (compile --lines, m:lines()) shows instructions and kinds.
+// with '>'. A map without counts (compile --lines, cuda.lines(m)) shows instructions and kinds.
 // `sass`: each line's SASS instructions under it.
 std::string lines_text(const LineReport& r, bool color, bool sass = false);
 
-// The `n` hottest rows (by warp instructions, or by stall samples), hottest first.
-std::vector<LineRow> hot_lines(const LineReport& r, std::size_t n);
+// The indexes in r.rows of the `n` hottest rows (by warp instructions, or by stall
+// samples), hottest first.
+std::vector<std::size_t> hot_lines(const LineReport& r, std::size_t n);
 
 // {"columns": [...], "kernels": [{kernel, launches, samples, note}], "rows": [{kernel, file,
 // line, text, instructions, kinds, offsets, inst, thread_inst, thread_inst_pred_on,
@@ -120,7 +136,12 @@ std::vector<LineRow> hot_lines(const LineReport& r, std::size_t n);
 // samples}}], "note"} (docs/cli.md); a count not collected is null.
 nlohmann::json lines_json(const LineReport& r);
 
-// The report of maps alone (no counts): compile --lines, m:lines(), k:lines() offline.
+// The report of maps alone (no counts): compile --lines, cuda.lines(m), k:lines() offline.
 LineReport map_report(const std::vector<KernelLines>& maps);
+
+// The stall columns of `stalls` (a collection of the same launches, sampled) put into the
+// rows of `counts`, by kernel, file and line; kernels, rows or notes only `stalls` has are
+// added.
+void merge_stalls(LineReport& counts, LineReport stalls);
 
 }  // namespace warplab::lab

@@ -36,8 +36,8 @@ bool files_changed(std::vector<FileStamp>& stamps) {
     const auto size = fs::file_size(s.path, e2);
     if (e1 || e2) return true;  // deleted or unreadable: let the recompile say why
     if (mtime == s.mtime && size == s.size) continue;
-    std::string bytes, why;
-    if (!rtc::read_file(s.path, bytes, &why)) return true;
+    std::string bytes;
+    if (rtc::read_file(s.path, bytes)) return true;  // unreadable: let the recompile say why
     if (rtc::content_hash(bytes) != s.hash) return true;
     s.mtime = mtime;  // touched, not changed
     s.size = size;

@@ -8,8 +8,9 @@ namespace {
 
 void require_managed(const DeviceArray& a, const char* who) {
   if (!a.buf->is_managed())
-    throw Error(std::string(who) +
-                " needs a managed array: make it with cuda.array(type, n, {managed = true})");
+    throw Error(
+        ErrorKind::bad_input,
+        std::string(who) + " needs a managed array: make it with cuda.array(type, n, {managed = true})");
 }
 
 }  // namespace
@@ -25,18 +26,20 @@ std::string to_string(Location l) { return l.host ? "the host" : "device " + std
 
 Location location_named(std::string_view name, const char* who) {
   if (name != "host")
-    throw Error(std::string(who) + ": where must be a device index or \"host\", got \"" + std::string(name) +
-                "\"");
+    throw Error(
+        ErrorKind::bad_input,
+        std::string(who) + ": where must be a device index or \"host\", got \"" + std::string(name) + "\"");
   return {true, 0};
 }
 
 Location location_index(double x, int device_count, const char* who) {
   if (!(x == std::floor(x)) || std::isinf(x))
-    throw Error(std::string(who) + ": where must be a device index or \"host\", got " +
-                (std::isnan(x) ? std::string("nan") : num(x)));
+    throw Error(ErrorKind::bad_input, std::string(who) + ": where must be a device index or \"host\", got " +
+                                          (std::isnan(x) ? std::string("nan") : num(x)));
   if (x < 0 || x >= device_count)
-    throw Error(std::string(who) + ": device " + num(x) + " does not exist (valid: 0.." +
-                std::to_string(device_count - 1) + ", or \"host\")");
+    throw Error(ErrorKind::bad_input, std::string(who) + ": device " + num(x) +
+                                          " does not exist (valid: 0.." + std::to_string(device_count - 1) +
+                                          ", or \"host\")");
   return {false, static_cast<int>(x)};
 }
 
@@ -44,7 +47,8 @@ std::shared_ptr<cu::DeviceBuffer> managed_buffer(const Capture& cap, const cu::C
                                                  const cu::DeviceSnapshot& dev, std::size_t bytes) {
   cap.refuse(CaptureOp::allocate, "cuda.array");
   if (dev.attr("managed_memory").value_or(1) == 0)
-    throw Error("cuda.array: " + dev.name + " has no managed memory (managed_memory = 0)");
+    throw Error(ErrorKind::bad_input,
+                "cuda.array: " + dev.name + " has no managed memory (managed_memory = 0)");
   if (!ctx) return std::make_shared<cu::DeviceBuffer>(cu::DeviceBuffer::host_backed(bytes, true));
   return std::make_shared<cu::DeviceBuffer>(cu::DeviceBuffer::managed(ctx, bytes));
 }
@@ -54,8 +58,9 @@ void prefetch(const Capture& cap, const DeviceArray& a, Location to, CUstream st
   require_managed(a, "a:prefetch");
   cap.refuse(CaptureOp::prefetch, "a:prefetch");
   if (dev.attr("concurrent_managed_access").value_or(1) == 0)
-    throw Error("a:prefetch needs a device with concurrent managed access, and " + dev.name +
-                " has none (concurrent_managed_access = 0): its managed memory migrates only on demand");
+    throw Error(ErrorKind::bad_input,
+                "a:prefetch needs a device with concurrent managed access, and " + dev.name +
+                    " has none (concurrent_managed_access = 0): its managed memory migrates only on demand");
   a.buf->prefetch(to_cu(to), stream, a.bytes(), a.byte_offset());
 }
 
@@ -74,8 +79,9 @@ Advice parse_advice(std::string_view name) {
   };
   for (const auto& a : kAdvice)
     if (a.name == name) return {a.advice, a.takes_location};
-  throw Error("a:advise: unknown advice \"" + std::string(name) +
-              "\" (read_mostly, preferred_location, accessed_by, or one of them with unset_ before it)");
+  throw Error(ErrorKind::bad_input,
+              "a:advise: unknown advice \"" + std::string(name) +
+                  "\" (read_mostly, preferred_location, accessed_by, or one of them with unset_ before it)");
 }
 
 void advise(const Capture& cap, const DeviceArray& a, Advice adv, Location where) {
@@ -91,6 +97,7 @@ unsigned char* host_elements(const DeviceArray& a) {
   unsigned char* p = a.buf->is_managed() ? a.buf->host_address() : nullptr;
   if (!p)
     throw Error(
+        ErrorKind::bad_input,
         "only a managed array can be read on the host without a copy: make it with cuda.array(type, n, "
         "{managed = true}), or read this one with a[i] or a:get()");
   return p + a.byte_offset();

@@ -82,9 +82,10 @@ KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optio
   }
   code_rules(*k);
   if (k->sig && !k->offsets.empty() && k->sig->params.size() != k->offsets.size())
-    throw Error("kernel " + k->display + ": the declared signature has " +
-                std::to_string(k->sig->params.size()) + " parameters but the kernel takes " +
-                std::to_string(k->offsets.size()));
+    throw Error(ErrorKind::bad_input, "kernel " + k->display + ": the declared signature has " +
+                                          std::to_string(k->sig->params.size()) +
+                                          " parameters but the kernel takes " +
+                                          std::to_string(k->offsets.size()));
   std::size_t bytes = 0;
   for (std::size_t i = 0; i < k->offsets.size(); ++i) bytes = std::max(bytes, k->offsets[i] + k->sizes[i]);
   k->argbuf.assign(bytes + 16, 0);

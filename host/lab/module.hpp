@@ -13,10 +13,10 @@
 #include "cu/context.hpp"
 #include "cu/module.hpp"
 #include "cu/occupancy.hpp"
-#include "lab/error.hpp"
 #include "lab/live.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
+#include "sys/error.hpp"
 
 namespace warplab::lab {
 
@@ -88,7 +88,7 @@ using Builder = std::function<ModuleRef(ModuleSpec)>;
 
 // Kernel `mangled` of module m: resources, limits and parameter layout, from the driver
 // when m is live, else from the CUBIN and PTX against `offline_limits`, and the launch plan
-// (launch.hpp plan_args). Throws lab::Error when a declared signature's parameter count
+// (launch.hpp plan_args). Throws Error (bad_input) when a declared signature's parameter count
 // differs from the kernel's.
 KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optional<rtc::Signature> sig,
                       const cu::DeviceLimits* offline_limits);

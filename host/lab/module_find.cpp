@@ -30,11 +30,12 @@ std::string find_entry(const ModuleObj& m, const std::string& name) {
   std::string list;
   for (const auto& n : kernel_names(m.result)) list += (list.empty() ? "" : ", ") + n;
   if (hits.empty())
-    throw Error("module " + cstr(m.spec.source.name) + " has no kernel '" + sys::shown(cstr(name)) +
-                "' (kernels: " + cstr(list) + ")");
-  throw Error("'" + cstr(name) + "' is ambiguous in module " + cstr(m.spec.source.name) + ": " +
-              std::to_string(hits.size()) + " kernels match: " + cstr(matched) +
-              " (name one of them, with its signature for overloads)");
+    throw Error(ErrorKind::bad_input, "module " + cstr(m.spec.source.name) + " has no kernel '" +
+                                          sys::shown(cstr(name)) + "' (kernels: " + cstr(list) + ")");
+  throw Error(ErrorKind::bad_input, "'" + cstr(name) + "' is ambiguous in module " +
+                                        cstr(m.spec.source.name) + ": " + std::to_string(hits.size()) +
+                                        " kernels match: " + cstr(matched) +
+                                        " (name one of them, with its signature for overloads)");
 }
 
 std::vector<std::string> kernel_names(const rtc::CompileResult& r) {

@@ -11,7 +11,7 @@ namespace warplab::lab {
 
 // The mangled entry for a user-facing name: a base name ("saxpy"), a full name
 // ("reduce<256>"), a signature ("k(double*)", for overloads), a name expression compiled
-// with kernels = {...}, or the entry's own (mangled or extern "C") name. Throws lab::Error
+// with kernels = {...}, or the entry's own (mangled or extern "C") name. Throws Error (bad_input)
 // "module M has no kernel 'x' (kernels: ...)" or "'x' is ambiguous in module M: ...".
 std::string find_entry(const ModuleObj& m, const std::string& name);
 

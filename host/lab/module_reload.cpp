@@ -11,10 +11,9 @@ namespace warplab::lab {
 bool refresh(ModuleRef& m, const Builder& build, bool color, bool quiet) {
   if (m->spec.path.empty() || !files_changed(m->stamps)) return false;
   ModuleSpec spec = m->spec;
-  std::string why;
-  if (!reread_source(spec, why)) {
+  if (const auto why = reread_source(spec)) {
     std::fprintf(stderr, "warplab: %s changed but cannot be read (%s); still using the previous module\n",
-                 m->spec.path.c_str(), why.c_str());
+                 m->spec.path.c_str(), why->c_str());
     m->stamps.clear();  // nothing more to follow until m:reload()
     return false;
   }
@@ -32,12 +31,14 @@ bool refresh(ModuleRef& m, const Builder& build, bool color, bool quiet) {
   return true;
 }
 
-ModuleRef reload(const ModuleRef& m, const Builder& build, std::string& why) {
+std::optional<std::string> reload(const ModuleRef& m, const Builder& build, ModuleRef& fresh) {
   if (m->spec.path.empty())
-    throw Error("module " + std::string(m->spec.source.name.c_str()) + " has no file to reload from");
+    throw Error(ErrorKind::bad_input,
+                "module " + std::string(m->spec.source.name.c_str()) + " has no file to reload from");
   ModuleSpec spec = m->spec;
-  if (!reread_source(spec, why)) return nullptr;
-  return build(std::move(spec));
+  if (auto why = reread_source(spec)) return why;
+  fresh = build(std::move(spec));
+  return std::nullopt;
 }
 
 }  // namespace warplab::lab

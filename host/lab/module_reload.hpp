@@ -2,6 +2,7 @@
 // the live refresh (a file it was built from changed: recompile, or keep the old module and
 // say why once per change) and m:reload() (compile again now, the failure handed back).
 #pragma once
+#include <optional>
 #include <string>
 
 #include "lab/module.hpp"
@@ -15,9 +16,9 @@ namespace warplab::lab {
 // prints why to stderr (diagnostics colored when `color`), once per change.
 bool refresh(ModuleRef& m, const Builder& build, bool color, bool quiet);
 
-// m:reload(): the module compiled again from its file. Throws lab::Error when m has no
-// file; returns null with `why` when the file cannot be read. The result may be a
-// failed compile (result.ok false): the caller decides whether to keep m.
-ModuleRef reload(const ModuleRef& m, const Builder& build, std::string& why);
+// m:reload(): the module compiled again from its file, into `fresh`. Throws Error
+// (bad_input) when m has no file; returns the sentence when the file cannot be read. The
+// result may be a failed compile (result.ok false): the caller decides whether to keep m.
+std::optional<std::string> reload(const ModuleRef& m, const Builder& build, ModuleRef& fresh);
 
 }  // namespace warplab::lab

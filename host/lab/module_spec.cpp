@@ -38,24 +38,20 @@ std::string kernel_file_missing(const std::string& file, const std::string& call
          ")";
 }
 
-bool spec_from_file(ModuleSpec& spec, const std::string& file, const std::string& caller_file,
-                    std::string& why) {
+std::optional<std::string> spec_from_file(ModuleSpec& spec, const std::string& file,
+                                          const std::string& caller_file) {
   auto p = locate_kernel_file(file, caller_file);
-  if (!p) {
-    why = kernel_file_missing(file, caller_file);
-    return false;
-  }
+  if (!p) return kernel_file_missing(file, caller_file);
   spec.path = p->string();
-  return reread_source(spec, why);
+  return reread_source(spec);
 }
 
-bool reread_source(ModuleSpec& spec, std::string& why) {
+std::optional<std::string> reread_source(ModuleSpec& spec) {
   try {
     spec.source = rtc::load_source(spec.path);
-    return true;
-  } catch (const std::exception& e) {
-    why = e.what();
-    return false;
+    return std::nullopt;
+  } catch (const Error& e) {
+    return e.what();
   }
 }
 
@@ -102,8 +98,8 @@ bool env_lineinfo() {
 
 void add_options(rtc::Options& o, const std::vector<std::string>& options) {
   // Refused here already (rtc::compile checks again), so the script's line is named.
-  if (const std::string bad = rtc::check_options(options); !bad.empty())
-    throw Error("cuda.compile: options: " + bad);
+  if (const auto bad = rtc::check_options(options))
+    throw Error(ErrorKind::bad_input, "cuda.compile: options: " + *bad);
   for (const auto& s : options) {
     if (s == "-lineinfo" || s == "--generate-line-info")
       o.lineinfo = true;
@@ -119,7 +115,7 @@ std::pair<std::string, std::string> listed_define(int index, const std::string& 
   } catch (const rtc::Error& e) {
     msg = e.what();
   }
-  throw Error("cuda.compile: defines[" + std::to_string(index) + "]: " + msg);
+  throw Error(ErrorKind::bad_input, "cuda.compile: defines[" + std::to_string(index) + "]: " + msg);
 }
 
 std::pair<std::string, std::string> named_define(const std::string& name, std::string value) {
@@ -130,7 +126,7 @@ std::pair<std::string, std::string> named_define(const std::string& name, std::s
   } catch (const rtc::Error& e) {
     msg = e.what();
   }
-  throw Error("cuda.compile: defines: " + msg);
+  throw Error(ErrorKind::bad_input, "cuda.compile: defines: " + msg);
 }
 
 void add_defines(rtc::Options& o, std::vector<std::pair<std::string, std::string>> named,

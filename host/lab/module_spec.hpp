@@ -21,12 +21,12 @@ std::optional<std::filesystem::path> locate_kernel_file(const std::string& file,
                                                         const std::string& caller_file);
 // The sentence for a file locate_kernel_file did not find.
 std::string kernel_file_missing(const std::string& file, const std::string& caller_file);
-// Fills spec.path and spec.source from `file`; false with `why` (one sentence) when it
-// is not found or cannot be read.
-bool spec_from_file(ModuleSpec& spec, const std::string& file, const std::string& caller_file,
-                    std::string& why);
-// Reads spec.path again into spec.source; false with `why` when unreadable.
-bool reread_source(ModuleSpec& spec, std::string& why);
+// Fills spec.path and spec.source from `file`: nullopt, or the sentence why not when it is
+// not found or cannot be read.
+std::optional<std::string> spec_from_file(ModuleSpec& spec, const std::string& file,
+                                          const std::string& caller_file);
+// Reads spec.path again into spec.source: nullopt, or the sentence when unreadable.
+std::optional<std::string> reread_source(ModuleSpec& spec);
 
 // Line (1-based) of `lua_file` where `text` (an inline source) starts: at or after
 // `call_line`, else anywhere in the file; 0 when not found (or no file).
@@ -39,11 +39,11 @@ void set_inline_source(ModuleSpec& spec, const std::string& text, const std::str
 
 // WARPLAB_LINEINFO=1 (set by `run --sanitize` for its child): line info everywhere.
 bool env_lineinfo();
-// options = {...}: checked (rtc::check_options; throws lab::Error with its sentence),
+// options = {...}: checked (rtc::check_options; throws Error bad_input with its sentence),
 // then "-lineinfo" and "--generate-line-info" set o.lineinfo, the rest go to o.extra.
 void add_options(rtc::Options& o, const std::vector<std::string>& options);
 
-// Defines, one entry at a time, each checked (throws lab::Error with the sentence):
+// Defines, one entry at a time, each checked (throws Error bad_input with the sentence):
 // defines[index] = "NAME=value" or "NAME", and defines.NAME = value.
 std::pair<std::string, std::string> listed_define(int index, const std::string& text);
 std::pair<std::string, std::string> named_define(const std::string& name, std::string value);

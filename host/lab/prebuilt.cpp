@@ -48,7 +48,7 @@ std::string spec_key(const ModuleSpec& s) {
 bool headers_unchanged(const ModuleObj& m) {
   for (const rtc::Dependency& d : m.result.dependencies) {
     std::string bytes;
-    if (!rtc::read_file(d.path, bytes, nullptr) || rtc::content_hash(bytes) != d.hash) return false;
+    if (rtc::read_file(d.path, bytes) || rtc::content_hash(bytes) != d.hash) return false;
   }
   return true;
 }
@@ -86,8 +86,7 @@ ModuleSpec spec_from_json(const json& j) {
   o.extra = j.at("extra").get<std::vector<std::string>>();
   o.name_expressions = j.at("names").get<std::vector<std::string>>();
   if (!s.path.empty()) {
-    std::string why;
-    if (!reread_source(s, why)) throw std::runtime_error(why);
+    if (auto why = reread_source(s)) throw Error(ErrorKind::bad_input, *why);
   } else {
     s.source.text = j.at("text").get<std::string>();
   }
@@ -104,8 +103,8 @@ void record_module(const ModuleSpec& spec) {
   if (!dir) return;
   try {
     const std::string line = spec_json(spec).dump() + "\n";
-    const int fd =
-        ::open((std::string(dir) + "/modules").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    const int fd = ::open((std::string(dir) + "/modules").c_str(),
+                          O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0600);
     if (fd < 0) return;
     [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());  // one write: whole lines
     ::close(fd);

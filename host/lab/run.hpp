@@ -18,12 +18,12 @@
 #include "cu/occupancy.hpp"
 #include "cu/stream.hpp"
 #include "lab/capture.hpp"
-#include "lab/error.hpp"
 #include "lab/fault.hpp"
 #include "lab/module.hpp"
 #include "lab/options.hpp"
 #include "lab/stream.hpp"
 #include "rtc/cache.hpp"
+#include "sys/error.hpp"
 
 namespace warplab::lab {
 
@@ -46,17 +46,18 @@ struct Run {
   // The same with the target chosen by `choose` on the first call that needs it.
   Run(const Options& opts, TargetChooser choose);
 
-  Options opts;                            // as the command line set them
-  cu::ContextPtr context;                  // the device's primary context, retained on first use
-  cu::PinnedBuffer staging;                // page-locked bounce buffer for large host<->device copies
-  FaultLog faults;                         // recent launches, for naming asynchronous faults
-  std::unique_ptr<rtc::Cache> cache;       // null with --no-cache
-  std::unique_ptr<cu::Event> watch_event;  // the watchdog's marker (sync.hpp)
-  bool timed_out = false;                  // the watchdog fired: the context is stuck
-  bool context_lost = false;               // a sticky fault was reported: the context is unusable
-  std::string timeout_message;             // the watchdog's sentence, once it fired
-  StreamBook streams;                      // the run's streams by number (fault notes, watchdog)
-  Capture capture;                         // cuda.graph's stream capture, while one runs
+  Options opts;                             // as the command line set them
+  cu::ContextPtr context;                   // the device's primary context, retained on first use
+  cu::PinnedBuffer staging;                 // page-locked bounce buffer for large host<->device copies
+  FaultLog faults;                          // recent launches, for naming asynchronous faults
+  std::unique_ptr<rtc::Cache> cache;        // null with --no-cache
+  std::unique_ptr<cu::Event> watch_event;   // the watchdog's marker (sync.hpp)
+  bool timed_out = false;                   // the watchdog fired: the context is stuck
+  bool context_lost = false;                // a sticky fault was reported: the context is unusable
+  std::string timeout_message;              // the watchdog's sentence, once it fired
+  StreamBook streams;                       // the run's streams by number (fault notes, watchdog)
+  Capture capture;                          // cuda.graph's stream capture, while one runs
+  std::vector<ModuleRef>* built = nullptr;  // `run --lines` offline: every module built, for its map
 
   // The selected device or profile, whether it is a profile and why; the first of these
   // calls chooses it when a chooser was given. limits() chooses inside its own first-use
@@ -82,7 +83,7 @@ struct Run {
       limits_ = cu::device_limits(target());
     return *limits_;
   }
-  // Throws lab::Error "no CUDA device: <what> needs a GPU (<offline_reason>)" when offline.
+  // Throws Error no_gpu "no CUDA device: <what> needs a GPU (<offline_reason>)" when offline.
   void require_gpu(const char* what);
   // The live device's context, retained on first use and made current; throws like
   // require_gpu when offline.

@@ -14,21 +14,22 @@
 namespace warplab::lab {
 namespace {
 
-// Empty when the file's first byte can be read, else the OS reason (a file of /proc
+// nullopt when the file's first byte can be read, else the OS reason (a file of /proc
 // whose read fails with EIO opens fine).
-std::string readable(const std::string& path) {
+std::optional<std::string> unreadable(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::strerror(errno);
   char c = 0;
   const ssize_t n = ::read(fd, &c, 1);
   const int e = errno;
   ::close(fd);
-  return n < 0 ? std::strerror(e) : std::string();
+  if (n < 0) return std::strerror(e);
+  return std::nullopt;
 }
 
 }  // namespace
 
-std::string script_problem(const std::string& path) {
+std::optional<std::string> script_problem(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
@@ -43,22 +44,20 @@ std::string script_problem(const std::string& path) {
     why = "not a regular file";
   else if (fs::file_size(path, ec) > static_cast<std::uintmax_t>(kMaxScriptBytes))
     why = "larger than 64 MiB";
-  else if (const std::string e = readable(path); !e.empty())
-    why = "unreadable: " + e;
-  return why.empty() ? why : "script '" + sys::shown(path) + "': " + why;
+  else if (const auto e = unreadable(path))
+    why = "unreadable: " + *e;
+  else
+    return std::nullopt;
+  return "script '" + sys::shown(path) + "': " + why;
 }
 
-bool read_script(const std::string& path, std::string& text, std::string& why) {
-  why = script_problem(path);
-  if (why.empty()) {
-    if (const std::string e = sys::read_whole(path, text, static_cast<std::size_t>(kMaxScriptBytes));
-        !e.empty())
-      why = "script '" + sys::shown(path) + "': unreadable: " + e;
-  }
-  if (!why.empty()) return false;
+std::optional<std::string> read_script(const std::string& path, std::string& text) {
+  if (auto why = script_problem(path)) return why;
+  if (const auto e = sys::read_whole(path, text, static_cast<std::size_t>(kMaxScriptBytes)))
+    return "script '" + sys::shown(path) + "': unreadable: " + *e;
   // A #! first line is a comment, as for the lua interpreter.
   if (text.rfind("#", 0) == 0) text.insert(0, "--");
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace warplab::lab

@@ -14,7 +14,7 @@
 
 namespace warplab::lab {
 
-// The priority `p` as the driver takes it. Throws lab::Error unless p is an integer within
+// The priority `p` as the driver takes it. Throws Error (bad_input) unless p is an integer within
 // r: "cuda.stream: priority 3 is outside this device's range, -5 (highest) to 0 (lowest)",
 // "cuda.stream: priority must be an integer from -5 (highest) to 0 (lowest), got nan".
 int check_priority(double p, const cu::PriorityRange& r);

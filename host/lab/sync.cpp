@@ -54,7 +54,7 @@ void await_in_flight(Run& run) {
     if (std::chrono::steady_clock::now() > deadline) {
       run.timeout_message = timeout_text(stuck(run, default_busy, busy), run.opts.timeout, run.limits());
       run.timed_out = true;
-      throw Timeout(run.timeout_message);
+      throw Error(ErrorKind::timeout, run.timeout_message);
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(2000));

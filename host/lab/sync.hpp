@@ -2,12 +2,12 @@
 // --sync after each launch, each behind the kernel watchdog (--timeout SECONDS), which
 // before a call that blocks on the GPU polls an event behind the work in flight on the
 // legacy default stream and every busy non-blocking stream (StreamBook) and, past the
-// deadline, gives up with the deadlock verdict (fault.hpp timeout_text) as a Timeout.
+// deadline, gives up with the deadlock verdict (fault.hpp timeout_text) as an Error of kind timeout.
 // Each is refused during a stream capture (capture.hpp: nothing has run yet).
 #pragma once
 #include "cu/stream.hpp"
-#include "lab/error.hpp"
 #include "lab/run.hpp"
+#include "sys/error.hpp"
 
 namespace warplab::lab {
 
@@ -18,7 +18,7 @@ void await_in_flight(Run& run);  // await_gpu's waiting part (sync.cpp)
 // nothing launched since the last synchronization. Past the deadline it sets
 // run.timed_out and run.timeout_message ("kernel K launched at FILE:LINE did not finish
 // within T s: probable deadlock (...)", naming the grid against the co-resident capacity)
-// and throws that sentence as a Timeout.
+// and throws that sentence as an Error of kind timeout.
 inline void await_gpu(Run& run) {
   // During a capture the blocking calls are refused, and the watchdog's own queries would
   // be calls a capture does not allow.

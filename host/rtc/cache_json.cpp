@@ -3,9 +3,9 @@
 
 #include <cstdint>
 #include <limits>
-#include <stdexcept>
 
 #include "rtc/compile.hpp"
+#include "rtc/error.hpp"
 
 namespace warplab::rtc {
 namespace {
@@ -20,12 +20,12 @@ nlohmann::json opt(const std::optional<T>& v) {
 // caller treats the entry as corrupt.
 template <class T>
 T get_int(const nlohmann::json& j) {
-  if (!j.is_number_integer()) throw std::runtime_error("cache entry: an integer field holds something else");
+  if (!j.is_number_integer()) throw Error("cache entry: an integer field holds something else");
   if (j.is_number_unsigned()
           ? j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max())
           : j.get<std::int64_t>() < std::numeric_limits<T>::min() ||
                 j.get<std::int64_t>() > std::numeric_limits<T>::max())
-    throw std::runtime_error("cache entry: an integer field is out of range");
+    throw Error("cache entry: an integer field is out of range");
   return static_cast<T>(j.is_number_unsigned() ? static_cast<std::int64_t>(j.get<std::uint64_t>())
                                                : j.get<std::int64_t>());
 }

@@ -76,7 +76,8 @@ bool nvrtc_accepts(const std::string& arch) {
 // sm_XX or compute_XX with an optional a/f suffix; `virtual_ok` admits compute_XX, which
 // gives PTX but no cubin and so no resources (Options::allow_virtual).
 void check_arch(const std::string& arch, bool virtual_ok) {
-  static const std::regex shape(R"re(^(sm|compute)_(\d{2,3})([af]?)$)re");
+  // No leading zero: sm_090 reads as 90 here, and NVRTC refuses it (a compile error, exit 5).
+  static const std::regex shape(R"re(^(sm|compute)_([1-9]\d{1,2})([af]?)$)re");
   std::smatch m;
   bool ok = std::regex_match(arch, m, shape) && (virtual_ok || m[1] == "sm");
   if (ok) {
@@ -240,7 +241,7 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
       throw Error("the value of the macro " + d.first + " holds a line break; a macro's value is one line");
   }
   check_arch(opt.arch, opt.allow_virtual);
-  if (const std::string bad = check_options(opt.extra); !bad.empty()) throw Error(bad);
+  if (auto bad = check_options(opt.extra)) throw Error(*bad);
   CompileResult r;
   r.arch = opt.arch;
   r.nvrtc_version = nvrtc_version();

@@ -5,6 +5,7 @@
 #include "rtc/includes.hpp"
 
 #include <cstdio>
+#include <optional>
 #include <set>
 
 namespace warplab::rtc {
@@ -97,7 +98,6 @@ class Resolver {
       const std::string spelled = text.substr(d.name_begin, d.name_end - d.name_begin);
       std::vector<std::string> searched;
       const fs::path found = locate(spelled, d.angle, dir, searched);
-      std::string why;
       if (found.empty()) {
         out_.missing.push_back({nvrtc_name, d.line, spelled, d.angle, searched, {}});
         continue;
@@ -116,9 +116,14 @@ class Resolver {
                                     " deep: \"" + spelled + "\" is not read"});
         continue;
       }
-      if (seen_.insert(name).second && !add_header(found, why))  // each file read once (cycles)
-        out_.missing.push_back(
-            {nvrtc_name, d.line, spelled, d.angle, {}, "cannot read the header \"" + spelled + "\": " + why});
+      if (!seen_.insert(name).second) continue;  // each file read once (cycles)
+      if (const auto why = add_header(found))
+        out_.missing.push_back({nvrtc_name,
+                                d.line,
+                                spelled,
+                                d.angle,
+                                {},
+                                "cannot read the header \"" + spelled + "\": " + *why});
     }
     rewritten.append(text, copied, std::string::npos);
     return rewritten;
@@ -153,10 +158,10 @@ class Resolver {
     return {};
   }
 
-  // False (and why) when the file cannot be read: a folder, too large, unreadable.
-  bool add_header(const fs::path& path, std::string& why) {
+  // Why the file cannot be read (a folder, too large, unreadable), or nullopt once added.
+  std::optional<std::string> add_header(const fs::path& path) {
     std::string bytes;
-    if (!read_file(path, bytes, &why)) return false;
+    if (auto why = read_file(path, bytes)) return why;
     out_.deps.push_back({path, display_path(path), content_hash(bytes)});
     // Reserve the slot first: recursion appends the headers this one includes.
     const std::size_t slot = out_.header_names.size();
@@ -166,7 +171,7 @@ class Resolver {
     std::string text = process(bytes, path.parent_path(), path.string());
     --depth_;
     out_.header_texts[slot] = std::move(text);
-    return true;
+    return std::nullopt;
   }
 
   const std::vector<fs::path>& dirs_;

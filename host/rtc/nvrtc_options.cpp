@@ -150,9 +150,9 @@ struct Parsed {
   std::string value;
 };
 
-// Walks `options` as NVRTC reads them. Returns "" and fills `out`, or the sentence for the
-// first option refused.
-std::string parse(const std::vector<std::string>& options, std::vector<Parsed>* out) {
+// Walks `options` as NVRTC reads them. Returns nullopt and fills `out`, or the sentence for
+// the first option refused.
+std::optional<std::string> parse(const std::vector<std::string>& options, std::vector<Parsed>* out) {
   for (std::size_t i = 0; i < options.size(); ++i) {
     const std::string& o = options[i];
     if (o.empty()) return std::string("an empty string is not an option; ") + kWhere;
@@ -192,12 +192,14 @@ std::string parse(const std::vector<std::string>& options, std::vector<Parsed>* 
              kWhere;
     if (out) out->push_back(std::move(p));
   }
-  return {};
+  return std::nullopt;
 }
 
 }  // namespace
 
-std::string check_options(const std::vector<std::string>& options) { return parse(options, nullptr); }
+std::optional<std::string> check_options(const std::vector<std::string>& options) {
+  return parse(options, nullptr);
+}
 
 std::vector<std::string> nvrtc_options(const Options& opt) {
   std::vector<std::string> o = {"--gpu-architecture=" + opt.arch};
@@ -215,7 +217,7 @@ std::vector<std::string> nvrtc_options(const Options& opt) {
 std::vector<std::string> option_include_dirs(const std::vector<std::string>& options) {
   std::vector<Parsed> parsed;
   std::vector<std::string> dirs;
-  if (!parse(options, &parsed).empty()) return dirs;
+  if (parse(options, &parsed)) return dirs;
   for (const Parsed& p : parsed)
     if (std::strcmp(p.spec->name, "--include-path") == 0 && !p.value.empty()) dirs.push_back(p.value);
   return dirs;

@@ -7,6 +7,7 @@
 // files warplab does not track (--pre-include, --time, precompiled headers), and any other.
 // Also the whole list NVRTC receives, in a fixed order. No GPU, no Lua.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,9 +15,9 @@ namespace warplab::rtc {
 
 struct Options;
 
-// "" when NVRTC may receive `options` as they are; else one sentence naming the first
+// nullopt when NVRTC may receive `options` as they are; else one sentence naming the first
 // option refused, why, and where the accepted ones are listed.
-std::string check_options(const std::vector<std::string>& options);
+std::optional<std::string> check_options(const std::vector<std::string>& options);
 
 // The folders the include options among `options` name (-I DIR, -IDIR, --include-path=DIR),
 // in order: warplab resolves its includes there too, so what they supply is tracked.

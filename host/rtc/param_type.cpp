@@ -19,15 +19,13 @@ using Kind = ParamType::Kind;
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// A name token: identifier, `::` chains and balanced <...> template arguments.
-bool read_name(std::string_view t, std::size_t& i, std::string& out, std::string& why) {
+// A name token: identifier, `::` chains and balanced <...> template arguments, into `out`;
+// the reason when malformed.
+std::optional<std::string> read_name(std::string_view t, std::size_t& i, std::string& out) {
   const std::size_t start = i;
   if (t.substr(i, 2) == "::") i += 2;
   while (true) {
-    if (i >= t.size() || !ident_start(t[i])) {
-      why = "has a malformed name";
-      return false;
-    }
+    if (i >= t.size() || !ident_start(t[i])) return "has a malformed name";
     while (i < t.size() && ident_char(t[i])) ++i;
     std::size_t j = i;
     while (j < t.size() && t[j] == ' ') ++j;
@@ -39,17 +37,14 @@ bool read_name(std::string_view t, std::size_t& i, std::string& out, std::string
         else if ((t[j] == '>' || t[j] == ')') && --depth == 0)
           break;
       }
-      if (j >= t.size()) {
-        why = "has an unbalanced '<'";
-        return false;
-      }
+      if (j >= t.size()) return "has an unbalanced '<'";
       i = j + 1;
     }
     if (t.substr(i, 2) != "::") break;
     i += 2;
   }
   out = tidy_angles(std::string(t.substr(start, i - start)));
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -74,38 +69,33 @@ struct Decl {
   std::vector<Level> levels;  // one per '*'
 };
 
-bool fail(std::string& why, std::string text) {
-  why = std::move(text);
-  return false;
-}
-
-bool read_decl(std::string_view t, bool allow_name, Decl& d, std::string& why) {
+// The declaration `t` in pieces into `d`; the reason when it is not one.
+std::optional<std::string> read_decl(std::string_view t, bool allow_name, Decl& d) {
   for (std::size_t i = 0; i < t.size();) {
     const char c = t[i];
     if (c == ' ' || c == '\t') {
       ++i;
       continue;
     }
-    if (!d.param_name.empty()) return fail(why, "has text after the parameter name '" + d.param_name + "'");
+    if (!d.param_name.empty()) return "has text after the parameter name '" + d.param_name + "'";
     if (c == '*') {
-      if (d.ref) return fail(why, "is a pointer to a reference");
+      if (d.ref) return "is a pointer to a reference";
       d.levels.push_back({});
       ++i;
       continue;
     }
     if (c == '&') {
-      if (d.ref) return fail(why, "is a reference to a reference");
+      if (d.ref) return "is a reference to a reference";
       d.ref = true;
       i += t.substr(i, 2) == "&&" ? 2 : 1;
       continue;
     }
-    if (!ident_start(c) && t.substr(i, 2) != "::")
-      return fail(why, std::string("has an unexpected '") + c + "'");
+    if (!ident_start(c) && t.substr(i, 2) != "::") return std::string("has an unexpected '") + c + "'";
     std::string w;
-    if (!read_name(t, i, w, why)) return false;
+    if (auto why = read_name(t, i, w)) return why;
     const bool in_specifiers = d.levels.empty() && !d.ref;
     if ((w == "const" || w == "volatile") && !in_specifiers && d.levels.empty())
-      return fail(why, "has '" + w + "' after a reference");  // "int& const" (fuzz finding)
+      return "has '" + w + "' after a reference";  // "int& const" (fuzz finding)
     if (w == "const" || w == "volatile") {
       // Before any '*' it qualifies the base type (either side of it); after, the pointer.
       bool& slot = in_specifiers ? (w == "const" ? d.base_const : d.base_volatile)
@@ -120,11 +110,11 @@ bool read_decl(std::string_view t, bool allow_name, Decl& d, std::string& why) {
     } else if (allow_name && w.find_first_of(":<") == std::string::npos) {
       d.param_name = w;  // a second name after a complete type: the parameter's
     } else {
-      return fail(why, "has an unexpected word '" + w + "'");
+      return "has an unexpected word '" + w + "'";
     }
   }
-  if (d.words.empty() && d.named.empty()) return fail(why, "names no type");
-  return true;
+  if (d.words.empty() && d.named.empty()) return "names no type";
+  return std::nullopt;
 }
 
 // Kind, size, spelling and pointee of a declaration whose base type is `base`.
@@ -168,41 +158,32 @@ ParamType classify(const Decl& d, const std::string& base) {
 
 }  // namespace
 
-std::optional<ParamType> parse_type(std::string_view t, bool allow_name, std::string& why) {
+std::optional<std::string> parse_type(std::string_view t, bool allow_name, ParamType& out) {
   const std::size_t b = t.find_first_not_of(" \t\n");
-  if (b == std::string_view::npos) {
-    why = "is empty";
-    return std::nullopt;
-  }
+  if (b == std::string_view::npos) return "is empty";
   t = t.substr(b, t.find_last_not_of(" \t\n") - b + 1);
 
   // A function pointer, "void (*)(int)": passed as a pointer; we keep its spelling.
   if (t.find('(') != std::string_view::npos) {
-    if (t.size() > sys::regex_span) {  // std::regex recurses per character
-      why = "is a function pointer type of " + std::to_string(t.size()) + " characters (at most " +
-            std::to_string(sys::regex_span) + ")";
-      return std::nullopt;
-    }
+    if (t.size() > sys::regex_span)  // std::regex recurses per character
+      return "is a function pointer type of " + std::to_string(t.size()) + " characters (at most " +
+             std::to_string(sys::regex_span) + ")";
     static const std::regex fptr(R"re(^(.*)\(\s*\*\s*([A-Za-z_]\w*)?\s*\)(\s*\(.*\))$)re");
     std::match_results<std::string_view::const_iterator> m;
-    if (!std::regex_match(t.begin(), t.end(), m, fptr)) {
-      why = "has an unexpected '('";
-      return std::nullopt;
-    }
-    ParamType p;
-    p.kind = Kind::Pointer;
-    p.size = 8;
-    p.pointee = m[1].str() + m[3].str();
-    p.spelling = m[1].str() + "(*)" + m[3].str();
-    return p;
+    if (!std::regex_match(t.begin(), t.end(), m, fptr)) return "has an unexpected '('";
+    out = ParamType{};
+    out.kind = Kind::Pointer;
+    out.size = 8;
+    out.pointee = m[1].str() + m[3].str();
+    out.spelling = m[1].str() + "(*)" + m[3].str();
+    return std::nullopt;
   }
 
   Decl d;
-  if (!read_decl(t, allow_name, d, why)) return std::nullopt;
+  if (auto why = read_decl(t, allow_name, d)) return why;
   std::string base;
   if (!d.words.empty()) {
-    base = combine_type_words(d.words, why);
-    if (base.empty()) return std::nullopt;
+    if (auto why = combine_type_words(d.words, base)) return why;
   } else {
     // std::size_t, ::int64_t: the alias table is keyed without the qualifier.
     std::string key = d.named;
@@ -213,20 +194,18 @@ std::optional<ParamType> parse_type(std::string_view t, bool allow_name, std::st
     const auto it = type_aliases().find(key);
     base = it != type_aliases().end() ? it->second : d.named;
   }
-  if (base == "void" && d.levels.empty()) {
-    why = "has type void";
-    return std::nullopt;
-  }
-  return classify(d, base);
+  if (base == "void" && d.levels.empty()) return "has type void";
+  out = classify(d, base);
+  return std::nullopt;
 }
 
 }  // namespace detail
 
 ParamType parse_param_type(const std::string& text) {
-  std::string why;
-  auto p = detail::parse_type(text, false, why);
-  if (!p) throw Error("'" + text + "' is not a parameter type: it " + why);
-  return *p;
+  ParamType p;
+  if (const auto why = detail::parse_type(text, false, p))
+    throw Error("'" + text + "' is not a parameter type: it " + *why);
+  return p;
 }
 
 std::string_view to_string(ParamType::Kind k) {

@@ -182,7 +182,7 @@ WarmResult warm_headers(const Source& src, const Options& opt, const std::string
   bool any_include = false;
   for (const std::string& d : open.lines) any_include = any_include || starts_with(d, "#include");
   // Options compile() would refuse (check_options) are never compiled here either.
-  if (std::string bad = check_options(opt.extra); !bad.empty()) return done(std::move(bad));
+  if (auto bad = check_options(opt.extra)) return done(std::move(*bad));
   const std::vector<std::string> options = compile_options(opt);
   if (!any_include) {
     warm_nvrtc(options);

@@ -39,12 +39,12 @@ std::string capture(const std::vector<std::string>& argv, int& status) {
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error("cannot run " + argv[0] + ": no pipe");
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(ErrorKind::failed, "cannot run " + argv[0] + ": no pipe");
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]), ::close(fds[1]);
-    throw Error("cannot run " + argv[0] + ": fork failed");
+    throw Error(ErrorKind::failed, "cannot run " + argv[0] + ": fork failed");
   }
   if (pid == 0) {
     // Killed with warplab, however warplab ends (else it would run on with parent 1).
@@ -97,10 +97,12 @@ SassTool find_sass_tool() {
 
 std::string disassemble(const std::vector<char>& cubin, const char* what) {
   const SassTool tool = find_sass_tool();
-  if (!tool.found()) throw Error(std::string(what) + ": " + kNoSassTool);
+  if (!tool.found()) throw Error(ErrorKind::tool, std::string(what) + ": " + kNoSassTool);
   if (cubin.empty()) throw Error(std::string(what) + ": no CUBIN (PTX only) to disassemble");
   sys::TempFile file = sys::make_temp_file("warplab-sass-");
-  if (!file.fd) throw Error(std::string(what) + ": no temporary file for the CUBIN (" + file.note + ")");
+  if (!file.fd)
+    throw Error(ErrorKind::failed,
+                std::string(what) + ": no temporary file for the CUBIN (" + file.note + ")");
   const std::string path = file.path + ".cubin";  // both tools read the file by its extension
   std::size_t done = 0;
   while (done < cubin.size()) {
@@ -110,16 +112,18 @@ std::string disassemble(const std::vector<char>& cubin, const char* what) {
   }
   const bool written = done == cubin.size() && ::rename(file.path.c_str(), path.c_str()) == 0;
   if (!written) ::unlink(file.path.c_str());
-  if (!written) throw Error(std::string(what) + ": cannot write the CUBIN to a temporary file");
+  if (!written)
+    throw Error(ErrorKind::failed, std::string(what) + ": cannot write the CUBIN to a temporary file");
   std::vector<std::string> argv = tool.argv();
   argv.push_back(path);
   int status = 0;
   std::string out = capture(argv, status);
   ::unlink(path.c_str());
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw Error(std::string(what) + ": " + tool.path + " failed (" +
-                (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : std::string("killed")) +
-                ")");
+    throw Error(ErrorKind::failed, std::string(what) + ": " + tool.path + " failed (" +
+                                       (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                                                          : std::string("killed")) +
+                                       ")");
   return out;
 }
 

@@ -23,7 +23,7 @@ inline constexpr const char* kNoSassTool =
     "neither cuobjdump nor nvdisasm found (PATH, CUDA_HOME, /usr/local/cuda)";
 
 // The disassembly of a CUBIN as the tool prints it. Throws rtc::Error: kNoSassTool plus
-// what needs it when no tool exists, or the tool's failure.
+// what needs it when no tool exists (kind tool), or the tool's failure (kind failed).
 std::string disassemble(const std::vector<char>& cubin, const char* what);
 
 // One kernel's part of a disassembly (cuobjdump's "Function : NAME" section, nvdisasm's

@@ -108,16 +108,15 @@ std::optional<Signature> demangle(const std::string& mangled) {
   const std::string list = d.substr(open + 1, d.size() - open - 2);
   if (!blank(list) && list != "void") {
     for (const std::string& p : split_top(list)) {
-      std::string why;
-      auto t = detail::parse_type(p, false, why);
+      ParamType t;
       // A type we cannot read stays visible, unclassified: demangle never throws, and a
       // launch check reports it as an unknown type rather than failing to load the module.
-      if (!t) {
+      if (detail::parse_type(p, false, t)) {
         t = ParamType{};
         const std::size_t first = p.find_first_not_of(' ');  // npos: a blank parameter
-        t->spelling = first == std::string::npos ? "" : detail::tidy_angles(p.substr(first));
+        t.spelling = first == std::string::npos ? "" : detail::tidy_angles(p.substr(first));
       }
-      sig.params.push_back(*t);
+      sig.params.push_back(std::move(t));
     }
   }
   return sig;
@@ -148,14 +147,13 @@ Signature parse_signature(const std::string& name, const std::string& params_tex
   if (!trimmed.empty()) {
     const std::vector<std::string> parts = split_top(trimmed);
     for (std::size_t i = 0; i < parts.size(); ++i) {
-      std::string why;
-      auto t = detail::parse_type(parts[i], true, why);
-      if (!t) {
+      ParamType t;
+      if (const auto why = detail::parse_type(parts[i], true, t)) {
         const std::string text = blank(parts[i]) ? "" : parts[i].substr(parts[i].find_first_not_of(" \t"));
         const std::string quoted = text.empty() ? "" : " ('" + sys::shown(text) + "')";
-        throw Error(where + ": parameter " + std::to_string(i + 1) + quoted + " " + why);
+        throw Error(where + ": parameter " + std::to_string(i + 1) + quoted + " " + *why);
       }
-      sig.params.push_back(*t);
+      sig.params.push_back(std::move(t));
     }
   }
   sig.demangled = sig.to_string();

@@ -50,9 +50,9 @@ ParamType parse_param_type(const std::string& text);
 }  // namespace warplab::rtc
 
 namespace warplab::rtc::detail {
-// parse_param_type without the throw: nullopt and the reason ("names no type") in `why`.
-// `allow_name` accepts a trailing parameter name ("int n").
-std::optional<ParamType> parse_type(std::string_view text, bool allow_name, std::string& why);
+// parse_param_type without the throw: the type in `out` (nullopt), or the reason ("names
+// no type"). `allow_name` accepts a trailing parameter name ("int n").
+std::optional<std::string> parse_type(std::string_view text, bool allow_name, ParamType& out);
 // "> >" -> ">>" (the demangler's old spelling of nested template arguments).
 std::string tidy_angles(std::string s);
 }  // namespace warplab::rtc::detail

@@ -11,34 +11,22 @@
 
 namespace warplab::rtc {
 
-bool read_file(const std::filesystem::path& path, std::string& out, std::string* why) {
+std::optional<std::string> read_file(const std::filesystem::path& path, std::string& out) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    if (why) *why = "it is a directory";
-    return false;
-  }
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-    if (why) *why = "it is not a regular file";
-    return false;
-  }
-  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxSourceBytes) {
-    if (why) *why = "it is larger than 64 MiB";
-    return false;
-  }
+  if (std::filesystem::is_directory(path, ec)) return "it is a directory";
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    return "it is not a regular file";
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxSourceBytes)
+    return "it is larger than 64 MiB";
   // Binary: the bytes hashed and compiled are exactly the file's (CRLF kept). A read error
   // (EIO) is said, never read as an empty source.
-  if (std::string e = sys::read_whole(path.string(), out, kMaxSourceBytes); !e.empty()) {
-    if (why) *why = std::move(e);
-    return false;
-  }
-  return true;
+  return sys::read_whole(path.string(), out, kMaxSourceBytes);
 }
 
 Source load_source(const std::filesystem::path& path) {
   Source s;
-  std::string why;
-  if (!read_file(path, s.text, &why))
-    throw Error("cannot read kernel source '" + sys::shown(path.string()) + "': " + why);
+  if (const auto why = read_file(path, s.text))
+    throw Error("cannot read kernel source '" + sys::shown(path.string()) + "': " + *why);
   s.name = path.string();
   // Includes resolve against the absolute folder, so a later chdir cannot change them.
   std::error_code ec;

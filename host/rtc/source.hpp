@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace warplab::rtc {
@@ -24,8 +25,8 @@ Source load_source(const std::filesystem::path& path);
 // Kernel sources and headers are read whole: larger files are refused with a sentence.
 inline constexpr std::uintmax_t kMaxSourceBytes = 64ull << 20;
 
-// Reads a whole file into `out`; false with the reason in `why` when it cannot (a folder,
-// a device or pipe, a file over kMaxSourceBytes).
-bool read_file(const std::filesystem::path& path, std::string& out, std::string* why);
+// Reads a whole file into `out`: nullopt, or the reason when it cannot (a folder, a device
+// or pipe, a file over kMaxSourceBytes).
+std::optional<std::string> read_file(const std::filesystem::path& path, std::string& out);
 
 }  // namespace warplab::rtc

@@ -79,16 +79,13 @@ int vector_type_size(const std::string& name) {
 }
 
 // The words of a builtin arithmetic type in any order ("long unsigned int") -> the
-// compiler's spelling ("unsigned long"); empty + reason when they do not form a type.
-std::string combine_type_words(const std::vector<std::string>& words, std::string& why) {
+// compiler's spelling ("unsigned long") in `out`; the reason when they do not form a type.
+std::optional<std::string> combine_type_words(const std::vector<std::string>& words, std::string& out) {
   int sign = 0, shorts = 0, longs = 0, ints = 0;
   std::string core;  // char, bool, float, double, void, __int128, ...
   for (const std::string& w : words) {
     if (w == "signed" || w == "unsigned") {
-      if (sign) {
-        why = "has two signedness words";
-        return {};
-      }
+      if (sign) return "has two signedness words";
       sign = w == "signed" ? 1 : 2;
     } else if (w == "short")
       ++shorts;
@@ -96,29 +93,30 @@ std::string combine_type_words(const std::vector<std::string>& words, std::strin
       ++longs;
     else if (w == "int")
       ++ints;
-    else if (!core.empty()) {
-      why = "combines '" + core + "' and '" + w + "'";
-      return {};
-    } else
+    else if (!core.empty())
+      return "combines '" + core + "' and '" + w + "'";
+    else
       core = w;
   }
-  if (ints > 1 || shorts > 1 || longs > 2 || (shorts && longs)) {
-    why = "is not a valid combination of integer words";
-    return {};
-  }
+  if (ints > 1 || shorts > 1 || longs > 2 || (shorts && longs))
+    return "is not a valid combination of integer words";
   if (!core.empty()) {
     const bool long_double = core == "double" && longs == 1 && !sign && !shorts && !ints;
-    if (long_double) return "long double";
-    const bool sign_ok = core == "char" || core == "__int128";
-    if (shorts || longs || ints || (sign && !sign_ok)) {
-      why = "combines '" + core + "' with integer words";
-      return {};
+    if (long_double) {
+      out = "long double";
+      return std::nullopt;
     }
-    if (core == "char") return sign == 1 ? "signed char" : sign == 2 ? "unsigned char" : "char";
-    return sign == 2 ? "unsigned " + core : core;
+    const bool sign_ok = core == "char" || core == "__int128";
+    if (shorts || longs || ints || (sign && !sign_ok)) return "combines '" + core + "' with integer words";
+    if (core == "char")
+      out = sign == 1 ? "signed char" : sign == 2 ? "unsigned char" : "char";
+    else
+      out = sign == 2 ? "unsigned " + core : core;
+    return std::nullopt;
   }
-  std::string base = shorts ? "short" : longs == 2 ? "long long" : longs ? "long" : "int";
-  return sign == 2 ? "unsigned " + base : base;
+  const std::string base = shorts ? "short" : longs == 2 ? "long long" : longs ? "long" : "int";
+  out = sign == 2 ? "unsigned " + base : base;
+  return std::nullopt;
 }
 
 bool is_type_word(const std::string& w) {

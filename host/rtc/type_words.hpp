@@ -2,6 +2,7 @@
 // aliases and vector types a kernel parameter may be spelled with, and their sizes.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,8 @@ const std::map<std::string, BuiltinType>& builtin_types();
 // Size of a CUDA vector type ("float2" -> 8, "uchar3" -> 3); 0 when `name` is not one.
 int vector_type_size(const std::string& name);
 // Builtin type words in any order -> the compiler's spelling ("long unsigned int" ->
-// "unsigned long"); empty, with the reason in `why`, when they do not form a type.
-std::string combine_type_words(const std::vector<std::string>& words, std::string& why);
+// "unsigned long") in `out`: nullopt, or the reason when they do not form a type.
+std::optional<std::string> combine_type_words(const std::vector<std::string>& words, std::string& out);
 // "unsigned", "long", "char", ...: words that combine into a builtin type.
 bool is_type_word(const std::string& w);
 // struct/class/typename/__restrict__...: words that do not change a parameter's type.

@@ -2,6 +2,7 @@
 #include "sys/read.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,10 +12,16 @@
 
 namespace warplab::sys {
 
-std::string read_whole(const std::string& path, std::string& out, std::size_t max_bytes) {
+std::optional<std::string> read_whole(const std::string& path, std::string& out, std::size_t max_bytes) {
   out.clear();
-  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // Opened without waiting (a FIFO's open waits for a writer), then refused unless it is a
+  // regular file: whatever the caller checked before, the path may have changed since.
+  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd) return std::strerror(errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return std::strerror(errno);
+  if (!S_ISREG(st.st_mode)) return S_ISDIR(st.st_mode) ? "a folder, not a file" : "not a regular file";
+  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
   char buf[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd.get(), buf, sizeof buf);
@@ -24,7 +31,7 @@ std::string read_whole(const std::string& path, std::string& out, std::size_t ma
       out.clear();
       return std::strerror(e);
     }
-    if (n == 0) return {};
+    if (n == 0) return std::nullopt;
     if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
       out.clear();
       return "larger than " + std::to_string(max_bytes) + " bytes";

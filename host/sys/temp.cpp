@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace warplab::sys {
@@ -29,21 +30,23 @@ std::vector<Candidate> candidates() {
   return c;
 }
 
-// "" when `dir` is a folder this process can create files in, else why not.
-std::string unusable(const std::string& dir) {
+// nullopt when `dir` is a folder this process can create files in, else why not.
+std::optional<std::string> unusable(const std::string& dir) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) return std::strerror(errno);
   if (!S_ISDIR(st.st_mode)) return "not a folder";
   if (::access(dir.c_str(), W_OK | X_OK) != 0) return std::strerror(errno);
-  return {};
+  return std::nullopt;
 }
 
 // Tries `make(dir)` (0 or an errno) in each candidate; the folder it worked in, or "".
 std::string first_that_works(const std::function<int(const std::string&)>& make, std::string& note) {
   std::string env_why, tmp_why, env_dir;
   for (const Candidate& c : candidates()) {
-    std::string why = unusable(c.dir);
-    if (why.empty()) {
+    std::string why;
+    if (auto bad = unusable(c.dir)) {
+      why = std::move(*bad);
+    } else {
       const int err = make(c.dir);
       if (err == 0) {
         if (!env_why.empty())

@@ -2,7 +2,8 @@
 -- measured in the same run: a streaming read of an array (stream_read in
 -- kernels_src/reductions/reference.cu: 16-byte loads, nothing written) and a
 -- device-to-device copy (read + write). GB/s = 10^9 bytes per second.
--- Depends on: the `cuda` global (compiling works offline; measuring needs a GPU).
+-- Depends on: the `cuda` global (compiling works offline; measuring needs a GPU), warplab.util.
+local util = require "warplab.util"
 local bandwidth = {}
 
 local kernel -- stream_read, compiled on first use
@@ -12,7 +13,8 @@ local kernel -- stream_read, compiled on first use
 function bandwidth.kernel(load)
   if kernel and kernel.load == (load or 3) then return kernel.k end
   local m, diag = cuda.compile{file = "reductions/reference.cu", defines = {WL_LOAD = load or 3}}
-  if not m then error("bandwidth.kernel: reductions/reference.cu did not compile:\n" .. diag, 2) end
+  -- The diagnostics themselves: `warplab run` ends a raised compile failure with exit 5.
+  if not m then error(diag, 2) end
   kernel = {k = m.stream_read, load = load or 3}
   return kernel.k
 end
@@ -62,4 +64,4 @@ end
 -- "93.1 %": value as a percentage of base.
 function bandwidth.pct(value, base) return string.format("%.1f %%", 100 * value / base) end
 
-return bandwidth
+return util.api("bandwidth", bandwidth)

@@ -28,7 +28,7 @@ end
 -- bars.write(list, path, opts, level): opts.title, opts.xlabel, opts.lines, opts.format
 -- (string.format pattern for the numbers, default "%.4g"), opts.width. Returns path.
 function bars.write(list, path, opts, level)
-  opts, level = opts or {}, level or 2
+  opts, level = util.options(opts, WHO), level or 2
   if type(path) ~= "string" then
     error(WHO .. ": path is " .. util.kind(path) .. ", expected a string", level)
   end
@@ -48,7 +48,7 @@ function bars.write(list, path, opts, level)
   for _, b in ipairs(list) do longest = math.max(longest, util.width(tostring(b.label))) end
   local left = math.max(80, 7 * longest + 16)
   local row = 24
-  local width = opts.width or math.max(720, left + 480)
+  local width = util.size(opts.width, "opts.width", WHO, math.max(720, left + 480), 100000)
   local b = {left = left, right = width - 60, top = (opts.title and 44 or 20) + 14 * #lines}
   b.bottom = b.top + row * math.max(1, #list)
   local height = b.bottom + 50
@@ -84,4 +84,4 @@ function bars.write(list, path, opts, level)
   return path
 end
 
-return bars
+return util.internal(bars)

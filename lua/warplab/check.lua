@@ -32,7 +32,7 @@ function check.new(name, opts)
   if type(name) ~= "string" then
     error("check.new: expected a name (string), got " .. util.kind(name), 2)
   end
-  opts = opts or {}
+  opts = util.options(opts, "check.new")
   local c = setmetatable({name = name, passed = 0, failed = 0, out = opts.out}, Checker)
   checkers[#checkers + 1] = c
   return c
@@ -131,4 +131,4 @@ function check.reset()
   checkers = {}
 end
 
-return check
+return util.api("check", check, Checker, "check")

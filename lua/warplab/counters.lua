@@ -2,7 +2,8 @@
 -- timing: whether this run can count them (a GPU and NVIDIA's CUPTI), what the example
 -- would check them against when it cannot (printed, as offline runs print predictions),
 -- and the rows of several launches counted in one session, one row per launch.
--- Depends on: the `cuda` global (cuda.counters, cuda.counters_available).
+-- Depends on: the `cuda` global (cuda.counters, cuda.counters_available), warplab.util.
+local util = require "warplab.util"
 local counters = {}
 
 -- counters.witness(claims) -> true when this run can count hardware counters; otherwise
@@ -37,4 +38,4 @@ function counters.each(list, launch, names)
   return rows
 end
 
-return counters
+return util.api("counters", counters)

@@ -2,7 +2,8 @@
 -- notice, grouping, rank correlation, clustering, and the block-residency measurement
 -- (kernels_src/scheduling/residency.cu): where and when each block ran, how many blocks
 -- overlapped on each SM, and a per-SM timeline.
--- Depends on: the `cuda` global (compiles offline; residency runs need a GPU).
+-- Depends on: the `cuda` global (compiles offline; residency runs need a GPU), warplab.util.
+local util = require "warplab.util"
 local experiment = {}
 
 -- experiment.offline(dev, what [, skipped]) -> true (after saying so) when `dev` is a
@@ -149,7 +150,7 @@ function experiment.residency_kernel(o)
   end
   local m, diag = cuda.compile{file = "scheduling/residency.cu", defines = defines,
                                max_registers = o.max_registers}
-  if not m then error("experiment.residency_kernel: residency.cu did not compile:\n" .. diag, 2) end
+  if not m then error(diag, 2) end -- the diagnostics themselves: `warplab run` exits 5
   return m.residency
 end
 
@@ -242,4 +243,4 @@ function experiment.out_of_order(recs)
   return moved, order
 end
 
-return experiment
+return util.api("experiment", experiment)

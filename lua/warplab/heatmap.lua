@@ -196,4 +196,4 @@ function heatmap.render(g, opts, color)
   return table.concat(out, "\n")
 end
 
-return heatmap
+return util.internal(heatmap)

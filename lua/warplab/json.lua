@@ -127,8 +127,19 @@ end
 -- json.encode(value [, {indent = N}] [, level, who]) -> string. `level` and `who` let
 -- report.json and report.save blame the script's line and name themselves.
 function json.encode(value, opts, level, who)
-  local indent = opts and opts.indent or nil
-  local s = protect(who or "json.encode", level or 2, encode_value, value, "$", {}, indent, 0)
+  who = type(who) == "string" and who or "json.encode"
+  level = math.type(level) == "integer" and level or 2
+  opts = util.options(opts, who)
+  -- A whole number of spaces from 0 to 16 (0: one entry a line); false or nil: compact.
+  local indent = opts.indent or nil
+  if indent ~= nil then
+    indent = type(indent) == "number" and math.tointeger(indent)
+    if not indent or indent < 0 or indent > 16 then
+      error(string.format("%s: opts.indent must be a whole number of spaces from 0 to 16, got %s", who,
+                          type(opts.indent) == "number" and util.repr(opts.indent) or util.kind(opts.indent)), 0)
+    end
+  end
+  local s = protect(who, level, encode_value, value, "$", {}, indent, 0)
   return s -- not a tail call: protect counts this frame
 end
 
@@ -156,4 +167,4 @@ do
   end
 end
 
-return json
+return util.api("json", json)

@@ -3,7 +3,8 @@
 -- must serve for a warp's access (bank conflicts), and size helpers for copy sweeps.
 -- Pure Lua, no GPU; the numbers of the memory system that no device attribute reports
 -- (the sector, the bank count and width) are named here once, with where they come from.
--- Depends on: nothing (scripts pass dev.attr.warp_size).
+-- Depends on: warplab.util (scripts pass dev.attr.warp_size).
+local util = require "warplab.util"
 local memory = {}
 
 -- Global memory is served in 32-byte sectors (four per 128-byte cache line) on every GPU
@@ -13,9 +14,14 @@ memory.SECTOR = 32
 -- Programming Guide, "Shared Memory", compute capability 5.x and later).
 memory.BANKS, memory.BANK_WIDTH = 32, 4
 
-local function need_int(v, name, who, min)
-  if math.type(v) ~= "integer" or v < min then
-    error(string.format("memory.%s: %s must be an integer >= %d, got %s", who, name, min, tostring(v)), 3)
+-- A warp has at most 1024 lanes here (a block's limit): a larger ws would loop for ages.
+local MAX_LANES = 1024
+
+local function need_int(v, name, who, min, max)
+  if math.type(v) ~= "integer" or v < min or (max and v > max) then
+    error(string.format("memory.%s: %s must be an integer %s, got %s", who, name,
+                        max and string.format("from %d to %d", min, max) or (">= " .. min),
+                        type(v) == "string" and string.format("%q", v) or tostring(v)), 3)
   end
 end
 
@@ -23,8 +29,9 @@ end
 -- reads the elem-byte element l * stride of a sector-aligned array (ws lanes; elem 4).
 function memory.sectors(stride, ws, elem)
   need_int(stride, "stride", "sectors", 0)
-  need_int(ws, "ws", "sectors", 1)
+  need_int(ws, "ws", "sectors", 1, MAX_LANES)
   elem = elem or 4
+  need_int(elem, "elem", "sectors", 1)
   local seen, n = {}, 0
   for l = 0, ws - 1 do
     local s = (l * stride * elem) // memory.SECTOR
@@ -45,7 +52,7 @@ end
 -- Equals gcd(stride, 32) for 32 lanes; the hardware serves them one after another.
 function memory.bank_ways(stride, ws)
   need_int(stride, "stride", "bank_ways", 0)
-  need_int(ws, "ws", "bank_ways", 1)
+  need_int(ws, "ws", "bank_ways", 1, MAX_LANES)
   local words = {} -- bank -> set of words
   local most = 0
   for l = 0, ws - 1 do
@@ -69,6 +76,7 @@ function memory.sizes(lo, hi, factor)
   local out, s = {}, lo
   while s <= hi do
     out[#out + 1] = s
+    if s > hi // factor then break end -- the next would pass hi (or wrap past 2^63)
     s = s * factor
   end
   return out
@@ -87,9 +95,13 @@ end
 
 -- memory.pow2_at_least(x) -> the smallest power of two >= x (x >= 1).
 function memory.pow2_at_least(x)
+  if type(x) ~= "number" or x ~= x or x > 1 << 62 then
+    error("memory.pow2_at_least: x must be a number up to 2^62, got "
+          .. (type(x) == "number" and util.repr(x) or util.kind(x)), 2)
+  end
   local p = 1
   while p < x do p = p * 2 end
   return p
 end
 
-return memory
+return util.api("memory", memory)

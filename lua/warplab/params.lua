@@ -1,9 +1,10 @@
 -- warplab/params.lua: script parameters with typed defaults, overridden from the command
 -- line (`warplab run script.lua -p block=128`): `local p = params{block = 256}`.
 -- Depends on: the host's optional globals WARPLAB_PARAMS (string key -> string value,
--- filled from -p) and WARPLAB_PARAMS_LIST (`warplab run SCRIPT --params`: params{} records
--- its declaration there and stops the script); nothing else, so scripts also run under
--- plain lua5.4.
+-- filled from -p), WARPLAB_PARAMS_LIST (`warplab run SCRIPT --params`: params{} records
+-- its declaration there and stops the script) and warplab.raise (a -p refusal's kind); and
+-- warplab.util, pure Lua: scripts also run under plain lua5.4.
+local util = require "warplab.util"
 local params = {}
 
 -- Facts about each table params{} returned: declared defaults and which keys -p set.
@@ -34,6 +35,19 @@ local function distance(a, b)
     prev = cur
   end
   return prev[#b]
+end
+
+-- A -p value the declaration refuses: the command line is wrong, not the script. Raised
+-- with the kind "parameter" through the host's warplab.raise, so `warplab run` ends with
+-- exit 4 and the sentence alone, whatever its words; error() under plain lua5.4. `level`
+-- as error() counts from the caller of refuse.
+local function refuse(message, level)
+  level = level > 0 and level + 1 or 0
+  local host = rawget(_G, "warplab")
+  if type(host) == "table" and type(host.raise) == "function" then
+    host.raise("parameter", message, level)
+  end
+  error(message, level)
 end
 
 local BOOLEAN = {["true"] = true, ["1"] = true, yes = true, on = true,
@@ -117,8 +131,8 @@ local function declare(decl, level)
   if type(overrides) ~= "table" then
     error("params: WARPLAB_PARAMS is " .. kind(overrides) .. ", expected a table", level)
   end
-  -- Errors about -p values start "params: -p ": warplab run reports them as bad input
-  -- (exit 4, no traceback: the command line is wrong, not the script).
+  -- Errors about -p values are refusals (refuse above): warplab run reports them as bad
+  -- input (exit 4, no traceback: the command line is wrong, not the script).
   -- An unknown -p key is an error rather than ignored: a mistyped "-p blok=128" would
   -- otherwise run the default silently and report numbers for the wrong setting.
   -- Sorted keys: with several bad -p, the same one is reported every time.
@@ -132,13 +146,13 @@ local function declare(decl, level)
         if distance(tostring(k), d) <= 2 then hint = " (did you mean '" .. d .. "'?)"; break end
       end
       local declared = next(defaults) and table.concat(sorted_keys(defaults), ", ") or "none"
-      error(string.format("params: -p %s: unknown parameter%s; "
-                          .. "this script declares: %s", tostring(k), hint, declared), level)
+      refuse(string.format("params: -p %s: unknown parameter%s; "
+                           .. "this script declares: %s", tostring(k), hint, declared), level)
     end
     local v = coerce(raw, default)
     if v == nil then
-      error(string.format("params: -p %s=%s: expected %s, like the default %s", k, tostring(raw),
-                          TYPE_WORDS[kind(default)], tostring(default)), level)
+      refuse(string.format("params: -p %s=%s: expected %s, like the default %s", k, tostring(raw),
+                           TYPE_WORDS[kind(default)], tostring(default)), level)
     end
     p[k], set[k] = v, true
   end
@@ -199,7 +213,7 @@ end
 
 -- The module is callable, so scripts write params{...}; params.dims and
 -- params.describe hang off the same table.
-return setmetatable(params, {
+return setmetatable(util.api("params", params), {
   __call = function(_, decl)
     local p = declare(decl, 3) -- 3: declare -> this __call -> the script's line
     return p

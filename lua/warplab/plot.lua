@@ -175,7 +175,7 @@ end
 -- plot.lines(series, path, opts, level): write the chart; returns path. `level` is as
 -- in error() from here.
 function plot.lines(series, path, opts, level)
-  opts, level = opts or {}, level or 2
+  opts, level = util.options(opts, WHO), level or 2
   if type(path) ~= "string" then
     error(WHO .. ": path is " .. util.kind(path) .. ", expected a string", level)
   end
@@ -199,7 +199,8 @@ function plot.lines(series, path, opts, level)
   local labels = {title = opts.title, xlabel = opts.xlabel or "x",
                   ylabel = opts.ylabel or (#all == 1 and all[1].name) or "y"}
   -- Fixed margins: tick labels left and below, the legend in a 170 px column right.
-  local width, height = opts.width or 720, opts.height or 440
+  local width = util.size(opts.width, "opts.width", WHO, 720, 100000)
+  local height = util.size(opts.height, "opts.height", WHO, 440, 100000)
   local b = {left = 72, top = opts.title and 44 or 20, ylo = ymin or -math.huge}
   b.right, b.bottom = width - 170, height - 58
   function b.px(x) return b.left + xa.map(x) * (b.right - b.left) end
@@ -218,4 +219,4 @@ function plot.lines(series, path, opts, level)
   return path
 end
 
-return plot
+return util.internal(plot)

@@ -1,7 +1,8 @@
 -- warplab/progress.lua: a progress bar on stderr for long sweeps, redrawn in place:
 -- `local p = progress.new(#sizes, "block sweep"); for ... do p:step() end; p:done()`.
 -- Silent unless stderr is a terminal (the host's global `warplab_tty_err`), so logs and
--- pipes stay clean. Depends on: the standard library; optional host `warplab.now()`.
+-- pipes stay clean. Depends on: warplab.util; optional host `warplab.now()`.
+local util = require "warplab.util"
 local progress = {}
 
 local Bar = {}
@@ -24,7 +25,7 @@ function progress.new(total, label, opts)
   if label ~= nil and type(label) ~= "string" then
     error("progress.new: label must be a string, got " .. type(label), 2)
   end
-  opts = opts or {}
+  opts = util.options(opts, "progress.new")
   local enabled = opts.enabled
   if enabled == nil then enabled = rawget(_G, "warplab_tty_err") == true end
   local bar = setmetatable({
@@ -87,4 +88,4 @@ end
 
 Bar.__close = Bar.done
 
-return progress
+return util.api("progress", progress, Bar, "progress")

@@ -2,7 +2,9 @@
 -- and how each is launched (passes over partials, grid-stride, single pass, atomics),
 -- the rounding bound each is checked against, and the double / integer references.
 -- Depends on: the `cuda` global (compiling works offline; launches need a GPU) and the
--- kernels in kernels_src/reductions (ladder.cu, grid.cu, single_pass.cu, reference.cu).
+-- kernels in kernels_src/reductions (ladder.cu, grid.cu, single_pass.cu, reference.cu);
+-- warplab.util.
+local util = require "warplab.util"
 local reduce = {}
 
 reduce.U = 2.0 ^ -24 -- float's unit roundoff: |fl(a + b) - (a + b)| <= U |a + b|
@@ -91,8 +93,9 @@ function reduce.runner(o)
   if r.finish > 1 then defines.WL_FINISH = r.finish end
   if (o.min_blocks or 0) > 0 then defines.WL_MIN_BLOCKS, defines.WL_BLOCK = o.min_blocks, r.block end
   for _, f in ipairs{"ladder", "grid", "single_pass", "reference"} do
-    local m, diag = cuda.compile{file = "reductions/" .. f .. ".cu", defines = defines}
-    if not m then error("reduce.runner: reductions/" .. f .. ".cu did not compile:\n" .. diag, 2) end
+    -- lineinfo: the line table (no change to the code), for ladder.lua's per-line witness.
+    local m, diag = cuda.compile{file = "reductions/" .. f .. ".cu", defines = defines, lineinfo = true}
+    if not m then error(diag, 2) end -- the diagnostics themselves: `warplab run` exits 5
     for _, name in ipairs(m.kernels) do r.k[name:match("^[%w_]+")] = m[name] end
   end
   local sms = r.dev.attr.multiprocessor_count
@@ -240,4 +243,4 @@ function reduce.size_name(n)
   return tostring(n)
 end
 
-return reduce
+return util.api("reduce", reduce, Runner, "runner")

@@ -96,7 +96,7 @@ end
 
 -- report.table(rows [, opts]) -> string; prints it unless opts.print == false.
 function report.table(rows, opts)
-  opts = opts or {}
+  opts = util.options(opts, "report.table")
   check_rows(rows, "report.table", 3)
   local cols, header = columns_of(rows, opts, "report.table", 3)
   local fmt = opts.format
@@ -146,7 +146,7 @@ end
 -- report.heatmap(grid [, opts]) -> string; prints it unless opts.print == false, and
 -- writes opts.svg as an SVG heatmap too.
 function report.heatmap(grid, opts)
-  opts = opts or {}
+  opts = util.options(opts, "report.heatmap")
   local g = heatmap.prepare(grid, opts, "report.heatmap", 3)
   local color = report.color
   if opts.color ~= nil then color = opts.color end
@@ -233,7 +233,7 @@ end
 
 -- report.save(path, rows [, {columns=}]) -> path. The extension picks the format.
 function report.save(path, rows, opts)
-  opts = opts or {}
+  opts = util.options(opts, "report.save")
   if type(path) ~= "string" then
     error("report.save: path is " .. util.kind(path) .. ", expected a string", 2)
   end
@@ -251,4 +251,4 @@ function report.save(path, rows, opts)
   return path
 end
 
-return report
+return util.api("report", report)

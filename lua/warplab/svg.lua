@@ -234,20 +234,17 @@ end
 -- svg.heatmap(data, path, opts, level): write the grid as an SVG file; returns path.
 -- `level` is as in error() from here (2 = whoever called svg.heatmap).
 function svg.heatmap(data, path, opts, level)
-  opts = opts or {}
+  opts = util.options(opts, "report.svg_heatmap")
   level = level or 2
   if type(path) ~= "string" then
     error("report.svg_heatmap: path is " .. util.kind(path) .. ", expected a string", level)
   end
-  if opts.cell ~= nil and (type(opts.cell) ~= "number" or opts.cell <= 0) then
-    error("report.svg_heatmap: opts.cell must be a positive number of pixels, got "
-          .. tostring(opts.cell), level)
-  end
+  local cell = util.size(opts.cell, "opts.cell", "report.svg_heatmap", nil, 1000) -- whole pixels
   local g = heatmap.prepare(data, opts, "report.svg_heatmap", level + 1)
   -- Cells up to 28 px, shrinking so the grid stays within about 640 x 480 px (and never
   -- below 2 px: a 1024-wide grid is still readable zoomed in).
   local nr, nc = math.max(g.nrows, 1), math.max(g.ncols, 1)
-  local box = {cell = opts.cell or math.max(2, math.min(28, 640 // nc, 480 // nr)),
+  local box = {cell = cell or math.max(2, math.min(28, 640 // nc, 480 // nr)),
                left = opts.ylabel and 76 or 56, top = opts.title and 48 or 20}
   local pw, ph = nc * box.cell, nr * box.cell
   local bar_x = box.left + pw + 20
@@ -277,4 +274,4 @@ function svg.heatmap(data, path, opts, level)
   return path
 end
 
-return svg
+return util.internal(svg)

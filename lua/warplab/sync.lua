@@ -1,7 +1,8 @@
 -- warplab/sync.lua: what the synchronization experiments (examples/sync) share: a
 -- kernel's PTX body and instruction counts, the co-resident capacity of a grid, the
 -- inversions of an order, a lock's first-acquisition sequence, and nanosecond text.
--- Depends on: the `cuda` global only in sync.capacity (works offline from the profile).
+-- Depends on: warplab.util; the `cuda` global only in sync.capacity (offline from the profile).
+local util = require "warplab.util"
 local sync = {}
 
 -- sync.ptx_body(m, k) -> the PTX text of kernel k's .entry in module m (nil if absent).
@@ -79,4 +80,4 @@ function sync.ns(v)
   return string.format("%.1f ns", v)
 end
 
-return sync
+return util.api("sync", sync)

@@ -94,9 +94,9 @@ end
 -- time from the first span to the last, each filled with its kind's mark, then a legend;
 -- printed unless opts.print == false.
 function timeline.text(rows, opts)
-  opts = opts or {}
+  opts = util.options(opts, "timeline.text")
   check_rows(rows, "timeline.text", 3)
-  local width = opts.width or 64
+  local width = util.size(opts.width, "opts.width", "timeline.text", 64, 10000)
   local lo, hi = timeline.extent(rows)
   local span = hi > lo and hi - lo or 1
   local kinds, index = kinds_of(rows)
@@ -127,7 +127,7 @@ end
 -- its kind (with its kind and times as a tooltip), a time axis in ms from the first span,
 -- a legend; opts.title, opts.width (pixels).
 function timeline.svg(rows, path, opts)
-  opts = opts or {}
+  opts = util.options(opts, "timeline.svg")
   check_rows(rows, "timeline.svg", 3)
   if type(path) ~= "string" then error("timeline.svg: path is " .. util.kind(path) .. ", expected a string", 2) end
   local lo, hi = timeline.extent(rows)
@@ -136,7 +136,7 @@ function timeline.svg(rows, path, opts)
   local longest = 0
   for _, r in ipairs(rows) do longest = math.max(longest, util.width(tostring(r.name or ""))) end
   local left, lane = math.max(80, 7 * longest + 16), 28
-  local width = opts.width or 900
+  local width = util.size(opts.width, "opts.width", "timeline.svg", 900, 100000)
   local b = {left = left, right = width - 30, top = opts.title and 60 or 36}
   b.bottom = b.top + lane * math.max(1, #rows)
   local height = b.bottom + 56
@@ -172,4 +172,4 @@ function timeline.svg(rows, path, opts)
   return path
 end
 
-return timeline
+return util.api("timeline", timeline)

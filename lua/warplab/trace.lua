@@ -171,7 +171,7 @@ local ANSI = {36, 33, 35, 32, 34, 31, 96, 93}
 -- that step and "." when it did not; the last row counts the lanes of each step.
 -- opts.max_steps (default 32) cuts long timelines; opts.color; opts.title.
 function trace.timeline(w, opts)
-  opts = opts or {}
+  opts = util.options(opts, "trace.timeline")
   if type(w) ~= "table" or type(w.steps) ~= "table" then
     error("trace.timeline: expected a warp from trace.warps, got " .. util.kind(w), 2)
   end
@@ -243,7 +243,7 @@ end
 
 -- trace.svg(warps, path [, opts]): the same timelines as an SVG file (warplab.trace_svg).
 function trace.svg(warps, path, opts)
-  return require("warplab.trace_svg").write(warps, path, opts or {}, trace)
+  return require("warplab.trace_svg").write(warps, path, util.options(opts, "trace.svg"), trace)
 end
 
-return trace
+return util.api("trace", trace)

@@ -86,8 +86,9 @@ function trace_svg.write(warps, path, opts, tr)
   if type(path) ~= "string" then
     error("trace.svg: path is " .. util.kind(path) .. ", expected a string", 3)
   end
-  local geo = {cell = opts.cell or 12, left = 52, max_steps = opts.max_steps or 200,
-               lanes = opts.lanes or 32}
+  local geo = {cell = util.size(opts.cell, "opts.cell", "trace.svg", 12, 1000), left = 52,
+               max_steps = util.size(opts.max_steps, "opts.max_steps", "trace.svg", 200, 100000),
+               lanes = util.size(opts.lanes, "opts.lanes", "trace.svg", 32, 1024)}
   local widest = 1
   for _, w in ipairs(warps) do widest = math.max(widest, math.min(#w.steps, geo.max_steps)) end
   local order, color = tag_colors(warps)
@@ -118,4 +119,4 @@ function trace_svg.write(warps, path, opts, tr)
   return path
 end
 
-return trace_svg
+return util.internal(trace_svg)

@@ -2,7 +2,8 @@
 -- intrinsics, for checking what the GPU returned. Lists are 1-based by lane + 1.
 -- The shuffle rules follow the PTX ISA's description of shfl.sync (source lane, segment
 -- of `width` lanes, clamp): out-of-segment reads return the lane's own value.
--- Depends on: nothing (pure Lua 5.4).
+-- Depends on: warplab.util (errors at the script's line); pure Lua 5.4.
+local util = require "warplab.util"
 local model = {}
 
 model.WARP = 32
@@ -55,7 +56,7 @@ end
 function model.shfl_source(lane, mode, b, width)
   width = width or 32
   if width < 1 or width > 32 or width & (width - 1) ~= 0 then
-    error("warpmodel: width must be a power of two from 1 to 32, got " .. tostring(width), 2)
+    error("warpmodel.shfl_source: width must be a power of two from 1 to 32, got " .. tostring(width), 2)
   end
   local first = lane & ~(width - 1) & 31 -- segment start
   local last = first | (width - 1)       -- segment end
@@ -70,7 +71,7 @@ function model.shfl_source(lane, mode, b, width)
   elseif mode == "xor" then
     j = lane ~ b
   else
-    error("warpmodel: unknown shuffle mode '" .. tostring(mode) .. "'", 2)
+    error("warpmodel.shfl_source: unknown shuffle mode '" .. tostring(mode) .. "'", 2)
   end
   -- down and xor may read any lane up to the end of their own segment (xor can thus
   -- reach an earlier segment, never a later one).
@@ -95,4 +96,4 @@ function model.lowest(mask)
   return nil
 end
 
-return model
+return util.api("warpmodel", model)

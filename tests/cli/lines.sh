@@ -5,10 +5,13 @@
 # under the header; without a disassembler the kinds are the PTX's (one note), with one
 # (nvdisasm from PyPI, installed into the build folder once) the SASS's, and --sass puts
 # each line's SASS under it; a source compiled for compute_XX (PTX only) is listed from its
-# PTX. cuda.lines(m) and cuda.lines(k) give the same rows in Lua. `run --lines` offline
-# runs the script and says, once, that counting needs a GPU; the bad inputs: an unknown
-# set (exit 4), counts with stalls (exit 4), --lines with --counters or --sanitize (exit 2),
-# --json without --counters or --lines (exit 2), --sass without --lines (exit 2).
+# PTX. cuda.lines(m), cuda.lines(k) and k:lines() give the same rows in Lua, of type
+# warplab.lines; k:lines{...} and cuda.lines_available() say a GPU is needed. `run --lines`
+# offline runs the script, says once that counting needs a GPU, and lists the map of each
+# kernel it compiled (--json: the rows); `watch --lines` offline lists what the lines
+# compiled to, then what an edit changed at a line. The bad inputs: an unknown set (exit
+# 4), --lines with --counters (run and watch) or --sanitize
+# (exit 2), --json without --counters or --lines (exit 2), --sass without --lines (exit 2).
 # Usage: bash lines.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
 export NO_COLOR=1 XDG_STATE_HOME=$T/state
@@ -99,19 +102,95 @@ echo 'cuda.lines(function() end)' >live.lua
 w --profile h100 run live.lua
 [ $rc -eq 3 ] && grep -qF "per-line counts need a GPU" "$T/err" || fail "cuda.lines(fn) offline: exit $rc, want 3"
 
+# run --lines offline: after the note, the map of each kernel the script compiled (and
+# with --json the same rows as JSON).
+printf 'local m = assert(cuda.compile{file = "%s", kernels = {"scaled<4>"}})\nprint("compiled")\n' "$K" >maps.lua
+w --profile h100 run --lines maps.lua
+[ $rc -eq 0 ] && grep -qx compiled "$T/out" || fail "run --lines offline, a compile: exit $rc"
+grep -q "^banks: .* instructions on [0-9]* lines" "$T/out" || fail "run --lines offline: no map of banks"
+has_row 11 'acc \+= s\[' "shared load" || fail "run --lines offline: line 11 is not a shared load"
+w --profile h100 run --lines --json maps.json maps.lua
+[ $rc -eq 0 ] || fail "run --lines --json offline: exit $rc"
+python3 - maps.json <<'PY' || fail "run --lines --json offline: the rows (above)"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+r = [r for r in rows if r["kernel"] == "banks" and r["line"] == 11]
+ok = r and "shared load" in r[0]["kinds"] and r[0]["inst"] is None and r[0]["instructions"] > 0
+print("banks line 11:", r[0] if r else "no row")
+sys.exit(0 if ok else 1)
+PY
+
+# k:lines() is the kernel's map (no GPU); k:lines{...} a launch, which needs one;
+# cuda.lines_available() says why not; the rows are of type warplab.lines.
+cat >klines.lua <<LUA
+local m = assert(cuda.compile{file = "$K", kernels = {"scaled<4>"}, lineinfo = true})
+local k = m:kernel("banks", "float*, int, int")
+local rows = k:lines()
+assert(#rows == #cuda.lines(k) and #rows > 3, "k:lines() and cuda.lines(k) differ: " .. #rows)
+assert(getmetatable(rows) == "warplab.lines", "rows type: " .. tostring(getmetatable(rows)))
+assert(tostring(rows):find("^banks: "), "tostring(k:lines())")
+local ok, err = pcall(k.lines, k, {grid = 1, block = 32, args = {}, columns = "shared"})
+assert(not ok and err:find("per%-line counts need a GPU"), tostring(err))
+ok, err = pcall(k.lines, k, {grid = 1, block = 32, args = {}, columns = "shard"})
+assert(not ok and err:find("k:lines: 'shard' is no set of line columns", 1, true), tostring(err))
+local avail, why = cuda.lines_available()
+assert(avail == false and why:find("per%-line counts need a GPU"), tostring(why))
+ok, err = pcall(rows.hot, rows, -1)
+assert(not ok and err:find("rows:hot(n): n must be 0 or more", 1, true), tostring(err))
+print("k:lines ok")
+LUA
+w --profile h100 run klines.lua
+[ $rc -eq 0 ] && grep -qx "k:lines ok" "$T/out" || fail "k:lines offline: exit $rc"
+
+# watch --lines offline: the first run lists what the lines compiled to; a save that turns
+# line 8's shared load into a global one says so, old -> new.
+kernel() {  # what line 8 reads: s (shared) or out (global)
+  cat >k.cu <<CU
+// line 1
+__global__ void bank(float* out, int reps) {
+  __shared__ float s[32 * 32];
+  for (int i = threadIdx.x; i < 32 * 32; i += blockDim.x) s[i] = (float)i;
+  __syncthreads();
+  float acc = 0.f;
+  for (int r = 0; r < reps; ++r)
+    acc += $1[(threadIdx.x * 32 + r) & (32 * 32 - 1)];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+CU
+}
+kernel s
+echo 'assert(cuda.compile("k.cu")) print("compiled")' >ws.lua
+"$BIN" --profile h100 watch --lines ws.lua >"$T/wout" 2>"$T/werr" &
+WPID=$!
+wait_in() { for _ in $(seq 300); do grep -Eq "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+if wait_in "$T/werr" 'run 1 ok' && wait_in "$T/werr" '^lines \(no GPU: what they compiled to\):'; then
+  wait_in "$T/werr" '^  bank  line 8: [0-9]+ instructions \[.*shared load' || { cat "$T/werr"; fail "watch --lines: line 8"; }
+  sleep 0.5
+  kernel out
+  wait_in "$T/werr" 'run 2 ok' && wait_in "$T/werr" '^  bank  line 8: .*\[.*shared load.*\] -> \[.*global load' ||
+    { cat "$T/werr"; fail "watch --lines: the change at line 8"; }
+else
+  cat "$T/werr"; fail "watch --lines offline: no first listing"
+fi
+kill -INT $WPID 2>/dev/null
+for _ in $(seq 100); do kill -0 $WPID 2>/dev/null || break; sleep 0.05; done
+kill -KILL $WPID 2>/dev/null
+
 # Bad inputs: one sentence each.
 w --profile h100 run --lines=shard s.lua
 [ $rc -eq 4 ] && grep -qF "'shard' is no set of line columns: the sets are instructions, shared" "$T/err" ||
   fail "an unknown set: exit $rc, want 4"
 w --profile h100 run --lines=shared,stalls s.lua
-[ $rc -eq 4 ] && grep -qF "ask for the counts and for stalls in two runs" "$T/err" ||
-  fail "counts with stalls: exit $rc, want 4"
+[ $rc -eq 0 ] && grep -qF "per-line counts need a GPU" "$T/err" || fail "counts with stalls offline: exit $rc, want 0"
 w --profile h100 run --lines --counters shared s.lua
 [ $rc -eq 2 ] && grep -qF -- "--lines and --counters cannot run together" "$T/err" ||
   fail "--lines with --counters: exit $rc, want 2"
 w --profile h100 run --lines --sanitize memcheck s.lua
 [ $rc -eq 2 ] && grep -qF -- "--lines and --sanitize cannot run together" "$T/err" ||
   fail "--lines with --sanitize: exit $rc, want 2"
+w --profile h100 watch --lines --counters shared s.lua
+[ $rc -eq 2 ] && grep -qF -- "--lines and --counters cannot run together" "$T/err" ||
+  fail "watch --lines with --counters: exit $rc, want 2"
 w --profile h100 run --json x.json s.lua
 [ $rc -eq 2 ] && grep -qF -- "--json requires --counters or --lines" "$T/err" || fail "--json alone: exit $rc"
 w --profile h100 run --sass s.lua

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# lines_gpu.sh (GPU): per-line counts through `run --lines` and cuda.lines on the kernels of
-# tests/data/kernels/lines.cu and an inline stride<S>: the strided shared load (line 8) is 32.0-way
-# at stride 32 and 1.0-way at stride 1, every other line at most 1.0-way; a global load at
-# a stride of 4 floats reads 4x its ideal sectors; a branch split inside each warp is a
-# divergent branch with thread instructions predicated off at its line; --json writes the same rows; --sass puts
-# the SASS under each line; --lines=stalls puts most stall samples on the conflicting line;
-# several collections in one script each count (cuda.lines three times, then stalls after
-# counts); a kernel that faults while counted is one sentence and the script goes on
-# without CUPTI; a module loaded before the collection is counted too. Exit 77 without a
-# GPU. Usage: bash lines_gpu.sh <warplab binary> <source root>
+# lines_gpu.sh (GPU): per-line counts through `run --lines`, cuda.lines and k:lines on an
+# inline source: the strided shared load (line 8) is 32.0-way at stride 32 and 1.0-way at
+# stride 1, every other line at most 1.0-way; a global load at a stride of 4 floats (line 13,
+# alone on its line) reads 4x its ideal sectors, the contiguous store under it 1x; a branch
+# split inside each warp is a divergent branch at its line; --json writes the rows; --sass
+# puts the SASS under each line; --lines=stalls puts most stall samples on the conflicting
+# line. Several collections in one process, each kind after each (counts x3, counts then
+# stalls, stalls x2, stalls then counts), each a script of its own that must print its
+# last line and exit 0 (with WARPLAB_STARTUP_TRACE=1: on a failure the last trace lines say
+# how far its teardown got). Under run --lines a script's own counters and lines are not
+# available (one sentence each, and banks.lua runs to its end); a kernel that faults while
+# counted is one sentence. Each check prints what it measured next to what it wants.
+# Exit 77 without a GPU. Usage: bash lines_gpu.sh <warplab binary> <source root>
 set -u
 W=$(realpath "$1") ROOT=$(realpath "$2")
 T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
@@ -35,7 +38,8 @@ __global__ void stride(float* out, int reps) {
 }
 extern "C" __global__ void gload(const float* x, float* out, int stride) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  out[i] = x[i * stride];
+  const float v = x[i * stride];
+  out[i] = v;
 }
 extern "C" __global__ void branchy(float* out, int iters) {
   float v = threadIdx.x;
@@ -83,12 +87,19 @@ for k, way in (("stride<32>", 32.0), ("stride<1>", 1.0)):
         if o["kernel"] == k and o["line"] != 8 and o["shared_way"] is not None:
             want(k + " line %d shared_way <= 1" % o["line"], o["shared_way"] <= 1.0, o["shared_way"])
     want(k + " line 8 warp inst > 0", (r["inst"] or 0) > 0, r["inst"])
+# 64 warps, each 32 lanes 16 bytes apart: 16 sectors a warp where 4 would do; the store
+# under it is contiguous. (Load and store on one line summed to 1280 / 512 before.)
 g = row("gload", 13)
-want("gload line 13 global sectors / ideal == 4", g["global_ideal"] and g["global_sectors"] / g["global_ideal"] == 4.0,
-     (g["global_sectors"], g["global_ideal"]))
-b = row("branchy", 17)  # the if: half of each warp's lanes take it
-want("branchy line 17 divergent branches > 0", (b["divergent_branches"] or 0) > 0, b["divergent_branches"])
-want("branchy line 17 predicated off > 0", (b["predicated_off"] or 0) > 0, b["predicated_off"])
+want("gload line 13 (the load) global sectors / ideal == 4 (want 1024 / 256)",
+     g["global_ideal"] and g["global_sectors"] / g["global_ideal"] == 4.0, (g["global_sectors"], g["global_ideal"]))
+want("gload line 13 kinds hold a global load", "global load" in g["kinds"], g["kinds"])
+g = row("gload", 14)
+want("gload line 14 (the store) global sectors / ideal == 1 (want 256 / 256)",
+     g["global_ideal"] and g["global_sectors"] == g["global_ideal"], (g["global_sectors"], g["global_ideal"]))
+b = row("branchy", 18)  # the if: half of each warp's lanes take it
+want("branchy line 18 divergent branches >= 4 (2 blocks x 2 warps)", (b["divergent_branches"] or 0) >= 4,
+     b["divergent_branches"])
+want("branchy line 18 predicated off > 0 (0.125 measured)", (b["predicated_off"] or 0) > 0, b["predicated_off"])
 sys.exit(bad)
 PY
 cat "$T/check"
@@ -113,9 +124,10 @@ sys.exit(0 if ok else 1)
 PY
 cat "$T/check"
 
-# Several collections in one script, and stalls after counts; a module loaded before the
-# first collection (the module above is compiled and launched before cuda.lines).
-cat >many.lua <<'LUA'
+# Several collections in one process, each kind after each; the module is compiled and
+# launched before the first collection. Each variant is its own script: it must print its
+# last line and exit 0.
+cat >bank.lua <<'LUA'
 local m = assert(cuda.compile{name = "b.cu", lineinfo = true, source = [[
 extern "C" __global__ void bank(float* out, int stride, int reps) {
   __shared__ float s[32 * 32];
@@ -126,28 +138,79 @@ extern "C" __global__ void bank(float* out, int stride, int reps) {
     acc += s[(threadIdx.x * stride + r) & (32 * 32 - 1)];
   out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }]]})
-local k = m:kernel("bank", "float*, int, int")
-local out = cuda.array("f32", 132 * 256)
+k = m:kernel("bank", "float*, int, int")  -- globals: the variants' scripts use them
+out = cuda.array("f32", 132 * 4 * 256)
 k:launch(132, 256, out, 32, 64)
 cuda.synchronize()
-local function way(rows)
-  for _, r in ipairs(rows) do if r.line == 7 then return r.shared_way end end
+function at7(rows)
+  for _, r in ipairs(rows) do if r.line == 7 then return r end end
+  return {}
 end
-for i, stride in ipairs{32, 1, 32} do
-  local rows = cuda.lines(function() k:launch(132, 256, out, stride, 64) end, "shared")
-  print(string.format("collection %d stride %d: %s-way", i, stride, tostring(way(rows))))
+local n = 0
+function counts(stride)
+  n = n + 1
+  local r = at7(cuda.lines(function() k:launch(132, 256, out, stride, 64) end, "shared"))
+  print(string.format("collection %d counts stride %d: %s-way (want %d.0)", n, stride, tostring(r.shared_way), stride))
 end
-local st = cuda.lines(function() k:launch(132 * 4, 256, out, 32, 256) end, "stalls")
-for _, r in ipairs(st) do if r.line == 7 then print(string.format("stalls: line 7 share %.2f", r.share)) end end
-print(tostring(st))
+function stalls()
+  n = n + 1
+  local rows = cuda.lines(function() k:launch(132 * 4, 256, out, 32, 256) end, "stalls")
+  print(string.format("collection %d stalls: line 7 share %.2f (want >= 0.80)%s", n, at7(rows).share or -1,
+                      rows.note and ("; note: " .. rows.note) or ""))
+end
 LUA
-w run many.lua
-[ $rc -eq 0 ] || fail "several collections: exit $rc"
-for want in "collection 1 stride 32: 32.0-way" "collection 2 stride 1: 1.0-way" "collection 3 stride 32: 32.0-way"; do
-  grep -qxF "$want" "$T/out" || fail "several collections: want '$want'"
+variant() {  # NAME LUA-CALLS...
+  local name=$1; shift
+  { echo 'dofile("bank.lua")'; printf '%s\n' "$@"; echo 'print("end of script")'; } >"$name.lua"
+  WARPLAB_STARTUP_TRACE=1 "$W" run "$name.lua" >"$T/out" 2>"$T/err"
+  rc=$?
+  grep -E '^collection ' "$T/out" | sed "s/^/  $name: /"
+  [ $rc -eq 0 ] && grep -qx "end of script" "$T/out" ||
+    { fail "several collections, $name: exit $rc (last trace lines above)"; grep 'trace' "$T/err" | tail -n 8; }
+}
+variant counts3 'counts(32)' 'counts(1)' 'counts(32)'
+for want in "collection 1 counts stride 32: 32.0-way" "collection 2 counts stride 1: 1.0-way" \
+  "collection 3 counts stride 32: 32.0-way"; do
+  grep -qF "$want" "$T/out" || fail "several collections: want '$want'"
 done
-grep -qE '^stalls: line 7 share 0\.([89]|9[0-9])' "$T/out" || grep -qE '^stalls: line 7 share 1\.00' "$T/out" ||
-  fail "stalls after counts: line 7 holds too few samples"
+variant counts_stalls 'counts(32)' 'stalls()'
+grep -qE '^collection 2 stalls: line 7 share (0\.[89]|1\.0)' "$T/out" || fail "stalls after counts: too few on line 7"
+variant stalls2 'stalls()' 'stalls()'
+[ "$(grep -cE '^collection [12] stalls: line 7 share (0\.[89]|1\.0)' "$T/out")" = 2 ] ||
+  fail "two stall collections: too few on line 7 in one"
+variant stalls_counts 'stalls()' 'counts(32)'
+grep -qF "collection 2 counts stride 32: 32.0-way" "$T/out" || fail "counts after stalls: not 32.0-way"
+
+# k:lines{...}: one launch, its rows; k:lines(): the map.
+cat >kl.lua <<'LUA'
+dofile("bank.lua")
+local rows = k:lines{grid = 132, block = 256, args = {out, 32, 64}, columns = "shared"}
+for _, r in ipairs(rows) do if r.line == 7 then print("k:lines line 7: " .. r.shared_way .. "-way (want 32.0)") end end
+print("k:lines launches: " .. rows.kernels[1].launches .. " (want 1)")
+print("k:lines() rows: " .. #k:lines() .. ", kinds of line 7: " .. table.concat(at7(k:lines()).kinds, ", "))
+print("available: " .. tostring(cuda.lines_available()))
+LUA
+w run kl.lua
+cat "$T/out"
+[ $rc -eq 0 ] && grep -qx "k:lines line 7: 32.0-way (want 32.0)" "$T/out" && grep -qx "k:lines launches: 1 (want 1)" "$T/out" &&
+  grep -q "^k:lines() rows: .*shared load" "$T/out" && grep -qx "available: true" "$T/out" || fail "k:lines: exit $rc"
+
+# Under run --lines: the script's own counters and lines are not available, one sentence
+# each; banks.lua (which asks both) runs to its end with its checks.
+cat >under.lua <<'LUA'
+print("counters:", cuda.counters_available())
+print("lines:", cuda.lines_available())
+LUA
+w run --lines under.lua
+cat "$T/out"
+grep -qF "per-line counts are being collected in this run" "$T/out" &&
+  grep -qF "this run already collects per-line counts for the whole script" "$T/out" ||
+  fail "under --lines: counters_available / lines_available"
+w run --lines "$ROOT/examples/memory/banks.lua" -p reps=1
+[ $rc -eq 0 ] || fail "run --lines examples/memory/banks.lua: exit $rc"
+grep -qF "not collected here: this run already collects per-line counts" "$T/out" ||
+  fail "banks.lua under --lines: the lines witness does not say why it is left out"
+grep -qE '^> +[0-9]+ .*off\[k\] = \*reinterpret_cast' "$T/out" || fail "banks.lua under --lines: the chase line is not hot"
 
 # A kernel that faults while counted: one sentence, the script catches it.
 cat >fault.lua <<'LUA'

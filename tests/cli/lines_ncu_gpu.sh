@@ -8,7 +8,9 @@
 # wavefronts and their ideal, global sectors and their ideal) must be equal on every line;
 # each line's share of the stall samples must be within max(2 x the spread of the two ncu
 # runs, 0.02) of ncu's mean; the spread is printed. ncu's header and both columns are
-# printed, always. Exit 77 without a GPU or without ncu.
+# printed, always. Under ncu, cuda.counters_available() and cuda.lines_available() answer
+# false naming the other tool, and run --lines says so in one sentence. Exit 77 without a
+# GPU or without ncu.
 # Usage: bash lines_ncu_gpu.sh <warplab binary> <source root>
 set -u
 W=$(realpath "$1") ROOT=$(realpath "$2")
@@ -51,6 +53,21 @@ for i in 1 2; do
   rc=$?
   [ $rc -eq 0 ] || { echo "FAIL: ncu run $i: exit $rc"; tail -n 30 "ncu$i.csv" "ncu$i.err"; exit 1; }
 done
+
+# Under Nsight Compute: the script's own counters and lines are not available (one sentence
+# each, the script goes on), and run --lines is exit 6 with one sentence.
+cat >probe2.lua <<'LUA'
+print("counters:", cuda.counters_available())
+print("lines:", cuda.lines_available())
+LUA
+timeout 120 "$NCU" "$W" run probe2.lua >ncu_probe.out 2>&1
+grep -E '^(counters|lines):' ncu_probe.out
+grep -qE '^counters:.false.*another NVIDIA tool' ncu_probe.out && grep -qE '^lines:.false.*another NVIDIA tool' ncu_probe.out ||
+  { echo "FAIL: under ncu: counters_available / lines_available do not say another tool is attached"; cat ncu_probe.out; exit 1; }
+timeout 120 "$NCU" "$W" run --lines x.lua >ncu_lines.out 2>&1
+rc=$(grep -c "another NVIDIA tool" ncu_lines.out)
+echo "run --lines under ncu: $(grep -m1 'warplab' ncu_lines.out)"
+[ "$rc" -ge 1 ] || { echo "FAIL: run --lines under ncu: no sentence naming the other tool"; cat ncu_lines.out; exit 1; }
 
 python3 - wl.json wls.json ncu1.csv ncu2.csv <<'PY'
 import csv, json, re, sys

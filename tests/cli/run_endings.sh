@@ -2,8 +2,9 @@
 # run_endings.sh: how `run` ends a script, offline, however the script got there: a call
 # that needs a GPU is exit 3 with the sentence, no traceback and a hint naming the guard
 # (a pcall still catches it as a string); a failed compile the script raises (assert,
-# error, a library's wrapper) is exit 5 with the diagnostics once and where the script
-# stopped, no traceback; the same failure caught and handled is not. Also what a script
+# error, a library's wrapper raising the diagnostics themselves) is exit 5 with the
+# diagnostics once and where the script stopped, no traceback; the same failure caught and
+# handled is not, nor one wrapped in a message of the script's own. Also what a script
 # learns from one sentence: a finite float beyond a float parameter's range, a C standard
 # header in a kernel, too much static shared memory, e1:elapsed(e2) on events never
 # recorded (through the stand-in driver, when it is built).
@@ -76,7 +77,8 @@ says out 'offline part'
 # ---- a compile error the script raises: exit 5, the diagnostics once ---------------------
 for form in 'assert(cuda.compile("bad.cu"))' \
   'local m, diag = cuda.compile("bad.cu"); if not m then error(diag) end' \
-  'local m, diag = cuda.compile{file = "bad.cu"}; if not m then error("lib.runner: bad.cu did not compile:\n" .. diag, 0) end' \
+  'local m, diag = cuda.compile{file = "bad.cu"}; if not m then error(diag, 0) end' \
+  'local function lib() local m, diag = cuda.compile("bad.cu"); if not m then error(diag, 2) end end; lib()' \
   'local m = cuda.compile("k.cu"); local fresh, diag = cuda.compile("bad.cu"); assert(fresh, diag)'; do
   printf 'print("start")\n%s\nprint("after")\n' "$form" >compile.lua
   run 5 compile.lua
@@ -88,6 +90,18 @@ for form in 'assert(cuda.compile("bad.cu"))' \
   lacks err 'stack traceback'
   lacks err "in function 'assert'"
 done
+# Wrapped in a message of the script's own, it is the script's error: exit 1, traceback.
+printf 'local m, diag = cuda.compile("bad.cu")\nif not m then error("lib.runner: bad.cu did not compile:\\n" .. diag, 0) end\n' >wrapped.lua
+run 1 wrapped.lua
+says err 'lib.runner: bad.cu did not compile:'
+says err 'stack traceback'
+# The library's own wrappers raise the diagnostics themselves: a compile error (exit 5).
+mkdir -p kernels_src/reductions
+printf '__global__ void broken() { nope; }\n' >kernels_src/reductions/reference.cu
+printf 'local bandwidth = require "warplab.bandwidth"\nbandwidth.kernel()\n' >lib.lua
+WARPLAB_KERNELS_DIR=$T/kernels_src run 5 lib.lua
+says err 'did not compile for sm_90'
+lacks err 'stack traceback'
 # With assert, where the script stopped, as compile says it: "warplab: FILE:LINE: ...".
 printf 'local m = assert(cuda.compile("bad.cu"))\n' >compile.lua
 run 5 compile.lua

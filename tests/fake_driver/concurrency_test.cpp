@@ -42,8 +42,7 @@ std::string error_of(F&& f) {
 class FakeDriver : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
-    if (!cu::driver_available(&why)) GTEST_SKIP() << "no driver: " << why;
+    if (const auto why = cu::driver_unavailable()) GTEST_SKIP() << "no driver: " << *why;
     if (cu::snapshot_device(0).name.find("fake driver") == std::string::npos)
       GTEST_SKIP() << "the driver found is not the stand-in (bench/fake_driver.cpp)";
     ctx = cu::primary_context(0);

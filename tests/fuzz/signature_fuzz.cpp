@@ -24,10 +24,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)s.to_string();
   });
   fuzz::expect_only<rtc::Error>("rtc::parse_param_type", [&] { (void)rtc::parse_param_type(in); });
-  std::string why;
+  rtc::ParamType t;
   fuzz::expect_only<fuzz::Never>("rtc::detail::parse_type", [&] {
-    (void)rtc::detail::parse_type(in, true, why);
-    (void)rtc::detail::parse_type(in, false, why);
+    (void)rtc::detail::parse_type(in, true, t);
+    (void)rtc::detail::parse_type(in, false, t);
   });
   return 0;
 }

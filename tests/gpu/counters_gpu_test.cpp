@@ -77,8 +77,7 @@ void print(const std::string& title, const lab::CounterReport& r) {
 class Counters : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
-    if (!cu::cupti_available(&why)) GTEST_SKIP() << why;
+    if (const auto why = cu::cupti_unavailable()) GTEST_SKIP() << *why;
     ctx_ = cu::primary_context(0);
     module_ = warplab_gpu::load(ctx_, kCounterKernels, "counters.cu");
   }
@@ -254,7 +253,7 @@ TEST_F(Counters, RowsFollowTheRecordedLaunches) {
     EXPECT_EQ(r.rows[1].grid.x, 2u);
     EXPECT_EQ(r.rows[2].grid.x, 4u);
     EXPECT_EQ(r.rows[2].block.x, 128u);
-    EXPECT_THROW(s.end(), lab::Error);
+    EXPECT_THROW(s.end(), warplab::Error);
   }
   // A launch the session was not told about: the rows lose their names, and the note says why.
   lab::CounterSession s(ctx_, {"local"});

@@ -18,9 +18,8 @@ int main(int argc, char** argv) {
       ::testing::InitGoogleTest(&argc, argv);
       return RUN_ALL_TESTS();  // lists and returns 0
     }
-  std::string why;
-  if (!warplab::cu::driver_available(&why)) {
-    std::printf("skipped: %s\n", why.c_str());
+  if (const auto why = warplab::cu::driver_unavailable()) {
+    std::printf("skipped: %s\n", why->c_str());
     return 77;
   }
   int count = 0;

@@ -82,13 +82,9 @@ t.case("fields computed by __index functions", function()
                              ["host_array.cpp"] = "`h.", ["graph.cpp"] = "`g."}) do
     for _, name in ipairs(computed_fields(file)) do need(prefix .. name .. "`") end
   end
-  -- stream.cpp answers the fields of two types: each by its prefix.
-  local fields = computed_fields("stream.cpp")
-  table.sort(fields)
-  t.eq(fields, {"non_blocking", "priority", "timing"})
-  need("`s.priority`")
-  need("`s.non_blocking`")
-  need("`e.timing`")
+  for file, prefix in pairs({["stream.cpp"] = "`s.", ["event.cpp"] = "`e."}) do
+    for _, name in ipairs(computed_fields(file)) do need(prefix .. name .. "`") end
+  end
   need("`m.<kernel>`")
   need("`a[i]`")
   need("`h[i]`")
@@ -104,10 +100,10 @@ t.case("fields of the tables the API returns", function()
   local _, _, list = cuda.compile{source = "__global__ void k( {"}
   for _, k in ipairs(sorted_keys(list[1])) do need("`d." .. k .. "`") end
   -- Timing tables need a GPU to make: they are warplab.stats.summary of the samples
-  -- (stream.cpp push_timing), plus the samples.
+  -- (bench.cpp push_timing), plus the samples.
   local summary = require("warplab.stats").summary({1, 2})
   for _, k in ipairs(sorted_keys(summary)) do need("`st." .. k .. "`") end
-  assert(read("host/bind/stream.cpp"):find('"samples"', 1, true), "push_timing sets no samples field")
+  assert(read("host/bind/bench.cpp"):find('"samples"', 1, true), "push_timing sets no samples field")
   need("`st.samples`")
   table.sort(missing)
   t.eq(missing, {})
@@ -122,7 +118,9 @@ t.case("options of the tables the API takes", function()
     ["launch_args.cpp"] = {"grid", "block", "shared", "stream", "cooperative", "cluster", "args"},
     ["kernel.cpp"] = {"warmup", "reps", "block", "shared", "carveout", "metrics"},
     ["elements.cpp"] = {"seed", "lo", "hi", "stream"},
-    ["stream.cpp"] = {"non_blocking", "priority", "timing", "warmup", "reps", "stream"},
+    ["stream.cpp"] = {"non_blocking", "priority"},
+    ["event.cpp"] = {"timing"},
+    ["bench.cpp"] = {"warmup", "reps", "stream"},
     ["host_array.cpp"] = {"pinned"},
     ["array.cpp"] = {"managed"},
   }

@@ -49,7 +49,7 @@ end)
 
 t.case("bad arguments name the function and the argument", function()
   t.checkerror("memory.sectors: stride must be an integer >= 0, got -1", mem.sectors, -1, 32)
-  t.checkerror("memory.sectors: ws must be an integer >= 1, got 0", mem.sectors, 1, 0)
+  t.checkerror("memory.sectors: ws must be an integer from 1 to 1024, got 0", mem.sectors, 1, 0)
   t.checkerror("memory.bank_ways: stride must be an integer >= 0, got 1.5", mem.bank_ways, 1.5, 32)
   t.checkerror("memory.sizes: factor must be an integer >= 2, got 1", mem.sizes, 1, 4, 1)
   t.checkerror("memory.sizes: hi must be an integer >= 8, got 4", mem.sizes, 8, 4, 2)

@@ -1,6 +1,7 @@
 -- lib_stats.lua: warplab.stats on known samples: min/max/mean/median, sample standard
 -- deviation (and its precision on large close values), interpolated percentiles,
--- summary, and the errors for empty or non-numeric samples.
+-- summary, and the errors for empty or non-numeric samples; sums past 64-bit integers and
+-- means, medians and deviations of samples near the largest float.
 -- Depends on: warplab.stats, warplab.test.
 local t = require "warplab.test"
 local stats = require "warplab.stats"
@@ -79,6 +80,30 @@ t.case("errors name the function and the bad entry", function()
   local ok, msg = pcall(function() local m = stats.stdev({}); return m end)
   assert(not ok)
   t.eq(msg:match("lib_stats%.lua:(%d+):"), tostring(line), "error names the script line")
+end)
+
+t.case("integer sums past 2^63 become floats instead of wrapping around", function()
+  local s = stats.sum({math.maxinteger, 1})
+  t.eq(math.type(s), "float")
+  t.eq(s, 2.0 ^ 63, "maxinteger + 1, not mininteger")
+  t.eq(stats.sum({math.mininteger, -1}), -(2.0 ^ 63))
+  t.eq(stats.sum({math.maxinteger, 1, -1}), 2.0 ^ 63 - 1 + 1, "a float once past the range")
+  t.eq(math.type(stats.sum({1, 2, 3})), "integer", "in range: still an integer")
+  t.eq(stats.mean({math.maxinteger, math.maxinteger}), 2.0 ^ 63)
+end)
+
+t.case("means, medians and deviations of samples near the largest float stay finite", function()
+  t.eq(stats.mean({1e308, 1e308}), 1e308, "the sum overflows, the mean does not")
+  t.eq(stats.mean({-1e308, -1e308, -1e308}), -1e308)
+  t.eq(stats.mean({-1e308, 1e308}), 0.0)
+  t.eq(stats.sum({1e308, 1e308, -1e308}), 1e308, "the sum is in range, a partial sum is not")
+  t.eq(stats.sum({1e308, 1e308}), math.huge, "a sum out of range is inf")
+  t.eq(stats.median({-1e308, 1e308}), 0.0)
+  t.eq(stats.percentile({-1e308, 1e308}, 25), -5e307)
+  near(stats.stdev({1e308, -1e308}), math.sqrt(2) * 1e308, 1e-12)
+  local s = stats.summary({1e308, 1e308, 1e308})
+  t.eq({s.mean, s.median, s.stdev}, {1e308, 1e308, 0.0})
+  near(stats.stdev({2, 4, 4, 4, 5, 5, 7, 9}), math.sqrt(32 / 7), 1e-15)
 end)
 
 t.run{exit = true}

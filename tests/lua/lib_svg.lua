@@ -143,6 +143,38 @@ t.case("the well-formedness check itself catches broken markup", function()
   assert(well_formed('<svg><rect x="1"/><text>a &amp; b</text></svg>'))
 end)
 
+-- XML 1.0 allows no C0 control character but tab, newline and return, and an SVG file is
+-- UTF-8: a label with an escape sequence or a Latin-1 byte made a file browsers refuse.
+local function valid_text(s)
+  if not utf8.len(s) then return false, "not UTF-8" end
+  local bad = s:find("[%z\1-\8\11\12\14-\31]")
+  if bad then return false, string.format("control character 0x%02x at byte %d", s:byte(bad), bad) end
+  return true
+end
+
+t.case("labels with control characters or bytes that are not UTF-8 still make valid XML", function()
+  local odd = {"esc \27[31mred\27[0m", "nul \0 byte", "caf\233", "lone \255\254", "cut \195", "bell \7"}
+  local files = {
+    report.svg_heatmap({{1, 2}, {3, 4}}, path("odd_h.svg"), {title = odd[1], legend = odd[2], xlabel = odd[3],
+                       ylabel = odd[4], labels = {rows = {odd[5], odd[6]}, cols = {odd[1], odd[3]}}}),
+    report.svg_lines({{name = odd[1], y = {1, 2}}, {name = odd[3], y = {2, 1}}}, path("odd_l.svg"),
+                     {title = odd[4], xlabel = odd[5], ylabel = odd[6]}),
+    report.svg_bars({{label = odd[1], value = 1}, {label = odd[4], value = 2}}, path("odd_b.svg"),
+                    {title = odd[3], lines = {{label = odd[2], value = 1.5}}}),
+    require("warplab.timeline").svg({{name = odd[1], spans = {{kind = odd[3], t0 = 0, t1 = 1}}}}, path("odd_t.svg"),
+                                    {title = odd[4]}),
+  }
+  for _, p in ipairs(files) do
+    local s = read(p)
+    local ok, why = valid_text(s)
+    assert(ok, p .. ": " .. tostring(why))
+    assert(well_formed(s), p)
+  end
+  local s = read(files[1])
+  assert(s:find("esc \226\144\155[31mred", 1, true), "ESC shown as its picture, U+241B")
+  assert(s:find("caf\239\191\189", 1, true), "a Latin-1 byte as U+FFFD")
+end)
+
 t.case("cleanup", function()
   for _, p in ipairs(written) do os.remove(p) end
 end)

@@ -141,7 +141,13 @@ TEST(CountersOutput, ReplTellsNamesFromTheChunk) {
   auto c = counted_chunk("shared,memory k:launch(1, 32, a)");
   EXPECT_EQ(c.sets, "shared,memory");
   EXPECT_EQ(c.chunk, "k:launch(1, 32, a)");
-  EXPECT_EQ(c.lua, "return cuda.counters(function()\nk:launch(1, 32, a)\nend, \"shared,memory\")");
+  // The chunk compiled on its own under the REPL's name: its errors cite repl:1 and its own words.
+  const std::string load =
+      "(function(s) local f, e = load(s, \"=repl\", \"t\") if not f then error(e, 0) end return f end)";
+  EXPECT_EQ(c.lua, "return cuda.counters(" + load + "([[\nk:launch(1, 32, a)]]), \"shared,memory\")");
+  // A chunk holding "]]" gets brackets of a level it does not hold.
+  EXPECT_EQ(counted_chunk("shared x = t[a[1]]").lua,
+            "return cuda.counters(" + load + "([=[\nx = t[a[1]]]=]), \"shared\")");
   c = counted_chunk("k:launch(1, 32, a)");  // no names: the default sets
   EXPECT_EQ(c.sets, warplab::app::repl::kDefaultCounters);
   EXPECT_EQ(c.chunk, "k:launch(1, 32, a)");

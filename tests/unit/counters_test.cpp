@@ -255,13 +255,13 @@ TEST(Counters, CuptiErrorsAreSentencesWithTheirRemedy) {
   EXPECT_HAS(denied.what(),
              "cuptiRangeProfilerEnable (device 0) failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
   EXPECT_HAS(denied.what(), "NVreg_RestrictProfilingToAdminUsers=0");
-  EXPECT_EQ(denied.kind(), cu::ErrorKind::driver);
+  EXPECT_EQ(denied.kind(), warplab::ErrorKind::profiler);
   EXPECT_EQ(denied.result(), CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);
   const cu::CuptiError name(CUPTI_ERROR_INVALID_METRIC_NAME, "cuptiProfilerHostConfigAddMetrics",
                             "chip GH100");
   EXPECT_EQ(std::string(name.what()),
             "cuptiProfilerHostConfigAddMetrics (chip GH100) failed: CUPTI_ERROR_INVALID_METRIC_NAME");
-  EXPECT_EQ(name.kind(), cu::ErrorKind::bad_input);
+  EXPECT_EQ(name.kind(), warplab::ErrorKind::bad_input);
 }
 
 TEST(Counters, OfflineSessionIsOneSentence) {
@@ -275,22 +275,20 @@ TEST(Counters, NoCuptiLibraryIsOneSentence) {
   warplab::test::ScratchDir empty;
   {
     EnvVar dir("WARPLAB_CUPTI_DIR", empty.path().string());
-    std::string why;
-    EXPECT_FALSE(cu::cupti_available(&why));
     const std::string want =
         "no CUPTI library: WARPLAB_CUPTI_DIR is '" + empty.path().string() + "' and holds no libcupti.so.13";
-    EXPECT_EQ(why, want);
+    EXPECT_EQ(cu::cupti_unavailable(), want);
     try {
       lab::select_counters({"shared"}, "GH100");
       ADD_FAILURE() << "expected cu::CuptiError";
     } catch (const cu::CuptiError& e) {
       EXPECT_EQ(std::string(e.what()), want);
-      EXPECT_EQ(e.kind(), cu::ErrorKind::no_device);
+      EXPECT_EQ(e.kind(), warplab::ErrorKind::no_gpu);
     }
   }
   // Unset again, the toolkit's CUPTI is found as before.
-  std::string why;
-  EXPECT_TRUE(cu::cupti_available(&why)) << why;
+  const auto why = cu::cupti_unavailable();
+  EXPECT_FALSE(why) << *why;
   EXPECT_NE(cu::cupti().library.find("libcupti.so"), std::string::npos) << cu::cupti().library;
 }
 

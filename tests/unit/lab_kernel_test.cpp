@@ -171,7 +171,7 @@ TEST(LabKernelInfo, OccupancyRequestErrors) {
   auto err = [&](long long block, long long shared = 0, long long carveout = -1) {
     return lab::occupancy_error(*k, lab::OccupancyRequest{block, shared, carveout}, h100());
   };
-  EXPECT_EQ(err(256), "");
+  EXPECT_EQ(err(256), std::nullopt);
   EXPECT_EQ(err(0), "occupancy needs block = <threads per block> >= 1");
   EXPECT_EQ(err(1ll << 40),
             "occupancy: a block of 1099511627776 threads is more than any device runs (at most 1024)");

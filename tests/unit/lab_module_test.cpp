@@ -103,7 +103,8 @@ TEST(LabOptions, RefusedOptionsNameTheCall) {
   try {
     lab::add_options(o, {"-lineinfo", "-dlto"});
     ADD_FAILURE() << "-dlto must be refused";
-  } catch (const lab::Error& e) {
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::bad_input);
     EXPECT_EQ(std::string(e.what()).rfind("cuda.compile: options: '-dlto' gives no cubin", 0), 0u)
         << e.what();
   }
@@ -141,17 +142,16 @@ TEST(LabKernelFile, MissingSentenceAndSpec) {
                        0),
             0u);
   lab::ModuleSpec spec;
-  std::string why;
-  EXPECT_FALSE(lab::spec_from_file(spec, "warplab-no-such-kernel.cu", script, why));
-  EXPECT_EQ(why, lab::kernel_file_missing("warplab-no-such-kernel.cu", script));
+  EXPECT_EQ(lab::spec_from_file(spec, "warplab-no-such-kernel.cu", script),
+            lab::kernel_file_missing("warplab-no-such-kernel.cu", script));
   d.write("k.cu", "__global__ void k() {}\n");
-  why.clear();
-  ASSERT_TRUE(lab::spec_from_file(spec, "k.cu", script, why)) << why;
+  const auto why = lab::spec_from_file(spec, "k.cu", script);
+  ASSERT_FALSE(why) << *why;
   EXPECT_EQ(spec.source.text, "__global__ void k() {}\n");
   EXPECT_EQ(fs::canonical(spec.path), fs::canonical(d.path() / "k.cu"));
   // Read again after a change (reload, live refresh).
   d.write("k.cu", "__global__ void k2() {}\n");
-  ASSERT_TRUE(lab::reread_source(spec, why));
+  ASSERT_EQ(lab::reread_source(spec), std::nullopt);
   EXPECT_EQ(spec.source.text, "__global__ void k2() {}\n");
 }
 
@@ -215,13 +215,14 @@ TEST(LabFindEntry, MissingAndAmbiguousSentences) {
 
 TEST(LabReload, InlineModuleHasNoFile) {
   auto m = std::make_shared<lab::ModuleObj>(module_with({}, "inline.cu"));
-  std::string why;
+  lab::ModuleRef fresh;
   int built = 0;
   const lab::Builder count = [&](lab::ModuleSpec) {
     ++built;
     return lab::ModuleRef();
   };
-  EXPECT_EQ(error_of([&] { lab::reload(m, count, why); }), "module inline.cu has no file to reload from");
+  EXPECT_EQ(error_of([&] { (void)lab::reload(m, count, fresh); }),
+            "module inline.cu has no file to reload from");
   EXPECT_FALSE(lab::refresh(m, count, false, true));  // nothing to follow
   EXPECT_EQ(built, 0);
 }
@@ -230,14 +231,16 @@ TEST(LabReload, UnreadableFileKeepsTheModule) {
   TempDir d;
   auto m = std::make_shared<lab::ModuleObj>(module_with({"k"}));
   m->spec.path = (d.path() / "gone.cu").string();
-  std::string why;
+  lab::ModuleRef fresh;
   int built = 0;
   const lab::Builder count = [&](lab::ModuleSpec) {
     ++built;
     return lab::ModuleRef();
   };
-  EXPECT_FALSE(lab::reload(m, count, why));
-  EXPECT_FALSE(why.empty());
+  const auto why = lab::reload(m, count, fresh);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(why->rfind("cannot read kernel source '", 0), 0u) << *why;
+  EXPECT_FALSE(fresh);
   EXPECT_EQ(built, 0);
 }
 
@@ -248,11 +251,11 @@ TEST(LabScript, ProblemsAndShebang) {
   EXPECT_EQ(lab::script_problem(dir), "script '" + dir + "': a folder, not a script");
   const std::string gone = (d.path() / "gone.lua").string();
   EXPECT_EQ(lab::script_problem(gone), "script '" + gone + "': not found");
-  std::string text, why;
-  EXPECT_FALSE(lab::read_script(gone, text, why));
-  EXPECT_EQ(why, "script '" + gone + "': not found");
+  std::string text;
+  EXPECT_EQ(lab::read_script(gone, text), "script '" + gone + "': not found");
   const std::string s = d.write("s.lua", "#!/usr/bin/env warplab\nprint(1)\n");
-  EXPECT_EQ(lab::script_problem(s), "");
-  ASSERT_TRUE(lab::read_script(s, text, why)) << why;
+  EXPECT_EQ(lab::script_problem(s), std::nullopt);
+  const auto why = lab::read_script(s, text);
+  ASSERT_FALSE(why) << *why;
   EXPECT_EQ(text, "--#!/usr/bin/env warplab\nprint(1)\n");
 }

@@ -49,8 +49,8 @@ class TempDir {
 // A file module including a header, as cuda.compile{file = ..., defines = {...}} makes it.
 lab::ModuleSpec file_spec(const TempDir& d) {
   lab::ModuleSpec s;
-  std::string why;
-  EXPECT_TRUE(lab::spec_from_file(s, d.path() / "k.cu", "", why)) << why;
+  const auto why = lab::spec_from_file(s, d.path() / "k.cu", "");
+  EXPECT_FALSE(why) << *why;
   s.options.arch = "sm_90";
   s.options.defines = {{"N", "4"}};
   return s;

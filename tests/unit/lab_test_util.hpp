@@ -2,16 +2,16 @@
 #pragma once
 #include <string>
 
-#include "lab/module.hpp"  // lab::Error
+#include "sys/error.hpp"
 
 namespace warplab::test {
 
-// The sentence of the lab::Error that f throws ("" when it throws none).
+// The sentence of the warplab::Error that f throws ("" when it throws none).
 template <class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const lab::Error& e) {
+  } catch (const Error& e) {
     return e.what();
   }
   return "";

@@ -159,7 +159,7 @@ TEST(Runtime, NoDriverOneSentence) {
     FAIL() << "expected cu::Error";
   } catch (const warplab::cu::Error& e) {
     EXPECT_EQ(e.code(), CUDA_ERROR_NO_DEVICE);
-    EXPECT_EQ(e.kind(), warplab::cu::ErrorKind::no_device);
+    EXPECT_EQ(e.kind(), warplab::ErrorKind::no_gpu);
     EXPECT_NE(std::string(e.what()).find("no"), std::string::npos);
   }
 }

@@ -154,7 +154,7 @@ TEST(Lines, CodeSizeFromTheElf) {
 
 TEST(Lines, MapOfAKernel) {
   if (kSanitized) GTEST_SKIP() << "CUPTI cannot load under AddressSanitizer (RTLD_DEEPBIND)";
-  if (!warplab::cu::cupti_available()) GTEST_SKIP() << "no CUPTI here";
+  if (warplab::cu::cupti_unavailable()) GTEST_SKIP() << "no CUPTI here";
   const lab::ModuleObj m = compiled(true);
   const lab::KernelLines k = lab::kernel_lines(m, "banks", "banks");
   EXPECT_EQ(k.from, lab::LineSource::sass);
@@ -189,7 +189,7 @@ TEST(Lines, MapOfAKernel) {
 
 TEST(Lines, InlinedHeaderFunctionKeepsItsLine) {
   if (kSanitized) GTEST_SKIP() << "CUPTI cannot load under AddressSanitizer (RTLD_DEEPBIND)";
-  if (!warplab::cu::cupti_available()) GTEST_SKIP() << "no CUPTI here";
+  if (warplab::cu::cupti_unavailable()) GTEST_SKIP() << "no CUPTI here";
   const lab::ModuleObj m = compiled(true);
   const std::string mangled = m.result.lowered_name("scaled<4>");
   ASSERT_FALSE(mangled.empty());
@@ -203,7 +203,7 @@ TEST(Lines, InlinedHeaderFunctionKeepsItsLine) {
 
 TEST(Lines, WithoutLineInformation) {
   if (kSanitized) GTEST_SKIP() << "CUPTI cannot load under AddressSanitizer (RTLD_DEEPBIND)";
-  if (!warplab::cu::cupti_available()) GTEST_SKIP() << "no CUPTI here";
+  if (warplab::cu::cupti_unavailable()) GTEST_SKIP() << "no CUPTI here";
   const lab::ModuleObj m = compiled(false);
   const lab::KernelLines k = lab::kernel_lines(m, "banks", "banks");
   EXPECT_FALSE(k.has_lines());
@@ -227,15 +227,17 @@ TEST(Lines, Columns) {
   try {
     lab::line_columns({"shard"});
     FAIL() << "no error";
-  } catch (const lab::Error& e) {
+  } catch (const warplab::Error& e) {
+    EXPECT_EQ(e.kind(), warplab::ErrorKind::bad_input);
     EXPECT_NE(std::string(e.what()).find("'shard' is no set of line columns"), std::string::npos) << e.what();
   }
-  try {
-    lab::line_columns({"shared", "stalls"});
-    FAIL() << "no error";
-  } catch (const lab::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("two runs"), std::string::npos) << e.what();
-  }
+  // Counts and stalls: two collections, the counts first.
+  const lab::LineColumns both = lab::line_columns({"shared", "stalls"});
+  EXPECT_TRUE(both.twice());
+  EXPECT_FALSE(both.counts_only().stalls);
+  EXPECT_TRUE(both.counts_only().shared);
+  EXPECT_TRUE(lab::line_columns({"all"}).twice());
+  EXPECT_FALSE(lab::LineColumns::stalls_only().counts());
 }
 
 TEST(Lines, LiveRowsDerivedColumns) {
@@ -246,9 +248,64 @@ TEST(Lines, LiveRowsDerivedColumns) {
   r.thread_inst = 100;
   r.thread_inst_pred_on = 75;
   EXPECT_DOUBLE_EQ(r.predicated_off(), 0.25);
+  r.global_sectors = 1024;
+  r.global_ideal = 256;
+  EXPECT_DOUBLE_EQ(r.global_excess(), 768);
   lab::LineRow none;
   EXPECT_TRUE(std::isnan(none.shared_way()));
   EXPECT_TRUE(std::isnan(none.predicated_off()));
+  EXPECT_TRUE(std::isnan(none.global_excess()));
+}
+
+// Counts and stalls of the same launches, in one report: the stall columns by kernel, file
+// and line, the kernels' samples, both notes.
+TEST(Lines, MergeStalls) {
+  lab::LineReport counts, stalls;
+  counts.columns = lab::line_columns({"shared"});
+  stalls.columns = lab::LineColumns::stalls_only();
+  for (unsigned line : {4u, 8u}) {
+    lab::LineRow c;
+    c.kernel = "bank";
+    c.file = "k.cu";
+    c.line = line;
+    c.shared_wavefronts = line == 8 ? 3200 : 100;
+    c.shared_ideal = 100;
+    counts.rows.push_back(c);
+    c.shared_wavefronts = c.shared_ideal = lab::kNotCounted;
+    c.samples = line == 8 ? 90 : 10;
+    c.share = c.samples / 100;
+    c.reasons = {{"short_scoreboard", c.samples}};
+    stalls.rows.push_back(c);
+  }
+  counts.kernels.push_back({"bank", 1, 0, {}});
+  stalls.kernels.push_back({"bank", 1, 100, {}});
+  stalls.note = "3 of 103 stall samples were dropped by the hardware (its buffer was full)";
+  lab::merge_stalls(counts, stalls);
+  ASSERT_EQ(counts.rows.size(), 2u);
+  EXPECT_TRUE(counts.columns.twice());
+  EXPECT_DOUBLE_EQ(counts.rows[1].shared_way(), 32.0);
+  EXPECT_DOUBLE_EQ(counts.rows[1].share, 0.9);
+  EXPECT_EQ(counts.rows[1].reasons.at(0).first, "short_scoreboard");
+  EXPECT_DOUBLE_EQ(counts.kernels[0].samples, 100);
+  EXPECT_EQ(counts.note, stalls.note);
+  const std::string text = lab::lines_text(counts, false);
+  EXPECT_NE(text.find("exact counts (CUPTI's SASS metrics) and 100 stall samples"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("32.0-way"), std::string::npos) << text;
+  EXPECT_NE(text.find("90.0 %"), std::string::npos) << text;
+}
+
+// The hottest rows by warp instructions, else stall samples, as indexes into the rows.
+TEST(Lines, HotLines) {
+  lab::LineReport r;
+  for (double inst : {10.0, 300.0, 20.0, 300.0}) {
+    lab::LineRow row;
+    row.inst = inst;
+    r.rows.push_back(row);
+  }
+  EXPECT_EQ(lab::hot_lines(r, 3), (std::vector<std::size_t>{1, 3, 2}));  // ties keep their order
+  EXPECT_EQ(lab::hot_lines(r, 0), std::vector<std::size_t>{});
+  EXPECT_EQ(lab::hot_lines(r, 9).size(), 4u);
 }
 
 TEST(Lines, ReplChunk) {

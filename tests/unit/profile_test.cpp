@@ -30,7 +30,7 @@ std::string error_of(F&& f) {
     f();
   } catch (const cu::Error& e) {
     EXPECT_EQ(e.code(), CUDA_SUCCESS) << "bad input must carry CUDA_SUCCESS: " << e.what();
-    EXPECT_EQ(e.kind(), cu::ErrorKind::bad_input) << e.what();
+    EXPECT_EQ(e.kind(), warplab::ErrorKind::bad_input) << e.what();
     return e.what();
   }
   return "";

@@ -1,7 +1,8 @@
 // repl_test.cpp: the REPL engine without a terminal: the value printer, the completer
 // (dev.attr.max_<Tab>, methods, keywords), evaluation (expressions first, incomplete
 // chunks, errors, Ctrl-C as a hook that pcall cannot swallow), :attrs, the framing,
-// and the worker process (state kept across requests, lost and replaced on a crash).
+// and the worker process (state kept across requests, lost and replaced on a crash);
+// :save's ~ and what a chunk typed line by line leaves open.
 // The Lua state is a real warplab state on an offline device snapshot.
 #include <gtest/gtest.h>
 
@@ -13,16 +14,20 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
+#include <stdexcept>
 #include <thread>
 
 #include "app/repl/attrs.hpp"
 #include "app/repl/complete.hpp"
 #include "app/repl/eval.hpp"
+#include "app/repl/open_chunk.hpp"
 #include "app/repl/pretty.hpp"
 #include "app/repl/protocol.hpp"
 #include "app/repl/save.hpp"
 #include "app/repl/worker.hpp"
 #include "bind/state.hpp"
+#include "sys/error.hpp"
 
 using namespace warplab;
 using namespace warplab::app::repl;
@@ -266,14 +271,27 @@ TEST(ReplWorker, KeepsStateAndReplacesACrashedWorker) {
   EXPECT_EQ(w.eval("dev.attr.warp_size", false).text, "32") << "dev is bound again";
 }
 
-TEST(ReplWorker, StartFailureCarriesCodeAndMessage) {
-  Worker w([]() -> bind::StatePtr { throw StartError(4, "unknown profile 'x'"); });
+TEST(ReplWorker, StartFailureCarriesKindAndMessage) {
+  // Each kind crosses the socket as it was thrown in the worker, whatever the words.
+  for (const warplab::KindName& row : warplab::kErrorKinds) {
+    const warplab::ErrorKind kind = row.kind;
+    Worker w([kind]() -> bind::StatePtr { throw warplab::Error(kind, "some new words:\nover two lines"); });
+    try {
+      w.start();
+      FAIL() << "start() should throw";
+    } catch (const warplab::Error& e) {
+      EXPECT_EQ(e.kind(), kind) << row.name;
+      EXPECT_STREQ(e.what(), "some new words:\nover two lines");
+    }
+  }
+  // Anything else thrown there is internal.
+  Worker w([]() -> bind::StatePtr { throw std::logic_error("a bug"); });
   try {
     w.start();
     FAIL() << "start() should throw";
-  } catch (const StartError& e) {
-    EXPECT_EQ(e.code, 4);
-    EXPECT_STREQ(e.what(), "unknown profile 'x'");
+  } catch (const warplab::Error& e) {
+    EXPECT_EQ(e.kind(), warplab::ErrorKind::internal);
+    EXPECT_STREQ(e.what(), "a bug");
   }
 }
 
@@ -404,4 +422,50 @@ TEST(ReplSave, TheScriptRuns) {
             "for i = 1, 2 do\n  x = x + 1\nend\n");
   auto st = test_state();
   EXPECT_EQ(luaL_loadstring(st.get(), script.c_str()), LUA_OK) << lua_tostring(st.get(), -1);
+}
+
+// `:save ~/x` is the home folder's x, as a shell reads it (it was a folder named "~").
+TEST(ReplSave, TildeIsTheHomeFolder) {
+  const char* old = std::getenv("HOME");
+  const std::string saved = old ? old : "";
+  ::setenv("HOME", "/home/someone", 1);
+  EXPECT_EQ(save_path("~/s.lua"), "/home/someone/s.lua");
+  EXPECT_EQ(save_path("~"), "/home/someone");
+  EXPECT_EQ(save_path("x/~/s.lua"), "x/~/s.lua") << "only at the start";
+  EXPECT_EQ(save_path("s.lua"), "s.lua");
+  EXPECT_EQ(save_path("~no-such-user-here/s.lua"), "~no-such-user-here/s.lua")
+      << "left as the shell leaves it";
+  if (old)
+    ::setenv("HOME", saved.c_str(), 1);
+  else
+    ::unsetenv("HOME");
+}
+
+// A chunk typed or pasted line by line: "surely incomplete" only when Lua would say <eof>,
+// so a paste of many lines is parsed once, when it may be complete.
+TEST(ReplOpenChunk, SaysWhatIsStillOpen) {
+  auto open_after = [](std::initializer_list<const char*> lines) {
+    OpenChunk c;
+    for (const char* l : lines) c.add_line(l);
+    return c.surely_incomplete();
+  };
+  EXPECT_TRUE(open_after({"t = {"}));
+  EXPECT_TRUE(open_after({"t = {", "1,", "2,"}));
+  EXPECT_FALSE(open_after({"t = {", "1,", "}"}));
+  EXPECT_TRUE(open_after({"for i = 1, 2 do"}));
+  EXPECT_FALSE(open_after({"for i = 1, 2 do", "print(i)", "end"}));
+  EXPECT_TRUE(open_after({"if a then", "elseif b then"}));
+  EXPECT_FALSE(open_after({"if a then", "elseif b then", "else", "end"}));
+  EXPECT_FALSE(open_after({"repeat", "until x"}));
+  EXPECT_TRUE(open_after({"local f = function(x)"}));
+  EXPECT_TRUE(open_after({"s = [==[", "]]", "still inside"}));
+  EXPECT_FALSE(open_after({"s = [==[", "]]", "]==]"}));
+  EXPECT_TRUE(open_after({"--[[ a comment", "{ ("}));
+  EXPECT_FALSE(open_after({"--[[ a comment", "]] x = 1"}));
+  EXPECT_FALSE(open_after({"x = '(' -- (", "y = \"[[\""})) << "brackets in strings and comments";
+  EXPECT_TRUE(open_after({"s = 'a\\"})) << "a backslash carries a string to the next line";
+  EXPECT_FALSE(open_after({"x = 1 +"})) << "an open expression: only Lua can tell";
+  EXPECT_FALSE(open_after({"end", "do"})) << "a closer too many: only Lua can tell";
+  EXPECT_FALSE(open_after({"s = 'unfinished", "{"})) << "a string left open: broken";
+  EXPECT_FALSE(open_after({"t = {x.end}"}));
 }

@@ -374,12 +374,79 @@ TEST(Deps, RecordDependencyAppendsAbsolutePathsOnce) {
   ::unsetenv("WARPLAB_DEPS_FILE");
   warplab::lab::record_dependency("/abs/deps_test_c.cuh");  // no watcher: not recorded
   const std::string a = (fs::current_path() / "kernels/deps_test_a.cu").string();
-  EXPECT_EQ(read_deps_file(file), (std::vector<std::string>{a, "/abs/deps_test_b.cuh"}));
+  EXPECT_EQ(read_deps_file(file).read, (std::vector<std::string>{a, "/abs/deps_test_b.cuh"}));
+}
+
+// What the run writes is said before it writes, as "> PATH" (not a dependency): the
+// watcher takes those files' events for the run's, not for saves.
+TEST(Deps, RecordWrittenSaysWhatTheRunWrites) {
+  TempDir d;
+  const std::string file = d / "deps";
+  ::setenv("WARPLAB_DEPS_FILE", file.c_str(), 1);
+  warplab::lab::record_dependency(d / "gen.cu");
+  warplab::lab::record_written(d / "gen.cu");  // read and written: both said
+  warplab::lab::record_written(d / "gen.cu");
+  warplab::lab::record_written(d / "out.json");
+  ::unsetenv("WARPLAB_DEPS_FILE");
+  const std::string gen = d / "gen.cu", out = d / "out.json";
+  EXPECT_EQ(read_file(file), gen + "\n> " + gen + "\n> " + out + "\n");
+  const RunFiles f = read_deps_file(file);
+  EXPECT_EQ(f.read, (std::vector<std::string>{d / "gen.cu"}));
+  EXPECT_EQ(f.written.count(d / "gen.cu"), 1u);
+  EXPECT_EQ(f.written.count(d / "out.json"), 1u);
 }
 
 TEST(Deps, ReadDepsFileSkipsBlankLinesAndToleratesAMissingFile) {
   TempDir d;
   write_file(d / "deps", "/a/x.cu\n\n/b/y.cuh\n");
-  EXPECT_EQ(read_deps_file(d / "deps"), (std::vector<std::string>{"/a/x.cu", "/b/y.cuh"}));
-  EXPECT_TRUE(read_deps_file(d / "missing").empty());
+  EXPECT_EQ(read_deps_file(d / "deps").read, (std::vector<std::string>{"/a/x.cu", "/b/y.cuh"}));
+  EXPECT_TRUE(read_deps_file(d / "missing").read.empty());
+}
+
+// A folder reached through a symbolic link (cur -> v1), the link then pointed elsewhere:
+// the set is watched where it leads now, the file counts as saved, and saves in the old
+// folder are no longer seen (they were the only ones seen).
+TEST(FileWatcher, AFolderLinkPointedElsewhereIsFollowed) {
+  TempDir d;
+  fs::create_directories(d / "v1");
+  fs::create_directories(d / "v2");
+  write_file(d / "v1/s.lua", "one");
+  write_file(d / "v2/s.lua", "two");
+  fs::create_directory_symlink("v1", d / "cur");
+  FileWatcher w;
+  w.set_files({d / "cur/s.lua"});
+  EXPECT_FALSE(w.wait(100ms));
+  fs::create_directory_symlink("v2", d / "cur.new");
+  fs::rename(d / "cur.new", d / "cur");  // the link replaced at once
+  const auto moved = w.wait(2s);
+  ASSERT_TRUE(moved) << "the retarget is a change";
+  EXPECT_EQ(moved->paths, one(d / "cur/s.lua"));
+  write_file(d / "v2/s.lua", "two, saved");
+  const auto saved = w.wait(2s);
+  ASSERT_TRUE(saved) << "a save where the link points now";
+  EXPECT_EQ(saved->paths, one(d / "cur/s.lua"));
+  write_file(d / "v1/s.lua", "one, saved");
+  EXPECT_FALSE(w.wait(300ms)) << "the folder the link left";
+}
+
+// What the run wrote is dropped from the pending batch (watch/command.cpp: not a save).
+TEST(FileWatcher, ForgetDropsPendingPaths) {
+  TempDir d;
+  write_file(d / "s.lua", "v1");
+  write_file(d / "gen.cu", "k");
+  FileWatcher w;
+  w.set_files({d / "s.lua", d / "gen.cu"});
+  write_file(d / "gen.cu", "k2");
+  std::this_thread::sleep_for(20ms);
+  w.read_events();
+  w.forget({d / "gen.cu"});
+  EXPECT_FALSE(w.wait(200ms)) << "nothing left to run for";
+  write_file(d / "s.lua", "v2");
+  write_file(d / "gen.cu", "k3");
+  std::this_thread::sleep_for(20ms);
+  w.read_events();
+  w.forget({d / "gen.cu"});
+  const auto b = w.wait(2s);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->paths, one(d / "s.lua"));
 }

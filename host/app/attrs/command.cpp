@@ -39,11 +39,11 @@ bool is_index(const std::string& s) {
 
 // Live GPUs only: a hint names what works without one.
 void require_driver(const std::string& what) {
-  std::string why;
-  if (cu::driver_available(&why)) return;
+  const auto why = cu::driver_unavailable();
+  if (!why) return;
   const std::string dflt = cu::default_profile_name();
-  throw Failure(kNoDevice, why + " (" + what + " needs a GPU; use --profile " +
-                               (dflt.empty() ? "FILE" : dflt) + " to work from a captured device)");
+  throw Error(ErrorKind::no_gpu, *why + " (" + what + " needs a GPU; use --profile " +
+                                     (dflt.empty() ? "FILE" : dflt) + " to work from a captured device)");
 }
 
 // A --diff operand: a device index, else a profile name or file.
@@ -61,7 +61,7 @@ std::vector<cu::DeviceSnapshot> targets(const AttrsOptions& o, const Globals& g)
     require_driver("--device all");
     std::vector<cu::DeviceSnapshot> out;
     const int n = cu::device_count();
-    if (n == 0) throw Failure(kNoDevice, "no CUDA device: the driver found no GPU");
+    if (n == 0) throw Error(ErrorKind::no_gpu, "no CUDA device: the driver found no GPU");
     for (int i = 0; i < n; ++i) out.push_back(cu::snapshot_device(i));
     return out;
   }
@@ -118,14 +118,14 @@ int render(const AttrsOptions& o, const Globals& g, std::ostream& out) {
 int write_output(const AttrsOptions& o, const std::string& text, int rc) {
   const sys::WriteResult w = sys::write_file(o.output, text, sys::Replace::never);
   if (w.status == sys::WriteResult::Status::exists)
-    throw Failure(kBadInput,
-                  "-o: " + w.message + " (attrs -o writes a new file: remove it or pick another name)");
-  if (!w) throw Failure(kBadInput, "-o: " + w.message);
+    throw Error(ErrorKind::bad_input,
+                "-o: " + w.message + " (attrs -o writes a new file: remove it or pick another name)");
+  if (!w) throw Error(ErrorKind::bad_input, "-o: " + w.message);
   return rc;
 }
 
 int run_attrs(const AttrsOptions& o, const Globals& g) {
-  if (o.output_given && o.output.empty()) throw Failure(kUsage, "-o needs a file name: -o FILE");
+  if (o.output_given && o.output.empty()) throw Error(ErrorKind::usage, "-o needs a file name: -o FILE");
   std::ostringstream file;
   std::ostream& out = o.output.empty() ? std::cout : static_cast<std::ostream&>(file);
   const int rc = render(o, g, out);

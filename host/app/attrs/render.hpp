@@ -18,7 +18,7 @@ bool attribute_matches(const std::string& pattern, const std::string& name);
 
 // The attribute names to show, in display order (group order, then table order; names
 // the table does not know last, alphabetically). Empty `patterns` selects everything the
-// table knows or the snapshots hold. Throws Failure(kBadInput) naming the first pattern
+// table knows or the snapshots hold. Throws Error (bad_input) naming the first pattern
 // that matches nothing.
 std::vector<std::string> select_attributes(const std::vector<cu::DeviceSnapshot>& snaps,
                                            const std::vector<std::string>& patterns);

@@ -93,10 +93,11 @@ std::vector<std::string> select_attributes(const std::vector<cu::DeviceSnapshot>
     if (any) continue;
     // A misspelled name gets the nearest one; anything else, how patterns match.
     if (const std::string near = cu::suggest_attribute(p); !near.empty())
-      throw Failure(kBadInput, "no attribute matches '" + sys::shown(p) + "': did you mean '" + near + "'?");
-    throw Failure(kBadInput, "no attribute matches '" + sys::shown(p) +
-                                 "' (a glob like '*shared*' matches names; other patterns "
-                                 "match names, units and meanings as substrings)");
+      throw Error(ErrorKind::bad_input,
+                  "no attribute matches '" + sys::shown(p) + "': did you mean '" + near + "'?");
+    throw Error(ErrorKind::bad_input, "no attribute matches '" + sys::shown(p) +
+                                          "' (a glob like '*shared*' matches names; other patterns "
+                                          "match names, units and meanings as substrings)");
   }
   for (size_t i = 0; i < all.size(); ++i)
     if (taken[i]) out.push_back(all[i]);

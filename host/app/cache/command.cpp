@@ -15,12 +15,7 @@ int run_cache(const std::string& action, bool json) {
   rtc::Cache cache(rtc::Cache::default_dir());
   if (!cache.warning().empty()) std::cerr << "warplab: " << cache.warning() << "\n";
   if (action == "clear") {
-    rtc::Cache::Cleared c;
-    try {
-      c = cache.clear();
-    } catch (const rtc::Error& e) {
-      throw Failure(kBadInput, e.what());
-    }
+    const rtc::Cache::Cleared c = cache.clear();  // a folder not warplab's cache: bad input
     if (json)
       std::cout << nlohmann::ordered_json{{"dir", cache.dir().string()},
                                           {"removed", c.removed},
@@ -33,9 +28,9 @@ int run_cache(const std::string& action, bool json) {
                 << cache.dir().string() << "\n";
     if (c.foreign && !json) std::cout << "left " << c.foreign << " file(s) warplab did not write\n";
     if (c.failed)
-      throw Failure(kBadInput, "could not remove " + std::to_string(c.failed) + " of " +
-                                   std::to_string(c.failed + c.removed) + " entries from " +
-                                   cache.dir().string() + " (is it read-only?)");
+      throw Error(ErrorKind::bad_input, "could not remove " + std::to_string(c.failed) + " of " +
+                                            std::to_string(c.failed + c.removed) + " entries from " +
+                                            cache.dir().string() + " (is it read-only?)");
     return kOk;
   }
   const rtc::Cache::Info i = cache.info();

@@ -16,7 +16,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
+#include "app/cli/child_group.hpp"
 #include "app/cli/command.hpp"
 #include "sys/temp.hpp"
 
@@ -28,6 +30,7 @@ constexpr int kMaxGroups = 64;  // a watch has a run and a standby: a few at a t
 // The keeper's life: read the groups, and at end of file kill them and remove `dir`. Only
 // system calls and fixed buffers: it is a child forked without exec.
 [[noreturn]] void keep(int in, const char* dir) {
+  const int died = parent_died_signal();
   for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) std::signal(s, SIG_IGN);
   sigset_t none;
   sigemptyset(&none);
@@ -60,6 +63,18 @@ constexpr int kMaxGroups = 64;  // a watch has a run and a standby: a few at a t
       }
       len = 0;
     }
+  }
+  // parent_died_signal() first: a child forked with `group_dies_with_parent` (child_group.hpp)
+  // then ends what it started outside its group (it is their reaper) before its group goes;
+  // SIGKILL for whatever is left after a second.
+  for (const pid_t g : groups)
+    if (g > 0) ::kill(-g, died);
+  for (int round = 0; round < 100; ++round) {
+    bool left = false;
+    for (const pid_t g : groups) left = left || (g > 0 && ::kill(-g, 0) == 0);
+    if (!left) break;
+    timespec t{0, 10 * 1000 * 1000};
+    ::nanosleep(&t, nullptr);
   }
   for (const pid_t g : groups)
     if (g > 0) ::kill(-g, SIGKILL);
@@ -117,7 +132,7 @@ void remove_stale(const std::string& root, const std::string& prefix) {
   const int err = errno;
   if (!dir.empty()) remove_tree(dir.c_str());
   if (lock >= 0) ::close(lock);
-  throw Failure(kInternal, std::string(what) + std::strerror(err));
+  throw Error(ErrorKind::internal, std::string(what) + std::strerror(err));
 }
 
 }  // namespace

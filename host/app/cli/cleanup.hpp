@@ -17,7 +17,7 @@ class Cleanup {
   // Removes the folders of earlier Cleanups of the same `what` that nobody holds any more,
   // creates $TMPDIR/warplab-<what>-XXXXXX (or in /tmp when TMPDIR cannot hold it: note()
   // says so, for the caller to print) and forks the keeper. When no folder can be made,
-  // dir() is "" and note() says why: the caller does without. Throws Failure (kInternal)
+  // dir() is "" and note() says why: the caller does without. Throws Error (internal)
   // only when the keeper cannot be started. Fork it before any thread is started.
   explicit Cleanup(const std::string& what);
   // Removes the folder now and lets the keeper go (it has nothing left to do).
@@ -33,6 +33,8 @@ class Cleanup {
   void forget_group(pid_t pgid);
   // The pipe's write end: a forked child closes it, so that our death alone ends the wait.
   int fd() const { return fd_; }
+  // The keeper's pid (a child of ours in a group of its own, for kill_adopted's `keep`).
+  pid_t keeper() const { return keeper_; }
 
  private:
   std::string dir_;

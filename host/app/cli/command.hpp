@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "app/cli/counters.hpp"
 #include "app/cli/exit_codes.hpp"
+#include "app/cli/lines.hpp"
 #include "cu/device.hpp"
 #include "cu/error.hpp"
 #include "cu/profile.hpp"
@@ -47,12 +49,12 @@ using Commands = std::vector<Command>;
 
 // The device a command works on: --profile if given; else the live device --device;
 // else, when `fallback` is true, the default shipped profile (with the offline note on
-// stderr, see below); else throws Failure(kNoDevice, "... (use --profile h100 ...)").
+// stderr, see below); else throws Error(ErrorKind::no_gpu, "... (use --profile h100 ...)").
 cu::DeviceSnapshot select_target(const Globals& g, bool fallback);
 
 // Why there is no GPU to work on, in a few words ("libcuda.so.1 not found",
-// "WARPLAB_NO_DRIVER is set"); "" when a GPU is there or a profile was chosen.
-std::string offline_reason(const Globals& g);
+// "WARPLAB_NO_DRIVER is set"); nullopt when a GPU is there or a profile was chosen.
+std::optional<std::string> offline_reason(const Globals& g);
 // The one line every command prints once when it falls back to the default profile:
 // "warplab: no GPU (libcuda.so.1 not found): using profile h100". Said on stderr unless
 // --quiet or already noted; --profile and WARPLAB_PROFILE make it unnecessary.
@@ -86,8 +88,12 @@ std::string short_help(const CLI::App& app);
 // "unknown command 'attr'; did you mean 'attrs'?" (or the list of commands).
 std::string unknown_command(const CLI::App& app, const std::string& word);
 // The command word of a command line (words in order, before any `--`): the first word
-// that is neither an option nor a global option's value; "" when there is none.
+// that is neither a global option nor its value, or an option no global option is (it
+// starts with '-': unknown_option says so); "" when there is none.
 std::string command_word(const CLI::App& app, const std::vector<std::string>& words);
+// "unknown option '--prøfile'; did you mean '--profile'?": an option before the command
+// that no global option is.
+std::string unknown_option(const CLI::App& app, const std::string& word);
 // The examples and notes set_help gave a subcommand (for the man page).
 struct HelpNotes {
   std::vector<std::string> examples;
@@ -123,18 +129,20 @@ struct PreparedRun {
   std::vector<std::string> args;    // the script's arguments
   std::string modules;              // what the last run built
   CounterArgs counters;             // watch --counters: each run's, as `run --counters` takes them
+  LineArgs lines;                   // watch --lines: each run's, as `run --lines` takes them
 };
 int run_prepared(const Globals& g, const PreparedRun& r, const std::function<bool()>& ready);
 
-// A command's body with main's answer to its errors: a Failure, a cu::Error or any other
-// exception is one sentence on stderr and its exit code (main.cpp; watch's runs too).
+// A command's body with main's answer to its errors: a warplab::Error is its sentence on
+// stderr and its kind's exit code (exit_codes.hpp), any other exception an internal error
+// (main.cpp; watch's runs too).
 int run_command(const std::function<int()>& body);
 
 // What `run` and `watch` both take, defined once (script_options.cpp): `-p,--param
 // KEY=VALUE` into `params` (one value each: later words are script arguments) and
 // `--no-check`, which clears g.opts.check.
 void add_script_options(CLI::App* sub, std::vector<std::string>& params, Globals& g);
-// The -p values as a map, or Failure(kBadInput) naming the one that is not key=value.
+// The -p values as a map, or Error (bad_input) naming the one that is not key=value.
 std::map<std::string, std::string> parse_params(const std::vector<std::string>& kv);
 
 // A subcommand's --help footer (help.cpp): `examples` (command lines), then the global

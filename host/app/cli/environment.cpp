@@ -33,7 +33,10 @@ const std::vector<EnvVar>& environment() {
       {"TMPDIR", "temporary files (default /tmp)"},
       {"XDG_CACHE_HOME", "the compile cache goes to $XDG_CACHE_HOME/warplab"},
       {"XDG_STATE_HOME", "the REPL's history goes to $XDG_STATE_HOME/warplab/history"},
-      {"HOME", "~/.cache/warplab and ~/.local/state/warplab when the XDG variables are not set"},
+      {"EDITRC", "the REPL's key bindings (libedit's), instead of ~/.editrc"},
+      {"HOME",
+       "~/.cache/warplab and ~/.local/state/warplab when the XDG variables are not set; ~/.editrc; :save "
+       "~/FILE"},
   };
   return vars;
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/cli/command.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::app {
 namespace {
@@ -40,8 +41,21 @@ class Formatter : public CLI::Formatter {
   }
 };
 
-// Levenshtein distance, for "did you mean".
-std::size_t distance(const std::string& a, const std::string& b) {
+// The characters of UTF-8 text: a continuation byte belongs to the character before it,
+// so "ø" and a zero-width space count as one character each, not two or three.
+std::vector<std::string> characters(const std::string& s) {
+  std::vector<std::string> out;
+  for (const char c : s)
+    if ((static_cast<unsigned char>(c) & 0xc0) == 0x80 && !out.empty())
+      out.back() += c;
+    else
+      out.emplace_back(1, c);
+  return out;
+}
+
+// Levenshtein distance in characters, for "did you mean".
+std::size_t distance(const std::string& a_text, const std::string& b_text) {
+  const std::vector<std::string> a = characters(a_text), b = characters(b_text);
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
@@ -136,7 +150,7 @@ std::string short_help(const CLI::App& app) {
 }
 
 std::string unknown_command(const CLI::App& app, const std::string& word) {
-  std::string msg = "unknown command '" + word + "'";
+  std::string msg = "unknown command '" + sys::shown(word) + "'";
   // A script given without `run`: say how to run it.
   if (word.size() > 4 && word.ends_with(".lua")) return msg + "; did you mean 'warplab run " + word + "'?";
   std::string best;
@@ -153,13 +167,30 @@ std::string unknown_command(const CLI::App& app, const std::string& word) {
   return msg + " (commands: " + names + ")";
 }
 
+std::string unknown_option(const CLI::App& app, const std::string& word) {
+  const std::string name = word.substr(0, word.find('='));
+  std::string msg = "unknown option '" + sys::shown(name) + "'";
+  std::string best;
+  std::size_t best_d = 3;  // at most 2 edits
+  for (const CLI::Option* o : app.get_options())
+    for (const std::string& n : o->get_lnames())
+      if (const std::size_t d = distance(name, "--" + n); d < best_d) best = "--" + n, best_d = d;
+  if (!best.empty()) return msg + "; did you mean '" + best + "'?";
+  return msg + " (`warplab --help` lists the global options; a command's own go after it)";
+}
+
+// The first word that is not a global option or its value: the command; or an option
+// that no global option is (returned as it is, starting with '-'), since what follows it
+// would otherwise be taken for the command ("unknown command 'h100'" for `--prøfile h100`).
 std::string command_word(const CLI::App& app, const std::vector<std::string>& words) {
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
     if (w.empty() || w[0] != '-') return w;
-    if (w.find('=') != std::string::npos || w.size() < 2) continue;  // --profile=x
-    // A global option that takes a value: the next word is that value.
-    if (const CLI::Option* o = app.get_option_no_throw(w); o && o->get_expected_max() != 0) ++i;
+    if (w.size() < 2) continue;
+    const CLI::Option* o = app.get_option_no_throw(w.substr(0, w.find('=')));
+    if (!o) return w;
+    // A global option that takes a value: the next word is that value (--profile x).
+    if (w.find('=') == std::string::npos && o->get_expected_max() != 0) ++i;
   }
   return {};
 }
@@ -181,7 +212,7 @@ void add_help_command(CLI::App& app, Commands& out) {
                        std::cout << cmd->help(app.get_name());
                        return kOk;
                      }
-                   throw Failure(kUsage, unknown_command(app, *name));
+                   throw Error(ErrorKind::usage, unknown_command(app, *name));
                  }});
 }
 

@@ -19,7 +19,7 @@ std::vector<std::string> LineArgs::words() const {
   return out;
 }
 
-CLI::Option* add_line_options(CLI::App* sub, LineArgs& a) {
+CLI::Option* add_line_options(CLI::App* sub, LineArgs& a, bool sass) {
   // A flag with an optional value (--lines, --lines=shared,global): a flag never takes the
   // next word, which is the script's.
   CLI::Option* lines =
@@ -28,7 +28,8 @@ CLI::Option* add_line_options(CLI::App* sub, LineArgs& a) {
                                 "--lines=SET[,SET] picks the columns: ") +
                         lab::kLineSets)
           ->type_name("[=SET,...]");
-  sub->add_flag("--sass", a.sass, "with --lines, each line's SASS instructions under it")->needs(lines);
+  if (sass)
+    sub->add_flag("--sass", a.sass, "with --lines, each line's SASS instructions under it")->needs(lines);
   return lines;
 }
 

@@ -5,11 +5,15 @@
 // pays for cuInit.
 #include "app/cli/lua_state.hpp"
 
+#include <lua.hpp>
+
 #include <cstdlib>
+#include <cstring>
 
 #include "cu/driver.hpp"
 #include "cu/trace.hpp"
 #include "lab/deps.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::app {
 namespace {
@@ -22,11 +26,63 @@ lab::Target choose_target(const Globals& g, const Globals& notes) {
   const bool offline = !target.live();
   std::string reason;
   if (!g.opts.profile.empty())
-    reason = "working from profile '" + g.opts.profile + "'";
-  else if (!cu::driver_available(&reason)) {
-  } else if (offline)
+    reason = "working from profile '" + sys::shown(g.opts.profile) + "'";
+  else if (auto why = cu::driver_unavailable())
+    reason = std::move(*why);
+  else if (offline)
     reason = "no CUDA device: the driver found no GPU";
   return {std::move(target), offline, std::move(reason)};
+}
+
+// Under `warplab watch` (WARPLAB_DEPS_FILE set), the Lua functions that write, replace,
+// rename or remove a file by name tell the watcher first (lab::record_written), so that
+// the run's own writes are not taken for saves. Each wraps the original (upvalue 1).
+int call_original(lua_State* L) {
+  lua_pushvalue(L, lua_upvalueindex(1));  // +1 the original
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+void note_name(lua_State* L, int arg) {
+  if (lua_type(L, arg) == LUA_TSTRING) lab::record_written(lua_tostring(L, arg));
+}
+
+int io_open_noting(lua_State* L) {  // io.open(name [, mode]): a mode that writes
+  if (lua_type(L, 2) == LUA_TSTRING && std::strpbrk(lua_tostring(L, 2), "wa+")) note_name(L, 1);
+  return call_original(L);
+}
+
+int name_noting(lua_State* L) {  // io.output(name), os.remove(name)
+  note_name(L, 1);
+  return call_original(L);
+}
+
+int rename_noting(lua_State* L) {  // os.rename(old, new): both change
+  note_name(L, 1);
+  note_name(L, 2);
+  return call_original(L);
+}
+
+void wrap(lua_State* L, const char* lib, const char* name, lua_CFunction f) {
+  lua_getglobal(L, lib);  // +1
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, name);  // +1 the original
+    lua_pushcclosure(L, f, 1);  // the wrapper, holding it
+    lua_setfield(L, -2, name);  // -1
+  }
+  lua_pop(L, 1);  // -1
+}
+
+bind::StatePtr noting_writes_in(bind::StatePtr s) {
+  const char* deps = std::getenv("WARPLAB_DEPS_FILE");
+  if (!s || !deps || !*deps) return s;
+  lua_State* L = s.get();
+  wrap(L, "io", "open", io_open_noting);
+  wrap(L, "io", "output", name_noting);
+  wrap(L, "os", "rename", rename_noting);
+  wrap(L, "os", "remove", name_noting);
+  return s;
 }
 
 }  // namespace
@@ -56,9 +112,11 @@ lab::Run* prepare_device(lua_State* L) {
 bind::StatePtr open_lua_state(const Globals& g, const Globals* notes) {
   const Globals n = notes ? *notes : g;
   const cu::TraceScope t("Lua state opened");
-  if (target_can_wait(g)) return bind::open_state(g.opts, [g, n] { return choose_target(g, n); });
+  if (target_can_wait(g))
+    return noting_writes_in(bind::open_state(g.opts, [g, n] { return choose_target(g, n); }));
   lab::Target c = choose_target(g, n);
-  return bind::open_state(g.opts, std::move(c.device), c.offline, std::move(c.offline_reason));
+  return noting_writes_in(
+      bind::open_state(g.opts, std::move(c.device), c.offline, std::move(c.offline_reason)));
 }
 
 }  // namespace warplab::app

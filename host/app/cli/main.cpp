@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "app/cli/command.hpp"
@@ -31,11 +32,10 @@ std::string version_text() {
   }
   std::string out = std::string("warplab ") + WARPLAB_VERSION + "\nNVRTC " + std::to_string(major) + "." +
                     std::to_string(minor);
-  std::string why;
-  if (warplab::cu::driver_loaded(&why))
-    out += "\nCUDA driver " + warplab::cu::version_string(warplab::cu::driver_version());
+  if (const auto why = warplab::cu::driver_not_loaded())
+    out += "\nCUDA driver: none (" + *why + ")";
   else
-    out += "\nCUDA driver: none (" + why + ")";
+    out += "\nCUDA driver " + warplab::cu::version_string(warplab::cu::driver_version());
   return out;
 }
 
@@ -84,10 +84,27 @@ int output_written(int rc) {
   return rc == warplab::app::kOk ? warplab::app::kFailed : rc;
 }
 
+// Standard streams that were closed when we started (`warplab repl <&-`) stay closed to
+// whoever uses them, but their numbers are taken: each is /dev/null opened the other way
+// (stdin for writing, stdout and stderr for reading), so a read or a write fails with
+// EBADF as on a closed descriptor, and the next socket, pipe or file we open does not get
+// number 0, 1 or 2, which everything that reads "standard input" would then read from
+// (the REPL's worker socket was read as the prompt's input and waited forever).
+void hold_standard_streams() {
+  for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = ::open("/dev/null", (fd == STDIN_FILENO ? O_WRONLY : O_RDONLY));  // the lowest free: fd
+    if (held >= 0 && held != fd) {
+      ::dup2(held, fd);
+      ::close(held);
+    }
+  }
+}
+
 // CLI11's sentence for a word nobody takes, with the way to hand it to a script.
 int usage_error(CLI::App& app, const CLI::ParseError& e) {
   const int rc = app.exit(e);
-  if (rc == 0) return warplab::app::kOk;
+  if (rc == 0) return output_written(warplab::app::kOk);  // --help, --version: said only if written
   if (dynamic_cast<const CLI::ExtrasError*>(&e))
     for (const char* s : {"run", "watch"})
       if (app.get_subcommand(s)->parsed())
@@ -100,6 +117,7 @@ int usage_error(CLI::App& app, const CLI::ParseError& e) {
 
 int main(int argc, char** argv) {
   using namespace warplab::app;
+  hold_standard_streams();
   warplab::cu::trace_main();
   // A file past the size limit (ulimit -f) is a failed write with its sentence (EFBIG),
   // not a process killed by SIGXFSZ with the old file half replaced.
@@ -156,6 +174,10 @@ int main(int argc, char** argv) {
   // A word that names no command is a usage error with the nearest command, before CLI11
   // would call it an unexpected argument.
   if (const std::string cmd = command_word(app, {words.rbegin(), words.rend()}); !cmd.empty()) {
+    if (cmd[0] == '-') {  // an option no command defines before the command: `--prøfile h100`
+      std::cerr << "warplab: " << unknown_option(app, cmd) << "\n";
+      return kUsage;
+    }
     bool known = false;
     for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == cmd;
     if (!known) {
@@ -185,15 +207,19 @@ int main(int argc, char** argv) {
 }
 
 namespace warplab::app {
+namespace {
+
+// An error's sentence as the terminal shows it: a name the user gave (a profile, a path)
+// may hold an escape sequence, which is written as \x1b rather than sent to the terminal.
+std::string printable(const char* what) { return warplab::sys::printable(what, "\n\t"); }
+
+}  // namespace
 
 int run_command(const std::function<int()>& body) {
   try {
     return body();
-  } catch (const Failure& e) {
-    std::cerr << "warplab: " << e.what() << "\n";
-    return e.code;
-  } catch (const warplab::cu::Error& e) {
-    std::cerr << "warplab: " << e.what() << "\n";
+  } catch (const Error& e) {  // the one table: its kind's code (exit_codes.hpp)
+    std::cerr << "warplab: " << printable(e.what()) << "\n";
     return exit_code_for(e);
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the OS refuses (a name too long, a loop of links, no permission) met by a
@@ -202,7 +228,7 @@ int run_command(const std::function<int()>& body) {
               << "': " << e.code().message() << "\n";
     return kBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "warplab: internal error: " << e.what() << "\n";
+    std::cerr << "warplab: internal error: " << printable(e.what()) << "\n";
     return kInternal;
   }
 }

@@ -13,7 +13,7 @@ bool valid_tool(const std::string& tool);
 
 // Runs warplab again (`argv`, its own command line) under compute-sanitizer's `tool` and
 // prints the summary. Returns the exit code: the child's when the tool found nothing,
-// kSanitizerFindings when it found errors; throws Failure(kNoSanitizer) when
+// kSanitizerFindings when it found errors; throws Error (tool) when
 // compute-sanitizer is nowhere to be found.
 int run(const std::string& tool, const std::vector<std::string>& argv);
 

@@ -17,7 +17,7 @@ std::map<std::string, std::string> parse_params(const std::vector<std::string>& 
   for (const auto& p : kv) {
     const auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw Failure(kBadInput, "parameter '" + p + "' must look like key=value");
+      throw Error(ErrorKind::bad_input, "parameter '" + p + "' must look like key=value");
     out[p.substr(0, eq)] = p.substr(eq + 1);
   }
   return out;

@@ -2,6 +2,7 @@
 // GPU, or the default shipped profile when offline and the command allows it, with the one
 // offline note.
 #include <iostream>
+#include <optional>
 
 #include "app/cli/command.hpp"
 #include "cu/driver.hpp"
@@ -28,20 +29,19 @@ std::string short_reason(const std::string& why) {
   return why;
 }
 
-// The full sentence: why there is no GPU; "" when there is one.
-std::string no_gpu_why() {
-  std::string why;
-  if (!cu::driver_available(&why)) return why;
-  if (cu::device_count() > 0) return {};
+// The full sentence: why there is no GPU; nullopt when there is one.
+std::optional<std::string> no_gpu_why() {
+  if (auto why = cu::driver_unavailable()) return why;
+  if (cu::device_count() > 0) return std::nullopt;
   return "no CUDA device: the driver found no GPU";
 }
 
 }  // namespace
 
-std::string offline_reason(const Globals& g) {
-  if (!g.opts.profile.empty()) return {};
-  const std::string why = no_gpu_why();
-  return why.empty() ? why : short_reason(why);
+std::optional<std::string> offline_reason(const Globals& g) {
+  if (!g.opts.profile.empty()) return std::nullopt;
+  if (const auto why = no_gpu_why()) return short_reason(*why);
+  return std::nullopt;
 }
 
 void note_offline(const Globals& g, const std::string& reason, const std::string& profile) {
@@ -51,17 +51,18 @@ void note_offline(const Globals& g, const std::string& reason, const std::string
 
 cu::DeviceSnapshot select_target(const Globals& g, bool fallback) {
   if (!g.opts.profile.empty()) return cu::load_profile(g.opts.profile);
-  const std::string why = no_gpu_why();
-  if (why.empty()) return cu::snapshot_device(g.opts.device);
+  const std::optional<std::string> no_gpu = no_gpu_why();
+  if (!no_gpu) return cu::snapshot_device(g.opts.device);
+  const std::string& why = *no_gpu;
   const std::string dflt = cu::default_profile_name();
   // A device asked for by number cannot be stood in for by a profile: say so, not run on.
   if (g.opts.device != 0)
-    throw Failure(kNoDevice, "device " + std::to_string(g.opts.device) + " does not exist: " + why +
-                                 " (use --profile " + (dflt.empty() ? "FILE" : dflt) +
-                                 " to work from a captured device)");
+    throw Error(ErrorKind::no_gpu, "device " + std::to_string(g.opts.device) + " does not exist: " + why +
+                                       " (use --profile " + (dflt.empty() ? "FILE" : dflt) +
+                                       " to work from a captured device)");
   if (!fallback || dflt.empty())
-    throw Failure(kNoDevice, why + " (use --profile " + (dflt.empty() ? "FILE" : dflt) +
-                                 " to work from a captured device)");
+    throw Error(ErrorKind::no_gpu, why + " (use --profile " + (dflt.empty() ? "FILE" : dflt) +
+                                       " to work from a captured device)");
   note_offline(g, short_reason(why), dflt);
   return cu::load_profile(dflt);
 }

@@ -137,49 +137,50 @@ void write_cubin(const CompileArgs& a, const Globals& g, const rtc::CompileResul
   if (a.cubin.empty()) return;
   for (const rtc::Dependency& d : r.dependencies)
     if (same_file(a.cubin, d.path.string()))
-      throw Failure(kBadInput, "refusing to write the cubin over '" + a.cubin + "': the compile read it (" +
-                                   d.display + " is a header of " + a.file + ")");
+      throw Error(ErrorKind::bad_input, "refusing to write the cubin over '" + a.cubin +
+                                            "': the compile read it (" + d.display + " is a header of " +
+                                            a.file + ")");
   if (!g.opts.profile.empty() && same_file(a.cubin, g.opts.profile))
-    throw Failure(kBadInput, "refusing to write the cubin over the profile '" + g.opts.profile + "'");
+    throw Error(ErrorKind::bad_input,
+                "refusing to write the cubin over the profile '" + g.opts.profile + "'");
   const sys::WriteResult w =
       sys::write_file(a.cubin, std::string_view(r.cubin.data(), r.cubin.size()), sys::Replace::allowed);
-  if (!w) throw Failure(kBadInput, "--cubin: " + w.message);  // as any file named that fails (4)
+  if (!w) throw Error(ErrorKind::bad_input, "--cubin: " + w.message);  // as any file named that fails (4)
 }
 
 int run_compile(const CompileArgs& a, const Globals& g) {
   if (a.arch_given && a.arch.empty())
-    throw Failure(kBadInput, "--arch needs an architecture, e.g. sm_90 (valid: " + join_archs() + ")");
-  if (a.cubin_given && a.cubin.empty()) throw Failure(kUsage, "--cubin needs a file name: --cubin FILE");
+    throw Error(ErrorKind::bad_input,
+                "--arch needs an architecture, e.g. sm_90 (valid: " + join_archs() + ")");
+  if (a.cubin_given && a.cubin.empty())
+    throw Error(ErrorKind::usage, "--cubin needs a file name: --cubin FILE");
   if (!a.cubin.empty() && rtc::is_virtual_arch(a.arch))
-    throw Failure(kBadInput, "--cubin needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
+    throw Error(ErrorKind::bad_input,
+                "--cubin needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
   if (a.sass && rtc::is_virtual_arch(a.arch))
-    throw Failure(kBadInput, "--sass needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
+    throw Error(ErrorKind::bad_input,
+                "--sass needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
   if (!a.cubin.empty()) {
     std::error_code ec;
     if (same_file(a.cubin, a.file))
-      throw Failure(kBadInput, "refusing to write the cubin over the source file '" + a.file + "'");
+      throw Error(ErrorKind::bad_input, "refusing to write the cubin over the source file '" + a.file + "'");
     if (std::filesystem::is_directory(a.cubin, ec))
-      throw Failure(kBadInput, "cannot write the cubin to '" + a.cubin + "': it is a folder");
+      throw Error(ErrorKind::bad_input, "cannot write the cubin to '" + a.cubin + "': it is a folder");
   }
-  rtc::Source src;
-  try {
-    src = rtc::load_source(a.file);
-  } catch (const rtc::Error& e) {
-    throw Failure(kBadInput, e.what());
-  }
+  const rtc::Source src = rtc::load_source(a.file);  // an unreadable file: bad input (4)
   rtc::Options opt;
   int live = -1;
   opt.arch = choose_arch(a, g, &live);
   try {
     for (const std::string& d : a.defines) opt.defines.push_back(rtc::parse_define(d));
   } catch (const rtc::Error& e) {
-    throw Failure(kUsage, std::string("-D: ") + e.what());
+    throw Error(ErrorKind::usage, std::string("-D: ") + e.what());
   }
   opt.include_dirs = a.include_dirs;
   opt.lineinfo = a.lineinfo || a.lines;  // --lines needs the line table
   opt.allow_virtual = true;              // compute_XX: PTX only
   opt.name_expressions = a.kernels;
-  // An rtc::Error without an NVRTC code is bad input (the arch); with one, NVRTC broke.
+  // An rtc::Error is bad input (the arch, an include folder), or internal when NVRTC broke.
   rtc::CompileResult r;
   std::optional<rtc::Cache> cache;
   if (g.opts.cache) cache.emplace(rtc::Cache::default_dir());
@@ -187,23 +188,19 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   std::optional<Cleanup> keep;  // the warm headers' file, removed however this ends
   std::optional<rtc::WarmResult> warm;
   if (a.timings) rtc::set_phase_times(true);
-  try {
-    if (a.pch) {
-      keep.emplace("compile");
-      if (!keep->note().empty())
-        std::cerr << "warplab: " << keep->note()
-                  << (keep->dir().empty() ? ": compiling without warm headers" : "") << "\n";
-      if (!keep->dir().empty()) {
-        warm = rtc::warm_headers(src, opt, keep->dir());
-      } else {  // no folder of ours for the PCH file (never the current folder)
-        warm.emplace();
-        warm->why = "no folder for the precompiled headers";
-      }
+  if (a.pch) {
+    keep.emplace("compile");
+    if (!keep->note().empty())
+      std::cerr << "warplab: " << keep->note()
+                << (keep->dir().empty() ? ": compiling without warm headers" : "") << "\n";
+    if (!keep->dir().empty()) {
+      warm = rtc::warm_headers(src, opt, keep->dir());
+    } else {  // no folder of ours for the PCH file (never the current folder)
+      warm.emplace();
+      warm->why = "no folder for the precompiled headers";
     }
-    r = rtc::compile(src, opt, cache ? &*cache : nullptr);
-  } catch (const rtc::Error& e) {
-    throw Failure(e.code() == NVRTC_SUCCESS ? kBadInput : kInternal, e.what());
   }
+  r = rtc::compile(src, opt, cache ? &*cache : nullptr);
   // Colour only for a terminal: diagnostics piped into a file or an editor stay plain.
   const bool color = g.opts.color && isatty(STDERR_FILENO);
   std::cerr << rtc::format_diagnostics(r, a.max_errors, color);
@@ -239,17 +236,12 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     print_table(table, r);
   }
   if (a.ptx) std::cout << r.ptx;
-  if (a.lines) {  // the listing; with --sass, each line's SASS under it
+  // The listing, with --sass each line's SASS under it. Without a disassembler --sass is
+  // kind tool, exit 8, as run --sanitize without its tool; the tool failing: exit 1.
+  if (a.lines)
     std::cout << compile_lines(src, opt, r, a.sass, g.opts.color && isatty(STDOUT_FILENO));
-  } else if (a.sass) {  // without a disassembler: exit 8, as run --sanitize without its tool
-    std::string sass;
-    try {
-      sass = rtc::disassemble(r.cubin, "--sass");
-    } catch (const rtc::Error& e) {
-      throw Failure(rtc::find_sass_tool().found() ? kFailed : kNoSanitizer, e.what());
-    }
-    std::cout << sass;
-  }
+  else if (a.sass)
+    std::cout << rtc::disassemble(r.cubin, "--sass");
   if (!a.cubin.empty() && !g.opts.quiet)
     table << "cubin: " << a.cubin << " (" << r.cubin.size() << " bytes)\n";
   if (a.timings) print_timings(table, r, warm ? &*warm : nullptr, live);

@@ -21,13 +21,13 @@ fs::path find_examples(const std::string& given) {
   std::error_code ec;
   if (!given.empty()) {
     if (!fs::is_directory(given, ec))
-      throw Failure(kBadInput, "examples folder '" + given + "' is not a directory");
+      throw Error(ErrorKind::bad_input, "examples folder '" + given + "' is not a directory");
     return given;
   }
   if (const std::string d = shipped_examples(); !d.empty()) return d;
   std::string looked;
   for (const std::string& d : examples_candidates()) looked += (looked.empty() ? "" : ", ") + d;
-  throw Failure(kBadInput, "no examples folder found (looked in " + looked + ")");
+  throw Error(ErrorKind::bad_input, "no examples folder found (looked in " + looked + ")");
 }
 
 // The header's first "-- <file name>: summary" line among the leading comment lines,
@@ -96,7 +96,8 @@ int list_examples(const std::string& folder, bool json) {
   // inside is skipped, not the end of the listing. Links to folders are not followed.
   std::error_code ec;
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) throw Failure(kBadInput, "cannot read examples folder '" + root.string() + "': " + ec.message());
+  if (ec)
+    throw Error(ErrorKind::bad_input, "cannot read examples folder '" + root.string() + "': " + ec.message());
   for (; it != end; it.increment(ec)) {
     if (ec) break;
     const fs::directory_entry& e = *it;

@@ -2,20 +2,24 @@
 // `dev` bound to cuda.device(). The prompt (prompt.hpp, libedit, when stdin is a terminal)
 // runs here; the Lua state lives in a worker process (worker.hpp). Piped stdin is read line
 // by line with no prompts; the exit status is 1 when any chunk failed.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <vector>
 
+#include "app/cli/child_group.hpp"
 #include "app/cli/command.hpp"
 #include "app/cli/counters.hpp"
 #include "app/cli/lua_state.hpp"
 #include "app/repl/counters.hpp"
 #include "app/repl/help.hpp"
+#include "app/repl/open_chunk.hpp"
 #include "app/repl/prompt.hpp"
 #include "app/repl/save.hpp"
 #include "app/repl/worker.hpp"
@@ -48,20 +52,16 @@ constexpr const char* kHelp =
 // Runs in each new worker. `notes` is the parent's copy of the globals at fork time;
 // after the first start it has offline_noted set, so the offline note is said once.
 bind::StatePtr open_worker_state(const Globals& g, const Globals& notes) {
-  start_counter_watchdog(g.opts);  // a counted launch that hangs costs the worker (--timeout)
-  try {
-    return open_lua_state(g, &notes);
-  } catch (const Failure& e) {
-    throw repl::StartError(e.code, e.what());
-  } catch (const cu::Error& e) {
-    throw repl::StartError(exit_code_for(e), e.what());
-  }
+  start_counter_watchdog(g.opts);    // a counted launch that hangs costs the worker (--timeout)
+  return open_lua_state(g, &notes);  // an Error's kind reaches the prompt (repl::serve)
 }
 
 // What both front ends share: commands, accumulating multi-line chunks, printing.
 class Session {
  public:
-  explicit Session(repl::Worker& w) : w_(w) {}
+  // `more_waiting`: whether the next input line is already there (a paste, a pipe).
+  Session(repl::Worker& w, std::function<bool()> more_waiting)
+      : w_(w), more_waiting_(std::move(more_waiting)) {}
 
   bool continuing() const { return !pending_.empty(); }
   // The chunk that just ended (one history entry, however many lines), and whether it did
@@ -69,7 +69,10 @@ class Session {
   const std::string& last_chunk() const { return last_chunk_; }
   bool last_was_syntax_error() const { return last_syntax_error_; }
   bool failed() const { return failed_; }
-  void drop_pending() { pending_.clear(); }
+  void drop_pending() {
+    pending_.clear();
+    open_.reset();
+  }
 
   // One input line; false when the user asked to leave. A line starting with ':' is a
   // command only at the start of a chunk, and "::" starts a Lua goto label.
@@ -77,15 +80,19 @@ class Session {
     if (pending_.empty() && text.rfind(':', 0) == 0 && text.rfind("::", 0) != 0) return command(text);
     pending_ += (pending_.empty() ? "" : "\n") + text;
     if (pending_.find_first_not_of(" \t\r") == std::string::npos) {
-      pending_.clear();
+      drop_pending();
       return true;
     }
+    // While more lines are already there (a paste), a chunk that surely goes on is not
+    // sent to be parsed after each of its lines: only when it may be complete.
+    open_.add_line(text);
+    if (open_.surely_incomplete() && more_waiting_()) return true;
     const repl::Reply r = w_.eval(pending_, false);
     if (r.status != repl::Status::kIncomplete) {
       if (r.status == repl::Status::kOk) inputs_.push_back({pending_, r.eval});
       last_chunk_ = pending_;
       last_syntax_error_ = r.status == repl::Status::kSyntax;
-      pending_.clear();
+      drop_pending();
       show(r);
     }
     return true;
@@ -95,7 +102,7 @@ class Session {
   void finish() {
     if (pending_.empty()) return;
     show(w_.eval(pending_, true));
-    pending_.clear();
+    drop_pending();
   }
 
   // Values to stdout, errors to stderr (stdout flushed first, so a terminal shows them
@@ -273,14 +280,15 @@ class Session {
 
   // :save FILE never replaces a file; :save! FILE does. Through the one writer: a failed
   // write leaves the old file as it was.
-  void save(const std::string& file, bool replace) {
-    if (file.empty()) return show({repl::Status::kError, ":save needs a file name: :save FILE"});
+  void save(const std::string& given, bool replace) {
+    if (given.empty()) return show({repl::Status::kError, ":save needs a file name: :save FILE"});
+    const std::string file = repl::save_path(given);
     std::vector<repl::SavedInput> saved;
     for (const Input& in : inputs_) saved.push_back({in.text, in.faulted});
     const sys::WriteResult w = sys::write_file(file, repl::session_script(saved),
                                                replace ? sys::Replace::allowed : sys::Replace::never);
     if (w.status == sys::WriteResult::Status::exists)
-      return show({repl::Status::kError, ":save: " + w.message + ": :save! " + file + " replaces it"});
+      return show({repl::Status::kError, ":save: " + w.message + ": :save! " + given + " replaces it"});
     if (!w) return show({repl::Status::kError, ":save: " + w.message});
     std::printf("saved %zu input%s to %s\n", inputs_.size(), inputs_.size() == 1 ? "" : "s", file.c_str());
   }
@@ -294,8 +302,10 @@ class Session {
   };
 
   repl::Worker& w_;
+  std::function<bool()> more_waiting_;
   std::vector<Input> inputs_;  // every chunk that evaluated without an error
   std::string pending_;
+  repl::OpenChunk open_;  // what pending_ leaves open
   std::string last_chunk_;
   bool last_syntax_error_ = false;
   bool failed_ = false;
@@ -348,28 +358,32 @@ int interactive(repl::Worker& w, Session& s, const Globals& g) {
 // The state is opened in the worker, never here: CUDA must not be initialized in a
 // process that forks afterwards (the child could not use it).
 int run_repl(const Globals& g) {
+  // A standard stream closed at start (main keeps its number, open the other way round) is
+  // said at once: with no input the prompt would wait for nothing, with no output say nothing.
+  const auto mode = [](int fd) { return ::fcntl(fd, F_GETFL) & O_ACCMODE; };
+  if (mode(STDIN_FILENO) == O_WRONLY)
+    throw Error(ErrorKind::bad_input,
+                "the REPL's standard input is closed: there is nothing to read (give it a "
+                "terminal, a pipe or a file: warplab repl < chunks.lua)");
+  if (mode(STDOUT_FILENO) == O_RDONLY)
+    throw Error(ErrorKind::failed, "the REPL's standard output is closed: its answers could not be shown");
+  reap_orphans();  // what a dead worker started outside its group is ended (child_group.hpp)
   Globals worker = g;
   worker.opts.echo_compile_errors = true;  // `m = cuda.compile{...}` keeps only the nil
   Globals notes = g;                       // the worker reads it at fork time: see open_worker_state
   // A spare worker, its state and the device's context ready, takes over on a restart.
   repl::Worker w([&worker, &notes] { return open_worker_state(worker, notes); },
                  [](lua_State* L) { prepare_device(L); });
-  try {
-    w.start();
-  } catch (const repl::StartError& e) {
-    throw Failure(e.code, e.what());
-  }
+  w.start();  // throws Error with the worker's kind: the prompt ends with its code
   notes.offline_noted = true;
   w.keep_spare();
-  Session s(w);
-  try {
-    if (::isatty(STDIN_FILENO)) return interactive(w, s, g);
-    for (std::string line; std::getline(std::cin, line);)
-      if (!s.line(line)) return s.failed() ? kFailed : kOk;
-    s.finish();
-  } catch (const repl::StartError& e) {  // a restart failed: nothing left to talk to
-    throw Failure(e.code, e.what());
-  }
+  const bool tty = ::isatty(STDIN_FILENO);
+  Session s(w, [tty] { return repl::input_waiting(tty); });
+  // A restart that fails throws Error: nothing left to talk to, the prompt ends with its code.
+  if (tty) return interactive(w, s, g);
+  for (std::string line; std::getline(std::cin, line);)
+    if (!s.line(line)) return s.failed() ? kFailed : kOk;
+  s.finish();
   return s.failed() ? kFailed : kOk;
 }
 

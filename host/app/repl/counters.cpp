@@ -65,9 +65,18 @@ CountedChunk counted_chunk(const std::string& arg) {
     c.chunk = trim(c.chunk.substr(sp));
   }
   if (c.chunk.empty()) return c;
-  // The chunk's own lines end before `end` (a trailing comment cannot swallow it); the
-  // names are plain words (checked above, or the default), so quoting them is safe.
-  c.lua = "return cuda.counters(function()\n" + c.chunk + "\nend, \"" + c.sets + "\")";
+  // The chunk is compiled on its own, as typed, under the REPL's chunk name: its errors
+  // cite repl:1 and the words the person typed (wrapped in `function() ... end` they
+  // cited repl:2, and a chunk that did not parse was blamed on an `end` nobody typed).
+  // It goes in as a long string whose brackets it does not hold, its load error raised
+  // as it is; the call stays on line 1, where cuda.counters' own errors point. The names
+  // are plain words (checked above, or the default), so quoting them is safe.
+  std::string level;
+  while (c.chunk.find("]" + level + "]") != std::string::npos) level += '=';
+  c.lua =
+      "return cuda.counters((function(s) local f, e = load(s, \"=repl\", \"t\") if not f then error(e, 0) "
+      "end return f end)([" +
+      level + "[\n" + c.chunk + "]" + level + "]), \"" + c.sets + "\")";
   return c;
 }
 
@@ -82,7 +91,7 @@ CountedChunk lined_chunk(const std::string& arg) {
     if (comma == std::string::npos) comma = first.size();
     const std::string w = first.substr(at, comma - at);
     sets = w == "counts" || w == "instructions" || w == "shared" || w == "global" || w == "local" ||
-           w == "stalls";
+           w == "stalls" || w == "all";
     at = comma + 1;
   }
   if (sets) {

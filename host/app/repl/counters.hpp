@@ -13,7 +13,7 @@ inline constexpr const char* kDefaultCounters = "memory,warps";
 struct CountedChunk {
   std::string sets;   // "shared,memory"
   std::string chunk;  // "k:launch(1, 32, a)"; empty when none was given
-  std::string lua;    // return cuda.counters(function() <chunk> end, "<sets>")
+  std::string lua;    // return cuda.counters(<chunk loaded as typed, "=repl">, "<sets>")
 };
 
 // Splits the argument of :counters: a first word whose comma-separated parts are each a

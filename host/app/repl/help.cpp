@@ -8,6 +8,8 @@
 #include <sstream>
 #include <vector>
 
+#include "sys/shown.hpp"
+
 namespace warplab::app::repl {
 namespace {
 
@@ -69,7 +71,8 @@ std::string api_help(const std::string& name) {
       out += "\n";
     }
     if (!out.empty()) return out.substr(0, out.size() - 1);
-    return "nothing about '" + name + "' in " + p.string() + " (try :help cuda.array, :help k:launch)";
+    return "nothing about '" + sys::shown(name) + "' in " + p.string() +
+           " (try :help cuda.array, :help k:launch)";
   }
   return "docs/lua-api.md was not found beside warplab or in its source tree";
 }

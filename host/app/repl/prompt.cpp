@@ -8,15 +8,19 @@
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <clocale>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cwchar>
 #include <filesystem>
+#include <iostream>
 #include <string_view>
 
 #include "app/repl/complete.hpp"
@@ -55,11 +59,28 @@ void list_columns(const std::vector<std::string>& words) {
   std::fflush(stdout);
 }
 
-// libedit's own reader misses a Ctrl-C that comes between printing the prompt and the
-// first read (the terminal is still in cooked mode then, so the signal arrives before
-// read() can return EINTR). This reader waits on stdin and on the interrupt pipe, so a
-// Ctrl-C at any moment ends the line. UTF-8 is decoded here, as libedit would.
-int read_char(editline*, wchar_t* out) {
+// True for a regular file (a link to one too); false for a FIFO, a device, a folder, none.
+bool regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Bytes read from the terminal and not yet decoded: a paste arrives in one read(2) of up
+// to 64 KiB instead of two system calls per byte.
+struct Pending {
+  unsigned char bytes[1 << 16];
+  std::size_t at = 0, end = 0;
+  std::size_t left() const { return end - at; }
+};
+Pending g_in;
+// What the line being read held that is not text in the terminal's encoding: the count of
+// such bytes and the first of them, said once the line is read (LineEditor::read).
+std::size_t g_bad_bytes = 0;
+unsigned char g_first_bad = 0;
+
+// Waits for stdin or Ctrl-C and appends what stdin has to g_in. 1: read something; 0: end
+// of file; -1: Ctrl-C (errno EINTR) or a failed read.
+int fill() {
   for (;;) {
     pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
     if (::poll(fds, interrupt_fd() >= 0 ? 2 : 1, -1) < 0) {
@@ -70,21 +91,57 @@ int read_char(editline*, wchar_t* out) {
       errno = EINTR;
       return -1;
     }
-    unsigned char b[4];
-    const ssize_t n = ::read(STDIN_FILENO, b, 1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return static_cast<int>(n);  // 0: end of file
-    const int len = b[0] < 0x80                   ? 1
-                    : b[0] >= 0xf0 && b[0] < 0xf8 ? 4
-                    : b[0] >= 0xe0                ? 3
-                    : b[0] >= 0xc0                ? 2
-                                                  : 1;
-    char32_t c = len == 1 ? b[0] : len == 2 ? b[0] & 0x1f : len == 3 ? b[0] & 0x0f : b[0] & 0x07;
-    for (int i = 1; i < len; ++i) {
-      if (::read(STDIN_FILENO, b + i, 1) != 1 || (b[i] & 0xc0) != 0x80) return -1;
-      c = (c << 6) | (b[i] & 0x3f);
+    if (g_in.at > 0) {  // keep an unfinished character at the front
+      std::memmove(g_in.bytes, g_in.bytes + g_in.at, g_in.left());
+      g_in.end -= g_in.at;
+      g_in.at = 0;
     }
-    *out = static_cast<wchar_t>(c);
+    const ssize_t n = ::read(STDIN_FILENO, g_in.bytes + g_in.end, sizeof g_in.bytes - g_in.end);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return static_cast<int>(n);
+    g_in.end += static_cast<std::size_t>(n);
+    return 1;
+  }
+}
+
+// libedit's own reader misses a Ctrl-C that comes between printing the prompt and the
+// first read (the terminal is still in cooked mode then, so the signal arrives before
+// read() can return EINTR). This reader waits on stdin and on the interrupt pipe, so a
+// Ctrl-C at any moment ends the line. Characters are decoded in the locale's encoding, as
+// libedit would; a byte that is not one (a Latin-1 "\xe9" typed in a UTF-8 terminal, a
+// lone "\xff") reads as U+FFFD (or '?'), counted for the note after the line, and the
+// byte after it is read on its own: one bad byte used to end the REPL as if at end of
+// file, the session lost.
+int read_char(editline*, wchar_t* out) {
+  static const bool utf8 = std::strcmp(::nl_langinfo(CODESET), "UTF-8") == 0;
+  for (;;) {
+    if (g_in.left() == 0) {
+      const int r = fill();
+      if (r <= 0) return r;
+    }
+    std::mbstate_t st{};
+    wchar_t c = 0;
+    const std::size_t n =
+        std::mbrtowc(&c, reinterpret_cast<const char*>(g_in.bytes + g_in.at), g_in.left(), &st);
+    if (n == static_cast<std::size_t>(-2)) {  // a character cut by the read: wait for its rest
+      if (g_in.left() < MB_LEN_MAX) {
+        pollfd p{STDIN_FILENO, POLLIN, 0};
+        // What a terminal sends at once arrives together; a lead byte with nothing after
+        // it for a moment (a lone "\xc3" then Enter was already read) is a bad byte.
+        if (::poll(&p, 1, 50) == 1) {
+          const int r = fill();
+          if (r < 0) return r;
+          if (r > 0) continue;
+        }
+      }
+    } else if (n != static_cast<std::size_t>(-1)) {
+      g_in.at += n == 0 ? 1 : n;  // 0: a NUL byte
+      *out = c;
+      return 1;
+    }
+    if (g_bad_bytes++ == 0) g_first_bad = g_in.bytes[g_in.at];
+    ++g_in.at;
+    *out = utf8 ? static_cast<wchar_t>(0xfffd) : L'?';
     return 1;
   }
 }
@@ -115,7 +172,9 @@ LineEditor::LineEditor(std::string history_file, Completer completer)
   if (!history_file_.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(history_file_).parent_path(), ec);
-    ::history(hist_, &ev, H_LOAD, history_file_.c_str());  // a first run has none: fine
+    // Only a regular file: libedit opens it for reading, and a FIFO there would wait for a
+    // writer before the first prompt.
+    if (regular_file(history_file_)) ::history(hist_, &ev, H_LOAD, history_file_.c_str());
   }
   // libedit edits wide characters through the C library, so it needs the user's
   // LC_CTYPE; from the plain "C" locale we move to C.UTF-8 so UTF-8 input still works.
@@ -129,7 +188,14 @@ LineEditor::LineEditor(std::string history_file, Completer completer)
   ::el_set(el_, EL_GETCFN, &read_char);
   ::el_set(el_, EL_ADDFN, "warplab-complete", "complete a Lua name", &LineEditor::on_tab);
   ::el_set(el_, EL_BIND, "^I", "warplab-complete", nullptr);
-  ::el_source(el_, nullptr);  // the user's ~/.editrc may rebind keys
+  // The user's ~/.editrc ($EDITRC) may rebind keys: read as libedit would find it, when it
+  // is a regular file (el_source opens it with fopen: a FIFO would hang the prompt).
+  std::string editrc;
+  if (const char* e = std::getenv("EDITRC"); e && *e)
+    editrc = e;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    editrc = std::string(home) + "/.editrc";
+  if (!editrc.empty() && regular_file(editrc)) ::el_source(el_, editrc.c_str());
 }
 
 LineEditor::~LineEditor() {
@@ -151,6 +217,17 @@ LineEditor::Input LineEditor::read(const std::string& prompt, std::string& line)
   }
   line.assign(text, static_cast<size_t>(count));
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  if (g_bad_bytes > 0) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "warplab: the terminal sent %zu byte%s that %s not %s (the first: 0x%02x), read as %s; "
+                 "is the terminal's encoding the locale's (%s)?\n",
+                 g_bad_bytes, g_bad_bytes == 1 ? "" : "s", g_bad_bytes == 1 ? "is" : "are",
+                 ::nl_langinfo(CODESET), g_first_bad,
+                 std::strcmp(::nl_langinfo(CODESET), "UTF-8") == 0 ? "U+FFFD" : "'?'",
+                 ::nl_langinfo(CODESET));
+    g_bad_bytes = 0;
+  }
   return Input::kLine;
 }
 
@@ -159,6 +236,8 @@ void LineEditor::remember(const std::string& line) {
   HistEvent ev;
   ::history(hist_, &ev, H_ENTER, line.c_str());
   if (history_file_.empty()) return;
+  // What is there and is no regular file (a FIFO, a folder) is not ours to replace.
+  if (struct stat st{}; ::stat(history_file_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return;
   // Through the one writer (sys/write.hpp), not libedit's H_SAVE (which opens the path
   // itself, through a symbolic link too, and truncates before writing): the history is
   // made in an anonymous memory file (H_SAVE_FP needs a real descriptor: it fchmods it),
@@ -180,6 +259,12 @@ void LineEditor::remember(const std::string& line) {
 }
 
 void LineEditor::prefill(const std::string& text) { ::el_push(el_, text.c_str()); }
+
+bool input_waiting(bool terminal) {
+  pollfd p{STDIN_FILENO, POLLIN, 0};
+  if (!terminal) return std::cin.rdbuf()->in_avail() != 0 || ::poll(&p, 1, 0) == 1;
+  return g_in.left() > 0 || ::poll(&p, 1, 0) == 1;
+}
 
 const char* LineEditor::on_prompt(editline* el) {
   LineEditor* self = nullptr;

@@ -46,6 +46,10 @@ class LineEditor {
   Completer completer_;
 };
 
+// Whether the next input is already there: a paste at the terminal (`terminal`: bytes read
+// and not yet used, or waiting), more of a pipe or file on stdin (or its end).
+bool input_waiting(bool terminal);
+
 // $XDG_STATE_HOME/warplab/history, else ~/.local/state/warplab/history; "" without HOME.
 std::string history_path();
 

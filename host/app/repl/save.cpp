@@ -2,8 +2,12 @@
 // nothing run): the prompt holds no Lua state, and CUDA is never touched here.
 #include "app/repl/save.hpp"
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <lua.hpp>
 
+#include <cstdlib>
 #include <memory>
 
 namespace warplab::app::repl {
@@ -45,6 +49,23 @@ std::string session_script(const std::vector<SavedInput>& inputs) {
       out += in.text + "\n";
   }
   return out;
+}
+
+std::string save_path(const std::string& file) {
+  if (file.empty() || file[0] != '~') return file;
+  const std::size_t slash = file.find('/');
+  const std::string user = file.substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
+  std::string home;
+  if (user.empty()) {
+    const char* h = std::getenv("HOME");
+    if (h && *h) home = h;
+  }
+  if (home.empty()) {  // ~NAME, or no $HOME: the password database
+    const passwd* pw = user.empty() ? ::getpwuid(::getuid()) : ::getpwnam(user.c_str());
+    if (pw && pw->pw_dir && *pw->pw_dir) home = pw->pw_dir;
+  }
+  if (home.empty()) return file;  // no such user: a file named "~x", as the shell leaves it
+  return slash == std::string::npos ? home : home + file.substr(slash);
 }
 
 }  // namespace warplab::app::repl

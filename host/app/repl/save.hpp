@@ -20,4 +20,8 @@ bool is_bare_expression(const std::string& chunk);
 // The script: a header comment, then each input in order.
 std::string session_script(const std::vector<SavedInput>& inputs);
 
+// The file `:save FILE` writes: FILE with a leading ~ or ~/ meaning $HOME, and ~NAME/ the
+// home of user NAME, as a shell would expand it (the REPL has no shell between); else FILE.
+std::string save_path(const std::string& file);
+
 }  // namespace warplab::app::repl

@@ -18,9 +18,9 @@
 #include <cstring>
 #include <iostream>
 
-#include "app/cli/exit_codes.hpp"
 #include "app/repl/eval.hpp"
 #include "app/repl/protocol.hpp"
+#include "sys/error.hpp"
 
 namespace warplab::app::repl {
 namespace {
@@ -86,15 +86,18 @@ void Worker::fork_worker(pid_t& pid_out, int& fd_out, bool spare) {
   // POLLHUP/EOF on the other, which is how a dead worker is noticed.
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    throw StartError(kInternal,
-                     std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
+    throw Error(ErrorKind::internal,
+                std::string("cannot create the REPL worker's socket: ") + std::strerror(errno));
   flush_output();  // or the child would flush our buffered output a second time
+  // Not a reaper (child_group.hpp): what the worker's commands leave is the prompt's, which
+  // reaps what has ended between requests; a worker adopting it would keep it a zombie,
+  // since Lua waits only for what it started itself.
   const pid_t pid =
       fork_in_group({.die_with_parent = true, .group_dies_with_parent = true, .unblock_signals = false});
   if (pid < 0) {
     ::close(sv[0]);
     ::close(sv[1]);
-    throw StartError(kInternal, std::string("cannot fork the REPL worker: ") + std::strerror(errno));
+    throw Error(ErrorKind::internal, std::string("cannot fork the REPL worker: ") + std::strerror(errno));
   }
   if (pid == 0) {
     // In the worker, in its own process group (cli/child_group.hpp): the prompt decides
@@ -123,7 +126,7 @@ void Worker::fork_spare() {
   if (!keep_spare_ || spare_pid_ > 0) return;
   try {
     fork_worker(spare_pid_, spare_fd_, true);
-  } catch (const StartError&) {
+  } catch (const Error&) {
     spare_pid_ = spare_fd_ = -1;
   }
 }
@@ -153,10 +156,12 @@ void Worker::start() {
     return;
   }
   if (hello.status == Status::kDied)
-    throw StartError(kInternal, "the REPL worker " + death_.substr(7) + " while starting");
-  // kError carries "<code>\n<message>".
+    throw Error(ErrorKind::internal, "the REPL worker " + death_.substr(7) + " while starting");
+  // kError carries "<kind>\n<message>" (sys/error.hpp kind_name).
   const auto nl = hello.text.find('\n');
-  throw StartError(std::atoi(hello.text.substr(0, nl).c_str()), hello.text.substr(nl + 1));
+  const std::optional<ErrorKind> kind = kind_named(hello.text.substr(0, nl));
+  throw Error(kind.value_or(ErrorKind::internal),
+              nl == std::string::npos ? hello.text : hello.text.substr(nl + 1));
 }
 
 void Worker::restart() {
@@ -187,6 +192,9 @@ std::vector<std::string> Worker::complete(const std::string& line) {
 // Sends one request (type 0: none, just wait for the start-up message) and waits for
 // its reply while forwarding Ctrl-C: the first as SIGINT, the next as SIGKILL.
 Reply Worker::request(char type, const std::string& payload) {
+  // What the worker started and left (`cmd &`, a daemon) is ours (reap_orphans): those
+  // that have ended are reaped here, so none stays a zombie for the rest of the session.
+  reap_exited({pid_, spare_pid_});
   if (!alive()) return {Status::kDied, death_};
   if (payload.size() > kMaxPayload)  // refused here: the worker and its state stay as they are
     return {Status::kError, "input of " + std::to_string(payload.size() >> 20) +
@@ -231,6 +239,8 @@ void Worker::reap(bool kill_first) {
   ::close(fd_);
   fd_ = -1;
   const int status = kill_first ? kill_group(pid_) : reap_group(pid_);  // its group goes too
+  // And what it started outside its group (`setsid`): ours now (reap_orphans), ended.
+  kill_adopted(spare_pid_ > 0 ? std::vector<pid_t>{spare_pid_} : std::vector<pid_t>{}, pid_);
   death_ = describe(status);
   pid_ = -1;
 }
@@ -244,17 +254,16 @@ void Worker::reap(bool kill_first) {
   try {
     state = make();
     if (warm) warm(state.get());
-  } catch (const StartError& e) {
+  } catch (const Error& e) {
     flush_output();
-    write_message(fd, static_cast<char>(Status::kError), std::to_string(e.code) + "\n" + e.what());
+    write_message(fd, static_cast<char>(Status::kError), std::string(kind_name(e.kind())) + "\n" + e.what());
     ::_exit(0);
   } catch (const std::exception& e) {
     flush_output();
-    write_message(fd, static_cast<char>(Status::kError), std::to_string(kInternal) + "\n" + e.what());
+    write_message(fd, static_cast<char>(Status::kError), "internal\n" + std::string(e.what()));
     ::_exit(0);
   } catch (...) {  // a Lua error raised outside a protected call
-    write_message(fd, static_cast<char>(Status::kError),
-                  std::to_string(kInternal) + "\nthe Lua state could not be opened");
+    write_message(fd, static_cast<char>(Status::kError), "internal\nthe Lua state could not be opened");
     ::_exit(0);
   }
   Evaluator ev(state.get());
@@ -287,6 +296,7 @@ void Worker::reap(bool kill_first) {
   flush_output();
   // The prompt is gone (its end of the socket closed as it died, before its death signal
   // reaches us): what this worker started goes with it, not on with no parent.
+  kill_children();
   if (::getpgrp() == ::getpid()) ::kill(0, SIGKILL);
   ::_exit(0);
 }

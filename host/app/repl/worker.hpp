@@ -8,7 +8,6 @@
 #include <sys/types.h>
 
 #include <functional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,16 +16,11 @@
 
 namespace warplab::app::repl {
 
-// Opens the worker's Lua state; called in the worker process after fork. Throw
-// StartError to give the prompt an exit code and one sentence.
+// Opens the worker's Lua state; called in the worker process after fork. An Error it throws
+// reaches the prompt with its kind and sentence (Worker::start throws it again there).
 using StateFactory = std::function<bind::StatePtr()>;
 // What a spare worker does with its state before it is needed (the device's context).
 using Warm = std::function<void(lua_State*)>;
-
-struct StartError : std::runtime_error {
-  StartError(int code, const std::string& msg) : std::runtime_error(msg), code(code) {}
-  int code;
-};
 
 class Worker {
  public:
@@ -36,7 +30,7 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   // Starts the worker (the spare, when one is ready) and waits until its state is open;
-  // throws StartError.
+  // throws Error: the worker's, or internal when it cannot be started.
   void start();
   // Kills the current worker (if any) and starts a new one.
   void restart();

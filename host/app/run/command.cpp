@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -23,6 +24,7 @@
 #include "app/cli/sanitize.hpp"
 #include "app/run/counters.hpp"
 #include "app/run/lines.hpp"
+#include "app/run/quiet.hpp"
 #include "bind/state.hpp"
 #include "cu/trace.hpp"
 #include "lab/deps.hpp"
@@ -47,8 +49,24 @@ struct RunArgs {
 constexpr const char* kNeedsGpuHint =
     "hint: without a GPU, end the script before its GPU part with "
     "`if not cuda.device().live then return end`, as the examples do (docs/tutorial.md)";
-// How bind/device.cpp and cu::DeviceSnapshot::require say a profile lacks a value.
-constexpr const char* kUnknownForProfile = " is unknown for profile ";
+
+// How `run` ends a script by the kind of the error that escaped it (bind::RunResult): these
+// kinds end it with their own exit code (exit_codes.hpp) and no traceback, the message as
+// the message handler left it, after `prefix` and before a hint; every other kind (the
+// script's own error, API misuse, a driver failure inside the script) is exit 1 with the
+// message and its traceback (docs/exit-codes.md).
+struct Ending {
+  ErrorKind kind;
+  const char* prefix;
+  const char* hint;
+};
+constexpr Ending kEndings[] = {
+    {ErrorKind::no_gpu, "", kNeedsGpuHint},             // a GPU-only call on a run without one
+    {ErrorKind::not_in_profile, "warplab: ", nullptr},  // the run needs a GPU or a fuller profile
+    {ErrorKind::parameter, "warplab: ", nullptr},       // a -p value: the command line's fault
+    {ErrorKind::compile, "", nullptr},                  // the diagnostics once and where the script stopped
+    {ErrorKind::timeout, "", nullptr},                  // the watchdog's sentence, with its traceback
+};
 
 // True unless the script loaded warplab.check and some check failed.
 bool checks_ok(lua_State* L) {
@@ -61,25 +79,6 @@ bool checks_ok(lua_State* L) {
   }
   lua_settop(L, 0);
   return ok;
-}
-
-// Runs `fn` with the process's stdout on /dev/null: what a script prints before it
-// declares its parameters is not part of the list.
-template <class F>
-void with_stdout_silenced(F fn) {
-  std::cout.flush();
-  std::fflush(stdout);
-  const int saved = ::dup(STDOUT_FILENO);
-  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  if (saved >= 0 && null >= 0) ::dup2(null, STDOUT_FILENO);
-  if (null >= 0) ::close(null);
-  fn();
-  std::cout.flush();
-  std::fflush(stdout);
-  if (saved >= 0) {
-    ::dup2(saved, STDOUT_FILENO);
-    ::close(saved);
-  }
 }
 
 // `run SCRIPT --params`: the script runs until its params{...} (warplab.params records the
@@ -136,45 +135,39 @@ int print_params(const Globals& g, const std::string& script) {
   return kOk;
 }
 
-// The script in `state`, counted when `ca` names counters (run --counters), and run's exit
+// A new Lua state for the run, with its -p values.
+bind::StatePtr state_with(const Globals& g, const std::map<std::string, std::string>& params) {
+  bind::StatePtr s = open_lua_state(g);
+  bind::set_params(s.get(), params);
+  return s;
+}
+
+// The script in `state`, counted when `ca` names counters (run --counters) or its lines
+// collected (`la`: run --lines; `fresh`, a new state for the stall pass), and run's exit
 // code for how it went.
 int run_in_state(bind::StatePtr& state, const std::string& script, const std::vector<std::string>& args,
-                 const CounterArgs& ca, const LineArgs& la = {}, bool color = false) {
+                 const CounterArgs& ca, const LineArgs& la, bool color,
+                 const std::function<bind::StatePtr()>& fresh) {
   std::unique_ptr<RunCounters> counters;
   if (!ca.words.empty()) counters = std::make_unique<RunCounters>(ca, state.get());
   std::unique_ptr<RunLines> lines;
-  if (la.on()) lines = std::make_unique<RunLines>(la, ca.json, color, state.get());
+  if (la.on()) lines = std::make_unique<RunLines>(la, color, state.get());
   const bind::RunResult r = bind::run_file(state.get(), script, args);
-  int counted = counters && !r.bad_input ? counters->finish(r.timed_out) : kOk;
-  if (lines && !r.bad_input && counted == kOk) counted = lines->finish(r.timed_out);
+  const bool timed_out = !r.ok && r.kind == ErrorKind::timeout;
+  const bool counts = r.ok || r.kind != ErrorKind::parameter;  // a wrong -p: nothing ran
+  int counted = counters && counts ? counters->finish(timed_out) : kOk;
+  if (lines && counts && counted == kOk) counted = lines->finish(timed_out, {script, args, fresh});
   if (!r.ok) {
-    if (r.bad_input) {  // a wrong -p value: the command line's fault (docs/exit-codes.md)
-      std::cerr << "warplab: " << r.error << "\n";
-      return kBadInput;
-    }
-    if (r.compile_error) {  // the diagnostics once and where the script stopped, no traceback
-      std::cerr << r.error << "\n";
-      return kCompileError;
-    }
-    if (r.needs_gpu) {  // a GPU-only call on a run without one: its own outcome, with the idiom
-      std::cerr << r.error << "\n" << kNeedsGpuHint << "\n";
-      return kNoDevice;
-    }
-    // A value the profile does not know (bind/device.cpp: "... is unknown for profile sm_86
-    // (...): pass a product ..."): the run needs a GPU or a fuller profile; the sentence
-    // alone, no traceback, exit 3 (docs/exit-codes.md).
-    if (const std::string first = r.error.substr(0, r.error.find('\n'));
-        !r.timed_out && first.find(kUnknownForProfile) != std::string::npos) {
-      std::cerr << "warplab: " << first << "\n";
-      return kNoDevice;
-    }
+    // The kernel still runs and the context cannot be torn down under it: leave the state
+    // unclosed and let the process exit end the GPU work (the driver does).
+    if (timed_out) (void)state.release();
+    for (const Ending& e : kEndings)
+      if (e.kind == r.kind) {
+        std::cerr << e.prefix << r.error << "\n";
+        if (e.hint) std::cerr << e.hint << "\n";
+        return exit_code_for(e.kind);
+      }
     std::cerr << r.error << "\n";
-    if (r.timed_out) {
-      // The kernel still runs and the context cannot be torn down under it: leave the
-      // state unclosed and let the process exit end the GPU work (the driver does).
-      (void)state.release();
-      return kTimeout;
-    }
     return kFailed;
   }
   if (counted != kOk) return counted;
@@ -187,43 +180,44 @@ int run_script(const Globals& g, const RunArgs& given) {
   if (!a.sanitize.empty() && !sanitize::valid_tool(a.sanitize)) {
     std::string valid;
     for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
-    throw Failure(kUsage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
+    throw Error(ErrorKind::usage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
   }
   if (!a.sanitize.empty() && !a.counters.words.empty())
-    throw Failure(
-        kUsage,
-        "--counters and --sanitize cannot run together: compute-sanitizer and CUPTI's counters both "
-        "instrument every launch; run the script once with each");
+    throw Error(ErrorKind::usage,
+                "--counters and --sanitize cannot run together: compute-sanitizer and CUPTI's counters both "
+                "instrument every launch; run the script once with each");
   if (a.lines.on() && !a.counters.words.empty())
-    throw Failure(
-        kUsage,
-        "--lines and --counters cannot run together: per-line counts patch each kernel's code, which "
-        "the counters would count too; run the script once with each");
+    throw Error(ErrorKind::usage,
+                "--lines and --counters cannot run together: per-line counts patch each kernel's code, which "
+                "the counters would count too; run the script once with each");
   if (a.lines.on() && !a.sanitize.empty())
-    throw Failure(kUsage,
-                  "--lines and --sanitize cannot run together: compute-sanitizer and CUPTI both instrument "
-                  "every launch; run the script once with each");
+    throw Error(ErrorKind::usage,
+                "--lines and --sanitize cannot run together: compute-sanitizer and CUPTI both instrument "
+                "every launch; run the script once with each");
   if (!a.counters.json.empty() && a.counters.words.empty() && !a.lines.on())
-    throw Failure(kUsage, "--json requires --counters or --lines");
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) {
+    throw Error(ErrorKind::usage, "--json requires --counters or --lines");
+  if (const auto why = lab::script_problem(a.script)) {
     const std::string dir = shipped_examples();
     const bool relative = !std::filesystem::path(a.script).is_absolute();
     std::error_code ec;  // a name the OS refuses (too long) is not there either
-    throw Failure(kBadInput, why + (relative && !dir.empty() && !std::filesystem::exists(a.script, ec)
-                                        ? " (nor an example in " + dir + ": `warplab list` names them)"
-                                        : ""));
+    throw Error(ErrorKind::bad_input,
+                *why + (relative && !dir.empty() && !std::filesystem::exists(a.script, ec)
+                            ? " (nor an example in " + dir + ": `warplab list` names them)"
+                            : ""));
   }
   if (a.list_params) return print_params(g, a.script);
   if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
   sanitize::die_with_the_tool();  // under compute-sanitizer: not one moment longer than it
   const auto params = parse_params(a.params);
   lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
-  bind::StatePtr state = open_lua_state(g);
-  bind::set_params(state.get(), params);
+  auto fresh = [&g, &params] { return state_with(g, params); };
+  bind::StatePtr state = fresh();
   start_counter_watchdog(g.opts);          // a counted launch, even the script's own cuda.counters
   std::vector<std::string> args = a.args;  // before `--`, then after it
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
-  return run_in_state(state, a.script, args, a.counters, a.lines, g.opts.color && isatty(STDOUT_FILENO));
+  LineArgs lines = a.lines;
+  lines.json = a.counters.json;  // --json: the counters' or the lines' rows
+  return run_in_state(state, a.script, args, a.counters, lines, g.opts.color && isatty(STDOUT_FILENO), fresh);
 }
 
 // The device chosen, its context made and `modules` built while nobody waits. Whatever
@@ -239,16 +233,18 @@ void make_ready(lua_State* L, const std::string& modules) {
 
 int run_prepared(const Globals& g, const PreparedRun& a, const std::function<bool()>& ready) {
   const auto params = parse_params(a.params);
-  bind::StatePtr state = open_lua_state(g);
-  bind::set_params(state.get(), params);
+  auto fresh = [&g, &params] { return state_with(g, params); };
+  bind::StatePtr state = fresh();
   start_counter_watchdog(g.opts);
+  if (a.lines.on()) ::setenv("WARPLAB_LINEINFO", "1", 1);  // the modules built ahead too (run/lines.cpp)
   make_ready(state.get(), a.modules);
   cu::trace("ready");
   if (!ready()) return kOk;
   cu::trace("go");
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) throw Failure(kBadInput, why);
+  if (auto why = lab::script_problem(a.script)) throw Error(ErrorKind::bad_input, *why);
   lab::record_dependency(a.script);
-  return run_in_state(state, a.script, a.args, a.counters);
+  return run_in_state(state, a.script, a.args, a.counters, a.lines, g.opts.color && isatty(STDOUT_FILENO),
+                      fresh);
 }
 
 void add_run_command(CLI::App& app, Globals& g, Commands& out) {

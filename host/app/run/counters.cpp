@@ -29,8 +29,10 @@ RunCounters::RunCounters(const CounterArgs& a, lua_State* L)
     else
       session_ =
           std::make_unique<lab::CounterSession>(run_.gpu_context("--counters"), words_, kScriptMaxLaunches);
-  } catch (const lab::Error& e) {
-    throw Failure(kBadInput, std::string("--counters: ") + e.what());
+  } catch (const cu::Error&) {  // no CUPTI (3), CUPTI refused (6): its sentence as it is
+    throw;
+  } catch (const Error& e) {  // a word that is no counter, a chip warplab does not know
+    throw Error(e.kind(), std::string("--counters: ") + e.what());
   }
 }
 
@@ -54,17 +56,14 @@ int RunCounters::finish(bool timed_out) {
   try {
     lab::synchronize_launched(run_);  // behind the watchdog, as every wait
     report = session_->end();
-  } catch (const lab::Timeout& e) {
-    session_->abandon();
-    std::cerr << "warplab: --counters: " << e.what() << "\n";
-    return kTimeout;
   } catch (const cu::Error& e) {
     session_->abandon();
     std::cerr << "warplab: --counters: " << run_.describe(e) << "\n";
     return exit_code_for(e);
-  } catch (const lab::Error& e) {
+  } catch (const Error& e) {  // the watchdog (7), CUPTI's replay cut short (6)
+    if (e.kind() == ErrorKind::timeout) session_->abandon();
     std::cerr << "warplab: --counters: " << e.what() << "\n";
-    return kFailed;
+    return exit_code_for(e);
   }
   const bool by_kernel = args_.by == "kernel";
   const lab::CounterReport shown = by_kernel ? lab::by_kernel(report) : std::move(report);

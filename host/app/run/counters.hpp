@@ -20,7 +20,7 @@ namespace warplab::app {
 
 class RunCounters {
  public:
-  // Starts counting on the state's run before its script runs. Throws Failure(kBadInput)
+  // Starts counting on the state's run before its script runs. Throws Error (bad_input)
   // for names that are no set or metric ("did you mean"), cu::Error when CUPTI is missing
   // (exit 3) or refuses (exit 6).
   RunCounters(const CounterArgs& a, lua_State* L);

@@ -91,7 +91,7 @@ int spawn(const std::vector<std::string>& argv, const std::vector<std::string>& 
   }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGQUIT, &old_quit, nullptr);
-  if (pid < 0) throw Failure(kInternal, "cannot start compute-sanitizer (fork failed)");
+  if (pid < 0) throw Error(ErrorKind::internal, "cannot start compute-sanitizer (fork failed)");
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : kInternal;
 }
@@ -102,7 +102,8 @@ int spawn(const std::vector<std::string>& argv, const std::vector<std::string>& 
 struct LogFile {
   LogFile() {
     sys::TempFile f = sys::make_temp_file("warplab-sanitize-");
-    if (!f.fd) throw Failure(kFailed, "--sanitize needs a file for compute-sanitizer's log: " + f.note);
+    if (!f.fd)
+      throw Error(ErrorKind::failed, "--sanitize needs a file for compute-sanitizer's log: " + f.note);
     if (!f.note.empty()) std::cerr << "warplab: " << f.note << "\n";
     path = f.path;
   }
@@ -182,23 +183,23 @@ int run(const std::string& tool, const std::vector<std::string>& argv) {
   const std::string exe_tool = find_tool(looked);
   if (exe_tool.empty()) {
     if (const char* v = std::getenv("WARPLAB_COMPUTE_SANITIZER"))
-      throw Failure(kNoSanitizer, std::string("--sanitize needs compute-sanitizer, and "
-                                              "WARPLAB_COMPUTE_SANITIZER='") +
-                                      v + "' is not an executable file");
+      throw Error(ErrorKind::tool, std::string("--sanitize needs compute-sanitizer, and "
+                                               "WARPLAB_COMPUTE_SANITIZER='") +
+                                       v + "' is not an executable file");
     std::string dirs;
     for (std::size_t i = 0; i < looked.size(); ++i) {
       const std::string d = fs::path(looked[i]).parent_path().string();
       if (dirs.find(" " + d + ",") == std::string::npos) dirs += " " + d + ",";
     }
     dirs.pop_back();
-    throw Failure(kNoSanitizer,
-                  "--sanitize needs compute-sanitizer (part of the CUDA toolkit), found in "
-                  "none of" +
-                      dirs + " (put it on PATH or set WARPLAB_COMPUTE_SANITIZER)");
+    throw Error(ErrorKind::tool,
+                "--sanitize needs compute-sanitizer (part of the CUDA toolkit), found in "
+                "none of" +
+                    dirs + " (put it on PATH or set WARPLAB_COMPUTE_SANITIZER)");
   }
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Failure(kInternal, "cannot find warplab's own binary (/proc/self/exe)");
+  if (ec) throw Error(ErrorKind::internal, "cannot find warplab's own binary (/proc/self/exe)");
   LogFile log;
   std::vector<std::string> cmd = {exe_tool, "--tool", tool, "--log-file", log.path, "--print-limit",
                                   kPrintLimit, "--error-exitcode", std::to_string(kToolErrorExit),
@@ -215,7 +216,7 @@ int run(const std::string& tool, const std::vector<std::string>& argv) {
       std::cerr << "warplab: WARPLAB_SANITIZE_LOG: " << w.message << "\n";
   Report r = parse_log(text);
   if (rc == 127 && !r.banner)
-    throw Failure(kNoSanitizer, "--sanitize: " + exe_tool + " could not be started");
+    throw Error(ErrorKind::tool, "--sanitize: " + exe_tool + " could not be started");
   if (rc == kToolErrorExit && r.errors() == 0)
     r.mismatches.push_back("compute-sanitizer exited with its error code, yet warplab read no error");
   std::cout << "\n" << format_summary(tool, r, fs::current_path(ec).string());

@@ -16,25 +16,30 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <system_error>
+#include <string>
+
+#include "sys/error.hpp"
 
 namespace warplab::app::watch {
 
 ChildRun::ChildRun(const Body& body, const std::vector<int>& close_fds) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    throw std::system_error(errno, std::generic_category(), "cannot create a run's socket");
+    throw Error(ErrorKind::internal, std::string("cannot create a run's socket: ") + std::strerror(errno));
   std::fflush(nullptr);  // or the child would write our buffered output a second time
   forked_ = started_ = std::chrono::steady_clock::now();
-  // A process group of its own (cli/child_group.hpp), gone with the watcher; the watcher
-  // blocks the signals it reads through signalfd, the run must not.
-  pid_ = fork_in_group({.die_with_parent = true, .unblock_signals = true});
+  // A process group of its own (cli/child_group.hpp), gone with the watcher, the reaper of
+  // what it starts (a `setsid` process too: ended when the run is); the watcher blocks the
+  // signals it reads through signalfd, the run must not.
+  pid_ = fork_in_group(
+      {.die_with_parent = true, .group_dies_with_parent = true, .unblock_signals = true, .reaper = true});
   if (pid_ < 0) {
     const int err = errno;
     ::close(sv[0]);
     ::close(sv[1]);
-    throw std::system_error(err, std::generic_category(), "cannot fork a run");
+    throw Error(ErrorKind::internal, std::string("cannot fork a run: ") + std::strerror(err));
   }
   if (pid_ == 0) {
     ::close(sv[0]);
@@ -55,9 +60,10 @@ ChildRun::ChildRun(const Body& body, const std::vector<int>& close_fds) {
       rc = body(ready);
     } catch (...) {
     }
+    std::fflush(nullptr);
+    kill_children();  // nothing the run started outlives it (the watcher kills its group)
     const char d = 'd';
     [[maybe_unused]] const ssize_t w = ::send(fd, &d, 1, MSG_NOSIGNAL);
-    std::fflush(nullptr);
     ::_exit(rc);
   }
   ::close(sv[1]);
@@ -145,11 +151,19 @@ std::string describe_status(int st) {
   return "exit " + std::to_string(WEXITSTATUS(st));
 }
 
-std::vector<std::string> read_deps_file(const std::string& path) {
-  std::vector<std::string> out;
+RunFiles read_deps_file(const std::string& path) {
+  RunFiles out;
   std::ifstream in(path);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(line);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("> ", 0) == 0) {
+      std::error_code ec;
+      out.written.insert(line.substr(2));
+      if (const auto real = std::filesystem::weakly_canonical(line.substr(2), ec); !ec)
+        out.written.insert(real.string());
+    } else if (!line.empty()) {
+      out.read.push_back(line);
+    }
+  }
   return out;
 }
 

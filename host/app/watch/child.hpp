@@ -11,6 +11,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,13 @@ std::string answer_in_child(const std::function<std::string()>& ask);
 // "exit 1", "signal 11 (Segmentation fault)".
 std::string describe_status(int wait_status);
 
-// The paths in a dependency file, one a line, blank lines skipped; {} when unreadable.
-std::vector<std::string> read_deps_file(const std::string& path);
+// A run's dependency file (lab/deps.hpp): the files it read, one a line, and those it
+// wrote ("> PATH" lines: with the path their links lead to as well), blank lines skipped;
+// empty when unreadable. Read while the run goes too: it writes a line before each write.
+struct RunFiles {
+  std::vector<std::string> read;
+  std::set<std::string> written;
+};
+RunFiles read_deps_file(const std::string& path);
 
 }  // namespace warplab::app::watch

@@ -2,8 +2,8 @@
 // runs the script again after every save of it, a kernel file or a header (lab/deps.hpp), in
 // a child forked ahead of the save (child.hpp: the standby, with its Lua state, context and
 // the last run's modules) that compiles with the headers this process keeps warm (rtc/pch).
-// A failing, crashing or hanging run ends that run only; --counters shows the counters that
-// changed (counters.hpp). This process never starts the CUDA driver.
+// A failing, crashing or hanging run ends that run only; --counters and --lines show what
+// changed (reports.hpp). This process never starts the CUDA driver.
 #include <poll.h>
 #include <unistd.h>
 
@@ -13,18 +13,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
+#include <set>
 
+#include "app/cli/child_group.hpp"
 #include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
-#include "app/cli/counters.hpp"
 #include "app/watch/child.hpp"
-#include "app/watch/counters.hpp"
 #include "app/watch/diff.hpp"
 #include "app/watch/files.hpp"
+#include "app/watch/reports.hpp"
 #include "app/watch/signals.hpp"
 #include "app/watch/status.hpp"
 #include "cu/profile.hpp"
@@ -34,6 +33,8 @@
 #include "lab/script.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/pch.hpp"
+#include "sys/read.hpp"
+#include "sys/shown.hpp"
 
 namespace fs = std::filesystem;
 
@@ -50,6 +51,7 @@ struct WatchArgs {
   bool diff = false;
   double timeout = 0;    // seconds per run, 0 = none
   CounterArgs counters;  // --counters SET[,SET]: passed to each run, changes shown
+  LineArgs lines;        // --lines[=SET]: passed to each run, changes shown
 };
 
 // At most this many modules get their headers kept warm (each PCH is ~100 MB on disk).
@@ -57,13 +59,6 @@ constexpr std::size_t kMaxWarmModules = 4;
 
 long long ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 void set_or_unset(const char* name, const std::string& value) {
@@ -76,16 +71,9 @@ void set_or_unset(const char* name, const std::string& value) {
 class Watch {
  public:
   Watch(const Globals& g, const WatchArgs& a, watch::Signals& sig, Cleanup& keep)
-      : g_(g), a_(a), sig_(sig), keep_(keep) {
+      : g_(g), a_(a), sig_(sig), keep_(keep), reports_(counter_words(a.counters), a.lines, keep.dir()) {
     g_.offline_noted = true;  // said once by run_watch, never by a run
     script_ = fs::absolute(a.script).lexically_normal().string();
-    if (std::vector<std::string> words = counter_words(a.counters); !words.empty()) {
-      // Each run writes its counters per kernel as JSON into a file of ours (not its table);
-      // without a folder of ours each run prints its table.
-      run_counters_ = {std::move(words), keep.dir().empty() ? "launch" : "kernel",
-                       keep.dir().empty() ? "" : keep.dir() + "/counters.json"};
-      if (!keep.dir().empty()) counters_ = std::make_unique<watch::CounterDiff>(run_counters_.json);
-    }
     deps_ = {script_};
     files_.set_files(deps_);
     args_ = a.args;
@@ -154,7 +142,7 @@ class Watch {
   std::unique_ptr<watch::ChildRun> fork_run() {
     ++forks_;
     const std::string deps = keep_.dir().empty() ? "" : keep_.dir() + "/deps." + std::to_string(forks_);
-    const PreparedRun pr{a_.script, a_.params, args_, modules_, run_counters_};
+    const PreparedRun pr{a_.script, a_.params, args_, modules_, reports_.counters(), reports_.lines()};
     const std::string code = code_ ? code_->dir() : "";
     const Globals& g = g_;
     auto body = [&g, pr, deps, code](const watch::ChildRun::Ready& ready) {
@@ -170,10 +158,13 @@ class Watch {
     return child;
   }
 
-  // Kills and reaps a child (if any), and forgets it.
+  // Kills and reaps a child (if any), and what it started that left its group (ours once
+  // it died: reap_orphans), and forgets it.
   void drop(std::unique_ptr<watch::ChildRun>& c) {
     if (!c) return;
     c->kill();
+    const auto pid = [&c](const std::unique_ptr<watch::ChildRun>& o) { return &o != &c && o ? o->pid() : 0; };
+    kill_adopted({pid(run_), pid(standby_), keep_.keeper()}, c->pid());
     keep_.forget_group(c->pid());
     std::error_code ec;
     if (const std::string& deps = deps_of_[c.get()]; !deps.empty()) fs::remove(deps, ec);
@@ -198,11 +189,18 @@ class Watch {
   }
 
   // A settled batch: re-run, unless the script itself is gone (an editor mid-save that
-  // the debounce did not cover, or a real delete): then wait for it to come back.
-  void changed(const watch::Batch& b) {
+  // the debounce did not cover, or a real delete): then wait for it to come back. A file
+  // the running run said it writes (lab/deps.hpp) is the run's, not a save: a script that
+  // writes the kernel it compiles, or appends to itself, would cancel itself without end.
+  void changed(watch::Batch b) {
+    if (run_) {
+      const std::set<std::string> mine = watch::read_deps_file(deps_of_[run_.get()]).written;
+      std::erase_if(b.paths, [&mine](const std::string& p) { return mine.count(p) > 0; });
+      if (b.paths.empty()) return;
+    }
     std::error_code ec;
     if (!fs::exists(script_, ec)) {
-      note(a_.script + " is gone; waiting for it to come back");
+      note(sys::shown(a_.script) + " is gone; waiting for it to come back");
       return;
     }
     if (run_) {
@@ -236,18 +234,23 @@ class Watch {
     const double secs = ms_since(run_->started()) / 1000.0;
     const watch::RunEnd end{status, run_->returned(), why};
     const bool ok = end.ok();
-    std::vector<std::string> deps = watch::read_deps_file(deps_of_[run_.get()]);
+    watch::RunFiles files = watch::read_deps_file(deps_of_[run_.get()]);
+    // What the run wrote is not a save: its events (all in the queue now that it has
+    // ended) are read and dropped, here, before they could start a run.
+    files_.read_events();
+    files_.forget(files.written);
+    std::vector<std::string> deps = std::move(files.read);
     drop(run_);
     deps.push_back(script_);
     if (!ok) deps.insert(deps.end(), deps_.begin(), deps_.end());
     const size_t before = files_.files().size();
     deps_ = deps;
-    for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + dir);
+    for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + sys::shown(dir));
     // What it built, for the next run and the warm headers (lab/prebuilt.hpp); a run that
     // built nothing keeps the last record.
     if (code_) {
       const std::string record = (fs::path(code_->dir()) / "modules").string();
-      if (std::string m = read_text(record); !m.empty()) modules_ = std::move(m);
+      if (std::string m; !sys::read_whole(record, m, 64u << 20) && !m.empty()) modules_ = std::move(m);
       std::error_code ec;
       fs::remove(record, ec);
     }
@@ -261,8 +264,7 @@ class Watch {
     // What the compile made, whatever came after it: an error after the compile, or the
     // first launch of an offline run, leaves the feedback of the kernels it compiled.
     if (code_) std::fputs(code_->collect(ok).c_str(), stderr);
-    if (counters_ && ok) std::fputs(counters_->collect().c_str(), stderr);
-    if (counters_ && !ok) counters_->skip();
+    std::fputs(reports_.after(ok).c_str(), stderr);  // --counters, --lines: what changed
     if (!g_.opts.quiet && files_.files().size() != before)
       std::fprintf(stderr, "%s\n",
                    watch::files_line(files_.files().size(), files_.directory_count()).c_str());
@@ -310,8 +312,7 @@ class Watch {
   std::unique_ptr<watch::CodeDiff> code_;  // resource lines; with --diff the PTX/SASS diffs too
   std::string modules_;                    // what the last run built (lab/prebuilt.hpp)
   std::string pch_dir_;
-  CounterArgs run_counters_;                      // --counters: what each run counts, and its file
-  std::unique_ptr<watch::CounterDiff> counters_;  // --counters: what changed
+  watch::RunReports reports_;  // --counters, --lines: what each run is given, what changed
   std::string last_good_;
   int runs_ = 0, forks_ = 0;
   bool standby_wanted_ = false, ready_said_ = false;
@@ -323,18 +324,20 @@ class Watch {
 int run_watch(const Globals& g, const WatchArgs& given) {
   WatchArgs a = given;
   a.script = resolve_script(given.script);
-  if (const std::string why = lab::script_problem(a.script); !why.empty()) {
+  if (const auto why = lab::script_problem(a.script)) {
     const std::string dir = shipped_examples();
     const bool relative = !fs::path(a.script).is_absolute();
     std::error_code ec;
-    throw Failure(kBadInput, why + (relative && !dir.empty() && !fs::exists(a.script, ec)
-                                        ? " (nor an example in " + dir + ": `warplab list` names them)"
-                                        : ""));
+    throw Error(ErrorKind::bad_input,
+                *why + (relative && !dir.empty() && !fs::exists(a.script, ec)
+                            ? " (nor an example in " + dir + ": `warplab list` names them)"
+                            : ""));
   }
   parse_params(a.params);
   // The keeper first, while this process has no thread: it removes the runs' files and
   // kills their groups however watch ends, SIGKILL included.
   Cleanup keep("watch");
+  reap_orphans();  // what a killed run started outside its group comes to us, to be ended
   // The compile cache's note (a bad TMPDIR without HOME), said here once: the runs are
   // forked from this process, which has said it (lab/run.hpp's open_cache says it once).
   const std::unique_ptr<rtc::Cache> cache = lab::open_cache(g.opts);
@@ -348,8 +351,10 @@ int run_watch(const Globals& g, const WatchArgs& given) {
   // child forked before would not know the mask.
   watch::Signals sig;
   // Said here once (asked in a child: this process never starts the driver).
-  if (const std::string why =
-          g.opts.profile.empty() ? watch::answer_in_child([&] { return offline_reason(g); }) : "";
+  // (The child's answer crosses as text: "" when a GPU is there.)
+  if (const std::string why = g.opts.profile.empty()
+                                  ? watch::answer_in_child([&] { return offline_reason(g).value_or(""); })
+                                  : "";
       !why.empty())
     note_offline(g, why, cu::default_profile_name());
   Watch w(g, a, sig, keep);
@@ -377,10 +382,12 @@ void add_watch_command(CLI::App& app, Globals& g, Commands& out) {
       ->check(seconds())
       ->type_name("SECONDS");
   add_counter_options(sub, a->counters, false);
+  add_line_options(sub, a->lines, false);
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too")
       ->type_name("ARGS");
   set_help(sub,
            {"warplab watch examples/tour.lua --clear", "warplab watch my.lua --diff --counters shared",
+            "warplab watch examples/memory/banks.lua --lines   # what changed, line by line",
             "warplab --timeout 2 watch my.lua --timeout 30 -p n=4096"},
            "Ctrl-C stops watching. A failing, crashing or hanging run ends that run only.\n");
   out.push_back({sub, [&g, a] { return run_watch(g, *a); }});

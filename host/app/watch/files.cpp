@@ -10,7 +10,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <string>
 #include <system_error>
+
+#include "sys/error.hpp"
 
 namespace fs = std::filesystem;
 
@@ -36,7 +40,7 @@ std::string absolute(const std::string& p) {
 
 FileWatcher::FileWatcher(Debounce d) : d_(d) {
   fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "cannot start inotify");
+  if (fd_ < 0) throw Error(ErrorKind::internal, std::string("cannot start inotify: ") + std::strerror(errno));
 }
 
 FileWatcher::~FileWatcher() { ::close(fd_); }
@@ -49,10 +53,12 @@ bool FileWatcher::is_ignored(std::string_view name) {
   return false;
 }
 
-// A directory is watched while any file of the set lives in it. Watches no longer
-// needed are removed, new ones added, and the rest stay untouched, so no event is lost
-// while the set is replaced after a run.
+// A directory is watched while any file of the set lives in it. Every directory is
+// added again (inotify_add_watch gives the same descriptor for the same folder, a new one
+// when its path now leads elsewhere); descriptors no longer given are removed, so no event
+// is lost while the set is replaced after a run.
 std::vector<std::string> FileWatcher::set_files(const std::vector<std::string>& paths) {
+  given_ = paths;
   files_.clear();
   for (const auto& p : paths) {
     const std::string a = absolute(p);
@@ -64,28 +70,57 @@ std::vector<std::string> FileWatcher::set_files(const std::vector<std::string>& 
   std::set<std::string> want;
   for (const auto& f : files_) want.insert(fs::path(f).parent_path().string());
 
-  for (auto it = dirs_.begin(); it != dirs_.end();) {
-    if (want.count(it->second)) {
-      want.erase(it->second);
-      ++it;
-    } else {
-      ::inotify_rm_watch(fd_, it->first);
-      it = dirs_.erase(it);
-    }
-  }
+  std::unordered_map<int, std::string> kept;
   std::vector<std::string> failed;
   missing_.clear();
   for (const auto& dir : want) {
     const int wd = ::inotify_add_watch(fd_, dir.c_str(), kMask);
     if (wd >= 0) {
-      dirs_[wd] = dir;
+      kept[wd] = dir;
     } else if (errno == ENOENT) {
       missing_.insert(dir);  // looked for again every kRecheckMs (rewatch)
     } else {
       failed.push_back(dir);
     }
   }
+  const std::unordered_map<int, std::set<std::string>> old_links = std::move(links_);
+  links_.clear();
+  for (const auto& dir : want) watch_links(dir);
+  for (const auto& [wd, dir] : dirs_)
+    if (!kept.count(wd) && !links_.count(wd)) ::inotify_rm_watch(fd_, wd);
+  for (const auto& [wd, names] : old_links)
+    if (!kept.count(wd) && !links_.count(wd) && !dirs_.count(wd)) ::inotify_rm_watch(fd_, wd);
+  dirs_ = std::move(kept);
   return failed;
+}
+
+void FileWatcher::watch_links(const std::string& dir) {
+  fs::path prefix;
+  for (const fs::path& part : fs::path(dir)) {
+    prefix /= part;
+    std::error_code ec;
+    if (!fs::is_symlink(prefix, ec)) continue;
+    const std::string parent = prefix.parent_path().string();
+    const int wd = ::inotify_add_watch(fd_, parent.c_str(), kMask);
+    if (wd >= 0) links_[wd].insert(prefix.filename().string());
+  }
+}
+
+void FileWatcher::relink() {
+  relink_ = false;
+  std::map<std::string, int> before;
+  for (const auto& [wd, dir] : dirs_) before[dir] = wd;
+  set_files(std::vector<std::string>(given_));
+  std::map<std::string, int> after;
+  for (const auto& [wd, dir] : dirs_) after[dir] = wd;
+  std::error_code ec;
+  for (const auto& f : files_) {
+    const std::string dir = fs::path(f).parent_path().string();
+    const auto b = before.find(dir), a = after.find(dir);
+    const bool moved =
+        (b == before.end()) != (a == after.end()) || (a != after.end() && a->second != b->second);
+    if (moved && fs::exists(f, ec)) note(f, true);
+  }
 }
 
 // Moves the deadline of the pending batch: every event restarts the quiet window, but
@@ -113,6 +148,7 @@ void FileWatcher::read_events() {
         continue;
       }
       if (ev->mask & IN_IGNORED) {  // the directory went away; its watch is gone
+        links_.erase(ev->wd);
         const auto gone = dirs_.find(ev->wd);
         if (gone != dirs_.end()) {
           missing_.insert(gone->second);  // until it comes back (rewatch)
@@ -120,6 +156,9 @@ void FileWatcher::read_events() {
         }
         continue;
       }
+      if (ev->len > 0)
+        if (const auto l = links_.find(ev->wd); l != links_.end() && l->second.count(ev->name))
+          relink_ = true;
       const auto dir = dirs_.find(ev->wd);
       if (dir == dirs_.end() || ev->len == 0) continue;
       const std::string name = ev->name;
@@ -132,6 +171,7 @@ void FileWatcher::read_events() {
 }
 
 int FileWatcher::timeout_ms() const {
+  if (relink_) return 0;  // take_due() watches the set again where the link leads now
   const int recheck = missing_.empty() ? -1 : kRecheckMs;
   if (pending_.empty()) return recheck;
   const auto left = std::chrono::ceil<milliseconds>(due_ - Clock::now()).count();
@@ -156,11 +196,16 @@ void FileWatcher::rewatch() {
 }
 
 std::optional<Batch> FileWatcher::take_due() {
+  if (relink_) relink();
   if (!missing_.empty()) rewatch();
   if (pending_.empty() || Clock::now() < due_) return std::nullopt;
   Batch b{{pending_.begin(), pending_.end()}, last_};
   pending_.clear();
   return b;
+}
+
+void FileWatcher::forget(const std::set<std::string>& paths) {
+  for (const auto& p : paths) pending_.erase(p);
 }
 
 std::optional<Batch> FileWatcher::wait(milliseconds limit) {

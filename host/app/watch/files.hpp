@@ -39,7 +39,10 @@ class FileWatcher {
   FileWatcher& operator=(const FileWatcher&) = delete;
 
   // Replaces the watched set (paths are made absolute; symlinks add their target too).
-  // Returns the directories that could not be watched (missing, no permission).
+  // Returns the directories that could not be watched (missing, no permission). A folder
+  // reached through a symbolic link (src -> v1) is watched where the link points now, and
+  // the link itself too: pointed elsewhere (ln -sfn v2 src), the set is watched again
+  // where it points then, and its files count as saved (what the paths mean changed).
   std::vector<std::string> set_files(const std::vector<std::string>& paths);
   const std::set<std::string>& files() const { return files_; }
   size_t directory_count() const { return dirs_.size(); }
@@ -56,6 +59,8 @@ class FileWatcher {
   const std::set<std::string>& missing() const { return missing_; }
   // The pending batch once it has settled.
   std::optional<Batch> take_due();
+  // Drops these paths from the pending batch (the run wrote them: not a save).
+  void forget(const std::set<std::string>& paths);
   // poll + read_events + take_due until a batch is due or `limit` passes (for tests and
   // simple callers).
   std::optional<Batch> wait(milliseconds limit);
@@ -67,11 +72,21 @@ class FileWatcher {
   void note(const std::string& path, bool ends_save);
   // Watches the missing folders that exist again; their files that exist count as saved.
   void rewatch();
+  // Watches the folders of the set again where their paths lead now (a link retargeted);
+  // the files of a folder that now is another count as saved.
+  void relink();
+  // Watches the folder holding each symbolic link on the way to `dir`, for that link.
+  void watch_links(const std::string& dir);
 
   int fd_ = -1;
   Debounce d_;
+  std::vector<std::string> given_;  // the paths set_files was given
   std::set<std::string> files_;
   std::unordered_map<int, std::string> dirs_;  // watch descriptor -> directory
+  // Watch descriptor -> the names in that folder that are links on the way to a watched
+  // folder (the descriptor may be one of dirs_ too).
+  std::unordered_map<int, std::set<std::string>> links_;
+  bool relink_ = false;  // a link on the way to a watched folder changed
   std::set<std::string> pending_;
   std::set<std::string> missing_;  // folders of the set with no watch: gone, or not there yet
   Clock::time_point first_{}, last_{}, due_{};

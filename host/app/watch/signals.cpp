@@ -18,7 +18,7 @@ Signals::Signals() {
   sigaddset(&set_, SIGCHLD);
   ::sigprocmask(SIG_BLOCK, &set_, &old_);
   fd_ = ::signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
-  if (fd_ < 0) throw Failure(kInternal, "cannot create a signalfd");
+  if (fd_ < 0) throw Error(ErrorKind::internal, "cannot create a signalfd");
 }
 
 Signals::~Signals() {

@@ -11,7 +11,7 @@ namespace warplab::app::watch {
 
 class Signals {
  public:
-  Signals();  // throws Failure (kInternal) when the signalfd cannot be made
+  Signals();  // throws Error (internal) when the signalfd cannot be made
   ~Signals();
   Signals(const Signals&) = delete;
   Signals& operator=(const Signals&) = delete;

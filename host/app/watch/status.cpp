@@ -11,6 +11,7 @@
 
 #include "app/cli/exit_codes.hpp"
 #include "app/watch/child.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::app::watch {
 
@@ -25,12 +26,12 @@ std::string wall_clock() {
 
 std::string run_header(int run, const Batch* batch, const std::string& script) {
   std::string line = "[" + wall_clock() + "] run " + std::to_string(run);
-  if (!batch) return line + ": " + script;
+  if (!batch) return line + ": " + sys::shown(script);  // a name's escapes shown, not obeyed
   const auto ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - batch->last_event).count();
   line += ": re-run " + std::to_string(ms) + " ms after save (";
   for (std::size_t i = 0; i < batch->paths.size(); ++i)
-    line += (i ? ", " : "") + std::filesystem::path(batch->paths[i]).filename().string();
+    line += (i ? ", " : "") + sys::shown(std::filesystem::path(batch->paths[i]).filename().string());
   return line + ")";
 }
 

@@ -1,0 +1,87 @@
+// warplab_table.cpp: the global `warplab` table the Lua library uses when the warplab
+// program runs it (docs/lua-library.md): mkdir(dir) (parents too, no shell; nil and the
+// sentence on failure), write_file(path, bytes) (the one writer, replacing a result file;
+// nil and the sentence on failure), now() (monotonic seconds, sub-microsecond; os.time()
+// ticks whole seconds) and raise(kind, message [, level]) (error() with a kind `run` ends
+// by: warplab.params' -p refusals are "parameter"). Adapters over lab/hooks.hpp.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bind/cuda.hpp"
+#include "bind/guard.hpp"
+#include "lab/hooks.hpp"
+#include "sys/error.hpp"
+
+namespace warplab::bind {
+namespace {
+
+static int warplab_mkdir(lua_State* L) {
+  return guard(L, [L] {
+    if (const auto why = lab::make_dir(luaL_checkstring(L, 1))) {
+      lua_pushnil(L);                   // +1
+      lua_pushstring(L, why->c_str());  // +1
+      return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+  });
+}
+
+static int warplab_write_file(lua_State* L) {
+  return guard(L, [L] {
+    std::size_t n = 0;
+    const char* path = luaL_checkstring(L, 1);
+    const char* bytes = luaL_checklstring(L, 2, &n);
+    if (const auto why = lab::write_result(path, std::string_view(bytes, n))) {
+      lua_pushnil(L);                   // +1
+      lua_pushstring(L, why->c_str());  // +1
+      return 2;
+    }
+    lua_pushboolean(L, 1);  // +1
+    return 1;
+  });
+}
+
+static int warplab_now(lua_State* L) {
+  return guard(L, [L] {
+    lua_pushnumber(L, lab::now_seconds());
+    return 1;
+  });
+}
+
+// warplab.raise(kind, message [, level]): raises `message` as error(message, level) does
+// (level 1, the default: the position of the function that called warplab.raise; 0: none),
+// with its kind noted, so that `run` ends by the kind whatever the words (a "parameter" is
+// exit 4 with the sentence alone). compile and timeout are warplab's own verdicts, not a
+// script's to raise.
+static int warplab_raise(lua_State* L) {
+  const char* name = luaL_checkstring(L, 1);
+  const std::string message = luaL_checkstring(L, 2);
+  const lua_Integer level = luaL_optinteger(L, 3, 1);
+  const std::optional<ErrorKind> kind = kind_named(name);
+  if (!kind || *kind == ErrorKind::compile || *kind == ErrorKind::timeout) {
+    std::string kinds;
+    for (const KindName& k : kErrorKinds)
+      if (k.kind != ErrorKind::compile && k.kind != ErrorKind::timeout)
+        kinds += (kinds.empty() ? "" : ", ") + std::string(k.name);
+    return luaL_argerror(L, 1, lua_pushfstring(L, "'%s' is not a kind (kinds: %s)", name, kinds.c_str()));
+  }
+  luaL_argcheck(L, level >= 0, 3, "level must be >= 0");
+  raise_noted(L, *kind, message, static_cast<int>(std::min<lua_Integer>(level, 1 << 20)));
+}
+
+}  // namespace
+
+void add_warplab_table(lua_State* L) {
+  const luaL_Reg fns[] = {{"mkdir", warplab_mkdir},
+                          {"write_file", warplab_write_file},
+                          {"now", warplab_now},
+                          {"raise", warplab_raise},
+                          {nullptr, nullptr}};
+  luaL_newlib(L, fns);          // +1
+  lua_setglobal(L, "warplab");  // -1
+}
+
+}  // namespace warplab::bind
