@@ -5,7 +5,8 @@
 # alone on its line) reads 4x its ideal sectors, the contiguous store under it 1x; a branch
 # split inside each warp is a divergent branch at its line; --json writes the rows; --sass
 # puts the SASS under each line; --lines=stalls puts most stall samples on the conflicting
-# line. Several collections in one process, each kind after each (counts x3, counts then
+# line; --lines=all gives both in one run (the script twice, its output once). Several
+# collections in one process, each kind after each (counts x3, counts then
 # stalls, stalls x2, stalls then counts), each a script of its own that must print its
 # last line and exit 0 (with WARPLAB_STARTUP_TRACE=1: on a failure the last trace lines say
 # how far its teardown got). Under run --lines a script's own counters and lines are not
@@ -121,6 +122,17 @@ top = sorted(r["reasons"].items(), key=lambda kv: -kv[1])[:2]
 print("stride<32> line 8: share %.3f, top %s" % (r["share"], top))
 ok = r["share"] > 0.8 and top and top[0][0] in ("short_scoreboard", "mio_throttle")
 sys.exit(0 if ok else 1)
+PY
+cat "$T/check"
+
+# Counts and stalls in one run: the script twice (its output once), one set of rows.
+w run --lines=all --json all.json k.lua
+[ $rc -eq 0 ] && [ "$(grep -cx launched "$T/out")" = 1 ] || fail "run --lines=all: exit $rc, or the output not once"
+python3 - "$T/all.json" >"$T/check" 2>&1 <<'PY' || { cat "$T/check"; fail "--lines=all (above)"; }
+import json, sys
+r = [r for r in json.load(open(sys.argv[1]))["rows"] if r["kernel"] == "stride<32>" and r["line"] == 8][0]
+print("--lines=all stride<32> line 8: %s-way (want 32.0), stall share %.3f (want > 0.8)" % (r["shared_way"], r["share"] or -1))
+sys.exit(0 if r["shared_way"] == 32.0 and (r["share"] or 0) > 0.8 else 1)
 PY
 cat "$T/check"
 

@@ -40,7 +40,7 @@ constexpr const char* kHelp =
     "  :counters [SETS] CHUNK  run CHUNK and print the hardware counters of its launches\n"
     "                    (SETS: shared,memory,... or CUPTI names; default memory,warps)\n"
     "  :lines [SETS] CHUNK  run CHUNK and print each kernel's source lines with what the GPU\n"
-    "                    did on each (SETS: instructions,shared,global,local; or stalls)\n"
+    "                    did on each (SETS: instructions,shared,global,local; stalls; all)\n"
     "  :save FILE        write this session's successful inputs to FILE as a script `run` runs\n"
     "                    (an expression as print(...)); :save! FILE replaces an existing FILE\n"
     "  :help             this text\n"
