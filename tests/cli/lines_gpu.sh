@@ -218,8 +218,9 @@ cat "$T/out"
 grep -qF "per-line counts are being collected in this run" "$T/out" &&
   grep -qF "this run already collects per-line counts for the whole script" "$T/out" ||
   fail "under --lines: counters_available / lines_available"
+# (Its timing checks run on patched kernels: they may fail, exit 1; an error may not.)
 w run --lines "$ROOT/examples/memory/banks.lua" -p reps=1
-[ $rc -eq 0 ] || fail "run --lines examples/memory/banks.lua: exit $rc"
+[ $rc -le 1 ] && ! grep -q "in main chunk" "$T/err" || fail "run --lines examples/memory/banks.lua: exit $rc"
 grep -qF "not collected here: this run already collects per-line counts" "$T/out" ||
   fail "banks.lua under --lines: the lines witness does not say why it is left out"
 grep -qE '^> +[0-9]+ .*off\[k\] = \*reinterpret_cast' "$T/out" || fail "banks.lua under --lines: the chase line is not hot"
