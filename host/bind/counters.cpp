@@ -18,6 +18,7 @@
 #include "lab/counters.hpp"
 #include "lab/lines.hpp"
 #include "lab/sync.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::bind {
 namespace {
@@ -179,16 +180,8 @@ static int cuda_counters_available(lua_State* L) {
 std::vector<std::string> counter_words(lua_State* L, int idx, const char* who) {
   std::vector<std::string> words;
   auto add = [&](const char* s, std::size_t n) {  // "shared, memory": split at commas, trimmed
-    std::string all(s, n);
-    std::size_t at = 0;
-    while (at <= all.size()) {
-      std::size_t comma = all.find(',', at);
-      if (comma == std::string::npos) comma = all.size();
-      std::string w = all.substr(at, comma - at);
-      const auto b = w.find_first_not_of(" \t"), e = w.find_last_not_of(" \t");
-      if (b != std::string::npos) words.push_back(w.substr(b, e - b + 1));
-      at = comma + 1;
-    }
+    for (const std::string& piece : sys::split(std::string_view(s, n), ','))
+      if (std::string w = sys::trim(piece); !w.empty()) words.push_back(std::move(w));
   };
   if (lua_type(L, idx) == LUA_TSTRING) {
     std::size_t n = 0;

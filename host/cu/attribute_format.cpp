@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cu/attributes.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::cu {
 namespace {
@@ -16,13 +17,6 @@ constexpr std::string_view kGroups[] = {"device", "limits",      "sm",       "sh
 constexpr std::string_view kUnits[] = {"threads", "blocks", "registers", "bytes", "kHz",
                                        "bits",    "layers", "elements",  "count", "ratio",
                                        "bool",    "enum",   "bitmask",   "id",    ""};
-
-// Names are ASCII; folding bytes is enough.
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Name and alias -> entry, built once (thread-safe static). The Lua binding looks
 // attributes up by name on every `dev.attr.x`, so this is a hash, not a scan.
@@ -96,7 +90,7 @@ std::span<const std::string_view> attribute_groups() { return kGroups; }
 std::span<const std::string_view> attribute_units() { return kUnits; }
 
 const AttributeInfo* find_attribute(std::string_view name) {
-  std::string key = lower(name);
+  std::string key = sys::lower(name);
   // Accept the enum's own spelling too: CU_DEVICE_ATTRIBUTE_WARP_SIZE.
   constexpr std::string_view prefix = "cu_device_attribute_";
   if (key.starts_with(prefix)) key.erase(0, prefix.size());
@@ -105,17 +99,10 @@ const AttributeInfo* find_attribute(std::string_view name) {
   return it == m.end() ? nullptr : it->second;
 }
 
-// A scan: values are looked up rarely (scripts/check-attrs.py-style tools, tests).
-const AttributeInfo* find_attribute_by_value(int value) {
-  for (const AttributeInfo& a : attribute_table())
-    if (a.value == value) return &a;
-  return nullptr;
-}
-
 // Binary units (KiB = 1024), as CUDA's limits are powers of two: 49152 is "48 KiB".
 std::string format_bytes(unsigned long long bytes) {
   static constexpr const char* kNames[] = {"KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  if (bytes < 1024) return sys::plural(static_cast<long long>(bytes), "byte");
   double v = static_cast<double>(bytes);
   int i = -1;
   unsigned long long unit = 1;

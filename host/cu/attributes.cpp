@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "sys/text.hpp"
+
 namespace warplab::cu {
 namespace {
 
@@ -184,30 +186,11 @@ const std::vector<AttributeInfo>& table() {
 
 std::span<const AttributeInfo> attribute_table() { return table(); }
 
-namespace {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
 std::string suggest_attribute(std::string_view name) {
   std::string best;
   std::size_t best_d = std::max<std::size_t>(2, name.size() / 3) + 1;
   for (const AttributeInfo& a : attribute_table()) {
-    const std::size_t d = edit_distance(name, a.name);
+    const std::size_t d = sys::edit_distance(name, a.name);
     if (d < best_d) {
       best_d = d;
       best = std::string(a.name);

@@ -25,7 +25,6 @@ struct AttributeInfo {
 std::span<const AttributeInfo> attribute_table();
 // By name (lower case, no prefix; aliases accepted, case-insensitive); nullptr when unknown.
 const AttributeInfo* find_attribute(std::string_view name);
-const AttributeInfo* find_attribute_by_value(int value);
 // The attribute name closest to a misspelled one (edit distance, at most a third of its
 // length, at least 2), or "" when none is close: "did you mean 'warp_size'?".
 std::string suggest_attribute(std::string_view name);

@@ -7,7 +7,9 @@
 
 #include "cu/driver.hpp"
 #include "cu/error.hpp"
+#include "cu/handle.hpp"
 #include "cu/trace.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::cu {
 
@@ -17,9 +19,9 @@ Context::Context(int ordinal) : ordinal_(ordinal) {
   WL_CU_CHECK(a.cuDeviceGetCount(&count), "device count");
   if (ordinal < 0 || ordinal >= count) {
     std::string valid = count == 0 ? "none" : count == 1 ? "0" : "0.." + std::to_string(count - 1);
-    throw Error("device " + std::to_string(ordinal) + " does not exist: " + std::to_string(count) +
-                    (count == 1 ? " CUDA device is" : " CUDA devices are") + " present (valid: " + valid +
-                    ")",
+    throw Error("device " + std::to_string(ordinal) +
+                    " does not exist: " + sys::plural(count, "CUDA device is", "CUDA devices are") +
+                    " present (valid: " + valid + ")",
                 count == 0 ? CUDA_ERROR_NO_DEVICE : CUDA_SUCCESS);
   }
   WL_CU_CHECK(a.cuDeviceGet(&device_, ordinal), label());
@@ -30,8 +32,9 @@ Context::Context(int ordinal) : ordinal_(ordinal) {
 Context::~Context() {
   for (auto f = at_release_.rbegin(); f != at_release_.rend(); ++f) (*f)();
   // The driver may already be shutting down at process exit; a failed release is
-  // harmless then, and a destructor must not throw.
-  if (ctx_ && driver_available()) api().cuDevicePrimaryCtxRelease(device_);
+  // harmless then, and a destructor must not throw. The release takes the device, not a
+  // current context: nothing to make current first.
+  if (ctx_ && prepare_release(nullptr)) api().cuDevicePrimaryCtxRelease(device_);
 }
 
 void Context::make_current() const { WL_CU_CHECK(api().cuCtxSetCurrent(ctx_), label()); }
@@ -39,13 +42,6 @@ void Context::make_current() const { WL_CU_CHECK(api().cuCtxSetCurrent(ctx_), la
 void Context::synchronize() const {
   make_current();
   WL_CU_CHECK(api().cuCtxSynchronize(), label());
-}
-
-Context::MemoryInfo Context::memory_info() const {
-  make_current();
-  MemoryInfo m;
-  WL_CU_CHECK(api().cuMemGetInfo(&m.free, &m.total), label());
-  return m;
 }
 
 ContextPtr primary_context(int ordinal) {

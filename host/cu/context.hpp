@@ -29,11 +29,6 @@ class Context {
   // Waits for all work in the context; asynchronous faults surface here.
   void synchronize() const;
 
-  struct MemoryInfo {
-    std::size_t free = 0, total = 0;
-  };
-  MemoryInfo memory_info() const;  // cuMemGetInfo
-
   // Runs `f` when the last holder lets go, newest first, just before the release: what
   // must be undone while the context still exists (CUPTI's per-device SASS-metric
   // configuration, cu/sass_metrics.cpp). `f` must not throw.

@@ -258,7 +258,7 @@ std::string cupti_result_text(CUptiResult r) {
 }
 
 CuptiError::CuptiError(CUptiResult result, std::string call, const std::string& object)
-    : Error(compose(result, call, object), kind_of_result(result)), result_(result), call_(std::move(call)) {}
+    : Error(compose(result, call, object), kind_of_result(result)), result_(result) {}
 
 CuptiError::CuptiError(const std::string& message, ErrorKind kind) : Error(message, kind) {}
 

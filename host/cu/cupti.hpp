@@ -47,8 +47,7 @@
   X(cuptiRangeProfilerStart)                      \
   X(cuptiRangeProfilerStop)                       \
   X(cuptiRangeProfilerDecodeData)                 \
-  X(cuptiRangeProfilerGetCounterDataInfo)         \
-  X(cuptiRangeProfilerCounterDataGetRangeInfo)
+  X(cuptiRangeProfilerGetCounterDataInfo)
 
 namespace warplab::cu {
 
@@ -92,11 +91,9 @@ class CuptiError : public Error {
   // No usable CUPTI library (kind no_gpu), or another sentence of this layer.
   CuptiError(const std::string& message, ErrorKind kind);
   CUptiResult result() const noexcept { return result_; }
-  const std::string& cupti_call() const noexcept { return call_; }
 
  private:
   CUptiResult result_ = CUPTI_SUCCESS;
-  std::string call_;
 };
 
 // A CUPTI params struct zeroed with its structSize set, as CUPTI wants every one filled.

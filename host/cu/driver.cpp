@@ -30,13 +30,6 @@ struct Initialized {
 
 using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 
-// Every entry point of api_list.hpp, by name, for api_request_version's test.
-constexpr const char* kNames[] = {
-#define WARPLAB_CU_NAME(name) #name,
-    WARPLAB_CU_API(WARPLAB_CU_NAME)
-#undef WARPLAB_CU_NAME
-};
-
 Loaded load() {
   Loaded out;
   const char* forced = std::getenv("WARPLAB_NO_DRIVER");
@@ -127,8 +120,6 @@ int api_request_version(std::string_view name) {
   if (name == "cuCtxSynchronize") return 2000;
   return CUDA_VERSION;
 }
-
-std::span<const char* const> api_names() { return kNames; }
 
 const Api& api() {
   const Initialized& i = initialized();

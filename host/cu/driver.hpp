@@ -41,9 +41,8 @@ std::optional<std::string> driver_not_loaded();
 // not load. Needs no cuInit.
 int driver_version();
 
-// The CUDA version each entry point is requested for (see driver.cpp), and their names.
+// The CUDA version each entry point is requested for (see driver.cpp).
 int api_request_version(std::string_view name);
-std::span<const char* const> api_names();
 
 // "13.0" from 13000.
 std::string version_string(int cuda_version);

@@ -51,10 +51,6 @@ Function::Function(ContextPtr ctx, CUfunction f, std::string name, std::optional
   }
 }
 
-std::size_t Function::param_bytes() const noexcept {
-  return params_.empty() ? 0 : params_.back().offset + params_.back().size;
-}
-
 void Function::ensure_dynamic_shared(unsigned bytes) const {
   if (bytes <= dynamic_limit_.load(std::memory_order_relaxed)) return;
   WL_CU_CHECK(
@@ -71,16 +67,6 @@ void Function::allow_non_portable_clusters() const {
   WL_CU_CHECK(api().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
               "kernel " + name_ + ", clusters above the portable size of 8 blocks");
   non_portable_clusters_.store(true, std::memory_order_relaxed);
-}
-
-void Function::set_carveout(int percent) {
-  // The driver takes -1 (CU_SHAREDMEM_CARVEOUT_DEFAULT) or 0..100.
-  if (percent < -1 || percent > 100)
-    throw Error("shared memory carveout " + std::to_string(percent) +
-                " is out of range: give a percentage 0..100 or -1 for the default");
-  WL_CU_CHECK(api().cuFuncSetAttribute(fn_, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent),
-              "kernel " + name_);
-  carveout_ = percent;
 }
 
 }  // namespace warplab::cu

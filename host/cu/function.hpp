@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cu/context.hpp"
-#include "cu/occupancy.hpp"
+#include "cu/limits.hpp"
 
 namespace warplab::cu {
 
@@ -53,8 +53,6 @@ class Function {
   // False on drivers without cuFuncGetParamInfo (before CUDA 12.4).
   bool params_known() const noexcept { return params_known_; }
   const std::vector<ParamInfo>& params() const noexcept { return params_; }
-  // Bytes of the parameter buffer: the end of the last parameter.
-  std::size_t param_bytes() const noexcept;
 
   // Dynamic shared memory the kernel may currently use without another opt-in.
   unsigned dynamic_shared_limit() const noexcept { return dynamic_limit_.load(std::memory_order_relaxed); }
@@ -67,11 +65,6 @@ class Function {
   // portable 8 blocks, up to what the device allows. Throws cu::Error naming the kernel.
   void allow_non_portable_clusters() const;
 
-  // Preferred shared-memory carveout in percent (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_
-  // MEMORY_CARVEOUT), -1 = driver default. Our occupancy calculator takes the same value.
-  void set_carveout(int percent);
-  int carveout() const noexcept { return carveout_; }
-
  private:
   ContextPtr ctx_;
   CUfunction fn_ = nullptr;
@@ -80,7 +73,6 @@ class Function {
   KernelLimits limits_;
   bool params_known_ = false;
   std::vector<ParamInfo> params_;
-  int carveout_ = -1;
   mutable std::atomic<unsigned> dynamic_limit_{0};
   mutable std::atomic<bool> non_portable_clusters_{false};
 };

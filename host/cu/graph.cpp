@@ -7,18 +7,6 @@
 #include "cu/error.hpp"
 
 namespace warplab::cu {
-namespace {
-
-void require(bool ok, const char* what) {
-  if (!ok) throw Error(std::string("use of a destroyed ") + what);
-}
-
-// Destroys ignore errors: a destructor must not throw (see memory.cpp).
-void set_current_quietly(const ContextPtr& ctx) {
-  if (ctx && driver_available()) api().cuCtxSetCurrent(ctx->get());
-}
-
-}  // namespace
 
 CaptureInfo capture_info(CUstream stream) {
   CaptureInfo info;
@@ -39,47 +27,27 @@ Graph end_capture(const ContextPtr& ctx, CUstream stream) {
   const CUresult rc = api().cuStreamEndCapture(stream, &g);
   if (rc != CUDA_SUCCESS) {
     // An invalidated capture may still hand back a graph: it is unusable, destroy it.
-    if (g) api().cuGraphDestroy(g);
+    Graph(ctx, g).destroy();
     throw Error(rc, "cuStreamEndCapture", "stream");
   }
   return Graph(ctx, g);
 }
 
-Graph::Graph(Graph&& o) noexcept : ctx_(std::move(o.ctx_)), g_(std::exchange(o.g_, nullptr)) {}
+void GraphTraits::destroy(CUgraph g) noexcept { api().cuGraphDestroy(g); }
 
-Graph& Graph::operator=(Graph&& o) noexcept {
-  if (this != &o) {
-    destroy();
-    ctx_ = std::move(o.ctx_);
-    g_ = std::exchange(o.g_, nullptr);
-  }
-  return *this;
-}
-
-void Graph::destroy() noexcept {
-  if (g_ && driver_available()) {
-    set_current_quietly(ctx_);
-    api().cuGraphDestroy(g_);
-  }
-  g_ = nullptr;
-  ctx_.reset();
+std::size_t Graph::node_count() const {
+  const CUgraph g = h_.live("graph");
+  std::size_t n = 0;
+  WL_CU_CHECK(api().cuGraphGetNodes(g, nullptr, &n), "graph");
+  return n;
 }
 
 std::vector<CUgraphNode> Graph::nodes() const {
-  require(g_, "graph");
-  std::size_t n = 0;
-  WL_CU_CHECK(api().cuGraphGetNodes(g_, nullptr, &n), "graph");
+  std::size_t n = node_count();
   std::vector<CUgraphNode> out(n);
-  if (n) WL_CU_CHECK(api().cuGraphGetNodes(g_, out.data(), &n), "graph");
+  if (n) WL_CU_CHECK(api().cuGraphGetNodes(get(), out.data(), &n), "graph");
   out.resize(n);
   return out;
-}
-
-std::size_t Graph::node_count() const {
-  require(g_, "graph");
-  std::size_t n = 0;
-  WL_CU_CHECK(api().cuGraphGetNodes(g_, nullptr, &n), "graph");
-  return n;
 }
 
 const char* node_type_name(CUgraphNodeType t) noexcept {
@@ -115,41 +83,26 @@ CUgraphNodeType node_type(CUgraphNode n) {
   return t;
 }
 
-GraphExec::GraphExec(const Graph& g) : ctx_(g.context()) {
-  require(g.valid(), "graph");
-  if (ctx_) ctx_->make_current();
-  WL_CU_CHECK(api().cuGraphInstantiateWithFlags(&e_, g.get(), 0), "graph");
-}
+void GraphExecTraits::destroy(CUgraphExec e) noexcept { api().cuGraphExecDestroy(e); }
 
-GraphExec::GraphExec(GraphExec&& o) noexcept : ctx_(std::move(o.ctx_)), e_(std::exchange(o.e_, nullptr)) {}
-
-GraphExec& GraphExec::operator=(GraphExec&& o) noexcept {
-  if (this != &o) {
-    destroy();
-    ctx_ = std::move(o.ctx_);
-    e_ = std::exchange(o.e_, nullptr);
-  }
-  return *this;
-}
-
-void GraphExec::destroy() noexcept {
-  if (e_ && driver_available()) {
-    set_current_quietly(ctx_);
-    api().cuGraphExecDestroy(e_);
-  }
-  e_ = nullptr;
-  ctx_.reset();
+GraphExec::GraphExec(const Graph& g) {
+  if (!g.valid()) throw_destroyed("graph");
+  if (g.context()) g.context()->make_current();
+  CUgraphExec e = nullptr;
+  WL_CU_CHECK(api().cuGraphInstantiateWithFlags(&e, g.get(), 0), "graph");
+  h_ = Handle<GraphExecTraits>(g.context(), e);
 }
 
 void GraphExec::launch(CUstream stream) const {
-  require(e_, "executable graph");
-  WL_CU_CHECK(api().cuGraphLaunch(e_, stream), "graph");
+  const CUgraphExec e = h_.live("executable graph");
+  WL_CU_CHECK(api().cuGraphLaunch(e, stream), "graph");
 }
 
 GraphExec::Update GraphExec::update(const Graph& g) {
-  require(e_ && g.valid(), "graph");
+  const CUgraphExec e = h_.live("graph");
+  if (!g.valid()) throw_destroyed("graph");
   CUgraphExecUpdateResultInfo info{};
-  const CUresult rc = api().cuGraphExecUpdate(e_, g.get(), &info);
+  const CUresult rc = api().cuGraphExecUpdate(e, g.get(), &info);
   Update u{info.result, info.errorNode};
   if (rc == CUDA_SUCCESS) return {CU_GRAPH_EXEC_UPDATE_SUCCESS, nullptr};
   // The driver's "cannot update": its reason is in info (a generic one if it gave none).

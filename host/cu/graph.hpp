@@ -1,7 +1,8 @@
 // graph.hpp: CUDA graphs made by stream capture: begin/end a capture on a stream, ask a
 // stream whether it is capturing, the captured graph (CUgraph) and its executable form
-// (CUgraphExec: instantiate, launch, update in place), each move-only and holding its
-// context. Which operations a capture allows, and the sentences, are lab/capture.hpp's.
+// (CUgraphExec: instantiate, launch, update in place), each owned through cu::Handle
+// (move-only, holding its context). Which operations a capture allows, and the sentences,
+// are lab/capture.hpp's.
 #pragma once
 #include <cuda.h>
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "cu/context.hpp"
+#include "cu/handle.hpp"
 
 namespace warplab::cu {
 
@@ -30,29 +32,28 @@ CaptureInfo capture_info(CUstream stream);
 // fail their calls too; RELAXED would let a forgotten synchronous call slip through.
 void begin_capture(CUstream stream);
 
+struct GraphTraits {
+  using Raw = CUgraph;
+  static void destroy(CUgraph g) noexcept;  // cuGraphDestroy
+};
+
 class Graph {
  public:
   Graph() = default;  // empty
   // Adopts `g` (from a capture) in `ctx`.
-  Graph(ContextPtr ctx, CUgraph g) noexcept : ctx_(std::move(ctx)), g_(g) {}
-  Graph(Graph&& o) noexcept;
-  Graph& operator=(Graph&& o) noexcept;
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  ~Graph() { destroy(); }
+  Graph(ContextPtr ctx, CUgraph g) noexcept : h_(std::move(ctx), g) {}
 
-  void destroy() noexcept;  // idempotent
-  bool valid() const noexcept { return g_ != nullptr; }
-  CUgraph get() const noexcept { return g_; }
-  const ContextPtr& context() const noexcept { return ctx_; }
+  void destroy() noexcept { h_.release(); }  // idempotent
+  bool valid() const noexcept { return h_.valid(); }
+  CUgraph get() const noexcept { return h_.get(); }
+  const ContextPtr& context() const noexcept { return h_.context(); }
 
   // The graph's nodes (cuGraphGetNodes), in the driver's order, and their number.
   std::vector<CUgraphNode> nodes() const;
   std::size_t node_count() const;
 
  private:
-  ContextPtr ctx_;
-  CUgraph g_ = nullptr;
+  Handle<GraphTraits> h_;
 };
 
 // cuStreamEndCapture: the graph captured on `stream`. A capture the driver invalidated or
@@ -64,20 +65,20 @@ Graph end_capture(const ContextPtr& ctx, CUstream stream);
 const char* node_type_name(CUgraphNodeType t) noexcept;
 CUgraphNodeType node_type(CUgraphNode n);
 
+struct GraphExecTraits {
+  using Raw = CUgraphExec;
+  static void destroy(CUgraphExec e) noexcept;  // cuGraphExecDestroy
+};
+
 class GraphExec {
  public:
   GraphExec() = default;  // empty
   // cuGraphInstantiateWithFlags(flags 0).
   explicit GraphExec(const Graph& g);
-  GraphExec(GraphExec&& o) noexcept;
-  GraphExec& operator=(GraphExec&& o) noexcept;
-  GraphExec(const GraphExec&) = delete;
-  GraphExec& operator=(const GraphExec&) = delete;
-  ~GraphExec() { destroy(); }
 
-  void destroy() noexcept;  // idempotent
-  bool valid() const noexcept { return e_ != nullptr; }
-  CUgraphExec get() const noexcept { return e_; }
+  void destroy() noexcept { h_.release(); }  // idempotent
+  bool valid() const noexcept { return h_.valid(); }
+  CUgraphExec get() const noexcept { return h_.get(); }
 
   // cuGraphLaunch on `stream` (nullptr: the legacy default stream).
   void launch(CUstream stream) const;
@@ -94,8 +95,7 @@ class GraphExec {
   Update update(const Graph& g);
 
  private:
-  ContextPtr ctx_;
-  CUgraphExec e_ = nullptr;
+  Handle<GraphExecTraits> h_;
 };
 
 }  // namespace warplab::cu

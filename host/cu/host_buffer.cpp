@@ -36,9 +36,8 @@ HostBuffer HostBuffer::pinned(ContextPtr ctx, std::size_t bytes) {
   check_size(bytes, "pinned");
   HostBuffer b;
   b.pinned_ = PinnedBuffer(std::move(ctx), bytes);
-  b.data_ = static_cast<unsigned char*>(b.pinned_.data());
   b.size_ = bytes;
-  std::memset(b.data_, 0, bytes);
+  std::memset(b.data(), 0, bytes);
   return b;
 }
 
@@ -49,34 +48,9 @@ HostBuffer HostBuffer::pageable(std::size_t bytes) {
   HostBuffer b;
   b.plain_.reset(static_cast<unsigned char*>(std::aligned_alloc(kPage, rounded)));
   if (!b.plain_) throw Error("could not allocate " + format_bytes(bytes) + " of pageable host memory");
-  b.data_ = b.plain_.get();
   b.size_ = bytes;
-  std::memset(b.data_, 0, bytes);
+  std::memset(b.data(), 0, bytes);
   return b;
-}
-
-HostBuffer::HostBuffer(HostBuffer&& o) noexcept
-    : pinned_(std::move(o.pinned_)),
-      plain_(std::move(o.plain_)),
-      data_(std::exchange(o.data_, nullptr)),
-      size_(std::exchange(o.size_, 0)) {}
-
-HostBuffer& HostBuffer::operator=(HostBuffer&& o) noexcept {
-  if (this != &o) {
-    free();
-    pinned_ = std::move(o.pinned_);
-    plain_ = std::move(o.plain_);
-    data_ = std::exchange(o.data_, nullptr);
-    size_ = std::exchange(o.size_, 0);
-  }
-  return *this;
-}
-
-void HostBuffer::free() noexcept {
-  pinned_.free();
-  plain_.reset();
-  data_ = nullptr;
-  size_ = 0;
 }
 
 }  // namespace warplab::cu

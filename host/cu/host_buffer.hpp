@@ -4,8 +4,6 @@
 // page is resident before a copy is timed. Move-only; the pinned kind holds its context.
 #pragma once
 #include <cstddef>
-#include <cstdlib>
-#include <memory>
 
 #include "cu/context.hpp"
 #include "cu/memory.hpp"
@@ -22,26 +20,21 @@ class HostBuffer {
   // exceeds this machine's physical memory or the allocation fails.
   static HostBuffer pageable(std::size_t bytes);
 
-  HostBuffer(HostBuffer&& o) noexcept;
-  HostBuffer& operator=(HostBuffer&& o) noexcept;
-  HostBuffer(const HostBuffer&) = delete;
-  HostBuffer& operator=(const HostBuffer&) = delete;
-  ~HostBuffer() = default;
-
   // Releases the memory now; idempotent.
-  void free() noexcept;
-  bool valid() const noexcept { return data_ != nullptr; }
+  void free() noexcept {
+    pinned_.free();
+    plain_.reset();
+  }
+  bool valid() const noexcept { return pinned_.valid() || plain_; }
   bool is_pinned() const noexcept { return pinned_.valid(); }
-  unsigned char* data() const noexcept { return data_; }
-  std::size_t size() const noexcept { return size_; }
+  unsigned char* data() const noexcept {
+    return pinned_.valid() ? static_cast<unsigned char*>(pinned_.data()) : plain_.get();
+  }
+  std::size_t size() const noexcept { return valid() ? size_ : 0; }
 
  private:
-  struct FreeDeleter {
-    void operator()(unsigned char* p) const noexcept { std::free(p); }
-  };
-  PinnedBuffer pinned_;                                // the pinned kind
-  std::unique_ptr<unsigned char, FreeDeleter> plain_;  // the pageable kind
-  unsigned char* data_ = nullptr;
+  PinnedBuffer pinned_;  // the pinned kind
+  HostBytes plain_;      // the pageable kind
   std::size_t size_ = 0;
 };
 

@@ -10,6 +10,7 @@
 #include "cu/driver.hpp"
 #include "cu/error.hpp"
 #include "cu/function.hpp"
+#include "cu/occupancy.hpp"
 
 namespace warplab::cu {
 namespace {

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "cu/occupancy.hpp"
+#include "cu/limits.hpp"
 
 namespace warplab::cu {
 
@@ -85,8 +85,8 @@ std::optional<Violation> check(const LaunchConfig& c, const KernelLimits& k, con
 
 // Whether code for the kernel's architecture (k.code_arch) runs on a device of d's compute
 // capability: SASS for sm_XY runs on X.Y through X.9 (a family-specific sm_XYf too; an
-// arch-specific sm_XYa on X.Y only); warplab loads SASS, never PTX to be compiled again. nullopt when it runs
-// or the architecture is unknown.
+// arch-specific sm_XYa on X.Y only); warplab loads SASS (Module::load_cubin), never PTX to
+// be compiled again. nullopt when it runs or the architecture is unknown.
 std::optional<Violation> check_code(const KernelLimits& k, const DeviceLimits& d);
 
 // The cluster a launch of a kernel with limits k and configuration c runs in: c.cluster when

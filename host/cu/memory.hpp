@@ -1,16 +1,35 @@
 // memory.hpp: device memory (cuMemAlloc), managed memory (cuMemAllocManaged: one address
 // for host and device, migrated on demand or by prefetch) and page-locked host memory
-// (cuMemHostAlloc), move-only, each holding its context. Copies check their ranges and say
-// which bytes were out of range; running out of memory names the request and what was free.
+// (cuMemHostAlloc), each owned through cu::Handle (move-only, holding its context). Copies
+// check their ranges and say which bytes were out of range; running out of memory names the
+// request and what was free.
 #pragma once
 #include <cuda.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 
 #include "cu/context.hpp"
+#include "cu/handle.hpp"
 
 namespace warplab::cu {
+
+struct DeviceMemoryTraits {
+  using Raw = CUdeviceptr;
+  static void destroy(CUdeviceptr p) noexcept;  // cuMemFree (device and managed memory)
+};
+struct PinnedMemoryTraits {
+  using Raw = void*;
+  static void destroy(void* p) noexcept;  // cuMemFreeHost
+};
+
+// Host memory from calloc or aligned_alloc (no driver involved), given back with free().
+struct FreeDeleter {
+  void operator()(unsigned char* p) const noexcept { std::free(p); }
+};
+using HostBytes = std::unique_ptr<unsigned char, FreeDeleter>;
 
 class DeviceBuffer {
  public:
@@ -28,27 +47,25 @@ class DeviceBuffer {
   // the host reads and writes it at host_address(). Throws when the device has no managed
   // memory, or as the constructor does when it runs out.
   static DeviceBuffer managed(ContextPtr ctx, std::size_t bytes);
-  bool is_host_backed() const noexcept { return ptr_ != 0 && !ctx_; }
-  bool is_managed() const noexcept { return managed_; }
+  bool is_managed() const noexcept { return valid() && managed_; }
   // Where the host may read and write the bytes directly: host-backed and managed buffers
   // (for managed memory only once the device work that touches it is finished); nullptr
   // for plain device memory.
   unsigned char* host_address() const noexcept {
-    return (!ctx_ || managed_) ? reinterpret_cast<unsigned char*>(ptr_) : nullptr;
+    return host_ ? host_.get() : managed_ ? reinterpret_cast<unsigned char*>(mem_.get()) : nullptr;
   }
-  DeviceBuffer(DeviceBuffer&& o) noexcept;
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { free(); }
 
   // Releases the memory now; idempotent. Any later use throws "use of a freed device buffer".
-  void free() noexcept;
-  bool valid() const noexcept { return ptr_ != 0; }
+  void free() noexcept {
+    mem_.release();
+    host_.reset();
+  }
+  bool valid() const noexcept { return mem_.valid() || host_; }
   explicit operator bool() const noexcept { return valid(); }
-  CUdeviceptr get() const noexcept { return ptr_; }
-  std::size_t size() const noexcept { return size_; }
-  const ContextPtr& context() const noexcept { return ctx_; }
+  CUdeviceptr get() const noexcept { return host_ ? reinterpret_cast<CUdeviceptr>(host_.get()) : mem_.get(); }
+  std::size_t size() const noexcept { return valid() ? size_ : 0; }
+  // The context of device and managed memory; null for a host-backed buffer.
+  const ContextPtr& context() const noexcept { return mem_.context(); }
 
   // Synchronous copies of `bytes` at byte `offset` of this buffer.
   void copy_from_host(const void* src, std::size_t bytes, std::size_t offset = 0);
@@ -64,19 +81,18 @@ class DeviceBuffer {
                        std::size_t src_offset = 0);
   // Sets `bytes` bytes at `offset` to `value` (all of the buffer by default).
   void memset(std::uint8_t value, std::size_t bytes = SIZE_MAX, std::size_t offset = 0);
-  void memset_async(std::uint8_t value, CUstream stream, std::size_t bytes = SIZE_MAX,
-                    std::size_t offset = 0);
   // Managed buffers only (anything else throws): migrate `bytes` at `offset` to `to` in
   // stream order (cuMemPrefetchAsync), or set a policy for them (cuMemAdvise).
   void prefetch(CUmemLocation to, CUstream stream, std::size_t bytes, std::size_t offset = 0) const;
   void advise(CUmem_advise advice, CUmemLocation where, std::size_t bytes, std::size_t offset = 0) const;
 
  private:
-  // Throws when freed, or when [offset, offset + bytes) is not inside the buffer.
-  void check_range(const char* what, std::size_t bytes, std::size_t offset) const;
+  // Throws when freed, or when [offset, offset + bytes) is not inside the buffer; makes the
+  // context current. Returns where the bytes start.
+  CUdeviceptr check_range(const char* what, std::size_t bytes, std::size_t offset) const;
 
-  ContextPtr ctx_;
-  CUdeviceptr ptr_ = 0;
+  Handle<DeviceMemoryTraits> mem_;  // device or managed memory
+  HostBytes host_;                  // host-backed (no GPU)
   std::size_t size_ = 0;
   bool managed_ = false;
 };
@@ -87,21 +103,14 @@ class PinnedBuffer {
  public:
   PinnedBuffer() = default;
   PinnedBuffer(ContextPtr ctx, std::size_t bytes, unsigned flags = 0);
-  PinnedBuffer(PinnedBuffer&& o) noexcept;
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() { free(); }
 
-  void free() noexcept;
-  bool valid() const noexcept { return ptr_ != nullptr; }
-  void* data() noexcept { return ptr_; }
-  const void* data() const noexcept { return ptr_; }
-  std::size_t size() const noexcept { return size_; }
+  void free() noexcept { mem_.release(); }  // idempotent
+  bool valid() const noexcept { return mem_.valid(); }
+  void* data() const noexcept { return mem_.get(); }
+  std::size_t size() const noexcept { return valid() ? size_ : 0; }
 
  private:
-  ContextPtr ctx_;
-  void* ptr_ = nullptr;
+  Handle<PinnedMemoryTraits> mem_;
   std::size_t size_ = 0;
 };
 

@@ -1,5 +1,5 @@
-// module.hpp: a loaded CUDA module (cubin or PTX) and its kernels. Loading captures the
-// JIT error log into the error message; the kernels are enumerated by mangled name
+// module.hpp: a loaded CUDA module (a cubin) and its kernels. Loading captures the JIT
+// error log into the error message; the kernels are enumerated by mangled name
 // (cuModuleEnumerateFunctions + cuFuncGetName).
 #pragma once
 #include <cuda.h>
@@ -14,8 +14,14 @@
 
 #include "cu/context.hpp"
 #include "cu/function.hpp"
+#include "cu/handle.hpp"
 
 namespace warplab::cu {
+
+struct ModuleTraits {
+  using Raw = CUmodule;
+  static void destroy(CUmodule m) noexcept;  // cuModuleUnload
+};
 
 // Always held through std::shared_ptr: a Function handed out by function() shares the
 // module's ownership (aliasing shared_ptr), so a kernel handle keeps its module loaded,
@@ -25,20 +31,12 @@ class Module : public std::enable_shared_from_this<Module> {
   // `image`: a cubin (ELF) or fatbin as produced by NVRTC. `name` labels errors
   // ("module 'clock.cu'"). Throws cu::Error with the JIT log appended on failure.
   static std::shared_ptr<Module> load_cubin(ContextPtr ctx, std::string_view image, std::string name);
-  // `ptx`: PTX text (need not be NUL-terminated); the driver JIT-compiles it.
-  static std::shared_ptr<Module> load_ptx(ContextPtr ctx, std::string_view ptx, std::string name);
-  ~Module();  // cuModuleUnload; never throws
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
-  CUmodule get() const noexcept { return mod_; }
+  CUmodule get() const noexcept { return mod_.get(); }
   const std::string& name() const noexcept { return name_; }
-  const ContextPtr& context() const noexcept { return ctx_; }
-
-  // Mangled names of every kernel in the module, in the driver's order. Empty when the
-  // driver predates cuModuleEnumerateFunctions (CUDA 12.4).
-  const std::vector<std::string>& function_names() const noexcept { return names_; }
-  bool has_function(std::string_view mangled) const;
+  const ContextPtr& context() const noexcept { return mod_.context(); }
 
   // The kernel with this mangled (lowered) name, created once per module and shared by
   // every caller, so a dynamic-shared opt-in is remembered per kernel. Throws cu::Error:
@@ -48,12 +46,13 @@ class Module : public std::enable_shared_from_this<Module> {
                                      std::optional<std::size_t> param_count = {}) const;
 
  private:
-  Module(ContextPtr ctx, std::string name) : ctx_(std::move(ctx)), name_(std::move(name)) {}
-  static std::shared_ptr<Module> load(ContextPtr ctx, const void* image, std::string name, const char* kind);
+  Module(Handle<ModuleTraits> mod, std::string name) : mod_(std::move(mod)), name_(std::move(name)) {}
+  // The kernels' mangled names and handles, in the driver's order (none when the driver
+  // predates cuModuleEnumerateFunctions, CUDA 12.4: function() then asks by name).
   void enumerate();
 
-  ContextPtr ctx_;
-  CUmodule mod_ = nullptr;
+  // Declared first, so destroyed last: the Function objects below go before the unload.
+  Handle<ModuleTraits> mod_;
   std::string name_;
   std::vector<std::string> names_;
   std::vector<CUfunction> handles_;  // parallel to names_

@@ -1,10 +1,11 @@
 // occupancy.cpp: warplab's occupancy calculator. The architecture facts (allocation
 // granularities, shared-memory carveout sizes, how the default carveout is chosen) are
 // those NVIDIA documents in cuda_occupancy.h; the code is our own. The calculator is pure
-// integer math; only driver_occupancy() and the sweep call the driver.
+// integer math; only driver_occupancy() calls the driver.
 #include "cu/occupancy.hpp"
 
 #include <algorithm>
+#include <span>
 
 #include "cu/driver.hpp"
 #include "cu/error.hpp"
@@ -19,7 +20,7 @@ struct ArchFacts {
   int max_regs_per_thread = 256;
   int sub_partitions = 4;              // register file split into this many quarters (SMSPs)
   int smem_granularity = 128;          // shared memory per block is rounded up to this
-  int default_max_blocks = 32;         // used only when the snapshot lacks the attribute
+  int default_max_blocks = 32;         // used only when the limits lack the attribute
   int barrier_factor = 0;              // named-barrier slots = factor x block slots; 0: no limit
   std::span<const int> carveouts_kib;  // shared-memory sizes (KiB) an SM can be set to
 };
@@ -36,33 +37,27 @@ ArchFacts arch_facts(int major, int minor) {
   f.max_regs_per_thread = major >= 7 ? 256 : 255;
   f.sub_partitions = (major == 6 && minor == 0) ? 2 : 4;
   f.smem_granularity = major >= 8 ? 128 : 256;
+  f.default_max_blocks = documented_max_blocks_per_sm(major, minor);
   switch (major) {
-    case 3:
-      f.default_max_blocks = 16;
-      break;
     case 7:
-      f.default_max_blocks = minor == 5 ? 16 : 32;
       f.carveouts_kib = minor == 5 ? std::span<const int>(kTuring) : std::span<const int>(kVolta);
       break;
     case 8:
-      f.default_max_blocks = minor == 0 ? 32 : minor == 9 ? 24 : 16;
       f.carveouts_kib =
           (minor == 0 || minor == 7) ? std::span<const int>(kA100) : std::span<const int>(kAmpereSmall);
       break;
     case 9:
     case 10:
     case 11:
-      f.default_max_blocks = (major == 10 && minor == 1) || (major == 11 && minor == 0) ? 24 : 32;
       f.barrier_factor = f.default_max_blocks == 24 ? 1 : 2;
       f.carveouts_kib = kHopper;
       break;
     case 12:
-      f.default_max_blocks = 24;
       f.barrier_factor = 1;
       f.carveouts_kib = kAmpereSmall;
       break;
     default:
-      break;  // 5.x, 6.x: 32 blocks, dedicated shared memory, no carveout
+      break;  // 3.x, 5.x, 6.x: dedicated shared memory, no carveout
   }
   return f;
 }
@@ -209,37 +204,6 @@ OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_sh
   return occupancy(k, block, dynamic_shared, device_limits(d), carveout_percent);
 }
 
-DeviceLimits device_limits(const DeviceSnapshot& s) {
-  DeviceLimits d;
-  auto req = [&](const char* name) { return s.require(name); };
-  auto opt = [&](const char* name, long long fallback) { return s.attr(name).value_or(fallback); };
-  d.cc_major = s.cc_major ? s.cc_major : static_cast<int>(opt("compute_capability_major", 0));
-  d.cc_minor = s.cc_major ? s.cc_minor : static_cast<int>(opt("compute_capability_minor", 0));
-  d.warp_size = static_cast<int>(req("warp_size"));
-  // An architecture profile does not know the SM count: 0, and grid-wide checks skip it.
-  d.multiprocessor_count =
-      static_cast<int>(s.is_unknown("multiprocessor_count") ? 0 : req("multiprocessor_count"));
-  d.max_threads_per_block = static_cast<int>(req("max_threads_per_block"));
-  d.max_block_dim[0] = static_cast<int>(req("max_block_dim_x"));
-  d.max_block_dim[1] = static_cast<int>(req("max_block_dim_y"));
-  d.max_block_dim[2] = static_cast<int>(req("max_block_dim_z"));
-  d.max_grid_dim[0] = req("max_grid_dim_x");
-  d.max_grid_dim[1] = req("max_grid_dim_y");
-  d.max_grid_dim[2] = req("max_grid_dim_z");
-  d.max_shared_per_block = req("max_shared_memory_per_block");
-  d.max_shared_per_block_optin = opt("max_shared_memory_per_block_optin", d.max_shared_per_block);
-  d.reserved_shared_per_block = opt("reserved_shared_memory_per_block", 0);
-  d.max_shared_per_sm = req("max_shared_memory_per_multiprocessor");
-  d.max_regs_per_block = req("max_registers_per_block");
-  d.max_regs_per_sm = req("max_registers_per_multiprocessor");
-  d.max_threads_per_sm = static_cast<int>(req("max_threads_per_multiprocessor"));
-  d.max_blocks_per_sm = static_cast<int>(
-      opt("max_blocks_per_multiprocessor", arch_facts(d.cc_major, d.cc_minor).default_max_blocks));
-  d.cooperative_launch = opt("cooperative_launch", 0) != 0;
-  d.cooperative_known = s.attr("cooperative_launch") || !s.is_unknown("cooperative_launch");
-  return d;
-}
-
 int driver_occupancy(const Function& f, int block_threads, std::size_t dynamic_shared, unsigned flags) {
   f.context()->make_current();
   // The driver answers for the kernel's current dynamic limit; raise it as launch() would.
@@ -251,36 +215,6 @@ int driver_occupancy(const Function& f, int block_threads, std::size_t dynamic_s
               "kernel " + f.name() + ", block " + std::to_string(block_threads) + ", " +
                   std::to_string(dynamic_shared) + " bytes dynamic shared");
   return blocks;
-}
-
-std::vector<OccupancyCase> occupancy_sweep_compare(std::span<const Function* const> kernels,
-                                                   std::span<const int> block_sizes,
-                                                   std::span<const long long> dynamic_shared,
-                                                   const DeviceLimits& d) {
-  std::vector<OccupancyCase> out;
-  out.reserve(kernels.size() * block_sizes.size() * dynamic_shared.size());
-  for (const Function* f : kernels) {
-    for (long long dyn : dynamic_shared) {
-      for (int block : block_sizes) {
-        OccupancyCase c;
-        c.kernel = f->name();
-        c.block = block;
-        c.regs = f->limits().regs;
-        c.static_shared = f->limits().static_shared;
-        c.max_threads = f->limits().max_threads_per_block;
-        c.dynamic_shared = dyn;
-        c.own = occupancy(f->limits(), block, dyn, d, f->carveout()).blocks_per_sm;
-        try {
-          c.driver = driver_occupancy(*f, block, static_cast<std::size_t>(dyn));
-        } catch (const Error& e) {
-          c.driver = -1;
-          c.driver_error = e.what();
-        }
-        out.push_back(std::move(c));
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace warplab::cu

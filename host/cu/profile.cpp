@@ -4,25 +4,18 @@
 #include "cu/profile.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cu/error.hpp"
 #include "sys/read.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::cu {
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Every complaint has one shape: "profile 'WHERE': WHAT" (exit code 4 in main).
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
@@ -62,7 +55,7 @@ nlohmann::ordered_json ordered(const DeviceSnapshot& d) {
 
 const EmbeddedProfile* find_embedded_profile(const std::string& name) {
   for (const EmbeddedProfile& p : embedded_profiles())
-    if (lower(p.name) == lower(name)) return &p;
+    if (sys::lower(p.name) == sys::lower(name)) return &p;
   return nullptr;
 }
 
@@ -93,7 +86,7 @@ std::string shipped_profiles() {
 std::string pick_default_profile(const std::vector<std::string>& names) {
   for (const char* want : {"h100", "h200"})
     for (const std::string& n : names)
-      if (lower(n) == want) return n;
+      if (sys::lower(n) == want) return n;
   return names.empty() ? std::string() : names.front();
 }
 
@@ -125,7 +118,7 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
   if (!fs::exists(st)) {
     // "x/y.json" was meant as a file; "h110" was probably a mistyped shipped name.
     const bool looks_like_path =
-        name_or_path.find('/') != std::string::npos || lower(name_or_path).ends_with(".json");
+        name_or_path.find('/') != std::string::npos || sys::lower(name_or_path).ends_with(".json");
     if (looks_like_path) bad(name_or_path, "no such file");
     const std::string shipped = shipped_profiles();
     throw Error("unknown profile '" + name_or_path + "': " +

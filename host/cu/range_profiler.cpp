@@ -158,16 +158,4 @@ std::size_t RangeProfiler::ranges() const {
   return p.numTotalRanges;
 }
 
-std::string RangeProfiler::range_name(std::size_t i) const {
-  auto p = WL_CUPTI_PARAMS(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params);
-  p.pCounterDataImage = counter_data_.data();
-  p.counterDataImageSize = counter_data_.size();
-  p.rangeIndex = i;
-  p.rangeDelimiter = "/";
-  WL_CUPTI_CALL(*api_, cuptiRangeProfilerCounterDataGetRangeInfo, p,
-                label() + ", range " + std::to_string(i));
-  // CUPTI allocates the name and leaves it to the caller; it is a few bytes per range.
-  return p.rangeName ? p.rangeName : "";
-}
-
 }  // namespace warplab::cu

@@ -53,8 +53,6 @@ class RangeProfiler {
   std::size_t decode();
   // Ranges in the decoded counter data (cuptiRangeProfilerGetCounterDataInfo).
   std::size_t ranges() const;
-  // CUPTI's name of range `i`: in auto range mode, its position in launch order ("0", "1").
-  std::string range_name(std::size_t i) const;
   const std::vector<std::uint8_t>& counter_data() const noexcept { return counter_data_; }
 
  private:

@@ -9,23 +9,34 @@
 namespace warplab::cu {
 namespace {
 
-void require(bool ok, const char* what) {
-  if (!ok) throw Error(std::string("use of a destroyed ") + what);
+// What cuStreamQuery and cuEventQuery answer: true when the work is done, false while some
+// is pending; anything else (an asynchronous fault) throws.
+bool done(CUresult rc, const char* call, const char* object) {
+  if (rc == CUDA_ERROR_NOT_READY) return false;
+  if (rc != CUDA_SUCCESS) throw Error(rc, call, object);
+  return true;
 }
 
 }  // namespace
 
-Stream::Stream(ContextPtr ctx, bool non_blocking) : ctx_(std::move(ctx)) {
-  ctx_->make_current();
-  WL_CU_CHECK(api().cuStreamCreate(&s_, non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT),
-              ctx_->label());
+void StreamTraits::destroy(CUstream s) noexcept { api().cuStreamDestroy(s); }
+void EventTraits::destroy(CUevent e) noexcept { api().cuEventDestroy(e); }
+
+Stream::Stream(ContextPtr ctx, bool non_blocking) {
+  ctx->make_current();
+  CUstream s = nullptr;
+  WL_CU_CHECK(api().cuStreamCreate(&s, non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT),
+              ctx->label());
+  h_ = Handle<StreamTraits>(std::move(ctx), s);
 }
 
-Stream::Stream(ContextPtr ctx, bool non_blocking, int priority) : ctx_(std::move(ctx)) {
-  ctx_->make_current();
-  WL_CU_CHECK(api().cuStreamCreateWithPriority(&s_, non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT,
+Stream::Stream(ContextPtr ctx, bool non_blocking, int priority) {
+  ctx->make_current();
+  CUstream s = nullptr;
+  WL_CU_CHECK(api().cuStreamCreateWithPriority(&s, non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT,
                                                priority),
-              ctx_->label() + ", priority " + std::to_string(priority));
+              ctx->label() + ", priority " + std::to_string(priority));
+  h_ = Handle<StreamTraits>(std::move(ctx), s);
 }
 
 PriorityRange stream_priorities(const ContextPtr& ctx) {
@@ -35,104 +46,57 @@ PriorityRange stream_priorities(const ContextPtr& ctx) {
   return r;
 }
 
-Stream::Stream(Stream&& o) noexcept : ctx_(std::move(o.ctx_)), s_(std::exchange(o.s_, nullptr)) {}
-
-Stream& Stream::operator=(Stream&& o) noexcept {
-  if (this != &o) {
-    destroy();
-    ctx_ = std::move(o.ctx_);
-    s_ = std::exchange(o.s_, nullptr);
-  }
-  return *this;
-}
-
-void Stream::destroy() noexcept {
-  // Errors ignored: a destructor must not throw (see memory.cpp).
-  if (s_ && driver_available()) {
-    api().cuCtxSetCurrent(ctx_->get());
-    api().cuStreamDestroy(s_);
-  }
-  s_ = nullptr;
-  ctx_.reset();
-}
-
 void Stream::synchronize() const {
-  require(s_, "stream");
-  WL_CU_CHECK(api().cuStreamSynchronize(s_), "stream");
+  const CUstream s = h_.live("stream");
+  WL_CU_CHECK(api().cuStreamSynchronize(s), "stream");
 }
 
 bool Stream::query() const {
-  require(s_, "stream");
-  const CUresult rc = api().cuStreamQuery(s_);
-  if (rc == CUDA_ERROR_NOT_READY) return false;
-  if (rc != CUDA_SUCCESS) throw Error(rc, "cuStreamQuery", "stream");
-  return true;
+  const CUstream s = h_.live("stream");
+  return done(api().cuStreamQuery(s), "cuStreamQuery", "stream");
 }
 
 void Stream::wait(CUevent event) const {
-  require(s_, "stream");
-  WL_CU_CHECK(api().cuStreamWaitEvent(s_, event, 0), "stream");
+  const CUstream s = h_.live("stream");
+  WL_CU_CHECK(api().cuStreamWaitEvent(s, event, 0), "stream");
 }
 
 void Stream::wait(const Event& event) const {
-  require(event.valid(), "event");
+  if (!event.valid()) throw_destroyed("event");
   wait(event.get());
 }
 
 int Stream::priority() const {
-  require(s_, "stream");
+  const CUstream s = h_.live("stream");
   int p = 0;
-  WL_CU_CHECK(api().cuStreamGetPriority(s_, &p), "stream");
+  WL_CU_CHECK(api().cuStreamGetPriority(s, &p), "stream");
   return p;
 }
 
-Event::Event(ContextPtr ctx, bool timing) : ctx_(std::move(ctx)), timing_(timing) {
-  ctx_->make_current();
-  WL_CU_CHECK(api().cuEventCreate(&e_, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING), ctx_->label());
-}
-
-Event::Event(Event&& o) noexcept
-    : ctx_(std::move(o.ctx_)), e_(std::exchange(o.e_, nullptr)), timing_(o.timing_) {}
-
-Event& Event::operator=(Event&& o) noexcept {
-  if (this != &o) {
-    destroy();
-    ctx_ = std::move(o.ctx_);
-    e_ = std::exchange(o.e_, nullptr);
-    timing_ = o.timing_;
-  }
-  return *this;
-}
-
-void Event::destroy() noexcept {
-  if (e_ && driver_available()) {
-    api().cuCtxSetCurrent(ctx_->get());
-    api().cuEventDestroy(e_);
-  }
-  e_ = nullptr;
-  ctx_.reset();
+Event::Event(ContextPtr ctx, bool timing) : timing_(timing) {
+  ctx->make_current();
+  CUevent e = nullptr;
+  WL_CU_CHECK(api().cuEventCreate(&e, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING), ctx->label());
+  h_ = Handle<EventTraits>(std::move(ctx), e);
 }
 
 void Event::record(CUstream stream) {
-  require(e_, "event");
-  WL_CU_CHECK(api().cuEventRecord(e_, stream), "event");
+  const CUevent e = h_.live("event");
+  WL_CU_CHECK(api().cuEventRecord(e, stream), "event");
 }
 
 void Event::synchronize() const {
-  require(e_, "event");
-  WL_CU_CHECK(api().cuEventSynchronize(e_), "event");
+  const CUevent e = h_.live("event");
+  WL_CU_CHECK(api().cuEventSynchronize(e), "event");
 }
 
 bool Event::query() const {
-  require(e_, "event");
-  const CUresult rc = api().cuEventQuery(e_);
-  if (rc == CUDA_ERROR_NOT_READY) return false;
-  if (rc != CUDA_SUCCESS) throw Error(rc, "cuEventQuery", "event");
-  return true;
+  const CUevent e = h_.live("event");
+  return done(api().cuEventQuery(e), "cuEventQuery", "event");
 }
 
 float elapsed_ms(const Event& start, const Event& end) {
-  require(start.valid() && end.valid(), "event");
+  if (!start.valid() || !end.valid()) throw_destroyed("event");
   if (!start.timing() || !end.timing())
     throw Error("an event made without timing cannot be timed: make both events with timing (the default)");
   end.synchronize();

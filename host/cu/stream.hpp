@@ -1,10 +1,12 @@
 // stream.hpp: CUDA streams (with a priority from the device's range) and events (timed,
-// or made without timing for pure ordering), move-only, each holding its context. Events
-// time work on the device (cuEventElapsedTime), never with host clocks.
+// or made without timing for pure ordering), each owned through cu::Handle (move-only,
+// holding its context). Events time work on the device (cuEventElapsedTime), never with
+// host clocks.
 #pragma once
 #include <cuda.h>
 
 #include "cu/context.hpp"
+#include "cu/handle.hpp"
 
 namespace warplab::cu {
 
@@ -18,6 +20,11 @@ struct PriorityRange {
 };
 PriorityRange stream_priorities(const ContextPtr& ctx);
 
+struct StreamTraits {
+  using Raw = CUstream;
+  static void destroy(CUstream s) noexcept;  // cuStreamDestroy
+};
+
 class Stream {
  public:
   Stream() = default;  // empty
@@ -26,16 +33,11 @@ class Stream {
   // cuStreamCreateWithPriority. The driver clamps a priority outside the device's range
   // silently; callers check it first (lab::check_priority says which range).
   Stream(ContextPtr ctx, bool non_blocking, int priority);
-  Stream(Stream&& o) noexcept;
-  Stream& operator=(Stream&& o) noexcept;
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  ~Stream() { destroy(); }
 
-  void destroy() noexcept;  // idempotent
-  bool valid() const noexcept { return s_ != nullptr; }
-  CUstream get() const noexcept { return s_; }
-  const ContextPtr& context() const noexcept { return ctx_; }
+  void destroy() noexcept { h_.release(); }  // idempotent
+  bool valid() const noexcept { return h_.valid(); }
+  CUstream get() const noexcept { return h_.get(); }
+  const ContextPtr& context() const noexcept { return h_.context(); }
 
   // Blocks until the stream's work is done; an asynchronous fault surfaces here as a
   // cu::Error with its code (e.g. CUDA_ERROR_ILLEGAL_ADDRESS).
@@ -49,8 +51,12 @@ class Stream {
   int priority() const;
 
  private:
-  ContextPtr ctx_;
-  CUstream s_ = nullptr;
+  Handle<StreamTraits> h_;
+};
+
+struct EventTraits {
+  using Raw = CUevent;
+  static void destroy(CUevent e) noexcept;  // cuEventDestroy
 };
 
 class Event {
@@ -59,16 +65,11 @@ class Event {
   // cuEventCreate: with timing (the default), or with CU_EVENT_DISABLE_TIMING, which makes
   // recording and waiting cheaper when the event only orders work between streams.
   explicit Event(ContextPtr ctx, bool timing = true);
-  Event(Event&& o) noexcept;
-  Event& operator=(Event&& o) noexcept;
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  ~Event() { destroy(); }
 
-  void destroy() noexcept;
-  bool valid() const noexcept { return e_ != nullptr; }
+  void destroy() noexcept { h_.release(); }  // idempotent
+  bool valid() const noexcept { return h_.valid(); }
   bool timing() const noexcept { return timing_; }
-  CUevent get() const noexcept { return e_; }
+  CUevent get() const noexcept { return h_.get(); }
 
   // Records the event on `stream` (nullptr: the legacy default stream).
   void record(CUstream stream = nullptr);
@@ -76,8 +77,7 @@ class Event {
   bool query() const;  // true once the recorded work is complete
 
  private:
-  ContextPtr ctx_;
-  CUevent e_ = nullptr;
+  Handle<EventTraits> h_;
   bool timing_ = true;
 };
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sys/text.hpp"
+
 namespace warplab::lab {
 namespace {
 
@@ -46,15 +48,11 @@ std::string what_counted(const CounterSelection& sel) {
     for (const auto& s : sets) seen = seen || s == c.set;
     if (!seen) sets.push_back(c.set);
   }
-  if (raw > 0) sets.push_back(std::to_string(raw) + (raw == 1 ? " CUPTI metric" : " CUPTI metrics"));
+  if (raw > 0) sets.push_back(sys::plural(raw, "CUPTI metric"));
   std::string out;
   for (std::size_t i = 0; i < sets.size(); ++i)
     out += (i == 0 ? "" : i + 1 == sets.size() ? " and " : ", ") + sets[i];
   return out;
-}
-
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 }  // namespace
@@ -132,9 +130,9 @@ std::string counters_text(const CounterReport& r, bool by_kernel_rows) {
   std::size_t launches = 0;
   for (const CounterRow& row : r.rows) launches += row.launches;
   std::string out = "hardware counters: " + what_counted(sel) + " on " + sel.chip + ", " +
-                    plural(sel.passes, "replay pass", "replay passes") + " per launch, " +
-                    plural(launches, "launch", "launches") +
-                    (by_kernel_rows ? " of " + plural(r.rows.size(), "kernel", "kernels") : "") + "\n";
+                    sys::plural(sel.passes, "replay pass", "replay passes") + " per launch, " +
+                    sys::plural(launches, "launch", "launches") +
+                    (by_kernel_rows ? " of " + sys::plural(r.rows.size(), "kernel") : "") + "\n";
   if (!sel.unavailable.empty()) {
     out += "  (this chip has no counter for";
     for (std::size_t i = 0; i < sel.unavailable.size(); ++i) out += (i ? ", " : " ") + sel.unavailable[i];
@@ -151,7 +149,7 @@ std::string counters_text(const CounterReport& r, bool by_kernel_rows) {
     std::string head;
     if (by_kernel_rows)
       head = (row.kernel.empty() ? "(unnamed launches)" : row.kernel) + "  " +
-             plural(row.launches, "launch", "launches");
+             sys::plural(row.launches, "launch", "launches");
     else
       head = "#" + std::to_string(i + 1) + (j > i + 1 ? "-#" + std::to_string(j) : "") + " " +
              (row.kernel.empty() ? "(unnamed)" : row.kernel);

@@ -15,6 +15,7 @@
 #include "cu/range_profiler.hpp"
 #include "lab/counters.hpp"
 #include "lab/lines.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -38,10 +39,6 @@ std::vector<double> counter_values(const CounterSelection& sel, const std::vecto
     out.push_back(per == 0.0 ? std::numeric_limits<double>::quiet_NaN() : raw / per);
   }
   return out;
-}
-
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 // The counted launch inside the driver now, for the watchdog thread (overdue()).
@@ -157,7 +154,7 @@ void CounterSession::take(const cu::MetricHost& host, const cu::RangeProfiler& p
   // when the counts agree (launches beyond max_launches are dropped at the end).
   const bool matched = ranges + dropped == launches.size();
   if (!matched)
-    unmatched_ = "the GPU counted " + plural(ranges, "launch", "launches") + " but warplab recorded " +
+    unmatched_ = "the GPU counted " + sys::plural(ranges, "launch", "launches") + " but warplab recorded " +
                  std::to_string(launches.size()) + ", so the rows carry no kernel names";
   dropped_ += dropped;
   for (std::size_t i = 0; i < ranges; ++i) {
@@ -233,9 +230,9 @@ CounterReport CounterSession::end() {
   report.selection = selection_;
   report.rows = std::move(rows_);
   if (dropped_ > 0)
-    report.note = plural(dropped_, "launch was", "launches were") +
+    report.note = sys::plural(dropped_, "launch was", "launches were") +
                   " not counted: a counter session counts at most " +
-                  plural(max_launches_, "launch", "launches") + " at a time";
+                  sys::plural(max_launches_, "launch", "launches") + " at a time";
   else
     report.note = unmatched_;
   return report;

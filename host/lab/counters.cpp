@@ -10,6 +10,7 @@
 #include "cu/metric_host.hpp"
 #include "cu/range_profiler.hpp"
 #include "sys/shown.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -26,28 +27,13 @@ const cu::MetricHost& catalog(const std::string& chip) {
   return *it->second;
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // Up to three names closest to `word`: within a third of its length by edit distance, else
 // those that contain it.
 std::vector<std::string> closest(const std::string& word, const std::vector<std::string>& names) {
   std::vector<std::pair<std::size_t, std::string>> scored;
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   for (const auto& n : names)
-    if (const std::size_t d = edit_distance(word, n); d <= limit) scored.emplace_back(d, n);
+    if (const std::size_t d = sys::edit_distance(word, n); d <= limit) scored.emplace_back(d, n);
   if (scored.empty())
     for (const auto& n : names)
       if (n.find(word) != std::string::npos) scored.emplace_back(n.size(), n);

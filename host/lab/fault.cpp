@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cu/occupancy.hpp"
+
 namespace warplab::lab {
 
 std::string LaunchNote::where() const {

@@ -10,7 +10,7 @@
 
 #include "cu/error.hpp"
 #include "cu/launch.hpp"
-#include "cu/occupancy.hpp"
+#include "cu/limits.hpp"
 
 namespace warplab::lab {
 

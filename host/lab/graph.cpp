@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "lab/sync.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -15,10 +16,6 @@ namespace {
 std::size_t index_of(const std::vector<CUgraphNode>& nodes, CUgraphNode node) {
   const auto it = std::find(nodes.begin(), nodes.end(), node);
   return it == nodes.end() ? 0 : static_cast<std::size_t>(it - nodes.begin()) + 1;
-}
-
-std::string plural(std::size_t n, const char* noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -56,8 +53,9 @@ std::string GraphObj::update_refusal(const cu::GraphExec::Update& u, const cu::G
   switch (u.result) {
     case CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED:
       if (nodes_after != nodes_)
-        return "the topology changed (" + plural(nodes_, "node") + " -> " + std::to_string(nodes_after) + ")";
-      return "the topology changed (the same " + plural(nodes_, "node") + ", linked differently)";
+        return "the topology changed (" + sys::plural(nodes_, "node") + " -> " + std::to_string(nodes_after) +
+               ")";
+      return "the topology changed (the same " + sys::plural(nodes_, "node") + ", linked differently)";
     case CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED: {
       if (!i) return "a node changed its type";
       const std::vector<CUgraphNode> before = graph_.nodes();

@@ -40,15 +40,10 @@ class GraphObj {
   const std::string& label() const noexcept { return label_; }
   const std::vector<UsedBuffer>& used() const noexcept { return used_; }
 
-  // Replays the graph on `stream` (nullptr: the legacy default stream). Throws Error (bad_input)
-  // when the graph was freed, a capture is running (`cap`), or one of its arrays was freed
-  // ("g:launch: the graph captured by cuda.graph at x.lua:3 uses an array f32[1024] that
-  // was freed; ..."). Nothing is checked but a flag per used buffer: a replay stays cheap.
-  void launch(const Capture& cap, CUstream stream) const {
-    check_launch(cap);
-    exec_.launch(stream);
-  }
-  // launch()'s refusals alone, and the replay alone (lab::launch notes it in between).
+  // What refuses a replay: throws Error (bad_input) when the graph was freed, a capture is
+  // running (`cap`), or one of its arrays was freed ("g:launch: the graph captured by
+  // cuda.graph at x.lua:3 uses an array f32[1024] that was freed; ..."). Nothing is checked
+  // but a flag per used buffer: a replay stays cheap.
   void check_launch(const Capture& cap) const {
     if (freed() || cap.active()) [[unlikely]]
       refuse_launch(cap);
@@ -56,6 +51,8 @@ class GraphObj {
       if (!u.alive()) [[unlikely]]
         freed_buffer(u);
   }
+  // The replay alone, on `stream` (nullptr: the legacy default stream); lab::launch checks,
+  // notes it in the fault ring, then replays.
   void replay(CUstream stream) const { exec_.launch(stream); }
 
   // Takes the work of a new capture (g:update): cuGraphExecUpdate, and when the driver
@@ -83,7 +80,7 @@ class GraphObj {
 // "attempt to use a freed graph": the sentence of every use after free.
 inline constexpr const char* kFreedGraph = "attempt to use a freed graph";
 
-// g:launch([stream]) made at `where`: g's refusals (GraphObj::launch), then the replay noted
+// g:launch([stream]) made at `where`: g's refusals (GraphObj::check_launch), then the replay noted
 // in run.faults as one entry (a fault or the watchdog names the graph, where it was
 // captured and launched, and the stream) and made; with opts.sync waited for.
 void launch(Run& run, const GraphObj& g, CUstream stream, const Where& where);

@@ -2,7 +2,7 @@
 // and std::chrono.
 #include "lab/hooks.hpp"
 
-#include "lab/deps.hpp"
+#include "lab/watch_feed.hpp"
 #include "sys/write.hpp"
 
 #include <chrono>

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "cu/occupancy.hpp"
 #include "lab/module.hpp"
 #include "rtc/ptx.hpp"
 

@@ -151,9 +151,10 @@ void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const cha
     const auto v = cu::check_code(k.limits, run.limits());
     refuse(k, v ? v->sentence : "its module is not loaded on this device");
   }
-  k.last_launch = {c.block.x * c.block.y * c.block.z, c.shared_bytes};  // for `warplab watch` (deps.hpp)
-  LaunchNote& n = run.faults.note(k.display, c, k.limits);              // plain copies, no formatting
-  n.stream = run.streams.note(c.stream);                                // 0 for the default stream
+  k.last_launch = {c.block.x * c.block.y * c.block.z,
+                   c.shared_bytes};                         // for `warplab watch` (watch_feed.hpp)
+  LaunchNote& n = run.faults.note(k.display, c, k.limits);  // plain copies, no formatting
+  n.stream = run.streams.note(c.stream);                    // 0 for the default stream
   if (where.line > 0) {
     std::memcpy(n.source, where.source, sizeof n.source);
     n.line = where.line;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -21,15 +22,6 @@
 
 namespace warplab::lab {
 namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-std::string base_name(const std::string& p) {
-  const auto slash = p.find_last_of('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
-}
 
 // The disassembly of a CUBIN, kept per CUBIN for this process: the disassembler is a child
 // process, run once however many kernels are listed.
@@ -61,16 +53,16 @@ class Files {
     int offset = 0;
     const rtc::Source& src = m_.spec.source;
     const std::string main = src.name.empty() ? "source.cu" : src.name;
-    if (full == main || ends_with(full, "/" + main)) {
+    if (full == main || full.ends_with("/" + main)) {
       display = main;
       text = src.text;
       offset = src.line_offset;
     } else {
       const rtc::Dependency* dep = nullptr;
       for (const rtc::Dependency& d : m_.result.dependencies)
-        if (full == d.path.string() || ends_with(full, "/" + d.display) || full == d.display) dep = &d;
+        if (full == d.path.string() || full.ends_with("/" + d.display) || full == d.display) dep = &d;
       for (const rtc::Dependency& d : m_.result.dependencies)
-        if (!dep && base_name(full) == d.path.filename().string()) dep = &d;
+        if (!dep && std::filesystem::path(full).filename() == d.path.filename()) dep = &d;
       if (dep) {
         display = dep->display;
         if (rtc::read_file(dep->path, text)) text.clear();

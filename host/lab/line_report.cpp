@@ -6,6 +6,7 @@
 #include <map>
 
 #include "lab/lines.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -117,7 +118,7 @@ std::string lines_text(const LineReport& r, bool color, bool sass) {
     for (const LineRow* row : rows) insts += row->instructions;
     out += k.kernel + ": ";
     if (k.launches > 0)
-      out += std::to_string(k.launches) + (k.launches == 1 ? " launch" : " launches") +
+      out += sys::plural(static_cast<long long>(k.launches), "launch", "launches") +
              (c.counted ? ", exact counts (CUPTI's SASS metrics)" : "") +
              (c.stalls ? std::string(c.counted ? " and " : ", ") + fmt("%.0f", k.samples) +
                              " stall samples (PC sampling" + (c.counted ? ", launched again)" : ")")

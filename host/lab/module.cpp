@@ -6,9 +6,9 @@
 #include <cstdio>
 
 #include "cu/trace.hpp"
-#include "lab/deps.hpp"
 #include "lab/launch.hpp"
 #include "lab/prebuilt.hpp"
+#include "lab/watch_feed.hpp"
 #include "rtc/ptx.hpp"
 
 namespace warplab::lab {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "cu/context.hpp"
+#include "cu/limits.hpp"
 #include "cu/module.hpp"
-#include "cu/occupancy.hpp"
 #include "lab/live.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
@@ -57,7 +57,7 @@ struct KernelObj {
   KernelObj() = default;
   KernelObj(const KernelObj&) = delete;
   KernelObj& operator=(const KernelObj&) = delete;
-  ~KernelObj();  // tells a watching parent the last launch (deps.hpp record_launch)
+  ~KernelObj();  // tells a watching parent the last launch (watch_feed.hpp record_launch)
 
   ModuleRef module;
   std::string mangled;
@@ -78,7 +78,7 @@ struct KernelObj {
 using KernelRef = std::shared_ptr<KernelObj>;
 
 // Compiles `spec` (through `cache` when given), tells a watching parent which files it
-// read and what code it made (deps.hpp), stamps those files (live.hpp), and on success
+// read and what code it made (watch_feed.hpp), stamps those files (live.hpp), and on success
 // loads the CUBIN into `ctx` (null: offline, nothing is loaded). A source that does not
 // compile is a module whose result says so, not an error.
 ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx);
@@ -103,7 +103,7 @@ void code_rules(KernelObj& k);
 // The architecture part: k.code_arch and code_arch_variant for `arch` ("sm_90a": 90, 'a').
 void set_code_arch(cu::KernelLimits& k, const std::string& arch);
 
-// Tells a watching parent which files this compile read (deps.hpp).
+// Tells a watching parent which files this compile read (watch_feed.hpp).
 void record_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r);
 
 }  // namespace warplab::lab

@@ -5,13 +5,14 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
+#include "lab/script.hpp"
 #include "rtc/error.hpp"
 #include "rtc/nvrtc_options.hpp"
 #include "rtc/source.hpp"
 #include "rtc/toolkit.hpp"
+#include "sys/read.hpp"
+#include "sys/shown.hpp"
 
 namespace fs = std::filesystem;
 
@@ -56,11 +57,12 @@ std::optional<std::string> reread_source(ModuleSpec& spec) {
 }
 
 int inline_first_line(const std::string& lua_file, int call_line, const std::string& text) {
-  if (lua_file.empty()) return 0;
-  std::ifstream in(lua_file, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string lua = ss.str();
+  std::error_code ec;
+  if (lua_file.empty() || !fs::exists(lua_file, ec)) return 0;  // no file (a REPL chunk), or gone since
+  std::string lua;
+  if (const auto e = sys::read_whole(lua_file, lua, static_cast<std::size_t>(kMaxScriptBytes)))
+    throw Error(ErrorKind::bad_input,
+                "cuda.compile: cannot read '" + sys::shown(lua_file) + "' to place the inline source: " + *e);
   std::size_t pos = 0;
   for (int l = 1; l < call_line && pos != std::string::npos; ++l) pos = lua.find('\n', pos) + 1;
   if (pos == std::string::npos) return 0;

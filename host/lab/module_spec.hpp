@@ -29,7 +29,8 @@ std::optional<std::string> spec_from_file(ModuleSpec& spec, const std::string& f
 std::optional<std::string> reread_source(ModuleSpec& spec);
 
 // Line (1-based) of `lua_file` where `text` (an inline source) starts: at or after
-// `call_line`, else anywhere in the file; 0 when not found (or no file).
+// `call_line`, else anywhere in the file; 0 when not found (or no such file). A file that
+// is there but cannot be read throws lab::Error with the OS reason.
 int inline_first_line(const std::string& lua_file, int call_line, const std::string& text);
 // Sets spec.source to the inline `text` written in `caller_file` near `call_line`:
 // unnamed, its diagnostics point into that file's lines; named (spec.source.name set

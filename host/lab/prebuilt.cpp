@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
-#include "lab/deps.hpp"
 #include "lab/module_spec.hpp"
+#include "lab/watch_feed.hpp"
 #include "rtc/includes.hpp"
 #include "rtc/nvrtc_options.hpp"
 
@@ -99,7 +99,7 @@ ModuleSpec spec_from_json(const json& j) {
 }  // namespace
 
 void record_module(const ModuleSpec& spec) {
-  const char* dir = code_dir();  // only a folder watch made (lab/deps.hpp)
+  const char* dir = code_dir();  // only a folder watch made (lab/watch_feed.hpp)
   if (!dir) return;
   try {
     const std::string line = spec_json(spec).dump() + "\n";

@@ -23,6 +23,7 @@
 #include "rtc/error.hpp"
 #include "sys/own_folder.hpp"
 #include "sys/temp.hpp"
+#include "sys/text.hpp"
 #include "sys/write.hpp"
 
 namespace fs = std::filesystem;
@@ -115,12 +116,6 @@ Location default_location() {
           t.note.empty() ? std::string() : t.note + " for the compile cache"};
 }
 
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
-  return out;
-}
-
 }  // namespace
 
 Cache::Cache(fs::path dir, std::uint64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {
@@ -151,7 +146,7 @@ Cache::Cache(fs::path dir, std::uint64_t max_bytes) : dir_(std::move(dir)), max_
   if (f.status == S::shared)
     warnings.push_back(shown + " " + f.problem + ": compiling without the cache (chmod go-w " +
                        dir_.string() + " makes it usable)");
-  warning_ = join(warnings);
+  warning_ = sys::join(warnings, "; ");
 }
 
 fs::path Cache::default_dir() { return default_location().dir; }

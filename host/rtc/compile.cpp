@@ -23,26 +23,14 @@
 #include "rtc/times.hpp"
 #include "rtc/toolkit.hpp"
 #include "sys/shown.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::rtc {
 namespace {
 
-// The program handle as RAII, so an exception between create and destroy cannot leak it
-// (cuda-samples' nvrtc_helper never destroys its programs).
-struct ProgramDeleter {
-  void operator()(nvrtcProgram p) const { nvrtcDestroyProgram(&p); }
-};
-using Program = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, ProgramDeleter>;
-
 using Clock = std::chrono::steady_clock;
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
 }
 
 // NVRTC's architecture numbers: 75, 80, ..., 90, 100, ...
@@ -62,13 +50,12 @@ bool nvrtc_accepts(const std::string& arch) {
   static std::map<std::string, bool> known;
   const std::lock_guard<std::mutex> lock(m);
   if (auto it = known.find(arch); it != known.end()) return it->second;
-  nvrtcProgram p = nullptr;
+  Program p;
   bool ok = false;
-  if (nvrtcCreateProgram(&p, "", "probe.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS) {
+  if (create_program(p, "", "probe.cu") == NVRTC_SUCCESS) {
     const std::string opt = "--gpu-architecture=" + arch;
     const char* opts[] = {opt.c_str()};
-    ok = compile_program(p, 1, opts) == NVRTC_SUCCESS;
-    nvrtcDestroyProgram(&p);
+    ok = compile_program(p.get(), 1, opts) == NVRTC_SUCCESS;
   }
   return known[arch] = ok;
 }
@@ -87,7 +74,7 @@ void check_arch(const std::string& arch, bool virtual_ok) {
   }
   if (ok) return;
   throw Error("unsupported architecture '" + sys::shown(arch) + "': NVRTC " + nvrtc_version() +
-              " compiles for " + join(supported_archs(), ", ") +
+              " compiles for " + sys::join(supported_archs(), ", ") +
               (virtual_ok ? " (or compute_XX for PTX only)" : " (a real sm_XX is needed for the cubin)"));
 }
 
@@ -96,12 +83,10 @@ void check_arch(const std::string& arch, bool virtual_ok) {
 // exists (asked once per process: an unknown option is NVRTC_ERROR_INVALID_OPTION).
 bool nvrtc_has_no_cache() {
   static const bool has = [] {
-    nvrtcProgram p = nullptr;
-    if (nvrtcCreateProgram(&p, "", "probe.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return false;
+    Program p;
+    if (create_program(p, "", "probe.cu") != NVRTC_SUCCESS) return false;
     const char* opt[] = {"--no-cache", "--gpu-architecture=compute_75"};
-    const nvrtcResult rc = compile_program(p, 2, opt);
-    nvrtcDestroyProgram(&p);
-    return rc != NVRTC_ERROR_INVALID_OPTION;
+    return compile_program(p.get(), 2, opt) != NVRTC_ERROR_INVALID_OPTION;
   }();
   return has;
 }
@@ -134,7 +119,7 @@ void explain_missing(std::vector<Diagnostic>& diags, const ResolvedIncludes& inc
       std::vector<std::string> where = m.searched;
       where.push_back(have_cuda_dirs ? "the CUDA include dirs"
                                      : "no CUDA include dir: none found, set CUDA_HOME");
-      d.message += " (searched " + join(where, ", ") + ")";
+      d.message += " (searched " + sys::join(where, ", ") + ")";
       if (std::string note = m.angle ? standard_header_note(m.spelled, cuda_dirs) : ""; !note.empty())
         d.notes.push_back(std::move(note));
       break;
@@ -296,10 +281,9 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   nvrtcResult rc = NVRTC_SUCCESS;
   // One NVRTC program with `more` options: its result code and log in rc and r.log.
   auto run_nvrtc = [&](const std::vector<std::string>& more) {
-    nvrtcProgram raw = nullptr;
-    WL_RTC_CHECK(nvrtcCreateProgram(&raw, inc.main_text.c_str(), name.c_str(),
-                                    static_cast<int>(hdr_texts.size()), hdr_texts.data(), hdr_names.data()));
-    prog.reset(raw);  // destroyed on every path, exceptions included
+    WL_RTC_CHECK(create_program(prog, inc.main_text.c_str(), name.c_str(), static_cast<int>(hdr_texts.size()),
+                                hdr_texts.data(), hdr_names.data()));
+    const nvrtcProgram raw = prog.get();
     for (const std::string& e : opt.name_expressions) WL_RTC_CHECK(nvrtcAddNameExpression(raw, e.c_str()));
     std::vector<const char*> argv;
     for (const std::string& o : r.options) argv.push_back(o.c_str());

@@ -13,6 +13,7 @@
 
 #include "rtc/signature.hpp"
 #include "sys/regex_span.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::rtc {
 namespace {
@@ -60,12 +61,6 @@ std::vector<std::string> split_lines(const std::string& text) {
 std::string nth_line(const std::string& text, int n) {
   const std::vector<std::string> lines = split_lines(text);
   return n >= 1 && n <= static_cast<int>(lines.size()) ? lines[n - 1] : std::string();
-}
-
-std::string trim(const std::string& s) {
-  const std::size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
@@ -167,7 +162,7 @@ void place(Diagnostic& d, const std::string& name, int raw_line, int caret_col, 
 void explain_name_expression(Diagnostic& d, const std::string& echoed,
                              const std::vector<std::string>& name_expressions) {
   const std::string pragma = "#pragma nv_mangled_name ";
-  std::string expr = echoed.rfind(pragma, 0) == 0 ? trim(echoed.substr(pragma.size())) : "";
+  std::string expr = echoed.rfind(pragma, 0) == 0 ? sys::trim(echoed.substr(pragma.size())) : "";
   if (expr.empty() && name_expressions.size() == 1) expr = name_expressions[0];
   d.message = (expr.empty() ? "a name expression: " : "name expression \"" + expr + "\": ") + d.message;
 }
@@ -259,12 +254,12 @@ std::vector<Diagnostic> parse_log(const std::string& log, const std::map<std::st
       int own_offset = 0;  // notes without "of file" speak of the diagnostic's own file
       for (const auto& [n, f] : files)
         if (f.display == out.back().file) own_offset = f.line_offset;
-      out.back().notes.push_back(map_note(trim(l), files, own_offset));
+      out.back().notes.push_back(map_note(sys::trim(l), files, own_offset));
     } else {
       // Anything else NVRTC says is kept, so nothing it reports is lost.
       Diagnostic d;
       d.severity = Severity::Remark;
-      d.message = trim(l);
+      d.message = sys::trim(l);
       out.push_back(std::move(d));
       open = true;
     }

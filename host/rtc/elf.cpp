@@ -125,8 +125,6 @@ std::vector<Attr> attributes(const Reader& r, const Section& s) {
   return out;
 }
 
-bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
-
 }  // namespace
 
 std::vector<ElfKernel> read_cubin(const std::vector<char>& elf) {
@@ -139,7 +137,7 @@ std::vector<ElfKernel> read_cubin(const std::vector<char>& elf) {
   long module_const = 0;
   for (const Section& s : secs) {
     reserved = reserved || s.name == ".nv.shared.reserved.0";
-    if (!starts_with(s.name, ".nv.info.")) continue;
+    if (!s.name.starts_with(".nv.info.")) continue;
     ElfKernel& k = by_name[s.name.substr(9)];
     k.name = s.name.substr(9);
     order.push_back(k.name);
@@ -170,15 +168,15 @@ std::vector<ElfKernel> read_cubin(const std::vector<char>& elf) {
     }
   }
   for (const Section& s : secs) {
-    if (starts_with(s.name, ".text.")) {
+    if (s.name.starts_with(".text.")) {
       const auto it = by_name.find(s.name.substr(6));
       if (it != by_name.end()) it->second.code_bytes = static_cast<unsigned long>(s.size);
-    } else if (starts_with(s.name, ".nv.shared.") && s.name != ".nv.shared.reserved.0") {
+    } else if (s.name.starts_with(".nv.shared.") && s.name != ".nv.shared.reserved.0") {
       const auto it = by_name.find(s.name.substr(11));
       if (it == by_name.end()) continue;
       const long size = static_cast<long>(s.size);
       it->second.shared_bytes = reserved && size >= kReservedShared ? size - kReservedShared : size;
-    } else if (starts_with(s.name, ".nv.constant") && !starts_with(s.name, ".nv.constant0")) {
+    } else if (s.name.starts_with(".nv.constant") && !s.name.starts_with(".nv.constant0")) {
       const std::size_t dot = s.name.find('.', 12);
       if (dot == std::string::npos) {
         // Module-wide banks: 3 holds the __constant__ variables, which the driver counts

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "rtc/diagnostics.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::rtc {
 namespace {
@@ -40,10 +41,6 @@ std::string caret_prefix(const std::string& line, int col) {
   // A column past the end of the line (an unterminated construct) still gets a caret.
   for (int i = static_cast<int>(line.size()); i + 1 < col; ++i) out += ' ';
   return out;
-}
-
-std::string plural(std::size_t n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
 // One diagnostic: the location (only the parts known), severity, message, NVRTC's code
@@ -106,9 +103,9 @@ std::string format_diagnostics(const std::vector<Diagnostic>& diags, std::size_t
   const std::size_t hidden = hidden_err + hidden_warn + hidden_other;
   if (hidden > 0) {
     std::vector<std::string> parts;
-    if (hidden_err) parts.push_back(plural(hidden_err, "error"));
-    if (hidden_warn) parts.push_back(plural(hidden_warn, "warning"));
-    if (hidden_other) parts.push_back(plural(hidden_other, "remark"));
+    if (hidden_err) parts.push_back(sys::plural(hidden_err, "error"));
+    if (hidden_warn) parts.push_back(sys::plural(hidden_warn, "warning"));
+    if (hidden_other) parts.push_back(sys::plural(hidden_other, "remark"));
     std::string list;
     for (std::size_t i = 0; i < parts.size(); ++i) list += (i ? ", " : "") + parts[i];
     out += "... and " + std::to_string(hidden) + " more not shown (" + list + ")\n";

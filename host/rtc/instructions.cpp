@@ -10,8 +10,6 @@
 namespace warplab::rtc {
 namespace {
 
-bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 std::string_view trim(std::string_view s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string_view::npos) return {};
@@ -92,7 +90,7 @@ InstKind sass_kind(std::string_view op) {
   if (base == "MEMBAR" || base == "FENCE") return InstKind::fence;
   if (base == "SHFL") return InstKind::shuffle;
   if (base == "LDGSTS") return InstKind::async_copy;
-  if (starts(base, "UTMA") || starts(base, "UBLK")) return InstKind::tma;
+  if (base.starts_with("UTMA") || base.starts_with("UBLK")) return InstKind::tma;
   if (base == "TEX" || base == "TLD" || base == "TLD4" || base == "TXQ" || base == "TXD" || base == "SULD" ||
       base == "SUST")
     return InstKind::texture;
@@ -101,27 +99,28 @@ InstKind sass_kind(std::string_view op) {
 
 InstKind ptx_kind(std::string_view text) {
   const std::string_view op = opcode_of(text);
-  if (starts(op, "ld.shared") || starts(op, "ldmatrix")) return InstKind::shared_load;
-  if (starts(op, "st.shared") || starts(op, "stmatrix")) return InstKind::shared_store;
-  if (starts(op, "ld.global")) return InstKind::global_load;
-  if (starts(op, "st.global")) return InstKind::global_store;
-  if (starts(op, "ld.local")) return InstKind::local_load;
-  if (starts(op, "st.local")) return InstKind::local_store;
-  if (starts(op, "ld.param") || starts(op, "ld.const") || starts(op, "st.param")) return InstKind::other;
-  if (op == "ld" || starts(op, "ld.")) return InstKind::generic_load;
-  if (op == "st" || starts(op, "st.")) return InstKind::generic_store;
-  if (starts(op, "atom") || starts(op, "red")) return InstKind::atomic;
-  if (starts(op, "bra") || starts(op, "brx") || starts(op, "call") || starts(op, "ret"))
+  if (op.starts_with("ld.shared") || op.starts_with("ldmatrix")) return InstKind::shared_load;
+  if (op.starts_with("st.shared") || op.starts_with("stmatrix")) return InstKind::shared_store;
+  if (op.starts_with("ld.global")) return InstKind::global_load;
+  if (op.starts_with("st.global")) return InstKind::global_store;
+  if (op.starts_with("ld.local")) return InstKind::local_load;
+  if (op.starts_with("st.local")) return InstKind::local_store;
+  if (op.starts_with("ld.param") || op.starts_with("ld.const") || op.starts_with("st.param"))
+    return InstKind::other;
+  if (op == "ld" || op.starts_with("ld.")) return InstKind::generic_load;
+  if (op == "st" || op.starts_with("st.")) return InstKind::generic_store;
+  if (op.starts_with("atom") || op.starts_with("red")) return InstKind::atomic;
+  if (op.starts_with("bra") || op.starts_with("brx") || op.starts_with("call") || op.starts_with("ret"))
     return InstKind::branch;
-  if (starts(op, "bar.sync") || starts(op, "barrier.sync") || starts(op, "bar.red") ||
-      starts(op, "barrier.red") || starts(op, "bar.arrive") || starts(op, "barrier.arrive") || op == "bar" ||
-      op == "barrier")
+  if (op.starts_with("bar.sync") || op.starts_with("barrier.sync") || op.starts_with("bar.red") ||
+      op.starts_with("barrier.red") || op.starts_with("bar.arrive") || op.starts_with("barrier.arrive") ||
+      op == "bar" || op == "barrier")
     return InstKind::barrier;
-  if (starts(op, "membar") || starts(op, "fence")) return InstKind::fence;
-  if (starts(op, "shfl")) return InstKind::shuffle;
-  if (starts(op, "cp.async.bulk")) return InstKind::tma;
-  if (starts(op, "cp.async")) return InstKind::async_copy;
-  if (starts(op, "tex") || starts(op, "tld4") || starts(op, "suld") || starts(op, "sust"))
+  if (op.starts_with("membar") || op.starts_with("fence")) return InstKind::fence;
+  if (op.starts_with("shfl")) return InstKind::shuffle;
+  if (op.starts_with("cp.async.bulk")) return InstKind::tma;
+  if (op.starts_with("cp.async")) return InstKind::async_copy;
+  if (op.starts_with("tex") || op.starts_with("tld4") || op.starts_with("suld") || op.starts_with("sust"))
     return InstKind::texture;
   return InstKind::other;
 }
@@ -159,7 +158,7 @@ PtxLines ptx_lines(const std::string& ptx, const std::string& name) {
   std::stringstream all(ptx);
   for (std::string line; std::getline(all, line);) {
     const std::string_view t = trim(line);
-    if (!starts(t, ".file")) continue;
+    if (!t.starts_with(".file")) continue;
     std::istringstream in{std::string(t.substr(5))};
     int n = 0;
     in >> n;
@@ -180,8 +179,8 @@ PtxLines ptx_lines(const std::string& ptx, const std::string& name) {
       in_body = t == "{";
       continue;
     }
-    if (t.empty() || starts(t, "//") || t == "{" || t == "}") continue;
-    if (starts(t, ".loc")) {  // .loc FILE LINE COLUMN[, function_name ..., inlined_at ...]
+    if (t.empty() || t.starts_with("//") || t == "{" || t == "}") continue;
+    if (t.starts_with(".loc")) {  // .loc FILE LINE COLUMN[, function_name ..., inlined_at ...]
       std::istringstream in{std::string(t.substr(4))};
       long f = 0, l = 0;
       if (in >> f >> l && f >= 0 && l >= 0) file = static_cast<int>(f), at = static_cast<unsigned>(l);

@@ -57,15 +57,6 @@ std::string normalize_directive(std::string line) {
   return out;
 }
 
-struct Program {
-  nvrtcProgram p = nullptr;
-  ~Program() {
-    if (p) nvrtcDestroyProgram(&p);
-  }
-};
-
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-
 // The kept entry that fits a source opening with `dirs`, under `options`, with these
 // headers (include name -> bytes): the one with the most directives; `why` when none.
 const Kept* fitting(const std::vector<Kept>& kept, const std::vector<std::string>& dirs,
@@ -109,10 +100,10 @@ void warm_nvrtc(const std::vector<std::string>& options) {
   const std::lock_guard<std::mutex> lock(mu);
   if (!done.insert(options).second) return;
   Program prog;
-  if (nvrtcCreateProgram(&prog.p, "", "warm.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return;
+  if (create_program(prog, "", "warm.cu") != NVRTC_SUCCESS) return;
   std::vector<const char*> argv;
   for (const std::string& o : options) argv.push_back(o.c_str());
-  compile_program(prog.p, static_cast<int>(argv.size()), argv.data());
+  compile_program(prog.get(), static_cast<int>(argv.size()), argv.data());
 }
 
 }  // namespace
@@ -155,8 +146,8 @@ OpeningDirectives opening_directives(const std::string& text) {
     if (!d.empty() && d[0] != '#') break;  // the first line of code ends the prefix
     if (!d.empty()) {
       lines.push_back(d);
-      if (starts_with(d, "#if")) ++depth;
-      if (starts_with(d, "#endif") && depth > 0) --depth;
+      if (d.starts_with("#if")) ++depth;
+      if (d.starts_with("#endif") && depth > 0) --depth;
       if (depth == 0) {
         out.lines = lines;
         out.end = std::min(next, text.size());
@@ -180,7 +171,7 @@ WarmResult warm_headers(const Source& src, const Options& opt, const std::string
   // The prefix alone is compiled, so the PCH's headers are exactly those it includes.
   const OpeningDirectives open = opening_directives(named.text);
   bool any_include = false;
-  for (const std::string& d : open.lines) any_include = any_include || starts_with(d, "#include");
+  for (const std::string& d : open.lines) any_include = any_include || d.starts_with("#include");
   // Options compile() would refuse (check_options) are never compiled here either.
   if (auto bad = check_options(opt.extra)) return done(std::move(*bad));
   const std::vector<std::string> options = compile_options(opt);
@@ -227,23 +218,23 @@ WarmResult warm_headers(const Source& src, const Options& opt, const std::string
     names.push_back(inc.header_names[i].c_str());
   }
   Program prog;
-  WL_RTC_CHECK(nvrtcCreateProgram(&prog.p, inc.main_text.c_str(), named.name.c_str(),
-                                  static_cast<int>(texts.size()), texts.data(), names.data()));
+  WL_RTC_CHECK(create_program(prog, inc.main_text.c_str(), named.name.c_str(), static_cast<int>(texts.size()),
+                              texts.data(), names.data()));
   std::vector<std::string> o = k.options;
   o.insert(o.end(), {"--create-pch=" + k.file, "--pch-messages=false", "--pch-verbose=false"});
   std::vector<const char*> argv;
   for (const std::string& s : o) argv.push_back(s.c_str());
-  const nvrtcResult rc = compile_program(prog.p, static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult rc = compile_program(prog.get(), static_cast<int>(argv.size()), argv.data());
   std::size_t n = 0;
   std::string log;
-  if (nvrtcGetProgramLogSize(prog.p, &n) == NVRTC_SUCCESS && n > 1) {
+  if (nvrtcGetProgramLogSize(prog.get(), &n) == NVRTC_SUCCESS && n > 1) {
     log.resize(n);
-    nvrtcGetProgramLog(prog.p, log.data());
+    nvrtcGetProgramLog(prog.get(), log.data());
   }
   if (rc != NVRTC_SUCCESS) return done("its headers do not compile on their own");
   if (const auto d = parse_log(log, {}); count(d, Severity::Warning) + count(d, Severity::Error) > 0)
     return done("its headers give warnings, which a PCH would not repeat");
-  const nvrtcResult st = nvrtcGetPCHCreateStatus(prog.p);
+  const nvrtcResult st = nvrtcGetPCHCreateStatus(prog.get());
   std::error_code ec;
   if (st != NVRTC_SUCCESS || !std::filesystem::exists(k.file, ec)) {
     std::filesystem::remove(k.file, ec);

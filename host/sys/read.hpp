@@ -15,4 +15,8 @@ namespace warplab::sys {
 // than N bytes"), for a file that grew after its size was checked.
 std::optional<std::string> read_whole(const std::string& path, std::string& out, std::size_t max_bytes);
 
+// The first `max_bytes` of the file at `path` in `out` (all of it when shorter): as
+// read_whole, but a longer file is not an error (a header, a summary line).
+std::optional<std::string> read_head(const std::string& path, std::string& out, std::size_t max_bytes);
+
 }  // namespace warplab::sys

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -102,16 +101,6 @@ std::string temp_name_for(const std::string& name) {
   const std::uint64_t r = random64();
   for (int i = 15; i >= 0; --i) out += hex[(r >> (4 * i)) & 0xf];
   return out;
-}
-
-bool is_temp_name_for(const std::string& name, const std::string& file) {
-  const std::string stem = name.substr(0, kStem) + ".tmp.";
-  if (file.size() != stem.size() + 16 || file.compare(0, stem.size(), stem) != 0) return false;
-  for (std::size_t i = stem.size(); i < file.size(); ++i)
-    if (!std::isxdigit(static_cast<unsigned char>(file[i])) ||
-        std::isupper(static_cast<unsigned char>(file[i])))
-      return false;
-  return true;
 }
 
 WriteResult write_file_at(int dir_fd, const std::string& name, std::string_view bytes,

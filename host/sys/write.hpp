@@ -50,7 +50,5 @@ WriteResult write_file_at(int dir_fd, const std::string& name, std::string_view 
 // The temporary name write_file uses for `name` while it writes: "<name>.tmp.<16 random
 // hex digits>" (the name shortened so the whole fits a file name). A crash can leave one.
 std::string temp_name_for(const std::string& name);
-// Whether `file` is such a temporary name of `name`.
-bool is_temp_name_for(const std::string& name, const std::string& file);
 
 }  // namespace warplab::sys

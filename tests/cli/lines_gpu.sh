@@ -9,7 +9,8 @@
 # collections in one process, each kind after each (counts x3, counts then
 # stalls, stalls x2, stalls then counts), each a script of its own that must print its
 # last line and exit 0 (with WARPLAB_STARTUP_TRACE=1: on a failure the last trace lines say
-# how far its teardown got). Under run --lines a script's own counters and lines are not
+# how far its teardown got). k:lines{...} collects one launch, the REPL's :lines prints the
+# listing of a chunk's launch. Under run --lines a script's own counters and lines are not
 # available (one sentence each, and banks.lua runs to its end); a kernel that faults while
 # counted is one sentence. Each check prints what it measured next to what it wants.
 # Exit 77 without a GPU. Usage: bash lines_gpu.sh <warplab binary> <source root>
@@ -206,6 +207,11 @@ w run kl.lua
 cat "$T/out"
 [ $rc -eq 0 ] && grep -qx "k:lines line 7: 32.0-way (want 32.0)" "$T/out" && grep -qx "k:lines launches: 1 (want 1)" "$T/out" &&
   grep -q "^k:lines() rows: .*shared load" "$T/out" && grep -qx "available: true" "$T/out" || fail "k:lines: exit $rc"
+
+# The REPL's :lines on a launch: its listing, line 7 32.0-way.
+printf 'dofile("bank.lua")\n:lines shared k:launch(132, 256, out, 32, 64)\n' | "$W" repl >"$T/out" 2>"$T/err"
+grep -E '^> +7 ' "$T/out"
+grep -qE '^> +7 .*32\.0-way' "$T/out" || fail ":lines in the REPL: no hot line 7 at 32.0-way"
 
 # Under run --lines: the script's own counters and lines are not available, one sentence
 # each; banks.lua (which asks both) runs to its end with its checks.

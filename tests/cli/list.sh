@@ -2,7 +2,8 @@
 # list.sh: `warplab list`: every examples/**/*.lua appears under its folder heading with
 # the summary from its header line "-- name.lua: summary", from any working directory;
 # a folder given on the command line (a file without a header is flagged, subfolders
-# grouped); a missing folder is exit 4 with one sentence. No GPU needed.
+# grouped, an unreadable script said); a missing folder is exit 4 with one sentence. No
+# GPU needed.
 # Usage: bash list.sh <warplab binary> <source root>
 set -u
 WL="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -60,6 +61,18 @@ run one: warplab run $TMP/ex/top.lua  (--params lists what -p key=value sets)
 EOF
 diff "$TMP/want" "$TMP/out" >"$TMP/diff" || fail "list DIR output differs:
 $(cat "$TMP/diff")"
+
+# A script that cannot be read (its read fails: /proc/self/mem at offset 0 is EIO) says so
+# in its line, and in --json is null with the reason on stderr, never "no summary".
+mkdir -p "$TMP/unreadable"
+ln -s /proc/self/mem "$TMP/unreadable/mem.lua"
+"$WL" list "$TMP/unreadable" >"$TMP/out" 2>"$TMP/err" || fail "list unreadable: exit $?"
+grep -qxF "  mem.lua  (cannot read it: Input/output error)" "$TMP/out" ||
+  fail "list: an unreadable script's line: $(cat "$TMP/out")"
+"$WL" list --json "$TMP/unreadable" >"$TMP/out" 2>"$TMP/err" || fail "list --json unreadable: exit $?"
+grep -qF '"summary": null' "$TMP/out" || fail "list --json: unreadable summary: $(cat "$TMP/out")"
+grep -qF "warplab: cannot read $TMP/unreadable/mem.lua: Input/output error" "$TMP/err" ||
+  fail "list --json: the reason on stderr: $(cat "$TMP/err")"
 
 # A folder that is not there: bad input (exit 4), one sentence naming it.
 "$WL" list "$TMP/nope" >"$TMP/out" 2>"$TMP/err"

@@ -38,6 +38,12 @@ std::string error_of(F&& f) {
   return "";
 }
 
+// g:launch without the fault ring (lab::launch adds it): the refusals, then the replay.
+void replay(const lab::GraphObj& g, const lab::Capture& cap, CUstream stream) {
+  g.check_launch(cap);
+  g.replay(stream);
+}
+
 // The stand-in's context, or a skip when the real driver (or none) answered.
 class FakeDriver : public ::testing::Test {
  protected:
@@ -46,7 +52,7 @@ class FakeDriver : public ::testing::Test {
     if (cu::snapshot_device(0).name.find("fake driver") == std::string::npos)
       GTEST_SKIP() << "the driver found is not the stand-in (bench/fake_driver.cpp)";
     ctx = cu::primary_context(0);
-    module = cu::Module::load_ptx(ctx, "stand-in", "k.cu");
+    module = cu::Module::load_cubin(ctx, "stand-in", "k.cu");
   }
 
   CUfunction kernel(const char* name) const { return module->function(name)->get(); }
@@ -292,12 +298,12 @@ TEST_F(FakeDriver, AGraphRecordsCopiesAndReplaysThem) {
   const int v[4] = {5, 6, 7, 8};
   std::memcpy(h.data(), v, sizeof v);
   EXPECT_EQ(ints(b), (std::vector<int>{0, 0, 0, 0}));  // recorded, not run
-  g.launch(cap, s.get());
+  replay(g, cap, s.get());
   s.synchronize();
   EXPECT_EQ(ints(b), (std::vector<int>{5, 6, 7, 8}));
   int w[4] = {1, 1, 2, 3};
   std::memcpy(h.data(), w, sizeof w);
-  g.launch(cap, nullptr);  // a replay reads the host array anew
+  replay(g, cap, nullptr);  // a replay reads the host array anew
   EXPECT_EQ(ints(b), (std::vector<int>{1, 1, 2, 3}));
 }
 
@@ -310,10 +316,10 @@ TEST_F(FakeDriver, AReplayAfterItsArrayWasFreedIsRefused) {
     lab::DeviceArray v = view;
     lab::copy_async(cap, v, lab::view_of(a, {0, 512}), s.get());
   }));
-  g.launch(cap, s.get());
+  replay(g, cap, s.get());
   lab::release(b, false);  // the owner of the view the graph writes
   EXPECT_EQ(
-      error_of([&] { g.launch(cap, s.get()); }),
+      error_of([&] { replay(g, cap, s.get()); }),
       "g:launch: the graph captured by cuda.graph at x.lua:3 uses an array f32[512] that was freed, so a "
       "replay would read freed memory; capture again with g:update(fn), or free the array only after the "
       "graph");
@@ -326,7 +332,7 @@ TEST_F(FakeDriver, AReplayAfterItsArrayWasFreedIsRefused) {
   EXPECT_TRUE(u.reinstantiated);
   EXPECT_EQ(u.why, "the old graph used an array f32[512] that was freed");
   EXPECT_EQ(g.label(), "cuda.graph at x.lua:9");
-  EXPECT_EQ(error_of([&] { g.launch(cap, s.get()); }), "");
+  EXPECT_EQ(error_of([&] { replay(g, cap, s.get()); }), "");
 }
 
 // The memory goes after the graph's instantiation: the stand-in refuses to instantiate a
@@ -343,7 +349,7 @@ TEST_F(FakeDriver, FreesDuringACaptureWaitForTheGraph) {
     EXPECT_TRUE(buf->valid());  // the memory waits: freeing it now would break the capture
   }));
   EXPECT_FALSE(buf->valid());  // freed once the graph was instantiated
-  EXPECT_NE(error_of([&] { g.launch(cap, s.get()); }).find("uses an array i32[4] that was freed"),
+  EXPECT_NE(error_of([&] { replay(g, cap, s.get()); }).find("uses an array i32[4] that was freed"),
             std::string::npos);
 }
 
@@ -353,13 +359,13 @@ TEST_F(FakeDriver, AGraphRefusesUseAfterFreeAndLaunchDuringACapture) {
   lab::GraphObj g(capture(cap, s, [&] { launch(kernel("k1"), s.get()); }));
   cap.begin(ctx, s2.get(), "cuda.graph", "x.lua:5");
   EXPECT_EQ(
-      error_of([&] { g.launch(cap, s2.get()); }),
+      error_of([&] { replay(g, cap, s2.get()); }),
       "g:launch cannot run during the capture of cuda.graph at x.lua:5: graphs do not nest here; launch it "
       "before the capture or after it");
   cap.abort();
-  g.launch(cap, s.get());
+  replay(g, cap, s.get());
   g.free();
-  EXPECT_EQ(error_of([&] { g.launch(cap, s.get()); }), "attempt to use a freed graph");
+  EXPECT_EQ(error_of([&] { replay(g, cap, s.get()); }), "attempt to use a freed graph");
   EXPECT_EQ(error_of([&] { g.nodes(); }), "attempt to use a freed graph");
 }
 
@@ -398,8 +404,8 @@ TEST_F(FakeDriver, UpdateInPlaceOrReinstantiatedWithItsReason) {
   }));
   EXPECT_TRUE(u.reinstantiated);
   EXPECT_EQ(u.why, "node 2 changed from kernel to memcpy");
-  g.launch(cap, s.get());  // the new executable runs
-  EXPECT_EQ(error_of([&] { g.launch(cap, s.get()); }), "");
+  replay(g, cap, s.get());  // the new executable runs
+  EXPECT_EQ(error_of([&] { replay(g, cap, s.get()); }), "");
 }
 
 TEST_F(FakeDriver, AsyncCopiesNeedPinnedHostMemory) {
@@ -427,7 +433,7 @@ TEST_F(FakeDriver, ManagedMemory) {
   m.count = 8;
   m.buf = lab::managed_buffer(cap, ctx, dev, m.bytes());
   EXPECT_TRUE(m.buf->is_managed());
-  EXPECT_FALSE(m.buf->is_host_backed());
+  EXPECT_EQ(m.buf->context(), ctx);  // the driver's managed memory, not host-backed
   int* p = reinterpret_cast<int*>(lab::host_elements(m));
   p[2] = 11;
   EXPECT_EQ(ints(m)[2], 11);  // the host's write is the device's memory

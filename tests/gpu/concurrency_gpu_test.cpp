@@ -53,6 +53,12 @@ std::string error_of(F&& f) {
   return "";
 }
 
+// g:launch without the fault ring (lab::launch adds it): the refusals, then the replay.
+void replay(const lab::GraphObj& g, const lab::Capture& cap, CUstream stream) {
+  g.check_launch(cap);
+  g.replay(stream);
+}
+
 class Concurrency : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -144,10 +150,10 @@ TEST_F(Concurrency, AGraphReplaysUpdatesAndReinstantiates) {
   }));
   EXPECT_EQ(g.nodes(), 3u);
   EXPECT_EQ(at(h, 7), 0);  // captured, not run
-  g.launch(cap, s.get());
+  replay(g, cap, s.get());
   s.synchronize();
   EXPECT_EQ(at(h, 7), 2);  // (0 + 1) * 2
-  g.launch(cap, s.get());
+  replay(g, cap, s.get());
   s.synchronize();
   EXPECT_EQ(at(h, 7), 6);  // (2 + 1) * 2
   // Another argument value: updated in place.
@@ -157,7 +163,7 @@ TEST_F(Concurrency, AGraphReplaysUpdatesAndReinstantiates) {
     lab::copy_async(cap, h, a, s.get());
   }));
   EXPECT_FALSE(u.reinstantiated) << u.why;
-  g.launch(cap, s.get());
+  replay(g, cap, s.get());
   s.synchronize();
   EXPECT_EQ(at(h, 7), 20);  // (6 + 4) * 2
   // One more kernel: a new topology, instantiated again.
@@ -169,7 +175,7 @@ TEST_F(Concurrency, AGraphReplaysUpdatesAndReinstantiates) {
   }));
   EXPECT_TRUE(u.reinstantiated);
   EXPECT_EQ(u.why, "the topology changed (3 nodes -> 4)");
-  g.launch(cap, s.get());
+  replay(g, cap, s.get());
   s.synchronize();
   EXPECT_EQ(at(h, 7), 44);  // (20 + 2) * 2
 }
@@ -194,7 +200,7 @@ TEST_F(Concurrency, StreamsJoinAndMustJoinBack) {
     lab::copy_async(cap, a, b, s.get());
     lab::copy_async(cap, h, a, s.get());
   }));
-  g.launch(cap, s.get());
+  replay(g, cap, s.get());
   s.synchronize();
   EXPECT_EQ(at(h, 0), 3);
   cap.begin(ctx, s.get(), "cuda.graph", "x.lua:7");
@@ -265,7 +271,7 @@ TEST_F(Concurrency, AReplayAfterItsArrayWasFreedIsRefused) {
     EXPECT_TRUE(b_buf->valid());  // not yet
   }));
   EXPECT_FALSE(b_buf->valid());  // freed once the graph existed
-  EXPECT_NE(error_of([&] { g.launch(cap, s.get()); }).find("uses an array i32[1000] that was freed"),
+  EXPECT_NE(error_of([&] { replay(g, cap, s.get()); }).find("uses an array i32[1000] that was freed"),
             std::string::npos);
   ctx->synchronize();  // nothing ran: the context is fine
   const lab::GraphUpdate u = g.update(capture(cap, s, [&] {
@@ -276,7 +282,7 @@ TEST_F(Concurrency, AReplayAfterItsArrayWasFreedIsRefused) {
   }));
   EXPECT_TRUE(u.reinstantiated);
   EXPECT_EQ(u.why, "the old graph used an array i32[1000] that was freed");
-  g.launch(cap, s.get());
+  replay(g, cap, s.get());
   s.synchronize();
   EXPECT_EQ(at(h, 5), 1);
 }

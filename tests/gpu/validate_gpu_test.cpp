@@ -10,6 +10,7 @@
 #include "cu/launch.hpp"
 #include "cu/memory.hpp"
 #include "cu/module.hpp"
+#include "cu/occupancy.hpp"
 #include "gpu_support.hpp"
 
 namespace {

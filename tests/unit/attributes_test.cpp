@@ -17,7 +17,13 @@ namespace {
 using warplab::cu::attribute_table;
 using warplab::cu::AttributeInfo;
 using warplab::cu::find_attribute;
-using warplab::cu::find_attribute_by_value;
+
+// The table's entry for an enum value (a scan: only the tests look values up).
+const AttributeInfo* find_attribute_by_value(int value) {
+  for (const AttributeInfo& a : attribute_table())
+    if (a.value == value) return &a;
+  return nullptr;
+}
 
 struct HeaderName {
   std::string name;  // lower case, prefix removed

@@ -146,7 +146,7 @@ TEST(LabManaged, OfflineManagedArraysAreHostBacked) {
   lab::Capture cap;
   const auto buf = lab::managed_buffer(cap, nullptr, profile(1, 1), 64);
   EXPECT_TRUE(buf->is_managed());
-  EXPECT_TRUE(buf->is_host_backed());
+  EXPECT_EQ(buf->context(), nullptr);  // host-backed: no context, no driver
   lab::DeviceArray a;
   a.type = DType::I32;
   a.count = 16;
@@ -236,7 +236,7 @@ TEST(LabGraph, AFreedGraphRefusesEveryUse) {
   lab::GraphObj g;  // as after g:free()
   EXPECT_TRUE(g.freed());
   EXPECT_EQ(error_of([&] { g.nodes(); }), "attempt to use a freed graph");
-  EXPECT_EQ(error_of([&] { g.launch(cap, nullptr); }), "attempt to use a freed graph");
+  EXPECT_EQ(error_of([&] { g.check_launch(cap); }), "attempt to use a freed graph");
   EXPECT_EQ(error_of([&] { g.update({}); }), "attempt to use a freed graph");
   g.free();  // idempotent
   EXPECT_TRUE(g.freed());

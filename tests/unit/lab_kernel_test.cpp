@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cu/error.hpp"
-#include "cu/occupancy.hpp"
+#include "cu/limits.hpp"
 #include "lab/fault.hpp"
 #include "lab/kernel_info.hpp"
 #include "lab/module.hpp"

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -168,6 +170,16 @@ TEST(LabInlineSource, PlacedAtItsLineInTheCallingFile) {
   EXPECT_EQ(lab::inline_first_line(lua, 5, text), 3);  // above the call: found anywhere
   EXPECT_EQ(lab::inline_first_line(lua, 2, "__global__ void other() {}"), 0);
   EXPECT_EQ(lab::inline_first_line("", 2, text), 0);
+  EXPECT_EQ(lab::inline_first_line((d.path() / "gone.lua").string(), 2, text), 0);  // a file no more
+  // A calling file that is there but cannot be read is said, not read as empty.
+  try {
+    lab::inline_first_line(d.path().string(), 2, text);
+    ADD_FAILURE() << "a folder read as a script";
+  } catch (const warplab::Error& e) {
+    EXPECT_EQ(e.kind(), warplab::ErrorKind::bad_input);
+    EXPECT_EQ(std::string(e.what()), "cuda.compile: cannot read '" + d.path().string() +
+                                         "' to place the inline source: a folder, not a file");
+  }
 
   lab::ModuleSpec spec;
   lab::set_inline_source(spec, text, lua, 2);

@@ -12,9 +12,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "lab/deps.hpp"
 #include "lab/module_spec.hpp"
 #include "lab/prebuilt.hpp"
+#include "lab/watch_feed.hpp"
 
 namespace fs = std::filesystem;
 using namespace warplab;

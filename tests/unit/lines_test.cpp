@@ -313,10 +313,14 @@ TEST(Lines, ReplChunk) {
   const repl::CountedChunk c = repl::lined_chunk("  stalls k:launch(1, 32, a)");
   EXPECT_EQ(c.sets, "stalls");
   EXPECT_EQ(c.chunk, "k:launch(1, 32, a)");
-  EXPECT_EQ(c.lua, "return cuda.lines(function()\nk:launch(1, 32, a)\nend, \"stalls\")");
+  const std::string load =
+      "return cuda.lines((function(s) local f, e = load(s, \"=repl\", \"t\") if not f then error(e, 0) end "
+      "return f end)([[\nk:launch(1, 32, a)]]";
+  EXPECT_EQ(c.lua, load + "), \"stalls\")");  // compiled as typed: its errors cite repl:1
   const repl::CountedChunk d = repl::lined_chunk("k:launch(1, 32, a)");
   EXPECT_EQ(d.sets, "");
-  EXPECT_EQ(d.lua, "return cuda.lines(function()\nk:launch(1, 32, a)\nend)");
+  EXPECT_EQ(d.lua, load + "))");
+  EXPECT_NE(repl::lined_chunk("x = [[a]]").lua.find("[=[\nx = [[a]]]=]"), std::string::npos);
   EXPECT_EQ(repl::lined_chunk("shared,global x()").sets, "shared,global");
   EXPECT_TRUE(repl::lined_chunk("shared").chunk.empty());
   EXPECT_EQ(repl::lined_chunk("sharedx y()").sets, "");  // not a set: the chunk's own first word

@@ -48,6 +48,14 @@ unsigned mode_of(const fs::path& p) {
   return st.st_mode & 07777;
 }
 
+// Whether `file` is a temporary name write_file uses for a short `name`: "<name>.tmp." and
+// 16 lower-case hex digits.
+bool is_temp_name_for(const std::string& name, const std::string& file) {
+  const std::string stem = name + ".tmp.";
+  if (file.size() != stem.size() + 16 || file.compare(0, stem.size(), stem) != 0) return false;
+  return file.find_first_not_of("0123456789abcdef", stem.size()) == std::string::npos;
+}
+
 }  // namespace
 
 TEST(SysWrite, NewFileIsWrittenWholeWithTheUmaskMode) {

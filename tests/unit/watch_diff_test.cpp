@@ -1,13 +1,14 @@
 // watch_diff_test.cpp: the pieces of `watch --diff`: the line diff, splitting PTX and
 // cuobjdump SASS into kernels, the before/after report over a code folder, and the
-// resource line with its occupancy from the records a run writes (lab/deps.hpp).
+// resource line with its occupancy from the records a run writes (lab/watch_feed.hpp).
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include "app/watch/diff.hpp"
+#include "cu/occupancy.hpp"
 #include "cu/profile.hpp"
-#include "lab/deps.hpp"
+#include "lab/watch_feed.hpp"
 #include "rtc/compile.hpp"
 
 #include <cstdio>
@@ -163,7 +164,7 @@ TEST(WatchDiff, ResourceLineGivesOccupancyOldToNewAtTheLaunchedBlock) {
       << resource_line(a, b, &big, &dev);
 }
 
-// The records a run writes (lab/deps.hpp) are what the watcher reads: a kernel launched at
+// The records a run writes (lab/watch_feed.hpp) are what the watcher reads: a kernel launched at
 // 256 threads, then compiled under a register cap, gets its occupancy old -> new.
 TEST(WatchDiff, RunRecordsGiveTheOccupancyLine) {
   using namespace warplab;

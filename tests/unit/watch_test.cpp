@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -19,7 +21,7 @@
 
 #include "app/watch/child.hpp"
 #include "app/watch/files.hpp"
-#include "lab/deps.hpp"
+#include "lab/watch_feed.hpp"
 
 namespace fs = std::filesystem;
 using namespace warplab::app::watch;
@@ -401,6 +403,16 @@ TEST(Deps, ReadDepsFileSkipsBlankLinesAndToleratesAMissingFile) {
   write_file(d / "deps", "/a/x.cu\n\n/b/y.cuh\n");
   EXPECT_EQ(read_deps_file(d / "deps").read, (std::vector<std::string>{"/a/x.cu", "/b/y.cuh"}));
   EXPECT_TRUE(read_deps_file(d / "missing").read.empty());
+}
+
+TEST(Deps, ARecordThatCannotBeReadIsSaidNotTakenForEmpty) {
+  TempDir d;
+  const std::string dir = d / "deps";
+  fs::create_directory(dir);  // there, but no file: reading it fails (as root too)
+  const Record r = read_record(dir);
+  EXPECT_TRUE(r.text.empty());
+  EXPECT_EQ(r.problem, "cannot read " + dir + ": a folder, not a file");
+  EXPECT_EQ(read_deps_file(dir).problem, r.problem);
 }
 
 // A folder reached through a symbolic link (cur -> v1), the link then pointed elsewhere:

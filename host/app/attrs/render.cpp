@@ -8,6 +8,7 @@
 
 #include "cu/attributes.hpp"
 #include "cu/driver.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app {
 namespace {
@@ -96,7 +97,7 @@ void print_text(std::ostream& out, const cu::DeviceSnapshot& s, const std::vecto
   // The footer says what is absent, so a missing line is never mistaken for a 0: unknown
   // (the profile says it does not know: architecture limits give no L2 size) apart from
   // not reported (a capture by an older driver).
-  out << "\n" << count << (count == 1 ? " attribute" : " attributes");
+  out << "\n" << sys::plural(count, "attribute");
   if (!unknown.empty()) {
     out << "; unknown for this profile"
         << (s.architecture ? " (architecture limits, not a captured device)" : "") << ":";
@@ -189,7 +190,7 @@ bool print_diff(std::ostream& out, const cu::DeviceSnapshot& a, const cu::Device
           << paint(shown_field(b, r), kYellow, color) << "\n";
   }
   out << "\n"
-      << d.differ << (d.differ == 1 ? " attribute differs, " : " attributes differ, ") << d.equal << " equal";
+      << sys::plural(d.differ, "attribute differs", "attributes differ") << ", " << d.equal << " equal";
   if (d.only_a) out << ", " << d.only_a << " only in A";
   if (d.only_b) out << ", " << d.only_b << " only in B";
   out << "\n";

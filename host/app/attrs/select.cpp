@@ -4,26 +4,20 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 
 #include "app/attrs/render.hpp"
 #include "app/cli/exit_codes.hpp"
 #include "cu/attributes.hpp"
 #include "sys/shown.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // `needle` is already lower case; the haystack is folded here.
 bool contains(std::string_view hay, const std::string& needle) {
-  return lower(hay).find(needle) != std::string::npos;
+  return sys::lower(hay).find(needle) != std::string::npos;
 }
 
 // Position in attribute_groups(); unknown groups sort after all known ones.
@@ -43,12 +37,12 @@ int headline_rank(std::string_view name) {
 }  // namespace
 
 bool attribute_matches(const std::string& pattern, const std::string& name) {
-  const std::string p = lower(pattern);
+  const std::string p = sys::lower(pattern);
   const cu::AttributeInfo* info = cu::find_attribute(name);
   // Globs match whole names (fnmatch), both sides folded to lower case: '*shared*' is
   // the user asking for a name shape, so units and meanings are not searched.
   if (p.find_first_of("*?[") != std::string::npos) {
-    if (fnmatch(p.c_str(), lower(name).c_str(), 0) == 0) return true;
+    if (fnmatch(p.c_str(), sys::lower(name).c_str(), 0) == 0) return true;
     if (info)
       for (std::string_view alias : info->aliases)
         if (fnmatch(p.c_str(), std::string(alias).c_str(), 0) == 0) return true;

@@ -7,6 +7,7 @@
 #include "cu/attributes.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/error.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app {
 namespace {
@@ -24,7 +25,7 @@ int run_cache(const std::string& action, bool json) {
                        .dump(2)
                 << "\n";
     else
-      std::cout << "removed " << c.removed << (c.removed == 1 ? " entry" : " entries") << " from "
+      std::cout << "removed " << sys::plural(c.removed, "entry", "entries") << " from "
                 << cache.dir().string() << "\n";
     if (c.foreign && !json) std::cout << "left " << c.foreign << " file(s) warplab did not write\n";
     if (c.failed)

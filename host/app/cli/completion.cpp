@@ -14,6 +14,7 @@
 #include "app/cli/sanitize.hpp"
 #include "cu/attributes.hpp"
 #include "cu/profile.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app {
 namespace {
@@ -104,18 +105,12 @@ std::string files_for(const std::string& type) {
   return std::regex_match(type, m, ext) ? m[1].str() : std::string();
 }
 
-std::string join(const std::vector<std::string>& v, const std::string& sep = " ") {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 // One bash statement filling COMPREPLY for a value kind.
 std::string bash_values(const std::string& type) {
   if (type == "KEY=VALUE") return "_warplab_params; ";
   std::string s;
   if (const auto w = words_for(type); !w.empty())
-    s += "COMPREPLY+=($(compgen -W \"" + join(w) + "\" -- \"$cur\")); ";
+    s += "COMPREPLY+=($(compgen -W \"" + sys::join(w, " ") + "\" -- \"$cur\")); ";
   if (const std::string f = files_for(type); !f.empty()) s += "_warplab_files '" + f + "'; ";
   return s.empty() ? ": ; " : s;
 }
@@ -162,17 +157,17 @@ void write_bash(std::ostream& out, const std::vector<Cmd>& cmds) {
         return std::find(global_takes.begin(), global_takes.end(), n) != global_takes.end();
       });
       if (o.values || shadows)
-        out << "          " << cmds[i].name << "/" << join(o.names, "|" + cmds[i].name + "/") << ") "
+        out << "          " << cmds[i].name << "/" << sys::join(o.names, "|" + cmds[i].name + "/") << ") "
             << (o.values ? "((i += " + std::to_string(o.values) + "))" : ":") << " ;;\n";
     }
-  if (!global_takes.empty()) out << "          */" << join(global_takes, "|*/") << ") ((i++)) ;;\n";
+  if (!global_takes.empty()) out << "          */" << sys::join(global_takes, "|*/") << ") ((i++)) ;;\n";
   std::vector<std::string> subs;
   for (std::size_t i = 1; i < cmds.size(); ++i) subs.push_back(cmds[i].name);
   out << "        esac ;;\n"
          "      *)\n"
          "        if [ -z \"$sub\" ]; then\n"
          "          case \" "
-      << join(subs)
+      << sys::join(subs, " ")
       << " \" in *\" $w \"*) sub=$w ;; esac\n"
          "        elif [ -z \"$script\" ]; then script=$w; fi ;;\n"
          "    esac\n"
@@ -183,10 +178,11 @@ void write_bash(std::ostream& out, const std::vector<Cmd>& cmds) {
   for (std::size_t i = 1; i < cmds.size(); ++i)
     for (std::size_t k = 0; k < cmds[i].own; ++k)
       if (const Opt& o = cmds[i].opts[k]; o.values)
-        out << "    " << cmds[i].name << "/" << join(o.names, "|" + cmds[i].name + "/") << ") "
+        out << "    " << cmds[i].name << "/" << sys::join(o.names, "|" + cmds[i].name + "/") << ") "
             << bash_values(o.type) << "return ;;\n";
   for (const Opt& o : cmds[0].opts)
-    if (o.values) out << "    */" << join(o.names, "|*/") << ") " << bash_values(o.type) << "return ;;\n";
+    if (o.values)
+      out << "    */" << sys::join(o.names, "|*/") << ") " << bash_values(o.type) << "return ;;\n";
   out << "  esac\n"
          "  case $sub in\n";
   for (const Cmd& c : cmds) {
@@ -194,10 +190,10 @@ void write_bash(std::ostream& out, const std::vector<Cmd>& cmds) {
     for (const Opt& o : c.opts) names.insert(names.end(), o.names.begin(), o.names.end());
     names.insert(names.end(), {"-h", "--help"});
     out << "    " << (c.name.empty() ? "\"\"" : c.name) << ")\n"
-        << "      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"" << join(names)
+        << "      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"" << sys::join(names, " ")
         << "\" -- \"$cur\")); return; fi\n"
         << "      "
-        << (c.name.empty() ? "COMPREPLY=($(compgen -W \"" + join(subs) + "\" -- \"$cur\"))"
+        << (c.name.empty() ? "COMPREPLY=($(compgen -W \"" + sys::join(subs, " ") + "\" -- \"$cur\"))"
                            : bash_values(c.positional))
         << " ;;\n";
   }
@@ -225,7 +221,7 @@ std::string zsh_text(const std::string& s, bool colon = false) {
 std::string zsh_action(const std::string& type) {
   if (type == "KEY=VALUE") return "_warplab_params";
   std::string alts;
-  if (const auto w = words_for(type); !w.empty()) alts += "compadd -- " + join(w) + "; ";
+  if (const auto w = words_for(type); !w.empty()) alts += "compadd -- " + sys::join(w, " ") + "; ";
   const std::string f = files_for(type);
   if (f == "/")
     alts += "_files -/";
@@ -241,8 +237,8 @@ std::string zsh_spec(const Opt& o) {
   for (int i = 0; i < o.values; ++i) value += ":" + zsh_text(o.type, true) + ":" + zsh_action(o.type);
   const std::string desc = "[" + zsh_text(o.help) + "]" + value;
   if (o.names.size() == 1) return "'" + std::string(o.repeat ? "*" : "") + o.names[0] + desc + "'";
-  return "'" + std::string(o.repeat ? "*" : "(" + join(o.names) + ")") + "'{" + join(o.names, ",") + "}'" +
-         desc + "'";
+  return "'" + std::string(o.repeat ? "*" : "(" + sys::join(o.names, " ") + ")") + "'{" +
+         sys::join(o.names, ",") + "}'" + desc + "'";
 }
 
 void write_zsh(std::ostream& out, const std::vector<Cmd>& cmds) {

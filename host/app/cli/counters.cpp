@@ -11,6 +11,7 @@
 
 #include "app/cli/exit_codes.hpp"
 #include "lab/counters.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app {
 
@@ -38,9 +39,8 @@ CLI::Option* add_counter_options(CLI::App* sub, CounterArgs& a, bool run_options
 std::vector<std::string> counter_words(const CounterArgs& a) {
   std::vector<std::string> out;
   for (const std::string& w : a.words) {
-    const auto b = w.find_first_not_of(" \t"), e = w.find_last_not_of(" \t");
-    if (b == std::string::npos) continue;
-    std::string word = w.substr(b, e - b + 1);
+    std::string word = sys::trim(w);
+    if (word.empty()) continue;
     bool seen = false;
     for (const auto& o : out) seen = seen || o == word;
     if (!seen) out.push_back(std::move(word));

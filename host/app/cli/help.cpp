@@ -10,6 +10,7 @@
 
 #include "app/cli/command.hpp"
 #include "sys/shown.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app {
 namespace {
@@ -40,32 +41,6 @@ class Formatter : public CLI::Formatter {
     return out;
   }
 };
-
-// The characters of UTF-8 text: a continuation byte belongs to the character before it,
-// so "ø" and a zero-width space count as one character each, not two or three.
-std::vector<std::string> characters(const std::string& s) {
-  std::vector<std::string> out;
-  for (const char c : s)
-    if ((static_cast<unsigned char>(c) & 0xc0) == 0x80 && !out.empty())
-      out.back() += c;
-    else
-      out.emplace_back(1, c);
-  return out;
-}
-
-// Levenshtein distance in characters, for "did you mean".
-std::size_t distance(const std::string& a_text, const std::string& b_text) {
-  const std::vector<std::string> a = characters(a_text), b = characters(b_text);
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
 
 }  // namespace
 
@@ -157,7 +132,7 @@ std::string unknown_command(const CLI::App& app, const std::string& word) {
   std::size_t best_d = 3;  // at most 2 edits
   for (const CLI::App* s : listed_commands(app)) {
     const std::string& n = s->get_name();
-    std::size_t d = distance(word, n);
+    std::size_t d = sys::edit_distance(word, n);
     if (word.size() >= 2 && n.rfind(word, 0) == 0) d = std::min<std::size_t>(d, 1);  // a prefix
     if (d < best_d && d < std::max<std::size_t>(n.size(), 2)) best = n, best_d = d;
   }
@@ -174,7 +149,7 @@ std::string unknown_option(const CLI::App& app, const std::string& word) {
   std::size_t best_d = 3;  // at most 2 edits
   for (const CLI::Option* o : app.get_options())
     for (const std::string& n : o->get_lnames())
-      if (const std::size_t d = distance(name, "--" + n); d < best_d) best = "--" + n, best_d = d;
+      if (const std::size_t d = sys::edit_distance(name, "--" + n); d < best_d) best = "--" + n, best_d = d;
   if (!best.empty()) return msg + "; did you mean '" + best + "'?";
   return msg + " (`warplab --help` lists the global options; a command's own go after it)";
 }

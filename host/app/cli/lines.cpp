@@ -2,20 +2,14 @@
 #include "app/cli/lines.hpp"
 
 #include "lab/lines.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app {
 
 std::vector<std::string> LineArgs::words() const {
   std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at <= set.size()) {
-    std::size_t comma = set.find(',', at);
-    if (comma == std::string::npos) comma = set.size();
-    const std::string w = set.substr(at, comma - at);
-    const auto b = w.find_first_not_of(" \t"), e = w.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(w.substr(b, e - b + 1));
-    at = comma + 1;
-  }
+  for (const std::string& piece : sys::split(set, ','))
+    if (std::string w = sys::trim(piece); !w.empty()) out.push_back(std::move(w));
   return out;
 }
 

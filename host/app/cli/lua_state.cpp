@@ -12,7 +12,7 @@
 
 #include "cu/driver.hpp"
 #include "cu/trace.hpp"
-#include "lab/deps.hpp"
+#include "lab/watch_feed.hpp"
 #include "sys/shown.hpp"
 
 namespace warplab::app {

@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -26,6 +25,7 @@
 #include "rtc/compile.hpp"
 #include "rtc/pch.hpp"
 #include "rtc/sass.hpp"
+#include "sys/text.hpp"
 #include "sys/write.hpp"
 
 namespace warplab::app {
@@ -206,8 +206,8 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   std::cerr << rtc::format_diagnostics(r, a.max_errors, color);
   if (a.json) std::cout << result_json(a.file, r).dump(2) << "\n";
   if (!r.ok) {
-    std::cerr << "warplab: " << a.file << " did not compile for " << r.arch << " (" << r.errors()
-              << (r.errors() == 1 ? " error" : " errors") << ")\n";
+    std::cerr << "warplab: " << a.file << " did not compile for " << r.arch << " ("
+              << sys::plural(r.errors(), "error") << ")\n";
     if (a.timings) print_timings(std::cerr, r, warm ? &*warm : nullptr, -1);
     return kCompileError;
   }
@@ -220,9 +220,9 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   if (!g.opts.quiet || r.kernels.empty()) {
     std::ostringstream ms;
     ms << std::fixed << std::setprecision(0) << r.compile_ms;
-    table << a.file << ": " << r.kernels.size() << (r.kernels.size() == 1 ? " kernel" : " kernels") << " for "
-          << r.arch << " (NVRTC " << r.nvrtc_version << ", " << ms.str() << " ms"
-          << (r.from_cache ? ", from the cache" : "") << (ptx_only ? ", PTX only" : "") << ")\n";
+    table << a.file << ": " << sys::plural(r.kernels.size(), "kernel") << " for " << r.arch << " (NVRTC "
+          << r.nvrtc_version << ", " << ms.str() << " ms" << (r.from_cache ? ", from the cache" : "")
+          << (ptx_only ? ", PTX only" : "") << ")\n";
   }
   if (const std::string hint = r.kernels.empty() ? no_kernels_hint(src, a) : ""; !hint.empty())
     table << "0 kernels" << hint << "\n";

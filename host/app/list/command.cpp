@@ -4,13 +4,13 @@
 // runs one of them from any folder.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "app/cli/command.hpp"
+#include "sys/read.hpp"
 
 namespace fs = std::filesystem;
 
@@ -32,16 +32,17 @@ fs::path find_examples(const std::string& given) {
 
 // The header's first "-- <file name>: summary" line among the leading comment lines,
 // joined with the lines that continue it (up to the next "Field:" line such as
-// "-- Shows:"), so a summary wrapped over two lines prints whole; empty when none.
-std::string summary_of(const fs::path& file) {
+// "-- Shows:"), so a summary wrapped over two lines prints whole; empty when none, or
+// when the file cannot be read (`unreadable` says why).
+struct Summary {
+  std::string text;
+  std::string unreadable;
+};
+Summary summary_of(const fs::path& file) {
   // Only the opening comment block matters: read at most its first 64 KiB (a huge file
   // with no line break must not be read whole).
-  std::string head(64 * 1024, '\0');
-  {
-    std::ifstream f(file, std::ios::binary);
-    f.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, f.gcount())));
-  }
+  std::string head;
+  if (auto e = sys::read_head(file.string(), head, 64 * 1024)) return {{}, std::move(*e)};
   std::istringstream in(head);
   const std::string prefix = "-- " + file.filename().string() + ":";
   std::string line;
@@ -61,21 +62,24 @@ std::string summary_of(const fs::path& file) {
           break;
         s += " " + more;
       }
-      return s;
+      return {s, {}};
     }
   }
   return {};
 }
 
 // `list --json`: {"dir", "examples": [{"path", "folder", "name", "summary"}]}; a script
-// without a header line has summary null.
+// without a header line has summary null, as one that cannot be read (said on stderr).
 int list_json(const fs::path& root, const std::map<std::string, std::vector<fs::path>>& groups) {
   nlohmann::ordered_json j;
   j["dir"] = root.lexically_normal().string();
   j["examples"] = nlohmann::ordered_json::array();
   for (const auto& [dir, files] : groups)
     for (const fs::path& f : files) {
-      const std::string summary = summary_of(f);
+      const Summary s = summary_of(f);
+      if (!s.unreadable.empty())
+        std::cerr << "warplab: cannot read " << f.string() << ": " << s.unreadable << "\n";
+      const std::string& summary = s.text;
       j["examples"].push_back(
           {{"path", f.lexically_normal().string()},
            {"folder", dir},
@@ -118,8 +122,11 @@ int list_examples(const std::string& folder, bool json) {
     std::cout << "\n" << (dir.empty() ? "./" : dir + "/") << "\n";
     for (const fs::path& f : files) {
       const std::string name = f.filename().string();
-      std::string summary = summary_of(f);
-      if (summary.empty())
+      const Summary s = summary_of(f);
+      std::string summary = s.text;
+      if (!s.unreadable.empty())
+        summary = "(cannot read it: " + s.unreadable + ")";
+      else if (summary.empty())
         summary = "(no summary: its first line should read \"-- " + name + ": what it shows\")";
       std::cout << "  " << name << std::string(width - name.size() + 2, ' ') << summary << "\n";
     }

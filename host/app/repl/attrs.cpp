@@ -6,19 +6,14 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 
 #include "cu/attributes.hpp"
 #include "sys/shown.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app::repl {
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Pushes dev.attr; false (nothing pushed) when `dev` is not a device with attributes.
 int get_attr_table(lua_State* L) {
@@ -31,7 +26,7 @@ int get_attr_table(lua_State* L) {
 
 bool attr_matches(const std::string& pattern, const std::string& name) {
   if (pattern.empty()) return true;
-  const std::string p = lower(pattern), n = lower(name);
+  const std::string p = sys::lower(pattern), n = sys::lower(name);
   if (p.find_first_of("*?[") != std::string::npos) return fnmatch(p.c_str(), n.c_str(), 0) == 0;
   return n.find(p) != std::string::npos;
 }

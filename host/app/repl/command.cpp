@@ -24,6 +24,7 @@
 #include "app/repl/save.hpp"
 #include "app/repl/worker.hpp"
 #include "cu/error.hpp"
+#include "sys/text.hpp"
 #include "sys/write.hpp"
 
 namespace warplab::app {
@@ -157,8 +158,8 @@ class Session {
   // What a lost worker took with it, and what :replay will do.
   std::string lost_text() const {
     const std::size_t n = inputs_.size();
-    std::string out = "Lost: every global, array, module and kernel of the session (" + std::to_string(n) +
-                      " successful input" + (n == 1 ? "" : "s") + ")";
+    std::string out = "Lost: every global, array, module and kernel of the session (" +
+                      sys::plural(n, "successful input") + ")";
     if (n == 0) return out;
     out += "; :replay runs them again";
     for (std::size_t i = 0; i < n; ++i)
@@ -230,7 +231,7 @@ class Session {
       inputs_.push_back({in.text, r.eval});
       ++done;
     }
-    std::printf("replayed %zu input%s", done, done == 1 ? "" : "s");
+    std::printf("replayed %s", sys::plural(done, "input").c_str());
     if (skipped) std::printf(" (skipped %zu whose launch faulted)", skipped);
     std::printf("\n");
   }
@@ -290,7 +291,7 @@ class Session {
     if (w.status == sys::WriteResult::Status::exists)
       return show({repl::Status::kError, ":save: " + w.message + ": :save! " + given + " replaces it"});
     if (!w) return show({repl::Status::kError, ":save: " + w.message});
-    std::printf("saved %zu input%s to %s\n", inputs_.size(), inputs_.size() == 1 ? "" : "s", file.c_str());
+    std::printf("saved %s to %s\n", sys::plural(inputs_.size(), "input").c_str(), file.c_str());
   }
 
   // A successful input: its text, its number in the worker that ran it (0 once that worker

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "lab/counters.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app::repl {
 namespace {
@@ -20,13 +21,8 @@ bool counter_name(const std::string& word) {
 
 bool counter_names(const std::string& word) {
   if (word.empty()) return false;
-  std::size_t at = 0;
-  while (at <= word.size()) {
-    std::size_t comma = word.find(',', at);
-    if (comma == std::string::npos) comma = word.size();
-    if (!counter_name(word.substr(at, comma - at))) return false;
-    at = comma + 1;
-  }
+  for (const std::string& name : sys::split(word, ','))
+    if (!counter_name(name)) return false;
   return true;
 }
 
@@ -44,25 +40,21 @@ bool looks_like_names(const std::string& word, const std::string& rest) {
   return !rest.empty() && (std::isalpha(static_cast<unsigned char>(rest[0])) || rest[0] == '_');
 }
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 }  // namespace
 
 CountedChunk counted_chunk(const std::string& arg) {
   CountedChunk c;
   c.sets = kDefaultCounters;
-  c.chunk = trim(arg);
+  c.chunk = sys::trim(arg);
   const auto sp = c.chunk.find_first_of(" \t");
   if (sp == std::string::npos && counter_names(c.chunk)) {  // names, and no chunk
     c.sets = c.chunk;
     c.chunk.clear();
-  } else if (sp != std::string::npos && (counter_names(c.chunk.substr(0, sp)) ||
-                                         looks_like_names(c.chunk.substr(0, sp), trim(c.chunk.substr(sp))))) {
+  } else if (sp != std::string::npos &&
+             (counter_names(c.chunk.substr(0, sp)) ||
+              looks_like_names(c.chunk.substr(0, sp), sys::trim(c.chunk.substr(sp))))) {
     c.sets = c.chunk.substr(0, sp);
-    c.chunk = trim(c.chunk.substr(sp));
+    c.chunk = sys::trim(c.chunk.substr(sp));
   }
   if (c.chunk.empty()) return c;
   // The chunk is compiled on its own, as typed, under the REPL's chunk name: its errors
@@ -82,25 +74,26 @@ CountedChunk counted_chunk(const std::string& arg) {
 
 CountedChunk lined_chunk(const std::string& arg) {
   CountedChunk c;
-  c.chunk = trim(arg);
+  c.chunk = sys::trim(arg);
   const auto sp = c.chunk.find_first_of(" \t");
   const std::string first = c.chunk.substr(0, sp);
   bool sets = !first.empty();
-  for (std::size_t at = 0; sets && at <= first.size();) {
-    std::size_t comma = first.find(',', at);
-    if (comma == std::string::npos) comma = first.size();
-    const std::string w = first.substr(at, comma - at);
-    sets = w == "counts" || w == "instructions" || w == "shared" || w == "global" || w == "local" ||
-           w == "stalls" || w == "all";
-    at = comma + 1;
-  }
+  for (const std::string& w : sys::split(first, ','))
+    sets = sets && (w == "counts" || w == "instructions" || w == "shared" || w == "global" || w == "local" ||
+                    w == "stalls" || w == "all");
   if (sets) {
     c.sets = first;
-    c.chunk = sp == std::string::npos ? "" : trim(c.chunk.substr(sp));
+    c.chunk = sp == std::string::npos ? "" : sys::trim(c.chunk.substr(sp));
   }
   if (c.chunk.empty()) return c;
-  c.lua = "return cuda.lines(function()\n" + c.chunk + "\nend" +
-          (c.sets.empty() ? "" : ", \"" + c.sets + "\"") + ")";
+  // Compiled as typed, as :counters' chunk (above): its errors cite repl:1.
+  std::string level;
+  while (c.chunk.find("]" + level + "]") != std::string::npos) level += '=';
+  c.lua =
+      "return cuda.lines((function(s) local f, e = load(s, \"=repl\", \"t\") if not f then error(e, 0) "
+      "end return f end)([" +
+      level + "[\n" + c.chunk + "]" + level + "]" + (c.sets.empty() ? "" : "), \"" + c.sets + "\"") +
+      (c.sets.empty() ? "))" : ")");
   return c;
 }
 

@@ -4,11 +4,12 @@
 #include "app/repl/help.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "sys/read.hpp"
 #include "sys/shown.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app::repl {
 namespace {
@@ -38,8 +39,7 @@ std::vector<std::string> cells(const std::string& row) {
       cur += '|';
       ++i;
     } else if (row[i] == '|') {
-      const auto b = cur.find_first_not_of(' '), e = cur.find_last_not_of(' ');
-      out.push_back(b == std::string::npos ? "" : cur.substr(b, e - b + 1));
+      out.push_back(sys::trim(cur, " "));
       cur.clear();
     } else {
       cur += row[i];
@@ -59,8 +59,12 @@ std::string strip_ticks(std::string s) {
 
 std::string api_help(const std::string& name) {
   for (const fs::path& p : candidates()) {
-    std::ifstream in(p);
-    if (!in) continue;
+    std::error_code ec;
+    if (!fs::exists(p, ec)) continue;
+    std::string text;
+    if (const auto e = sys::read_whole(p.string(), text, 16u << 20))
+      return "cannot read " + p.string() + ": " + *e;
+    std::istringstream in(text);
     std::string out;
     for (std::string line; std::getline(in, line);) {
       if (line.rfind("| `", 0) != 0) continue;

@@ -13,10 +13,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
-#include <iterator>
 #include <map>
 
 #include "app/cli/command.hpp"
@@ -27,10 +25,10 @@
 #include "app/run/quiet.hpp"
 #include "bind/state.hpp"
 #include "cu/trace.hpp"
-#include "lab/deps.hpp"
 #include "lab/prebuilt.hpp"
 #include "lab/run.hpp"
 #include "lab/script.hpp"
+#include "lab/watch_feed.hpp"
 
 namespace warplab::app {
 namespace {
@@ -85,8 +83,8 @@ bool checks_ok(lua_State* L) {
 // declaration in WARPLAB_PARAMS_LIST and stops it), then one line per parameter: name,
 // default, type, in columns. A script that never mentions warplab.params is not run.
 int print_params(const Globals& g, const std::string& script) {
-  std::ifstream in(script, std::ios::binary);
-  const std::string text{std::istreambuf_iterator<char>(in), {}};
+  std::string text;
+  if (auto why = lab::read_script(script, text)) throw Error(ErrorKind::bad_input, std::move(*why));
   if (text.find("warplab.params") == std::string::npos) {
     std::cout << script << " declares no parameters (it does not use warplab.params)\n";
     return kOk;

@@ -10,6 +10,7 @@
 #include "lab/counter_report.hpp"
 #include "lab/run.hpp"
 #include "lab/sync.hpp"
+#include "sys/text.hpp"
 #include "sys/write.hpp"
 
 namespace warplab::app {
@@ -44,8 +45,8 @@ int RunCounters::finish(bool timed_out) {
   std::fflush(stdout);
   if (!session_) {
     std::cerr << "warplab: --counters: " << lab::counters_need_gpu() << " (" << run_.offline_reason()
-              << "); the names were checked for chip " << offline_.chip << " (" << offline_.passes
-              << (offline_.passes == 1 ? " replay pass" : " replay passes") << " per launch)\n";
+              << "); the names were checked for chip " << offline_.chip << " ("
+              << sys::plural(offline_.passes, "replay pass", "replay passes") << " per launch)\n";
     return kOk;
   }
   if (timed_out || run_.lost()) {  // the script's error said why; nothing can be read back

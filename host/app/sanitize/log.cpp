@@ -31,8 +31,6 @@ std::optional<ToolLine> tool_line(std::string_view raw) {
   return l;
 }
 
-bool starts(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
-
 std::string trim_end(std::string s, std::string_view chars) {
   while (!s.empty() && chars.find(s.back()) != std::string_view::npos) s.pop_back();
   return s;
@@ -40,7 +38,7 @@ std::string trim_end(std::string s, std::string_view chars) {
 
 // "void reduce<256>(float const*, float*)" -> "reduce<256>".
 std::string kernel_name(std::string s) {
-  if (starts(s, "void ")) s.erase(0, 5);
+  if (s.starts_with("void ")) s.erase(0, 5);
   if (!s.empty() && s.back() == ')') {
     int depth = 0;
     for (std::size_t i = s.size(); i-- > 0;) {
@@ -150,15 +148,16 @@ void Parser::top(const std::string& t) {
     Finding& f = open("CUDA API error " + m[1].str() + " (" + m[2].str() + ")");
     f.detail = "in " + m[3].str();
     located = true;  // a host call: no kernel, no line
-  } else if (starts(t, "Barrier error") || starts(t, "Invalid ") || starts(t, "Uninitialized ") ||
-             starts(t, "Misaligned ") || starts(t, "Out-of-range ") || starts(t, "Malloc/Free") ||
-             starts(t, "Host API ") || starts(t, "Warp ") || starts(t, "Illegal ")) {
+  } else if (t.starts_with("Barrier error") || t.starts_with("Invalid ") || t.starts_with("Uninitialized ") ||
+             t.starts_with("Misaligned ") || t.starts_with("Out-of-range ") || t.starts_with("Malloc/Free") ||
+             t.starts_with("Host API ") || t.starts_with("Warp ") || t.starts_with("Illegal ")) {
     open(trim_end(t, ".: "));
-    if (starts(t, "Host API ")) located = true;
-  } else if (t.find("Internal Sanitizer Error") != std::string::npos || starts(t, "Error:") ||
-             starts(t, "ERROR:")) {
+    if (t.starts_with("Host API ")) located = true;
+  } else if (t.find("Internal Sanitizer Error") != std::string::npos || t.starts_with("Error:") ||
+             t.starts_with("ERROR:")) {
     r.tool_messages.push_back(t);
-  } else if (!starts(t, "LEAK SUMMARY") && !starts(t, "Process ID") && !starts(t, "Target application")) {
+  } else if (!t.starts_with("LEAK SUMMARY") && !t.starts_with("Process ID") &&
+             !t.starts_with("Target application")) {
     pending = trim_end(t, ".: ");
   }
 }
@@ -169,7 +168,7 @@ void Parser::detail(const std::string& t) {
   static const std::regex after(
       R"(^and is (\d+) bytes? (after|before) the nearest allocation at \S+ of size (\d+) bytes?)");
   std::smatch m;
-  if (starts(t, "at ")) {
+  if (t.starts_with("at ")) {
     if (cur < 0 && !pending.empty()) open(pending);
     pending.clear();
     locate(t.substr(3));
@@ -177,7 +176,7 @@ void Parser::detail(const std::string& t) {
   }
   if (cur < 0) return;
   Finding& f = r.findings[static_cast<std::size_t>(cur)];
-  if (starts(f.kind, "race between") && std::regex_match(t, m, partner)) {
+  if (f.kind.starts_with("race between") && std::regex_match(t, m, partner)) {
     const Location other = parse_location(m[2]);
     partners.push_back(m[1]);
     f.kind = f.kind.substr(0, f.kind.find(" and ")) + " and ";
@@ -195,9 +194,9 @@ void Parser::detail(const std::string& t) {
     locate(m[2]);
   } else if (std::regex_search(t, m, after)) {
     f.detail = m[1].str() + " bytes " + m[2].str() + " a " + m[3].str() + "-byte allocation";
-  } else if (f.detail.empty() && starts(t, "Address ") && t.find("out of bounds") != std::string::npos) {
+  } else if (f.detail.empty() && t.starts_with("Address ") && t.find("out of bounds") != std::string::npos) {
     f.detail = "out of bounds";
-  } else if (f.detail.empty() && starts(t, "Address ") && t.find("misaligned") != std::string::npos) {
+  } else if (f.detail.empty() && t.starts_with("Address ") && t.find("misaligned") != std::string::npos) {
     f.detail = "misaligned";
   }
 }
@@ -206,7 +205,7 @@ void Parser::detail(const std::string& t) {
 void cross_check(Report& r) {
   long long races = 0, race_errors = 0, others = 0;
   for (Finding& f : r.findings) {
-    const bool is_race = starts(f.kind, "race between") || f.kind.find(" hazard") != std::string::npos;
+    const bool is_race = f.kind.starts_with("race between") || f.kind.find(" hazard") != std::string::npos;
     if (is_race && f.count == 0) f.count = 1;
     if (is_race)
       ++races, race_errors += f.warning ? 0 : 1;

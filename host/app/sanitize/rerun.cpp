@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -21,6 +21,7 @@
 #include "app/sanitize/log.hpp"
 #include "app/sanitize/rerun.hpp"
 #include "rtc/toolkit.hpp"
+#include "sys/read.hpp"
 #include "sys/temp.hpp"
 #include "sys/write.hpp"
 
@@ -108,11 +109,13 @@ struct LogFile {
     path = f.path;
   }
   ~LogFile() { ::unlink(path.c_str()); }
+  // What the tool wrote; a log that cannot be read is said (exit 1), never taken for an
+  // empty one, which would read as a run with nothing to report.
   std::string text() const {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    std::string out;
+    if (const auto e = sys::read_whole(path, out, SIZE_MAX))
+      throw Error(ErrorKind::failed, "--sanitize: cannot read compute-sanitizer's log " + path + ": " + *e);
+    return out;
   }
   std::string path;
 };

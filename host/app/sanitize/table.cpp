@@ -6,16 +6,9 @@
 #include <sstream>
 
 #include "app/sanitize/log.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app::sanitize {
-namespace {
-
-std::string plural(long long n, const std::string& word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
-}  // namespace
-
 std::vector<Finding> group(const std::vector<Finding>& findings) {
   std::vector<Finding> out;
   std::map<std::string, std::size_t> at;
@@ -77,7 +70,7 @@ std::string format_summary(const std::string& tool, const Report& r, const std::
   else if (errors == 0)
     out << "no errors" << (groups.empty() ? "" : " (warnings only)") << "\n";
   else {
-    out << plural(errors, "error") << (race ? " (" + plural(hazards, "hazard") + ")" : "");
+    out << sys::plural(errors, "error") << (race ? " (" + sys::plural(hazards, "hazard") + ")" : "");
     // The first place, as one sentence, for a reader who wants only the gist.
     for (const Finding& f : groups)
       if (!f.warning) {

@@ -1,5 +1,5 @@
-// watch/child.cpp: the child process of one watched run (child.hpp), and the dependency
-// file it leaves. A socket pair carries 'r' (ready) and, when the body returns, 'd' (done)
+// watch/child.cpp: the child process of one watched run (child.hpp), and the records it
+// leaves. A socket pair carries 'r' (ready) and, when the body returns, 'd' (done)
 // from the child, and 'g' (go) from the watcher.
 #include "app/watch/child.hpp"
 
@@ -13,14 +13,18 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
+#include <system_error>
 
 #include "sys/error.hpp"
+
+#include "sys/read.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app::watch {
 
@@ -151,10 +155,20 @@ std::string describe_status(int st) {
   return "exit " + std::to_string(WEXITSTATUS(st));
 }
 
+Record read_record(const std::string& path) {
+  Record r;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return r;  // the run wrote none
+  // No size limit: the records are the run's own (a CUBIN may be megabytes).
+  if (const auto e = sys::read_whole(path, r.text, SIZE_MAX)) r.problem = "cannot read " + path + ": " + *e;
+  return r;
+}
+
 RunFiles read_deps_file(const std::string& path) {
   RunFiles out;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
+  const Record r = read_record(path);
+  out.problem = r.problem;
+  for (const std::string& line : sys::split(r.text, '\n')) {
     if (line.rfind("> ", 0) == 0) {
       std::error_code ec;
       out.written.insert(line.substr(2));

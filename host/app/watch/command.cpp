@@ -1,5 +1,5 @@
 // watch/command.cpp: `warplab watch SCRIPT.lua [-p k=v ...] [--clear] [--diff] [--timeout S]`:
-// runs the script again after every save of it, a kernel file or a header (lab/deps.hpp), in
+// runs the script again after every save of it, a kernel file or a header (lab/watch_feed.hpp), in
 // a child forked ahead of the save (child.hpp: the standby, with its Lua state, context and
 // the last run's modules) that compiles with the headers this process keeps warm (rtc/pch).
 // A failing, crashing or hanging run ends that run only; --counters and --lines show what
@@ -147,7 +147,7 @@ class Watch {
     const Globals& g = g_;
     auto body = [&g, pr, deps, code](const watch::ChildRun::Ready& ready) {
       cu::trace_reset("run forked");
-      set_or_unset("WARPLAB_DEPS_FILE", deps);  // lab/deps.hpp, lab/prebuilt.hpp
+      set_or_unset("WARPLAB_DEPS_FILE", deps);  // lab/watch_feed.hpp, lab/prebuilt.hpp
       set_or_unset("WARPLAB_CODE_DIR", code);
       return run_command([&] { return run_prepared(g, pr, ready); });
     };
@@ -190,7 +190,7 @@ class Watch {
 
   // A settled batch: re-run, unless the script itself is gone (an editor mid-save that
   // the debounce did not cover, or a real delete): then wait for it to come back. A file
-  // the running run said it writes (lab/deps.hpp) is the run's, not a save: a script that
+  // the running run said it writes (lab/watch_feed.hpp) is the run's, not a save: a script that
   // writes the kernel it compiles, or appends to itself, would cancel itself without end.
   void changed(watch::Batch b) {
     if (run_) {
@@ -235,6 +235,7 @@ class Watch {
     const watch::RunEnd end{status, run_->returned(), why};
     const bool ok = end.ok();
     watch::RunFiles files = watch::read_deps_file(deps_of_[run_.get()]);
+    if (!files.problem.empty()) note(files.problem);
     // What the run wrote is not a save: its events (all in the queue now that it has
     // ended) are read and dropped, here, before they could start a run.
     files_.read_events();
@@ -250,7 +251,9 @@ class Watch {
     // built nothing keeps the last record.
     if (code_) {
       const std::string record = (fs::path(code_->dir()) / "modules").string();
-      if (std::string m; !sys::read_whole(record, m, 64u << 20) && !m.empty()) modules_ = std::move(m);
+      watch::Record m = watch::read_record(record);
+      if (!m.problem.empty()) note(m.problem);
+      if (!m.text.empty()) modules_ = std::move(m.text);
       std::error_code ec;
       fs::remove(record, ec);
     }

@@ -7,12 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <vector>
 
+#include "app/watch/child.hpp"
 #include "lab/counter_report.hpp"
 
 namespace warplab::app::watch {
@@ -29,14 +28,11 @@ bool changed(bool a_known, double a, bool b_known, double b) {
 }  // namespace
 
 std::string CounterDiff::collect() {
-  std::ifstream in(path_);
-  if (!in) return "";
-  std::stringstream text;
-  text << in.rdbuf();
-  in.close();
+  const Record r = read_record(path_);
   ::unlink(path_.c_str());  // a run that fails before writing leaves nothing to compare
-  if (text.str().empty()) return "";
-  return compare(text.str());
+  if (!r.problem.empty()) return "warplab: --counters: " + r.problem + "\n";
+  if (r.text.empty()) return "";
+  return compare(r.text);
 }
 
 void CounterDiff::skip() { ::unlink(path_.c_str()); }

@@ -4,6 +4,7 @@
 // signal asks the watcher to leave. Linux (prctl).
 #include "app/watch/diff.hpp"
 
+#include "app/watch/child.hpp"
 #include "app/watch/signals.hpp"
 
 #include "rtc/ptx.hpp"
@@ -21,7 +22,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -31,21 +31,19 @@
 #include "rtc/sass.hpp"
 #include "rtc/signature.hpp"
 #include "sys/temp.hpp"
+#include "sys/text.hpp"
 
 namespace fs = std::filesystem;
 
 namespace warplab::app::watch {
 namespace {
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
+// A record of the code folder; one that cannot be read is said in `notes` and counts as
+// none.
+std::string read(const fs::path& p, std::string& notes) {
+  Record r = read_record(p.string());
+  if (!r.problem.empty()) notes += "warplab: " + r.problem + "\n";
+  return std::move(r.text);
 }
 
 // Runs argv (argv[0] a path) with stdin and stderr on /dev/null: its stdout, or "" when it
@@ -200,7 +198,7 @@ std::map<std::string, Lines> ptx_kernels(const std::string& ptx) {
     std::stringstream ss(ptx.substr(e.begin, e.end - e.begin));
     Lines& body = out[e.name];
     for (std::string line; std::getline(ss, line);) {
-      const std::string t = trim(line);
+      const std::string t = sys::trim(line, " \t\r");
       if (!t.empty() && t.rfind("//", 0) != 0) body.push_back(t);
     }
   }
@@ -248,7 +246,7 @@ std::map<std::string, Lines> sass_kernels(const std::string& dump) {
       continue;
     }
     if (cur.empty()) continue;
-    const std::string t = trim(std::regex_replace(line, noise, ""));
+    const std::string t = sys::trim(std::regex_replace(line, noise, ""), " \t\r");
     if (!t.empty() && t[0] != '.' && t.find("..........") == std::string::npos) out[cur].push_back(t);
   }
   return out;
@@ -284,17 +282,18 @@ std::string CodeDiff::collect(bool whole_run) {
   std::map<std::string, Lines> ptx, sass;
   std::map<std::string, KernelNumbers> res;
   std::map<std::string, std::pair<long, long>> spills;
+  std::string report;  // what could not be read first, then what changed
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir_, ec)) {
     const std::string stem = e.path().stem().string();  // "<n>.<module>"
     const std::string module = stem.substr(stem.find('.') + 1);
     const std::string ext = e.path().extension().string();
     if (ext == ".ptx")
-      for (auto& [k, v] : ptx_kernels(read(e.path()))) ptx[module + "|" + k] = std::move(v);
+      for (auto& [k, v] : ptx_kernels(read(e.path(), report))) ptx[module + "|" + k] = std::move(v);
     if (ext == ".spills")
-      for (auto& [k, v] : parse_spills(read(e.path()))) spills[module + "|" + k] = v;
+      for (auto& [k, v] : parse_spills(read(e.path(), report))) spills[module + "|" + k] = v;
     if (ext == ".cubin") {
-      const std::string bytes = read(e.path());
+      const std::string bytes = read(e.path(), report);
       try {
         for (auto& k : rtc::read_cubin(std::vector<char>(bytes.begin(), bytes.end())))
           res[module + "|" + k.name].elf = k;
@@ -309,13 +308,12 @@ std::string CodeDiff::collect(bool whole_run) {
   }
   for (auto& [key, sp] : spills)
     if (auto r = res.find(key); r != res.end()) std::tie(r->second.spill_store, r->second.spill_load) = sp;
-  for (auto& [key, l] : parse_launches(read(fs::path(dir_) / "launches"))) launched_[key] = l;
-  if (auto d = parse_device(read(fs::path(dir_) / "device.json"))) dev_ = d;
+  for (auto& [key, l] : parse_launches(read(fs::path(dir_) / "launches", report))) launched_[key] = l;
+  if (auto d = parse_device(read(fs::path(dir_) / "device.json", report))) dev_ = d;
   discard();
   std::set<std::string> seen;  // the modules this run compiled
   for (const auto& [key, code] : ptx) seen.insert(module_of(key));
 
-  std::string report;
   if (first_ && code_diffs_ && tool_.empty())
     report += "warplab: " + std::string(rtc::kNoSassTool) + ": PTX diffs only\n";
   if (!first_) {

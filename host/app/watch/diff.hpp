@@ -1,5 +1,5 @@
 // watch/diff.hpp: what an edit changed in the code the GPU runs. Runs write each module's
-// PTX, CUBIN, spills, last launches and device into a folder (lab/deps.hpp); after a good run
+// PTX, CUBIN, spills, last launches and device into a folder (lab/watch_feed.hpp); after a good run
 // the watcher compares them kernel by kernel with the previous run's: one line of resources
 // and occupancy per changed kernel (resources.hpp), and with --diff a unified diff of the PTX
 // and, when cuobjdump or nvdisasm is installed, of the SASS.

@@ -9,13 +9,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
+#include "app/watch/child.hpp"
 #include "lab/counter_report.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app::watch {
 namespace {
@@ -92,14 +92,11 @@ std::string where(const LineDiff::Key& k) {
 }  // namespace
 
 std::string LineDiff::collect() {
-  std::ifstream in(path_);
-  if (!in) return "";
-  std::stringstream text;
-  text << in.rdbuf();
-  in.close();
+  const Record r = read_record(path_);
   ::unlink(path_.c_str());  // a run that fails before writing leaves nothing to compare
-  if (text.str().empty()) return "";
-  return compare(text.str());
+  if (!r.problem.empty()) return "warplab: --lines: " + r.problem + "\n";
+  if (r.text.empty()) return "";
+  return compare(r.text);
 }
 
 void LineDiff::skip() { ::unlink(path_.c_str()); }
@@ -117,13 +114,21 @@ std::string LineDiff::compare(const std::string& json) {
     const Key key{row.value("kernel", ""), row.value("file", ""), row.value("line", 0u)};
     if (std::get<2>(key) == 0) continue;  // instructions without line information
     const double sectors = num(row, "global_sectors"), ideal = num(row, "global_ideal");
-    Values v{num(row, "inst"),           num(row, "shared_way"), ideal > 0 ? sectors / ideal : kNaN,
-             num(row, "predicated_off"), num(row, "share"),      num(row, "local_sectors"),
-             row.value("text", "")};
-    v.instructions = row.value("instructions", std::size_t{0});
-    if (const auto k = row.find("kinds"); k != row.end() && k->is_array())
+    Values v{num(row, "inst"),
+             num(row, "shared_way"),
+             ideal > 0 ? sectors / ideal : kNaN,
+             num(row, "predicated_off"),
+             num(row, "share"),
+             num(row, "local_sectors"),
+             row.value("text", ""),
+             row.value("instructions", std::size_t{0}),
+             {}};
+    if (const auto k = row.find("kinds"); k != row.end() && k->is_array()) {
+      std::vector<std::string> kinds;
       for (const auto& kind : *k)
-        if (kind.is_string()) v.kinds += (v.kinds.empty() ? "" : ", ") + kind.get<std::string>();
+        if (kind.is_string()) kinds.push_back(kind.get<std::string>());
+      v.kinds = sys::join(kinds, ", ");
+    }
     // The map alone (offline): lines with memory accesses first, then branches or
     // barriers, then the rest, each by its instructions.
     const bool memory = v.kinds.find("load") != std::string::npos ||

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cu/error.hpp"
+#include "cu/occupancy.hpp"
 #include "cu/profile.hpp"
 
 namespace warplab::app::watch {

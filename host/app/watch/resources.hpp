@@ -1,13 +1,13 @@
 // watch/resources.hpp: the line `warplab watch` prints per changed kernel after a good run:
 // registers, spills, stack and shared memory old -> new, and the occupancy at the block size
 // the run last launched it with (cu/occupancy.hpp, on the run's device). Reads the records a
-// run leaves in the code folder (lab/deps.hpp). No Lua, no driver.
+// run leaves in the code folder (lab/watch_feed.hpp). No Lua, no driver.
 #pragma once
 #include <map>
 #include <optional>
 #include <string>
 
-#include "cu/occupancy.hpp"
+#include "cu/limits.hpp"
 #include "lab/module.hpp"
 #include "rtc/elf.hpp"
 

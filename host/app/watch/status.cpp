@@ -12,6 +12,7 @@
 #include "app/cli/exit_codes.hpp"
 #include "app/watch/child.hpp"
 #include "sys/shown.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app::watch {
 
@@ -59,8 +60,8 @@ std::string end_line(int run, const RunEnd& e, double seconds, const std::string
 }
 
 std::string files_line(std::size_t files, std::size_t dirs) {
-  return "watching " + std::to_string(files) + " file" + (files == 1 ? "" : "s") + " in " +
-         std::to_string(dirs) + " director" + (dirs == 1 ? "y" : "ies") + "; Ctrl-C to stop";
+  return "watching " + sys::plural(files, "file") + " in " + sys::plural(dirs, "directory", "directories") +
+         "; Ctrl-C to stop";
 }
 
 }  // namespace warplab::app::watch

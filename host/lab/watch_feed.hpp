@@ -1,7 +1,8 @@
-// deps.hpp: the dependency record `warplab watch` reads. A run started by the watcher
-// gets WARPLAB_DEPS_FILE in its environment; every file the run reads that should
-// trigger a re-run (the script, kernel sources, the headers they include) is appended
-// to it, one absolute path a line. Without that variable this is a no-op. No Lua.
+// watch_feed.hpp: what a run tells `warplab watch`, the records the watcher reads: the
+// files it read (WARPLAB_DEPS_FILE: every file that should trigger a re-run, the script,
+// kernel sources and the headers they include, one absolute path a line) and the code it
+// made and how it launched it (the code folder, WARPLAB_CODE_DIR). Without those variables
+// each of these is a no-op. No Lua.
 #pragma once
 #include <cstddef>
 #include <string>

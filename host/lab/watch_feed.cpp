@@ -1,9 +1,9 @@
-// deps.cpp: appends dependency paths to $WARPLAB_DEPS_FILE, and writes the code, launch
-// and device records into $WARPLAB_CODE_DIR (see deps.hpp). One O_APPEND write per line,
-// so a file stays line-complete even if the run crashes; whole records through the one
-// writer (sys/write.hpp). Never through a symbolic link (O_NOFOLLOW), whatever a folder
+// watch_feed.cpp: appends dependency paths to $WARPLAB_DEPS_FILE, and writes the code,
+// launch and device records into $WARPLAB_CODE_DIR (see watch_feed.hpp). One O_APPEND
+// write per line, so a file stays line-complete even if the run crashes; whole records
+// through the one writer (sys/write.hpp). Never through a symbolic link (O_NOFOLLOW), whatever a folder
 // shared with others holds, and only into a folder watch made (code_dir).
-#include "lab/deps.hpp"
+#include "lab/watch_feed.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
