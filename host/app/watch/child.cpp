@@ -164,6 +164,13 @@ Record read_record(const std::string& path) {
   return r;
 }
 
+Record take_record(const std::string& path) {
+  Record r = read_record(path);
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  return r;
+}
+
 RunFiles read_deps_file(const std::string& path) {
   RunFiles out;
   const Record r = read_record(path);

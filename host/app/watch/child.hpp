@@ -75,6 +75,8 @@ struct Record {
   std::string problem;
 };
 Record read_record(const std::string& path);
+// read_record, then the file removed (a record read once: the code folder's modules list).
+Record take_record(const std::string& path);
 
 // A run's dependency file (lab/watch_feed.hpp): the files it read, one a line, and those it
 // wrote ("> PATH" lines: with the path their links lead to as well), blank lines skipped;

@@ -33,7 +33,6 @@
 #include "lab/script.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/pch.hpp"
-#include "sys/read.hpp"
 #include "sys/shown.hpp"
 
 namespace fs = std::filesystem;
@@ -188,10 +187,9 @@ class Watch {
     }
   }
 
-  // A settled batch: re-run, unless the script itself is gone (an editor mid-save that
-  // the debounce did not cover, or a real delete): then wait for it to come back. A file
-  // the running run said it writes (lab/watch_feed.hpp) is the run's, not a save: a script that
-  // writes the kernel it compiles, or appends to itself, would cancel itself without end.
+  // A settled batch: re-run, unless the script is gone (an editor mid-save, a delete):
+  // then wait for it. A file the running run said it writes (lab/watch_feed.hpp) is not a
+  // save: a script that writes the kernel it compiles would cancel itself without end.
   void changed(watch::Batch b) {
     if (run_) {
       const std::set<std::string> mine = watch::read_deps_file(deps_of_[run_.get()]).written;
@@ -228,16 +226,15 @@ class Watch {
     run_->go();
   }
 
-  // A run ended: report it, and watch what it read (plus what a failed run did not get
-  // to read, so fixing that file still triggers a run); then keep its headers warm.
+  // A run ended: report it, watch what it read (and what a failed run did not get to
+  // read, so fixing that file still starts one); then keep its headers warm.
   void finish(int status, const std::string& why) {
     const double secs = ms_since(run_->started()) / 1000.0;
     const watch::RunEnd end{status, run_->returned(), why};
     const bool ok = end.ok();
     watch::RunFiles files = watch::read_deps_file(deps_of_[run_.get()]);
     if (!files.problem.empty()) note(files.problem);
-    // What the run wrote is not a save: its events (all in the queue now that it has
-    // ended) are read and dropped, here, before they could start a run.
+    // What the run wrote is not a save: its events (all queued, now that it has ended) go.
     files_.read_events();
     files_.forget(files.written);
     std::vector<std::string> deps = std::move(files.read);
@@ -250,12 +247,9 @@ class Watch {
     // What it built, for the next run and the warm headers (lab/prebuilt.hpp); a run that
     // built nothing keeps the last record.
     if (code_) {
-      const std::string record = (fs::path(code_->dir()) / "modules").string();
-      watch::Record m = watch::read_record(record);
+      watch::Record m = watch::take_record((fs::path(code_->dir()) / "modules").string());
       if (!m.problem.empty()) note(m.problem);
       if (!m.text.empty()) modules_ = std::move(m.text);
-      std::error_code ec;
-      fs::remove(record, ec);
     }
 
     // Our stdout buffer first, so the status line follows whatever we printed before.
