@@ -109,6 +109,7 @@ PcSampler::PcSampler(ContextPtr ctx, unsigned period_log2)
     cp.numAttributes = info.size();
     cp.pPCSamplingConfigurationInfo = info.data();
     WL_CUPTI_CALL(*api_, cuptiPCSamplingSetConfigurationAttribute, cp, ctx_->label());
+    trace("per-line counts: PC sampling enabled and configured");
   } catch (...) {
     CUpti_PCSamplingDisableParams d{};
     d.size = CUpti_PCSamplingDisableParamsSize;

@@ -98,6 +98,7 @@ SassMetrics::SassMetrics(ContextPtr ctx, const std::string& chip, const std::vec
   p.enableLazyPatching = 1;
   WL_CUPTI_CALL(*api_, cuptiSassMetricsEnable, p, ctx_->label());
   enabled_ = true;
+  trace("per-line counts: SASS metrics enabled");
 }
 
 void SassMetrics::abandon() noexcept {
@@ -138,6 +139,7 @@ std::vector<SassRecord> SassMetrics::flush() {
   f.numOfInstances = per;
   f.pMetricsData = data.data();
   WL_CUPTI_CALL(*api_, cuptiSassMetricsFlushData, f, ctx_->label());
+  trace("per-line counts: SASS records flushed");
   out.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     SassRecord r;
