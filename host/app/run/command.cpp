@@ -19,6 +19,7 @@
 
 #include "app/cli/command.hpp"
 #include "app/cli/lua_state.hpp"
+#include "app/cli/page.hpp"
 #include "app/cli/sanitize.hpp"
 #include "app/run/counters.hpp"
 #include "app/run/lines.hpp"
@@ -41,6 +42,7 @@ struct RunArgs {
   CounterArgs counters;  // --counters SET[,SET], --counters-by, --json
   LineArgs lines;        // --lines[=SET], --sass (run/lines.hpp)
   bool list_params = false;
+  PageOptions page;  // --serve, --html FILE: the run's page (cli/page.hpp)
 };
 
 // After "no CUDA device: <call> needs a GPU (...)": how a script keeps its offline part.
@@ -203,18 +205,24 @@ int run_script(const Globals& g, const RunArgs& given) {
                             ? " (nor an example in " + dir + ": `warplab list` names them)"
                             : ""));
   }
+  check_page_options(a.page);
+  if (a.page.any() && (a.list_params || !a.sanitize.empty()))
+    throw Error(ErrorKind::usage,
+                "--serve and --html show a run's page: they do not go with --params or --sanitize");
   if (a.list_params) return print_params(g, a.script);
   if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
   sanitize::die_with_the_tool();  // under compute-sanitizer: not one moment longer than it
   const auto params = parse_params(a.params);
-  lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
-  auto fresh = [&g, &params] { return state_with(g, params); };
-  bind::StatePtr state = fresh();
-  start_counter_watchdog(g.opts);          // a counted launch, even the script's own cuda.counters
   std::vector<std::string> args = a.args;  // before `--`, then after it
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
   LineArgs lines = a.lines;
   lines.json = a.counters.json;  // --json: the counters' or the lines' rows
+  if (a.page.any())
+    return run_with_page(g, a.page, PreparedRun{a.script, a.params, args, "", a.counters, lines});
+  lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
+  auto fresh = [&g, &params] { return state_with(g, params); };
+  bind::StatePtr state = fresh();
+  start_counter_watchdog(g.opts);  // a counted launch, even the script's own cuda.counters
   return run_in_state(state, a.script, args, a.counters, lines, g.opts.color && isatty(STDOUT_FILENO), fresh);
 }
 
@@ -258,6 +266,7 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
       ->type_name("TOOL");
   add_counter_options(sub, a->counters, true);
   add_line_options(sub, a->lines);
+  add_page_options(sub, a->page, true);
   sub->add_flag("--params", a->list_params,
                 "list the parameters the script declares (name, default, type) and run nothing else");
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too (--flag)")
@@ -266,6 +275,7 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
            {"warplab run reductions/ladder.lua --params   # then -p block=512",
             "warplab run examples/memory/banks.lua --lines   # which line did what (--counters shared: per "
             "launch)",
+            "warplab run examples/memory/banks.lua --counters shared --html banks.html",
             "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
            "Exit status: 0 ok; 1 script error or failed check; 3 a GPU-only call without a GPU, or "
            "a value the profile does not know (--profile sm_86: the SM count); 4 bad input (a -p value "

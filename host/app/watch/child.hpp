@@ -89,4 +89,10 @@ struct RunFiles {
 };
 RunFiles read_deps_file(const std::string& path);
 
+// The files to watch after a run: those it read and the script; after a failed run the
+// last list's too (a run that stopped early read less). Each once, in order: a long
+// session of failed runs once grew the list by the script and its files with each run.
+std::vector<std::string> files_to_watch(std::vector<std::string> read, const std::string& script, bool ok,
+                                        const std::vector<std::string>& last);
+
 }  // namespace warplab::app::watch
