@@ -9,7 +9,8 @@
 # collections in one process, each kind after each (counts x3, counts then
 # stalls, stalls x2, stalls then counts), each a script of its own that must print its
 # last line and exit 0 (with WARPLAB_STARTUP_TRACE=1: on a failure the last trace lines say
-# how far its teardown got). k:lines{...} collects one launch, the REPL's :lines prints the
+# how far its teardown got; killed by a signal, it runs once more under gdb, when there is
+# one, for the threads' stacks). k:lines{...} collects one launch, the REPL's :lines prints the
 # listing of a chunk's launch. Under run --lines a script's own counters and lines are not
 # available (one sentence each, and banks.lua runs to its end); a kernel that faults while
 # counted is one sentence. Each check prints what it measured next to what it wants.
@@ -178,8 +179,15 @@ variant() {  # NAME LUA-CALLS...
   WARPLAB_STARTUP_TRACE=1 "$W" run "$name.lua" >"$T/out" 2>"$T/err"
   rc=$?
   grep -E '^collection ' "$T/out" | sed "s/^/  $name: /"
-  [ $rc -eq 0 ] && grep -qx "end of script" "$T/out" ||
-    { fail "several collections, $name: exit $rc (last trace lines above)"; grep 'trace' "$T/err" | tail -n 8; }
+  [ $rc -eq 0 ] && grep -qx "end of script" "$T/out" && return
+  fail "several collections, $name: exit $rc (the last trace lines below: how far the teardown got)"
+  grep 'trace' "$T/err" | tail -n 12
+  # Killed by a signal (139: SIGSEGV): where, when gdb is there (the same run once more).
+  if [ $rc -gt 128 ] && command -v gdb >/dev/null; then
+    echo "  $name under gdb:"
+    timeout 180 gdb -q -batch -ex run -ex 'thread apply all bt 12' --args "$W" run "$name.lua" 2>&1 |
+      grep -E '^(Thread|#|Program received)' | head -n 60 | sed 's/^/    /'
+  fi
 }
 variant counts3 'counts(32)' 'counts(1)' 'counts(32)'
 for want in "collection 1 counts stride 32: 32.0-way" "collection 2 counts stride 1: 1.0-way" \
