@@ -220,14 +220,22 @@ CUresult f_uuid(CUuuid* u, CUdevice) {
   std::memset(u, 0x5a, sizeof *u);
   return ok();
 }
+// The primary context's retains not yet released: cuDevicePrimaryCtxGetState says it is
+// active while any is held, as the driver does.
+std::atomic<int> g_retained{0};
 CUresult f_retain(CUcontext* c, CUdevice) {
   static bool made = false;
   if (!made) startup_stage("context", "WARPLAB_FAKE_CONTEXT_MS");
   made = true;
   *c = reinterpret_cast<CUcontext>(&g_object);
+  ++g_retained;
   return ok();
 }
-CUresult f_release(CUdevice) { return ok(); }
+CUresult f_release(CUdevice) {
+  if (g_retained.load() <= 0) return CUDA_ERROR_INVALID_CONTEXT;  // released more often than retained
+  --g_retained;
+  return ok();
+}
 CUresult f_ctx_set(CUcontext) { return ok(); }
 CUresult f_ctx_get(CUcontext* c) {
   *c = reinterpret_cast<CUcontext>(&g_object);
@@ -249,7 +257,7 @@ CUresult f_mem_info(std::size_t* free, std::size_t* total) {
 }
 CUresult f_ctx_state(CUdevice, unsigned* flags, int* active) {
   *flags = 0;
-  *active = 1;
+  *active = g_retained.load() > 0 ? 1 : 0;
   return ok();
 }
 

@@ -138,7 +138,7 @@ endforeach()
 # Offline tests that load CUPTI (counter names and replay passes come from libnvperf_host),
 # which AddressSanitizer cannot (libcupti opens it with RTLD_DEEPBIND): .ci/run's sanitizer
 # stage leaves the label `cupti` out; the unit tests skip themselves in a sanitizer build.
-set_property(TEST lua.api_counters cli.counters APPEND PROPERTY LABELS cupti)
+set_property(TEST lua.api_counters cli.counters cli.lines APPEND PROPERTY LABELS cupti)
 
 # ---- examples: offline they print predictions and exit 0; on a GPU they check ------
 file(GLOB_RECURSE WARPLAB_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/*.lua)

@@ -8,7 +8,8 @@
 --         stride 32 costs 16..40x stride 1 (32x ideal); each doubling of the stride from
 --         1 to 32 costs >= 1.3x more (2x ideal); broadcast and stride 33 within 1.5x of stride 1.
 --         The hardware counters agree: ways - 1 bank conflicts per shared load (0, 1, 3,
---         7, 15, 31; 0 for stride 33 and the broadcast), ways wavefronts per load.
+--         7, 15, 31; 0 for stride 33 and the broadcast), ways wavefronts per load; and so
+--         do the per-line counts: the chase's load line is ways-way, every other line 1-way.
 -- Run:    warplab run examples/memory/banks.lua [-p block=512] [-p iters=256] [-p reps=5] [-p save=true]
 local report = require "warplab.report"
 local check = require "warplab.check"
@@ -17,6 +18,7 @@ local ex = require "warplab.experiment"
 local mem = require "warplab.memory"
 local progress = require "warplab.progress"
 local hw = require "warplab.counters"
+local lw = require "warplab.lines"
 local p = params{block = 512, iters = 256, reps = 5, save = false}
 
 local CHAINS, UNROLL = 4, 8 -- as compiled below (WL_CHAINS, WL_UNROLL in banks.cu)
@@ -25,7 +27,7 @@ local ws = dev.attr.warp_size
 if p.block % ws ~= 0 or p.block < ws or p.block > dev.attr.max_threads_per_block then
   error(string.format("block %d: needs a multiple of %d up to %d", p.block, ws, dev.attr.max_threads_per_block), 0)
 end
-local m = assert(cuda.compile{file = "memory/banks.cu", defines = {WL_CHAINS = CHAINS, WL_UNROLL = UNROLL}})
+local m = assert(cuda.compile{file = "memory/banks.cu", defines = {WL_CHAINS = CHAINS, WL_UNROLL = UNROLL}, lineinfo = true})
 local k = m.bank_cycles
 local c = check.new("banks")
 
@@ -62,10 +64,13 @@ end
 local claims = {"shared_ld_conflicts_per_request = ways - 1 for each pattern (within 5 %): "
                 .. "0, 1, 3, 7, 15, 31 for strides 1..32, 0 for stride 33 and the broadcast",
                 "shared_ld_wavefronts_per_request = ways (within 5 %)"}
+local lclaims = {"the chase's load line (off[k] = *reinterpret_cast...) is ways-way: shared wavefronts = ways x "
+                 .. "their ideal (within 1 %); every other line that touches shared memory 1-way"}
 if ex.offline(dev, "timing the accesses", p.save and {"results/banks.svg", "results/banks.csv"}) then
   report.table(prow, {title = "predicted: words one bank serves per warp access (" .. mem.BANKS .. " banks of "
                       .. mem.BANK_WIDTH .. " bytes)", columns = pcols})
   hw.witness(claims)
+  lw.witness(lclaims)
   return c:summary()
 end
 
@@ -123,6 +128,16 @@ if hw.witness(claims) then
     c:near(rows[i].shared_ld_conflicts_per_request, pt.ways - 1, 0.05, pt.name .. ": the counters see "
            .. (pt.ways - 1) .. " bank conflicts per shared load")
     c:near(rows[i].shared_ld_wavefronts_per_request, pt.ways, 0.05, pt.name .. ": " .. pt.ways .. " wavefronts per load")
+  end
+end
+-- The third witness, at the line (the module has its line table: lineinfo): each pattern once more.
+if lw.witness(lclaims) then
+  local rows = lw.each(pats, function(pt) k{grid = 1, block = p.block, args = {pt.stride, 4, 0, cycles, sink}} end,
+                       "shared")
+  for i, pt in ipairs(pats) do
+    local r = lw.find(rows[i], "off[k] = *reinterpret_cast")
+    c:near(r and r.shared_way or 0, pt.ways, 0.01, pt.name .. ": the load line is " .. pt.ways .. "-way")
+    c:near(lw.most(rows[i], "shared_way", r) or 1, 1, 0.01, pt.name .. ": every other shared-memory line is 1-way")
   end
 end
 if p.save then

@@ -8,7 +8,8 @@
 --         stride; stride 1 >= 4x stride 32 (the sector rule says 8x: a warp at stride 32
 --         uses 4 of each 32 bytes fetched); random no faster than 1.25x the slowest stride.
 --         The hardware counters agree: global sectors per load request = the model (4 at
---         stride 1, doubling to 32 at stride 8, 32 beyond), random the worst (~32).
+--         stride 1, doubling to 32 at stride 8, 32 beyond), random the worst (~32); so does
+--         the strided loads' line: its sectors are the model's times their ideal (4).
 -- Run:    warplab run examples/memory/coalescing.lua [-p reads=0] [-p block=256] [-p reps=10] [-p save=true]
 local report = require "warplab.report"
 local check = require "warplab.check"
@@ -18,6 +19,7 @@ local bw = require "warplab.bandwidth"
 local mem = require "warplab.memory"
 local progress = require "warplab.progress"
 local hw = require "warplab.counters"
+local lw = require "warplab.lines"
 local p = params{reads = 0, block = 256, reps = 10, seed = 7, save = false}
 
 local dev = cuda.device()
@@ -36,7 +38,7 @@ if not dev.unknown.total_memory and footprint > dev.memory // 2 then
                       mem.pow2_at_least(dev.memory // 8 // (4 * MAX_STRIDE))), 0)
 end
 
-local m = assert(cuda.compile("memory/access.cu"))
+local m = assert(cuda.compile{file = "memory/access.cu", lineinfo = true}) -- lineinfo: for the per-line witness
 local ks, kr = m.read_strided, m.read_random
 local c = check.new("coalescing")
 
@@ -82,8 +84,11 @@ if p.save then
 end
 local claims = {"global_ld_sectors_per_request = the model's sectors per warp load for each stride (within 2 %)",
                 "random: at least 90 % of " .. ws .. " sectors per request, and no fewer than any stride"}
+local lclaims = {"the strided loads' line (bits ^= bits4(x[i * stride], ...)): global sectors = the model's sectors per "
+                 .. "warp load / " .. (4 * ws // mem.SECTOR) .. " x their ideal, exactly (1, 2, 4, 8, 8, 8)"}
 if ex.offline(dev, "measuring the patterns", p.save and {"results/coalescing.svg", "results/coalescing.csv"}) then
   hw.witness(claims)
+  lw.witness(lclaims)
   return c:summary()
 end
 
@@ -145,6 +150,17 @@ if hw.witness(claims) then
   end
   c:that(rnd.spr >= 0.9 * ws and rnd.spr >= 0.98 * most, "random: the most sectors per warp load (~" .. ws .. ")",
          string.format("%.2f sectors per request; the strides' most %.2f", rnd.spr, most))
+end
+-- The third witness, at the line: each stride once more (every thread one pass), by line.
+if lw.witness(lclaims) then
+  local strided = {table.unpack(pats, 1, #STRIDES)}
+  local rows = lw.each(strided, function(pt) ks{grid = grid, block = p.block, args = {x, 4 * grid * p.block, pt.stride,
+                       sink}} end, "global")
+  for i, pt in ipairs(strided) do
+    local r = lw.find(rows[i], "bits4(x[i * stride]")
+    c:near(r and r.global_sectors / r.global_ideal or 0, pt.sectors / (4 * ws // mem.SECTOR), 0.001,
+           pt.name .. ": the load line fetches " .. pt.sectors .. " sectors for each " .. (4 * ws // mem.SECTOR) .. " ideal")
+  end
 end
 if p.save then
   print("saved " .. report.svg_bars(bars, "results/coalescing.svg", {title = mem.bytes_name(4 * reads)

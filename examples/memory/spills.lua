@@ -7,13 +7,15 @@
 -- Expect: no spill bytes and no local memory uncapped; spills at 32 registers (and at
 --         every cap below the uncapped count); the kernel at 32 registers is slower than
 --         uncapped although more of its blocks fit on an SM. The hardware counters see
---         local-memory loads and stores exactly in the builds that spill.
+--         local-memory loads and stores exactly in the builds that spill; per line, local
+--         sectors at the rounds' line at 32 registers, on no line uncapped.
 -- Run:    warplab run examples/memory/spills.lua [-p block=256] [-p rounds=100] [-p reps=5] [-p save=true]
 local report = require "warplab.report"
 local check = require "warplab.check"
 local params = require "warplab.params"
 local ex = require "warplab.experiment"
 local hw = require "warplab.counters"
+local lw = require "warplab.lines"
 local p = params{block = 256, rounds = 100, reps = 5, save = false}
 
 local LIVE = 96
@@ -21,7 +23,7 @@ local dev = cuda.device()
 local c = check.new("spills")
 local caps, builds = {0, 128, 96, 64, 48, 32}, {}
 for i, cap in ipairs(caps) do
-  local m = assert(cuda.compile{file = "memory/spill.cu", defines = {WL_LIVE = LIVE},
+  local m = assert(cuda.compile{file = "memory/spill.cu", defines = {WL_LIVE = LIVE}, lineinfo = true,
                                 max_registers = cap > 0 and cap or nil})
   local k = m.live_values
   -- NVRTC's own compile cache (12.9+) can answer without the ptxas report; then the
@@ -64,10 +66,13 @@ if p.save then
 end
 local claims = {"local_ld_requests + local_st_requests > 0 exactly for the builds that spill (here: max_registers "
                 .. "below " .. free.k.regs .. "), 0 for the others"}
+local lclaims = {"local sectors at the rounds' line (v[j] = 0.5f * (v[j] + v[(j + 1) % WL_LIVE])) at max_registers = 32, "
+                 .. "on no line uncapped"}
 if ex.offline(dev, "timing the builds", p.save and {"results/spills.svg", "results/spills.csv"}) then
   report.table(rows_of(false), {title = LIVE .. " live floats per thread under a register cap (" .. dev.name
                                 .. ", block " .. p.block .. ")", columns = cols})
   hw.witness(claims)
+  lw.witness(lclaims)
   return c:summary()
 end
 
@@ -105,6 +110,15 @@ if hw.witness(claims) then
          #wrong_local > 0 and ("not so at max_registers " .. table.concat(wrong_local, ", "))
          or string.format("%d local requests uncapped, %d at %d registers", free.local_requests,
                           capped.local_requests, capped.cap))
+end
+-- The third witness, at the line: the uncapped build and the one at 32 registers once more.
+if lw.witness(lclaims) then
+  local two = {free, capped}
+  local rows = lw.each(two, function(b) b.k{grid = grid, block = p.block, args = {x, out, p.rounds}} end, "local")
+  local at = lw.find(rows[2], "v[j] = 0.5f * (v[j] + v[(j + 1)")
+  c:that(at and (at.local_sectors or 0) > 0, "max_registers = " .. capped.cap .. ": local sectors at the rounds' line",
+         at and tostring(at.local_sectors) or "no such line counted")
+  c:eq(lw.most(rows[1], "local_sectors") or 0, 0, "uncapped: no local sectors on any line")
 end
 if p.save then
   local bars = {}

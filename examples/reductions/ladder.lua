@@ -11,6 +11,7 @@
 --         reads at >= 90 % of the streaming read's GB/s. Hardware counters: bank conflicts
 --         in the strided-index tree, next to none in the sequential one; the one-launch versions
 --         read 4n bytes from DRAM, the best at >= 80 % of DRAM peak; barrier stalls per version.
+--         At the line: the strided tree's add is at least 2-way, the sequential tree's 1-way.
 -- Run:    warplab run examples/reductions/ladder.lua [-p block=256] [-p grid=0] [-p unroll=4] [-p acc=0] [-p load=3] [-p layout=0|1|2] [-p reps=20] [-p save=true]
 local report = require "warplab.report"
 local check = require "warplab.check"
@@ -20,6 +21,7 @@ local ex = require "warplab.experiment"
 local reduce = require "warplab.reduce"
 local bw = require "warplab.bandwidth"
 local hw = require "warplab.counters"
+local lw = require "warplab.lines"
 local p = params{block = 256, grid = 0, unroll = 4, acc = 0, load = 3, min_blocks = 0, layout = 1, n = 1 << 28, reps = 20,
                  lua_max = 1 << 24, seed = 1, save = false}
 
@@ -46,9 +48,12 @@ if p.save then print("saved " .. report.save("results/ladder_versions.csv", rows
 local claims = {"strided index: >= 0.5 shared bank conflicts per shared request; sequential: <= 0.02",
                 "vec4 grid-stride and the single-pass versions: DRAM bytes read = 4n (less at most the L2's size), the best at >= 80 % "
                 .. "of DRAM peak; warp shuffle: a smaller barrier stall share than sequential's"}
+local lclaims = {"the strided tree's line (s[k] += s[k + d]) at least 2-way: shared wavefronts / their ideal; the "
+                 .. "sequential tree's (s[tid] += s[tid + d]) 1-way (within 1 %)"}
 if ex.offline(dev, "summing and timing", p.save and {"results/ladder.svg", "results/ladder.csv",
               "results/ladder_check.json"}) then
   hw.witness(claims)
+  lw.witness(lclaims)
   return
 end
 
@@ -191,6 +196,18 @@ if hw.witness(claims) then
   c:that(by.reduce_shuffle.stall_barrier < sq.stall_barrier, "warp shuffle (one barrier) stalls at barriers less "
          .. "than sequential (one per level)", string.format("%.1f %% vs %.1f %%", by.reduce_shuffle.stall_barrier,
          sq.stall_barrier))
+end
+-- The third witness, at the line: both trees' first pass at 2^20 once more, collected by line.
+if lw.witness(lclaims) then
+  local tree = {}
+  for _, v in ipairs(reduce.versions) do tree[v.kernel] = v end
+  local rows = cuda.lines(function()
+    for _, kn in ipairs{"reduce_strided", "reduce_sequential"} do r:first_pass(tree[kn], x:view(1, 1 << 20), 1 << 20) end
+  end, "shared")
+  local st, sq = lw.find(rows, "s[k] += s[k + d]", "reduce_strided"), lw.find(rows, "s[tid] += s[tid + d]", "reduce_sequential")
+  c:that(st and st.shared_way >= 2, "strided index: its tree's add is at least 2-way at its line",
+         st and string.format("%.2f-way", st.shared_way) or "no such line counted")
+  c:near(sq and sq.shared_way or 0, 1, 0.01, "sequential addressing: its tree's add is 1-way at its line")
 end
 if p.save then
   local barsv = {}

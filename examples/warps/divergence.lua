@@ -6,7 +6,8 @@
 --         paths are balanced first, so the two outcomes differ by a factor 2); in the
 --         trace the two sides carry disjoint lane masks and J, after __syncwarp, all 32.
 --         The hardware counters agree: threads per instruction halve for the lane split
---         (16 of 32) and not for the warp split (32), whose branches never diverge.
+--         (16 of 32) and not for the warp split (32), whose branches never diverge; and at
+--         the line: path A's FMA line runs 16 lanes per instruction, the if a divergent branch.
 -- Run:    warplab run examples/warps/divergence.lua   (-p iters=8192 -p reps=5 -p save=true)
 local report = require "warplab.report"
 local check = require "warplab.check"
@@ -14,11 +15,12 @@ local params = require "warplab.params"
 local stats = require "warplab.stats"
 local trace = require "warplab.trace"
 local hw = require "warplab.counters"
+local lw = require "warplab.lines"
 local p = params{iters = 8192, reps = 5, tol = 0.25, save = false}
 
 local dev = cuda.device()
 print(dev)
-local m = assert(cuda.compile("warps/divergence.cu"))
+local m = assert(cuda.compile{file = "warps/divergence.cu", lineinfo = true}) -- lineinfo: the per-line witness
 local k = m.divergence
 print(k)
 local c = check.new("divergence")
@@ -54,9 +56,13 @@ local claims = {"threads_per_instruction: half a warp (within 5 %) for the lane 
                 .. "the warp split and for all lanes on path A",
                 "divergent_branches: at least one per warp for the lane split, none for the warp split; "
                 .. "branch_efficiency 100 % for the warp split, below it for the lane split"}
+local lclaims = {"path A's FMA line (f[c] = fmaf(f[c], 0.9999f, 0.5f)): 16 lanes per warp instruction for the lane "
+                 .. "split, 32 for the warp split; the line `if (take_a)`: a divergent branch per warp for the lane "
+                 .. "split, none for the warp split"}
 if not dev.live then
   print("no GPU here (" .. dev.source .. "): the kernels compiled; timing and tracing need one")
   hw.witness(claims)
+  lw.witness(lclaims)
   require("warplab.experiment").skipped(p.save and {"results/divergence.csv", "results/divergence_trace.svg"})
   return c:summary()
 end
@@ -126,6 +132,20 @@ if hw.witness(claims) then
   c:that(warp.branch_efficiency >= 99.9 and lane.branch_efficiency < warp.branch_efficiency,
          "branch efficiency: 100 % for the warp split, less for the lane split",
          string.format("%.3f %% and %.3f %%", warp.branch_efficiency, lane.branch_efficiency))
+end
+
+-- The third witness, at the line: both splits once more (64 iterations), collected by line.
+if lw.witness(lclaims) then
+  local splits = {{2, "lanes split", ws // 2, WARPS}, {3, "warps split", ws, 0}}
+  local rows = lw.each(splits, function(sp) k:launch(1, block, sp[1], 64, 64, cycles, sink, nil) end, "instructions")
+  for i, sp in ipairs(splits) do
+    local fma, br = lw.find(rows[i], "fmaf(f[c], 0.9999f"), lw.find(rows[i], "if (take_a)")
+    c:near(fma and fma.thread_inst / fma.inst or 0, sp[3], 0.001, sp[2] .. ": path A's FMA line runs " .. sp[3]
+           .. " lanes per warp instruction")
+    local div = br and br.divergent_branches or -1
+    c:that(sp[4] > 0 and div >= sp[4] or div == sp[4], sp[2] .. ": the if line's divergent branches "
+           .. (sp[4] > 0 and "(one per warp at least)" or "(none)"), div .. " counted")
+  end
 end
 
 -- The same kernel traced with a few iterations: who ran what, and with which lanes.

@@ -13,8 +13,10 @@
 #include "bind/guard.hpp"
 #include "bind/record.hpp"
 #include "cu/cupti.hpp"
+#include "cu/range_profiler.hpp"
 #include "lab/counter_report.hpp"
 #include "lab/counters.hpp"
+#include "lab/lines.hpp"
 #include "lab/sync.hpp"
 #include "sys/text.hpp"
 
@@ -147,14 +149,17 @@ static int cuda_counter_sets(lua_State* L) {
   return 1;
 }
 
-// cuda.counters_available() -> true | false, why (no GPU, no CUPTI)
+// cuda.counters_available() -> true | false, why (no GPU, no CUPTI, per-line counts being
+// collected, another NVIDIA tool attached)
 static int cuda_counters_available(lua_State* L) {
   lab::Run& run = record_of(L).run;
   std::optional<std::string> why;
   if (run.offline())
     why = lab::counters_need_gpu() + " (" + run.offline_reason() + ")";
+  else if (lab::LineSession::active())
+    why = lab::kCountersBesideLines;
   else
-    why = cu::cupti_unavailable();
+    why = cu::profiler_unavailable();
   lua_pushboolean(L, !why);  // +1
   if (!why) return 1;
   lua_pushstring(L, why->c_str());  // +1

@@ -18,6 +18,7 @@ void open_cuda(lua_State* L) {
   add_json(L);
   add_warplab_table(L);
   add_counters(L);
+  add_lines(L);
   lua_pushstring(L, WARPLAB_VERSION);  // +1
   lua_setfield(L, -2, "version");      // -1
   lua_setglobal(L, "cuda");            // -1

@@ -1,13 +1,18 @@
 // cuda.hpp: the `cuda` table, assembled by cuda.cpp from one add_* per Lua type (each in
 // its type's file: device.cpp, array.cpp, ...; each type registered through
 // metatable.hpp), and what those files share: push_timing (cuda.bench, k:bench).
-// cuda.counters and k:counters share what counters.cpp defines.
+// cuda.counters and k:counters share what counters.cpp defines, cuda.lines and k:lines
+// what lines.cpp defines.
 #pragma once
 #include <lua.hpp>
 
 #include <functional>
 #include <string>
 #include <vector>
+
+namespace warplab::lab {
+struct KernelObj;
+}
 
 namespace warplab::bind {
 
@@ -27,6 +32,7 @@ void add_tensor_map(lua_State* L);  // cuda.tensor_map (tensor_map.cpp)
 void add_module(lua_State* L);      // cuda.compile (module.cpp)
 void add_kernel(lua_State* L);      // kernel handles, no cuda.* function (kernel.cpp)
 void add_json(lua_State* L);        // package.preload["warplab.json_c"]: decode (json.cpp)
+void add_lines(lua_State* L);       // cuda.lines, cuda.lines_available (lines.cpp)
 void add_counters(lua_State* L);  // cuda.counters, cuda.counter_sets, cuda.counters_available (counters.cpp)
 // The global `warplab` table: mkdir(dir), write_file(path, bytes), now() (warplab_table.cpp).
 void add_warplab_table(lua_State* L);
@@ -42,5 +48,13 @@ void push_timing(lua_State* L, std::vector<double> ms);
 std::vector<std::string> counter_words(lua_State* L, int idx, const char* who);
 int push_counted(lua_State* L, const std::vector<std::string>& words, const char* who,
                  const std::function<void()>& body, bool one_row);
+
+// lines.cpp, for cuda.lines and k:lines: `body` run inside a line session collecting the
+// column sets `words` (as counter_words reads them; empty: the counts), then its rows
+// pushed (raising "<who>: ..." for a set that is none, and the GPU sentence offline); and
+// a kernel's map alone, pushed as rows (no GPU, no launch).
+int push_collected(lua_State* L, const std::vector<std::string>& words, const char* who,
+                   const std::function<void()>& body);
+int push_kernel_lines(lua_State* L, const lab::KernelObj& k);
 
 }  // namespace warplab::bind

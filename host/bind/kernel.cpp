@@ -1,6 +1,6 @@
 // kernel.cpp: kernel handles (m:kernel and m.name make them): the userdata; the fields and
-// tostring; k:occupancy; k:launch, k{...}, k:bench and k:counters; k:check and k:clusters; then the
-// metatable. What the fields show and every rule are lab's (lab/kernel_info.hpp,
+// tostring; k:occupancy; k:launch, k{...}, k:bench, k:counters and k:lines; k:check and
+// k:clusters; then the metatable. What the fields show and every rule are lab's (lab/kernel_info.hpp,
 // lab/launch.hpp), the launch table launch_args.cpp's.
 #include <memory>
 #include <optional>
@@ -244,6 +244,26 @@ static int kernel_counters(lua_State* L) {
   });
 }
 
+// k:lines() -> rows: the kernel's map, which lines made which instructions (no GPU, no
+// launch); k:lines{grid=, block=, shared=, stream=, args={}, columns="shared"}: one launch,
+// read as k{...} reads it, inside a line session; its rows (lines.cpp).
+static int kernel_lines(lua_State* L) {
+  return guard(L, [&] {
+    StateRecord& st = record_of(L);
+    lab::KernelObj& k = *check_kernel(L, 1, st);
+    if (lua_isnoneornil(L, 2)) return push_kernel_lines(L, k);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    std::vector<std::string> words;
+    if (lua_getfield(L, 2, "columns") != LUA_TNIL) words = counter_words(L, 3, "k:lines");  // +1
+    lua_pop(L, 1);                                                                          // -1
+    const TableLaunch t = read_launch_table(L, 2, true);                                    // +fields +n
+    const char* arg_error = marshal(L, st, k, t.first, t.n);
+    const lab::Where where = launch_site(L, st);
+    return push_collected(L, words, "k:lines", [&] { lab::launch(st.run, k, t.config, arg_error, where); });
+  });
+}
+
 // ---- k:check, k:clusters: off the launch path, the launch table read as a launch reads it --
 
 // k:check{grid=, block=, shared=, cooperative=, cluster=, args=} -> true | false, why
@@ -318,13 +338,10 @@ void add_kernel(lua_State* L) {
                            {"__tostring", kernel_tostring},
                            {"__gc", kernel_gc},
                            {nullptr, nullptr}};
-  const luaL_Reg methods[] = {{"launch", kernel_launch},
-                              {"check", kernel_check},
-                              {"bench", kernel_bench},
-                              {"clusters", kernel_clusters},
-                              {"counters", kernel_counters},
-                              {"occupancy", kernel_occupancy},
-                              {nullptr, nullptr}};
+  const luaL_Reg methods[] = {{"launch", kernel_launch},       {"check", kernel_check},
+                              {"bench", kernel_bench},         {"clusters", kernel_clusters},
+                              {"counters", kernel_counters},   {"lines", kernel_lines},
+                              {"occupancy", kernel_occupancy}, {nullptr, nullptr}};
   push_launch_keys(L);  // +keys
   register_type(L, {.name = kKernelMeta,
                     .meta = meta,

@@ -10,14 +10,21 @@
 #include <vector>
 
 #include "cu/device.hpp"
+#include "cu/trace.hpp"
 #include "lab/options.hpp"
 #include "lab/run.hpp"
 #include "sys/error.hpp"
 
 namespace warplab::bind {
 
+// Closing a state finalizes its objects (modules unloaded, the context released last):
+// traced as one stage, so a failure at exit shows whether it came before or after.
 struct StateDeleter {
-  void operator()(lua_State* L) const { lua_close(L); }
+  void operator()(lua_State* L) const {
+    cu::trace("Lua state closing");
+    lua_close(L);
+    cu::trace("Lua state closed");
+  }
 };
 using StatePtr = std::unique_ptr<lua_State, StateDeleter>;
 

@@ -30,10 +30,15 @@ Context::Context(int ordinal) : ordinal_(ordinal) {
 }
 
 Context::~Context() {
+  for (auto f = at_release_.rbegin(); f != at_release_.rend(); ++f) (*f)();
   // The driver may already be shutting down at process exit; a failed release is
   // harmless then, and a destructor must not throw. The release takes the device, not a
   // current context: nothing to make current first.
-  if (ctx_ && prepare_release(nullptr)) api().cuDevicePrimaryCtxRelease(device_);
+  if (ctx_ && prepare_release(nullptr)) {
+    trace("primary context: releasing (cuDevicePrimaryCtxRelease)");
+    api().cuDevicePrimaryCtxRelease(device_);
+    trace("primary context: released");
+  }
 }
 
 void Context::make_current() const { WL_CU_CHECK(api().cuCtxSetCurrent(ctx_), label()); }

@@ -5,8 +5,10 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace warplab::cu {
 
@@ -27,6 +29,11 @@ class Context {
   // Waits for all work in the context; asynchronous faults surface here.
   void synchronize() const;
 
+  // Runs `f` when the last holder lets go, newest first, just before the release: what
+  // must be undone while the context still exists (CUPTI's per-device SASS-metric
+  // configuration, cu/sass_metrics.cpp). `f` must not throw.
+  void at_release(std::function<void()> f) { at_release_.push_back(std::move(f)); }
+
  private:
   explicit Context(int ordinal);
   friend std::shared_ptr<Context> primary_context(int ordinal);
@@ -34,6 +41,7 @@ class Context {
   int ordinal_ = -1;
   CUdevice device_ = 0;
   CUcontext ctx_ = nullptr;
+  std::vector<std::function<void()>> at_release_;
 };
 
 using ContextPtr = std::shared_ptr<Context>;

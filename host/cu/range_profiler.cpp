@@ -4,7 +4,10 @@
 // device.
 #include "cu/range_profiler.hpp"
 
+#include <cstdlib>
 #include <mutex>
+
+#include "sys/shown.hpp"
 
 namespace warplab::cu {
 
@@ -18,6 +21,25 @@ void profiler_initialize() {
     rc = api.cuptiProfilerInitialize(&p);
   });
   if (rc != CUPTI_SUCCESS) throw CuptiError(rc, "cuptiProfilerInitialize");
+}
+
+void require_profiler() {
+  (void)cupti();  // no CUPTI: its sentence
+  if (const char* tool = std::getenv("CUDA_INJECTION64_PATH"); tool && *tool)
+    throw CuptiError(
+        "another NVIDIA tool is attached to this process (CUDA_INJECTION64_PATH=" + sys::shown(tool) +
+            ": Nsight Compute or Nsight Systems), and CUPTI counts for one tool at a time",
+        ErrorKind::profiler);
+  profiler_initialize();
+}
+
+std::optional<std::string> profiler_unavailable() {
+  try {
+    require_profiler();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return std::nullopt;
 }
 
 std::string chip_name(int ordinal) {

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,13 @@ namespace warplab::cu {
 
 // cuptiProfilerInitialize, once per process (thread-safe). Throws CuptiError.
 void profiler_initialize();
+
+// CUPTI, able to count in this process, else CuptiError: no CUPTI (kind no_gpu); another
+// NVIDIA tool injected into the process (Nsight Compute, Nsight Systems: CUDA_INJECTION64_PATH
+// is set), which CUPTI cannot count beside (kind profiler); cuptiProfilerInitialize refused.
+void require_profiler();
+// The same question as a value: why not (one sentence), or nullopt; never throws.
+std::optional<std::string> profiler_unavailable();
 
 // cuptiDeviceGetChipName for device `ordinal`: "GH100" on an H100 or H200. Initializes the
 // profiler first. Throws CuptiError.

@@ -8,6 +8,7 @@
 
 #include "cu/error.hpp"
 #include "lab/launch.hpp"
+#include "lab/lines.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -156,6 +157,7 @@ void Capture::launch(KernelObj& k, cu::LaunchConfig c) const {
   else
     check_stream(c.stream, "a kernel launch");
   cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
+  if (LineSession* l = LineSession::active()) l->record_launch(k);  // counted when the graph runs
 }
 
 void Capture::refuse_now(CaptureOp op, std::string_view what) const {

@@ -15,6 +15,7 @@
 #include "cu/metric_host.hpp"
 #include "cu/range_profiler.hpp"
 #include "lab/counters.hpp"
+#include "lab/lines.hpp"
 #include "lab/module.hpp"
 #include "lab/run.hpp"
 #include "sys/text.hpp"
@@ -78,6 +79,7 @@ CounterSession::CounterSession(cu::ContextPtr ctx, const std::vector<std::string
   if (!ctx_) throw Error(ErrorKind::no_gpu, counters_need_gpu());
   if (max_launches_ == 0)
     throw Error(ErrorKind::bad_input, "a counter session must allow at least one launch");
+  if (LineSession::active()) throw Error(ErrorKind::bad_input, kCountersBesideLines);
   if (active_ && active_->ctx_ != ctx_)
     throw Error(ErrorKind::bad_input, "hardware counters are already being counted on " +
                                           active_->ctx_->label() +

@@ -9,6 +9,7 @@
 
 #include "cu/error.hpp"
 #include "lab/counters.hpp"
+#include "lab/lines.hpp"
 #include "lab/sync.hpp"
 #include "lab/tensor_map.hpp"
 #include "lab/timing.hpp"
@@ -144,6 +145,8 @@ void launch_now(Run& run, KernelObj& k, const cu::LaunchConfig& c, const Where& 
     run.faults.forget();
     throw;
   }
+  if (LineSession* l = LineSession::active()) [[unlikely]]  // per-line counts: its module maps the records
+    l->record_launch(k);
 }
 
 }  // namespace

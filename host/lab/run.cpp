@@ -52,7 +52,11 @@ std::string Run::describe(const cu::Error& e) {
 
 ModuleRef Run::build(ModuleSpec spec) {
   static const cu::ContextPtr none;
-  if (offline()) return lab::build(std::move(spec), cache.get(), none);
+  if (offline()) {
+    ModuleRef m = lab::build(std::move(spec), cache.get(), none);
+    if (built) built->push_back(m);
+    return m;
+  }
   // Code for another compute capability is compiled but not loaded (the driver would only
   // refuse it): its kernels answer from the compile, and the launch check, k:check and
   // k:occupancy refuse them with the architecture's sentence (cu::check_code).

@@ -58,6 +58,7 @@ struct Run {
   std::string timeout_message;                // the watchdog's sentence, once it fired
   StreamBook streams;                         // the run's streams by number (fault notes, watchdog)
   Capture capture;                            // cuda.graph's stream capture, while one runs
+  std::vector<ModuleRef>* built = nullptr;    // `run --lines` offline: every module built, for its map
 
   // The selected device or profile, whether it is a profile and why; the first of these
   // calls chooses it when a chooser was given. limits() chooses inside its own first-use

@@ -168,7 +168,10 @@ std::vector<ElfKernel> read_cubin(const std::vector<char>& elf) {
     }
   }
   for (const Section& s : secs) {
-    if (s.name.starts_with(".nv.shared.") && s.name != ".nv.shared.reserved.0") {
+    if (s.name.starts_with(".text.")) {
+      const auto it = by_name.find(s.name.substr(6));
+      if (it != by_name.end()) it->second.code_bytes = static_cast<unsigned long>(s.size);
+    } else if (s.name.starts_with(".nv.shared.") && s.name != ".nv.shared.reserved.0") {
       const auto it = by_name.find(s.name.substr(11));
       if (it == by_name.end()) continue;
       const long size = static_cast<long>(s.size);

@@ -7,6 +7,7 @@
 //   .nv.shared.<kernel> static shared memory (sm_90+: plus the 1 KiB the system reserves)
 //   .nv.constant3       the module's __constant__ data: the driver counts it for every kernel
 //   .nv.constantN.<kernel>, N != 0: the kernel's own constant banks (ptxas's per-kernel cmem)
+//   .text.<kernel>      its code (the per-line map walks it)
 // Malformed input throws rtc::Error with one sentence; nothing is read out of bounds.
 #pragma once
 #include <array>
@@ -28,6 +29,7 @@ struct ElfKernel {
   std::array<unsigned, 3> max_threads{};  // EIATTR_MAX_THREADS; zeros when not declared
   std::array<unsigned, 3> reqntid{};      // EIATTR_REQNTID; zeros when not declared
   int max_registers = 0;                  // EIATTR_MAXREG_COUNT: the cap ptxas worked under
+  unsigned long code_bytes = 0;           // size of .text.<name>: its SASS (16 bytes an instruction)
 };
 
 // Every function symbol that has a .nv.info.<name> section (the kernels), in symbol order.

@@ -93,7 +93,8 @@ function reduce.runner(o)
   if r.finish > 1 then defines.WL_FINISH = r.finish end
   if (o.min_blocks or 0) > 0 then defines.WL_MIN_BLOCKS, defines.WL_BLOCK = o.min_blocks, r.block end
   for _, f in ipairs{"ladder", "grid", "single_pass", "reference"} do
-    local m, diag = cuda.compile{file = "reductions/" .. f .. ".cu", defines = defines}
+    -- lineinfo: the line table (no change to the code), for ladder.lua's per-line witness.
+    local m, diag = cuda.compile{file = "reductions/" .. f .. ".cu", defines = defines, lineinfo = true}
     if not m then error(diag, 2) end -- the diagnostics themselves: `warplab run` exits 5
     for _, name in ipairs(m.kernels) do r.k[name:match("^[%w_]+")] = m[name] end
   end

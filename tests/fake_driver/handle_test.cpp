@@ -1,8 +1,9 @@
 // handle_test.cpp: cu::Handle, the one owner of every driver handle (cu/handle.hpp), against
 // the stand-in driver (bench/fake_driver.cpp): a move leaves the source empty, a handle is
 // destroyed exactly once however often it is released, it keeps its context alive until
-// then, and releasing stays safe when there is no driver, after a sticky fault and while
-// the process exits. The stand-in deletes the object behind a handle when it is destroyed,
+// then (and what the context runs at its release runs after them, before the release), and
+// releasing stays safe when there is no driver, after a sticky fault and while the process
+// exits. The stand-in deletes the object behind a handle when it is destroyed,
 // so a second destroy is a double free (glibc's allocator aborts on it; ASan names it).
 #include <gtest/gtest.h>
 
@@ -101,6 +102,34 @@ TEST_F(Handle, KeepsItsContextUntilReleased) {
   h.release();
   EXPECT_TRUE(weak.expired()) << "the context outlived its last handle";
   EXPECT_EQ(Counted::destroyed, std::vector<int*>{&a});
+}
+
+// What must be undone while the context exists (CUPTI's SASS-metric configuration, which
+// cu/sass_metrics.cpp unsets there) runs when the last holder lets go: after the handles
+// that kept the context (a module unloaded first), newest first, once, and before the
+// primary context is released (the stand-in counts retains: active until then).
+TEST_F(Handle, AtReleaseRunsOnceNewestFirstBeforeTheContextIsReleased) {
+  const CUdevice dev = ctx->device();
+  auto active = [dev] {
+    unsigned flags = 0;
+    int on = -1;
+    EXPECT_EQ(cu::api().cuDevicePrimaryCtxGetState(dev, &flags, &on), CUDA_SUCCESS);
+    return on;
+  };
+  std::vector<std::string> seen;
+  ctx->at_release([&] { seen.push_back("first registered, active " + std::to_string(active())); });
+  ctx->at_release([&] { seen.push_back("second registered, active " + std::to_string(active())); });
+  std::weak_ptr<cu::Context> weak = ctx;
+  CountedHandle h(std::move(ctx), &a);  // the last holder besides the handle goes
+  EXPECT_TRUE(seen.empty()) << "ran while a handle still held the context";
+  EXPECT_EQ(active(), 1);
+  h.release();
+  EXPECT_TRUE(weak.expired());
+  EXPECT_EQ(seen, (std::vector<std::string>{"second registered, active 1", "first registered, active 1"}));
+  EXPECT_EQ(active(), 0) << "the primary context was not released after them";
+  ctx = cu::primary_context(0);  // a new one: nothing registered on it runs the old callbacks
+  ctx.reset();
+  EXPECT_EQ(seen.size(), 2u);
 }
 
 // Every driver handle warplab owns goes through cu::Handle: moved, released twice, and used

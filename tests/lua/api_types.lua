@@ -25,9 +25,9 @@ local released = {
   ["warplab.device"] = false,
   ["warplab.kernel"] = false,
 }
--- Metatables of what scripts never hold as userdata: dev.attr (a table) and the state's
--- own record.
-local others = {["warplab.attr"] = true, ["warplab.state_record"] = true}
+-- Metatables of what scripts never hold as userdata: dev.attr and the rows of cuda.lines
+-- (tables), and the state's own record.
+local others = {["warplab.attr"] = true, ["warplab.lines"] = true, ["warplab.state_record"] = true}
 
 -- The metatables the registry holds under their own names (luaL_newmetatable's __name).
 local function registered()

@@ -155,7 +155,7 @@ t.case("a sweep of every public function with wrong arguments", function()
   local bad = {n = 10, nil, "x", 2.5, -1, {}, {"x"}, true, 1e308, 0 / 0, math.maxinteger}
   bad[2] = path("sweep")
   local mods = {"report", "stats", "params", "check", "trace", "warpmodel", "experiment", "json", "memory",
-                "sync", "timeline", "counters", "progress", "reduce", "bandwidth", "litmus"}
+                "sync", "timeline", "counters", "lines", "progress", "reduce", "bandwidth", "litmus"}
   local real_print, real_write = print, io.write
   print, io.write = function() end, function() end
   local calls, wrong = 0, {}

@@ -19,6 +19,7 @@
 
 #include "app/cli/counters.hpp"
 #include "app/cli/exit_codes.hpp"
+#include "app/cli/lines.hpp"
 #include "cu/device.hpp"
 #include "cu/error.hpp"
 #include "cu/profile.hpp"
@@ -128,6 +129,7 @@ struct PreparedRun {
   std::vector<std::string> args;    // the script's arguments
   std::string modules;              // what the last run built
   CounterArgs counters;             // watch --counters: each run's, as `run --counters` takes them
+  LineArgs lines;                   // watch --lines: each run's, as `run --lines` takes them
 };
 int run_prepared(const Globals& g, const PreparedRun& r, const std::function<bool()>& ready);
 

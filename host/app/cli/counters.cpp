@@ -19,8 +19,9 @@ CLI::Option* add_counter_options(CLI::App* sub, CounterArgs& a, bool run_options
       ->check(CLI::IsMember({"launch", "kernel"}))
       ->needs(counters)
       ->type_name("launch|kernel");
-  sub->add_option("--json", a.json, "write the counters to FILE as JSON instead of the table (-: stdout)")
-      ->needs(counters)
+  // Shared with --lines (cli/lines.hpp): run says which one it needs.
+  sub->add_option("--json", a.json,
+                  "write the counters (or the --lines rows) to FILE as JSON instead of the table (-: stdout)")
       ->type_name("FILE");
   return counters;
 }

@@ -17,6 +17,7 @@
 
 #include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
+#include "app/compile/lines.hpp"
 #include "app/compile/report.hpp"
 #include "cu/context.hpp"
 #include "cu/module.hpp"
@@ -46,6 +47,7 @@ struct CompileArgs {
   bool json = false;
   bool timings = false;  // where the time went
   bool pch = false;      // headers kept warm before the compile
+  bool lines = false;    // --lines: each kernel's source lines and the instructions they made (lines.hpp)
 };
 
 std::string join_archs() {
@@ -175,8 +177,8 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     throw Error(ErrorKind::usage, std::string("-D: ") + e.what());
   }
   opt.include_dirs = a.include_dirs;
-  opt.lineinfo = a.lineinfo;
-  opt.allow_virtual = true;  // compute_XX: PTX only
+  opt.lineinfo = a.lineinfo || a.lines;  // --lines needs the line table
+  opt.allow_virtual = true;              // compute_XX: PTX only
   opt.name_expressions = a.kernels;
   // An rtc::Error is bad input (the arch, an include folder), or internal when NVRTC broke.
   rtc::CompileResult r;
@@ -234,9 +236,12 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     print_table(table, r);
   }
   if (a.ptx) std::cout << r.ptx;
-  // Without a disassembler: kind tool, exit 8, as run --sanitize without its tool; the
-  // tool failing: exit 1.
-  if (a.sass) std::cout << rtc::disassemble(r.cubin, "--sass");
+  // The listing, with --sass each line's SASS under it. Without a disassembler --sass is
+  // kind tool, exit 8, as run --sanitize without its tool; the tool failing: exit 1.
+  if (a.lines)
+    std::cout << compile_lines(src, opt, r, a.sass, g.opts.color && isatty(STDOUT_FILENO));
+  else if (a.sass)
+    std::cout << rtc::disassemble(r.cubin, "--sass");
   if (!a.cubin.empty() && !g.opts.quiet)
     table << "cubin: " << a.cubin << " (" << r.cubin.size() << " bytes)\n";
   if (a.timings) print_timings(table, r, warm ? &*warm : nullptr, live);
@@ -285,6 +290,13 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
                     "print the SASS on stdout, from cuobjdump or nvdisasm (the table goes to stderr)");
   sass->excludes(ptx);
   sass->excludes(json);
+  auto* lines =
+      sub->add_flag("--lines", args->lines,
+                    "list each kernel's source lines with the instructions each made and their kinds "
+                    "(shared/global/local loads and stores, branches, barriers, atomics), compiled with line "
+                    "information; with --sass, each line's SASS under it");
+  lines->excludes(ptx);
+  lines->excludes(json);
   sub->add_option_function<std::string>(
          "--cubin",
          [args](const std::string& v) {

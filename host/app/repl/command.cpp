@@ -41,6 +41,8 @@ constexpr const char* kHelp =
     "  :time CHUNK       run CHUNK and print how long it took (add cuda.synchronize() for GPU work)\n"
     "  :counters [SETS] CHUNK  run CHUNK and print the hardware counters of its launches\n"
     "                    (SETS: shared,memory,... or CUPTI names; default memory,warps)\n"
+    "  :lines [SETS] CHUNK  run CHUNK and print each kernel's source lines with what the GPU\n"
+    "                    did on each (SETS: instructions,shared,global,local; stalls; all)\n"
     "  :save FILE        write this session's successful inputs to FILE as a script `run` runs\n"
     "                    (an expression as print(...)); :save! FILE replaces an existing FILE\n"
     "  :help             this text\n"
@@ -183,7 +185,9 @@ class Session {
     else if (cmd == ":time")
       time_chunk(arg);
     else if (cmd == ":counters")
-      count_chunk(arg);
+      wrapped_chunk(repl::counted_chunk(arg), ":counters needs a chunk: :counters shared k:launch(1, 32, a)");
+    else if (cmd == ":lines")
+      wrapped_chunk(repl::lined_chunk(arg), ":lines needs a chunk: :lines k:launch(1, 32, a)");
     else if (cmd == ":attrs")
       show(w_.attrs(arg));
     else if (cmd == ":reload") {
@@ -254,13 +258,12 @@ class Session {
     std::fflush(stdout);
   }
 
-  // :counters [SETS] CHUNK: the chunk run inside cuda.counters (an input of the session
-  // when it succeeds), the table of its launches printed. SETS is a first word made only
-  // of counter names (repl/counters.cpp), else the chunk starts there.
-  void count_chunk(const std::string& arg) {
-    const repl::CountedChunk c = repl::counted_chunk(arg);
-    if (c.chunk.empty())
-      return show({repl::Status::kError, ":counters needs a chunk: :counters shared k:launch(1, 32, a)"});
+  // :counters [SETS] CHUNK and :lines [SETS] CHUNK: the chunk run inside cuda.counters or
+  // cuda.lines (an input of the session when it succeeds), the table of its launches or the
+  // listing of its kernels printed. SETS is a first word made only of counter or column
+  // names (repl/counters.cpp), else the chunk starts there.
+  void wrapped_chunk(const repl::CountedChunk& c, const char* usage) {
+    if (c.chunk.empty()) return show({repl::Status::kError, usage});
     const repl::Reply r = w_.eval(c.lua, true);
     if (r.status == repl::Status::kOk) inputs_.push_back({c.chunk, r.eval});
     show(r);

@@ -1,4 +1,4 @@
-// repl/counters.cpp: `:counters [SETS] CHUNK` (counters.hpp).
+// repl/counters.cpp: `:counters [SETS] CHUNK` and `:lines [SETS] CHUNK` (counters.hpp).
 #include "app/repl/counters.hpp"
 
 #include <cctype>
@@ -69,6 +69,31 @@ CountedChunk counted_chunk(const std::string& arg) {
       "return cuda.counters((function(s) local f, e = load(s, \"=repl\", \"t\") if not f then error(e, 0) "
       "end return f end)([" +
       level + "[\n" + c.chunk + "]" + level + "]), \"" + c.sets + "\")";
+  return c;
+}
+
+CountedChunk lined_chunk(const std::string& arg) {
+  CountedChunk c;
+  c.chunk = sys::trim(arg);
+  const auto sp = c.chunk.find_first_of(" \t");
+  const std::string first = c.chunk.substr(0, sp);
+  bool sets = !first.empty();
+  for (const std::string& w : sys::split(first, ','))
+    sets = sets && (w == "counts" || w == "instructions" || w == "shared" || w == "global" || w == "local" ||
+                    w == "stalls" || w == "all");
+  if (sets) {
+    c.sets = first;
+    c.chunk = sp == std::string::npos ? "" : sys::trim(c.chunk.substr(sp));
+  }
+  if (c.chunk.empty()) return c;
+  // Compiled as typed, as :counters' chunk (above): its errors cite repl:1.
+  std::string level;
+  while (c.chunk.find("]" + level + "]") != std::string::npos) level += '=';
+  c.lua =
+      "return cuda.lines((function(s) local f, e = load(s, \"=repl\", \"t\") if not f then error(e, 0) "
+      "end return f end)([" +
+      level + "[\n" + c.chunk + "]" + level + "]" + (c.sets.empty() ? "" : "), \"" + c.sets + "\"") +
+      (c.sets.empty() ? "))" : ")");
   return c;
 }
 

@@ -1,6 +1,6 @@
-// repl/counters.hpp: `:counters [SETS] CHUNK`: the Lua the worker evaluates for it (the chunk
-// inside cuda.counters, whose rows print as their table) and the word that names the
-// counters, told from the chunk's own first word.
+// repl/counters.hpp: `:counters [SETS] CHUNK` and `:lines [SETS] CHUNK`: the Lua the worker
+// evaluates for them (the chunk inside cuda.counters or cuda.lines, whose rows print as their
+// table or listing) and the word that names the sets, told from the chunk's own first word.
 #pragma once
 #include <string>
 
@@ -21,5 +21,10 @@ struct CountedChunk {
 // of name characters, not a Lua keyword, before a chunk that starts with a name (its
 // misspelling gets "did you mean"); anything else starts the chunk.
 CountedChunk counted_chunk(const std::string& arg);
+
+// The same for `:lines [SETS] CHUNK`: a first word whose comma-separated parts are each a
+// line column set (counts, instructions, shared, global, local, stalls) is SETS (empty:
+// cuda.lines' default); lua is `return cuda.lines(function() <chunk> end[, "<sets>"])`.
+CountedChunk lined_chunk(const std::string& arg);
 
 }  // namespace warplab::app::repl

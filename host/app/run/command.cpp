@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 
@@ -22,6 +23,8 @@
 #include "app/cli/page.hpp"
 #include "app/cli/sanitize.hpp"
 #include "app/run/counters.hpp"
+#include "app/run/lines.hpp"
+#include "app/run/quiet.hpp"
 #include "bind/state.hpp"
 #include "cu/trace.hpp"
 #include "lab/prebuilt.hpp"
@@ -39,6 +42,7 @@ struct RunArgs {
   std::vector<std::string> args;
   std::string sanitize;  // --sanitize TOOL: run again under compute-sanitizer
   CounterArgs counters;  // --counters SET[,SET], --counters-by, --json
+  LineArgs lines;        // --lines[=SET], --sass (run/lines.hpp)
   bool list_params = false;
   PageOptions page;  // --serve, --html FILE: the run's page (cli/page.hpp)
 };
@@ -77,25 +81,6 @@ bool checks_ok(lua_State* L) {
   }
   lua_settop(L, 0);
   return ok;
-}
-
-// Runs `fn` with the process's stdout on /dev/null: what a script prints before it
-// declares its parameters is not part of the list.
-template <class F>
-void with_stdout_silenced(F fn) {
-  std::cout.flush();
-  std::fflush(stdout);
-  const int saved = ::dup(STDOUT_FILENO);
-  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  if (saved >= 0 && null >= 0) ::dup2(null, STDOUT_FILENO);
-  if (null >= 0) ::close(null);
-  fn();
-  std::cout.flush();
-  std::fflush(stdout);
-  if (saved >= 0) {
-    ::dup2(saved, STDOUT_FILENO);
-    ::close(saved);
-  }
 }
 
 // `run SCRIPT --params`: the script runs until its params{...} (warplab.params records the
@@ -152,16 +137,28 @@ int print_params(const Globals& g, const std::string& script) {
   return kOk;
 }
 
-// The script in `state`, counted when `ca` names counters (run --counters), and run's exit
+// A new Lua state for the run, with its -p values.
+bind::StatePtr state_with(const Globals& g, const std::map<std::string, std::string>& params) {
+  bind::StatePtr s = open_lua_state(g);
+  bind::set_params(s.get(), params);
+  return s;
+}
+
+// The script in `state`, counted when `ca` names counters (run --counters) or its lines
+// collected (`la`: run --lines; `fresh`, a new state for the stall pass), and run's exit
 // code for how it went.
 int run_in_state(bind::StatePtr& state, const std::string& script, const std::vector<std::string>& args,
-                 const CounterArgs& ca) {
+                 const CounterArgs& ca, const LineArgs& la, bool color,
+                 const std::function<bind::StatePtr()>& fresh) {
   std::unique_ptr<RunCounters> counters;
   if (!ca.words.empty()) counters = std::make_unique<RunCounters>(ca, state.get());
+  std::unique_ptr<RunLines> lines;
+  if (la.on()) lines = std::make_unique<RunLines>(la, color, state.get());
   const bind::RunResult r = bind::run_file(state.get(), script, args);
   const bool timed_out = !r.ok && r.kind == ErrorKind::timeout;
-  const int counted =
-      counters && (r.ok || r.kind != ErrorKind::parameter) ? counters->finish(timed_out) : kOk;
+  const bool counts = r.ok || r.kind != ErrorKind::parameter;  // a wrong -p: nothing ran
+  int counted = counters && counts ? counters->finish(timed_out) : kOk;
+  if (lines && counts && counted == kOk) counted = lines->finish(timed_out, {script, args, fresh});
   if (!r.ok) {
     // The kernel still runs and the context cannot be torn down under it: leave the state
     // unclosed and let the process exit end the GPU work (the driver does).
@@ -191,6 +188,16 @@ int run_script(const Globals& g, const RunArgs& given) {
     throw Error(ErrorKind::usage,
                 "--counters and --sanitize cannot run together: compute-sanitizer and CUPTI's counters both "
                 "instrument every launch; run the script once with each");
+  if (a.lines.on() && !a.counters.words.empty())
+    throw Error(ErrorKind::usage,
+                "--lines and --counters cannot run together: per-line counts patch each kernel's code, which "
+                "the counters would count too; run the script once with each");
+  if (a.lines.on() && !a.sanitize.empty())
+    throw Error(ErrorKind::usage,
+                "--lines and --sanitize cannot run together: compute-sanitizer and CUPTI both instrument "
+                "every launch; run the script once with each");
+  if (!a.counters.json.empty() && a.counters.words.empty() && !a.lines.on())
+    throw Error(ErrorKind::usage, "--json requires --counters or --lines");
   if (const auto why = lab::script_problem(a.script)) {
     const std::string dir = shipped_examples();
     const bool relative = !std::filesystem::path(a.script).is_absolute();
@@ -210,12 +217,15 @@ int run_script(const Globals& g, const RunArgs& given) {
   const auto params = parse_params(a.params);
   std::vector<std::string> args = a.args;  // before `--`, then after it
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
-  if (a.page.any()) return run_with_page(g, a.page, PreparedRun{a.script, a.params, args, "", a.counters});
+  LineArgs lines = a.lines;
+  lines.json = a.counters.json;  // --json: the counters' or the lines' rows
+  if (a.page.any())
+    return run_with_page(g, a.page, PreparedRun{a.script, a.params, args, "", a.counters, lines});
   lab::feed_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
-  bind::StatePtr state = open_lua_state(g);
-  bind::set_params(state.get(), params);
+  auto fresh = [&g, &params] { return state_with(g, params); };
+  bind::StatePtr state = fresh();
   lab::start_counted_launch_watchdog(g.opts.timeout, kTimeout);  // cuda.counters' launches too
-  return run_in_state(state, a.script, args, a.counters);
+  return run_in_state(state, a.script, args, a.counters, lines, g.opts.color && isatty(STDOUT_FILENO), fresh);
 }
 
 // The device chosen, its context made and `modules` built while nobody waits. Whatever
@@ -231,16 +241,18 @@ void make_ready(lua_State* L, const std::string& modules) {
 
 int run_prepared(const Globals& g, const PreparedRun& a, const std::function<bool()>& ready) {
   const auto params = parse_params(a.params);
-  bind::StatePtr state = open_lua_state(g);
-  bind::set_params(state.get(), params);
+  auto fresh = [&g, &params] { return state_with(g, params); };
+  bind::StatePtr state = fresh();
   lab::start_counted_launch_watchdog(g.opts.timeout, kTimeout);
+  if (a.lines.on()) ::setenv("WARPLAB_LINEINFO", "1", 1);  // the modules built ahead too (run/lines.cpp)
   make_ready(state.get(), a.modules);
   cu::trace("ready");
   if (!ready()) return kOk;
   cu::trace("go");
   if (auto why = lab::script_problem(a.script)) throw Error(ErrorKind::bad_input, *why);
   lab::feed_dependency(a.script);
-  return run_in_state(state, a.script, a.args, a.counters);
+  return run_in_state(state, a.script, a.args, a.counters, a.lines, g.opts.color && isatty(STDOUT_FILENO),
+                      fresh);
 }
 
 void add_run_command(CLI::App& app, Globals& g, Commands& out) {
@@ -255,6 +267,7 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
                   "run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck")
       ->type_name("TOOL");
   add_counter_options(sub, a->counters, true);
+  add_line_options(sub, a->lines);
   add_page_options(sub, a->page, true);
   sub->add_flag("--params", a->list_params,
                 "list the parameters the script declares (name, default, type) and run nothing else");
@@ -262,13 +275,15 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
       ->type_name("ARGS");
   set_help(sub,
            {"warplab run reductions/ladder.lua --params   # then -p block=512",
+            "warplab run examples/memory/banks.lua --lines   # which line did what (--counters shared: per "
+            "launch)",
             "warplab run examples/memory/banks.lua --counters shared --html banks.html",
             "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
            "Exit status: 0 ok; 1 script error or failed check; 3 a GPU-only call without a GPU, or "
            "a value the profile does not know (--profile sm_86: the SM count); 4 bad input (a -p value "
            "the script's params{} refuses); 5 a compile error the script raised; 7 --timeout fired; "
            "8 --sanitize without compute-sanitizer; 9 --sanitize found errors; "
-           "with --counters, 3 no CUPTI library and 6 counters refused "
+           "with --counters or --lines, 3 no CUPTI library and 6 counters refused "
            "(all codes: docs/exit-codes.md).\n");
   out.push_back({sub, [&g, a] { return run_script(g, *a); }});
 }

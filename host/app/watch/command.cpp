@@ -2,8 +2,8 @@
 // runs the script again after every save of it, a kernel file or a header (lab/watch_feed.hpp), in
 // a child forked ahead of the save (child.hpp: the standby, with its Lua state, context and
 // the last run's modules) that compiles with the headers this process keeps warm (warm.hpp).
-// A failing, crashing or hanging run ends that run only; --counters shows the counters that
-// changed (counters.hpp); --serve shows the runs on a live page too (page.hpp). This process
+// A failing, crashing or hanging run ends that run only; --counters and --lines show what
+// changed (reports.hpp); --serve shows the runs on a live page too (page.hpp). This process
 // never starts the CUDA driver.
 #include <poll.h>
 #include <unistd.h>
@@ -21,12 +21,11 @@
 #include "app/cli/child_group.hpp"
 #include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
-#include "app/cli/counters.hpp"
 #include "app/watch/child.hpp"
-#include "app/watch/counters.hpp"
 #include "app/watch/diff.hpp"
 #include "app/watch/files.hpp"
 #include "app/watch/page.hpp"
+#include "app/watch/reports.hpp"
 #include "app/watch/signals.hpp"
 #include "app/watch/status.hpp"
 #include "app/watch/warm.hpp"
@@ -52,6 +51,7 @@ struct WatchArgs {
   bool diff = false;
   double timeout = 0;    // seconds per run, 0 = none
   CounterArgs counters;  // --counters SET[,SET]: passed to each run, changes shown
+  LineArgs lines;        // --lines[=SET]: passed to each run, changes shown
   PageOptions page;      // --serve: the runs on a live page too (watch/page.hpp)
 };
 
@@ -69,16 +69,14 @@ void set_or_unset(const char* name, const std::string& value) {
 class Watch {
  public:
   Watch(const Globals& g, const WatchArgs& a, watch::Signals& sig, Cleanup& keep, Page* page)
-      : g_(g), a_(a), sig_(sig), keep_(keep), page_(page) {
+      : g_(g),
+        a_(a),
+        sig_(sig),
+        keep_(keep),
+        page_(page),
+        reports_(counter_words(a.counters), a.lines, keep.dir()) {
     g_.offline_noted = true;  // said once by run_watch, never by a run
     script_ = fs::absolute(a.script).lexically_normal().string();
-    if (std::vector<std::string> words = counter_words(a.counters); !words.empty()) {
-      // Each run writes its counters per kernel as JSON into a file of ours (not its table);
-      // without a folder of ours each run prints its table.
-      run_counters_ = {std::move(words), keep.dir().empty() ? "launch" : "kernel",
-                       keep.dir().empty() ? "" : keep.dir() + "/counters.json"};
-      if (!keep.dir().empty()) counters_ = std::make_unique<watch::CounterDiff>(run_counters_.json);
-    }
     deps_ = {script_};
     files_.set_files(deps_);
     args_ = a.args;
@@ -149,7 +147,7 @@ class Watch {
   std::unique_ptr<watch::ChildRun> fork_run() {
     ++forks_;
     const std::string deps = keep_.dir().empty() ? "" : keep_.dir() + "/deps." + std::to_string(forks_);
-    const PreparedRun pr{a_.script, a_.params, args_, modules_, run_counters_};
+    const PreparedRun pr{a_.script, a_.params, args_, modules_, reports_.counters(), reports_.lines()};
     const std::string code = code_ ? code_->dir() : "";
     const Globals& g = g_;
     auto body = [&g, pr, deps, code](const watch::ChildRun::Ready& ready) {
@@ -269,9 +267,8 @@ class Watch {
     // What the compile made, whatever came after it: an error after the compile, or the
     // first launch of an offline run, leaves the feedback of the kernels it compiled.
     if (code_) page_.say(code_->collect(ok));
-    if (counters_ && ok) page_.counters(run_counters_.json);
-    if (counters_ && ok) page_.say(counters_->collect());
-    if (counters_ && !ok) counters_->skip();
+    if (ok && !reports_.counters().json.empty()) page_.counters(reports_.counters().json);
+    page_.say(reports_.after(ok));  // --counters, --lines: what changed
     if (!g_.opts.quiet && files_.files().size() != before)
       std::fprintf(stderr, "%s\n",
                    watch::files_line(files_.files().size(), files_.directory_count()).c_str());
@@ -294,8 +291,7 @@ class Watch {
   std::unique_ptr<watch::CodeDiff> code_;  // resource lines; with --diff the PTX/SASS diffs too
   std::string modules_;                    // what the last run built (lab/prebuilt.hpp)
   std::string pch_dir_;
-  CounterArgs run_counters_;                      // --counters: what each run counts, and its file
-  std::unique_ptr<watch::CounterDiff> counters_;  // --counters: what changed
+  watch::RunReports reports_;  // --counters, --lines: what each run is given, what changed
   std::string last_good_;
   int runs_ = 0, forks_ = 0;
   bool standby_wanted_ = false, ready_said_ = false;
@@ -367,11 +363,13 @@ void add_watch_command(CLI::App& app, Globals& g, Commands& out) {
       ->check(seconds())
       ->type_name("SECONDS");
   add_counter_options(sub, a->counters, false);
+  add_line_options(sub, a->lines, false);
   add_page_options(sub, a->page, false);
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too")
       ->type_name("ARGS");
   set_help(sub,
-           {"warplab watch examples/tour.lua --clear", "warplab watch my.lua --diff --counters shared",
+           {"warplab watch examples/tour.lua --clear",
+            "warplab watch my.lua --diff --lines   # what an edit changed, in the code and line by line",
             "warplab --timeout 2 watch my.lua --timeout 30 -p n=4096"},
            "Ctrl-C stops watching. A failing, crashing or hanging run ends that run only.\n");
   out.push_back({sub, [&g, a] { return run_watch(g, *a); }});

@@ -190,7 +190,7 @@ def run(item, mode, d):
         return "skip", "GPU only"
     # .ci/run's sanitizer stage: CUPTI cannot load under AddressSanitizer (its libcupti opens
     # libnvperf_host with RTLD_DEEPBIND); step 1 ran these commands.
-    if os.environ.get("WARPLAB_TEST_NO_CUPTI") and "--counters" in item.text:
+    if os.environ.get("WARPLAB_TEST_NO_CUPTI") and any(w in item.text for w in ("--counters", "--lines", "cuda.lines")):
         return "skip", "needs CUPTI, which a sanitizer build cannot load"
     if "gpu" not in words and mode == "gpu" and item.kind != "lua":  # Lua blocks run in both
         return "skip", "runs offline"
