@@ -92,9 +92,10 @@ int array_view(lua_State* L) {
     const lua_Integer first = arg_integer(L, 2);
     const auto n = lua_isnoneornil(L, 3) ? std::nullopt : std::optional<lua_Integer>(arg_integer(L, 3));
     const lab::Range r = lab::view_range(first, n, a.count, Kind<A>::noun);
-    Kind<A>::push(L) = lab::view_of(a, r);  // +1 view
-    lua_pushvalue(L, 1);                    // +1 x
-    lua_setiuservalue(L, -2, 1);            // -1: the view keeps x alive
+    A view = lab::view_of(a, r);         // taken before the push, which may run a finalizer
+    Kind<A>::push(L) = std::move(view);  // +1 view
+    lua_pushvalue(L, 1);                 // +1 x
+    lua_setiuservalue(L, -2, 1);         // -1: the view keeps x alive
     return 1;
   });
 }

@@ -84,7 +84,7 @@ int graph_gc(lua_State* L) {
 StreamHandle& push_capture_stream(lua_State* L, const cu::ContextPtr& ctx) {
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &kCaptureStreamKey) == LUA_TUSERDATA) {  // +1
     auto* h = static_cast<StreamHandle*>(luaL_testudata(L, -1, kStreamMeta));
-    if (h && h->stream.valid()) return *h;
+    if (h && h->live()) return *h;
   }
   lua_pop(L, 1);                                              // -1
   StreamHandle& h = push_stream(L, ctx, true, std::nullopt);  // +1
@@ -110,12 +110,13 @@ lab::Captured capture(lua_State* L, int fn, const char* who) {
   const lab::Where w = launch_site(L, st);
   const std::string where = w.line > 0 ? std::string(w.source) + ":" + std::to_string(w.line) : "";
   if (run.capture.active()) run.capture.begin(ctx, nullptr, who, where);  // raises: captures do not nest
-  const StreamHandle& s = push_capture_stream(L, ctx);                    // +1 s
-  const int s_idx = lua_gettop(L);
   // What may fail to allocate comes before the capture begins: from there on every way
-  // out of this function ends it.
-  lua_newtable(L);                               // +1 keep
-  lua_pushvalue(L, -1);                          // +1
+  // out of this function ends it. The keep table comes first: an allocation may run a
+  // finalizer (a script's __gc), which could free the stream taken after it.
+  lua_newtable(L);                                      // +1 keep
+  const StreamHandle& s = push_capture_stream(L, ctx);  // +1 s
+  const int s_idx = lua_gettop(L);
+  lua_pushvalue(L, s_idx - 1);                   // +1 keep
   lua_rawsetp(L, LUA_REGISTRYINDEX, &kKeepKey);  // -1
   lua_pushvalue(L, fn);                          // +1
   lua_pushvalue(L, s_idx);                       // +1

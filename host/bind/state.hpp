@@ -16,8 +16,11 @@
 
 namespace warplab::bind {
 
+// Closes a state (lua_close), its record last: the record's finalizer destroys it only
+// then, never when a script reaches it by another way (debug.getregistry).
+void close_state(lua_State* L) noexcept;
 struct StateDeleter {
-  void operator()(lua_State* L) const { lua_close(L); }
+  void operator()(lua_State* L) const { close_state(L); }
 };
 using StatePtr = std::unique_ptr<lua_State, StateDeleter>;
 

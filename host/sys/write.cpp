@@ -17,6 +17,7 @@
 #include <filesystem>
 
 #include "sys/fd.hpp"
+#include "sys/output.hpp"
 
 namespace warplab::sys {
 namespace {
@@ -116,6 +117,8 @@ WriteResult write_file_at(int dir_fd, const std::string& name, std::string_view 
       return fail(S::link, 0,
                   quoted(shown) + " is a symbolic link: warplab neither writes through it nor replaces it");
     if (S_ISDIR(old.st_mode)) return fail(S::not_file, 0, quoted(shown) + " is a folder");
+    if (const auto role = input_role(old.st_dev, old.st_ino))
+      return fail(S::input, 0, input_refusal(shown, *role));
     if (opts.replace == Replace::never) return fail(S::exists, EEXIST, quoted(shown) + " already exists");
     if (S_ISCHR(old.st_mode) || S_ISFIFO(old.st_mode)) return write_into_device(dir_fd, name, bytes, shown);
     if (!S_ISREG(old.st_mode)) return fail(S::not_file, 0, quoted(shown) + " is not a regular file");

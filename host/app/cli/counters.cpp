@@ -29,7 +29,13 @@ CLI::Option* add_counter_options(CLI::App* sub, CounterArgs& a, bool run_options
       ->check(CLI::IsMember({"launch", "kernel"}))
       ->needs(counters)
       ->type_name("launch|kernel");
-  sub->add_option("--json", a.json, "write the counters to FILE as JSON instead of the table (-: stdout)")
+  sub->add_option_function<std::string>(
+         "--json",
+         [&a](const std::string& v) {
+           a.json = v;
+           a.json_given = true;
+         },
+         "write the counters to FILE as JSON instead of the table (-: stdout)")
       ->needs(counters)
       ->type_name("FILE");
   return counters;

@@ -24,6 +24,7 @@
 #include "app/repl/save.hpp"
 #include "app/repl/worker.hpp"
 #include "cu/error.hpp"
+#include "sys/output.hpp"
 #include "sys/text.hpp"
 #include "sys/write.hpp"
 
@@ -270,6 +271,12 @@ class Session {
   void save(const std::string& given, bool replace) {
     if (given.empty()) return show({repl::Status::kError, ":save needs a file name: :save FILE"});
     const std::string file = repl::save_path(given);
+    // The one check of an output (sys/output.hpp), before anything is written.
+    if (const auto why = sys::output_refusal(file, replace ? sys::Replace::allowed : sys::Replace::never))
+      return show(
+          {repl::Status::kError,
+           ":save: " + *why +
+               (why->ends_with("already exists") ? ": :save! " + given + " replaces it" : std::string())});
     std::vector<repl::SavedInput> saved;
     for (const Input& in : inputs_) saved.push_back({in.text, in.faulted});
     const sys::WriteResult w = sys::write_file(file, repl::session_script(saved),

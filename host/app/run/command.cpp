@@ -21,11 +21,13 @@
 #include "app/cli/sanitize.hpp"
 #include "app/run/counters.hpp"
 #include "bind/state.hpp"
+#include "cu/profile.hpp"
 #include "cu/trace.hpp"
 #include "lab/prebuilt.hpp"
 #include "lab/run.hpp"
 #include "lab/script.hpp"
 #include "lab/watch_feed.hpp"
+#include "sys/output.hpp"
 
 namespace warplab::app {
 namespace {
@@ -175,6 +177,23 @@ int run_in_state(bind::StatePtr& state, const std::string& script, const std::ve
   return checks_ok(state.get()) ? kOk : kFailed;
 }
 
+// run --counters --json FILE, checked before the script runs (sys/output.hpp): never the
+// script, a profile file or a script argument, nor a folder, a folder that is not there or
+// a symbolic link; an existing file is replaced (docs/cli.md), and the one writer refuses
+// at the end a file the run read meanwhile (a kernel, a header).
+void check_json_output(const CounterArgs& ca, const Globals& g, const std::string& script,
+                       const std::vector<std::string>& args) {
+  if (ca.json_given && ca.json.empty())
+    throw Error(ErrorKind::usage, "--json needs a file name: --json FILE (- for stdout)");
+  if (ca.json.empty() || ca.json == "-") return;
+  std::vector<sys::NamedInput> inputs = {{script, "the script"}};
+  if (!g.opts.profile.empty() && !cu::find_embedded_profile(g.opts.profile))
+    inputs.push_back({g.opts.profile, "the profile"});
+  for (const std::string& arg : args) inputs.push_back({arg, "an argument of the script"});
+  if (const auto why = sys::output_refusal(ca.json, sys::Replace::allowed, inputs))
+    throw Error(ErrorKind::bad_input, "--json: " + *why);
+}
+
 int run_script(const Globals& g, const RunArgs& given) {
   RunArgs a = given;
   a.script = resolve_script(given.script);
@@ -200,12 +219,14 @@ int run_script(const Globals& g, const RunArgs& given) {
   if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
   sanitize::die_with_the_tool();  // under compute-sanitizer: not one moment longer than it
   const auto params = parse_params(a.params);
-  lab::record_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
-  bind::StatePtr state = open_lua_state(g);
-  bind::set_params(state.get(), params);
-  start_counter_watchdog(g.opts);          // a counted launch, even the script's own cuda.counters
   std::vector<std::string> args = a.args;  // before `--`, then after it
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
+  check_json_output(a.counters, g, a.script, args);  // before any work
+  lab::record_dependency(a.script);                  // for `warplab watch` (a no-op otherwise)
+  sys::note_input(a.script, "the script");           // no output of this run replaces it
+  bind::StatePtr state = open_lua_state(g);
+  bind::set_params(state.get(), params);
+  start_counter_watchdog(g.opts);  // a counted launch, even the script's own cuda.counters
   return run_in_state(state, a.script, args, a.counters);
 }
 
@@ -231,6 +252,7 @@ int run_prepared(const Globals& g, const PreparedRun& a, const std::function<boo
   cu::trace("go");
   if (auto why = lab::script_problem(a.script)) throw Error(ErrorKind::bad_input, *why);
   lab::record_dependency(a.script);
+  sys::note_input(a.script, "the script");
   return run_in_state(state, a.script, a.args, a.counters);
 }
 
