@@ -93,7 +93,7 @@ void set_funcs(lua_State* L, int t, const luaL_Reg* r, int up, int nup, const ch
 
 }  // namespace
 
-void name_functions(lua_State* L, int idx, const char* prefix, char sep) {
+void name_functions(lua_State* L, int idx, const char* prefix, char sep, bool keep) {
   idx = lua_absindex(L, idx);
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &kNamesKey) != LUA_TTABLE) {  // +1 names
     lua_pop(L, 1);                                                    // -1
@@ -101,9 +101,12 @@ void name_functions(lua_State* L, int idx, const char* prefix, char sep) {
     lua_pushvalue(L, -1);                                             // +1
     lua_rawsetp(L, LUA_REGISTRYINDEX, &kNamesKey);                    // -1
   }
-  lua_pushnil(L);             // +1 key
-  while (lua_next(L, idx)) {  // -1 +2 key, value
-    if (lua_type(L, -1) == LUA_TFUNCTION && lua_type(L, -2) == LUA_TSTRING) {
+  lua_pushnil(L);                                              // +1 key
+  while (lua_next(L, idx)) {                                   // -1 +2 key, value
+    lua_pushvalue(L, -1);                                      // +1 value
+    const bool named = keep && lua_rawget(L, -4) != LUA_TNIL;  // -1 +1 its name or nil
+    lua_pop(L, 1);                                             // -1
+    if (!named && lua_type(L, -1) == LUA_TFUNCTION && lua_type(L, -2) == LUA_TSTRING) {
       lua_pushfstring(L, "%s%c%s", prefix, sep, lua_tostring(L, -2));  // +1 name
       lua_rawset(L, -4);                                               // -1 -1: names[fn] = name
     } else {
@@ -192,6 +195,9 @@ void register_type(lua_State* L, const LuaType& t) {
     lua_pushcclosure(L, list_fields, 2);  // -2 +1
     lua_setfield(L, meta, "__fields");    // -1
   }
+  // "warplab.array.__index": a call by hand is named too; a method that is also a
+  // metamethod (m.free, __close) keeps its method's name.
+  name_functions(L, meta, t.name, '.', true);
   lua_settop(L, meta - 1 - nup);  // -meta -upvalues
 }
 

@@ -7,6 +7,8 @@
 
 #include <memory>
 
+#include "bind/args.hpp"
+
 namespace warplab::bind {
 
 // A Lua type, as its binding file declares it.
@@ -44,8 +46,8 @@ void register_type(lua_State* L, const LuaType& t);
 // Records the name of each function in the table at idx as PREFIX SEP KEY ("cuda.array",
 // "k:launch"), for the argument errors of a call Lua cannot name (args.hpp); the stack is
 // left as it was. register_type names each type's methods, open_cuda the cuda and warplab
-// tables' functions.
-void name_functions(lua_State* L, int idx, const char* prefix, char sep);
+// tables' functions. With `keep`, a function that has a name already keeps it.
+void name_functions(lua_State* L, int idx, const char* prefix, char sep, bool keep = false);
 // The name recorded for the function at idx, or nullptr (the stack is left as it was; the
 // string stays valid while the function does).
 const char* function_name(lua_State* L, int idx);
@@ -62,7 +64,7 @@ const char* finalized_sentence(lua_State* L, int idx);
 // set_finalized.
 template <class T>
 int finalize(lua_State* L, const char* name) {
-  std::destroy_at(static_cast<T*>(luaL_checkudata(L, 1, name)));
+  std::destroy_at(static_cast<T*>(arg_udata(L, 1, name)));
   set_finalized(L, 1);
   return 0;
 }

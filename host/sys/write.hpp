@@ -51,7 +51,9 @@ WriteResult write_file_at(int dir_fd, const std::string& name, std::string_view 
                           const WriteOptions& opts, const std::string& shown);
 
 // The temporary name write_file uses for `name` while it writes: "<name>.tmp.<16 random
-// hex digits>" (the name shortened so the whole fits a file name). A crash can leave one.
+// hex digits>" (the name shortened so the whole fits a file name). A signal that ends the
+// process meanwhile (Ctrl-C, SIGTERM, SIGHUP) removes it first; a crash or SIGKILL can
+// leave one.
 std::string temp_name_for(const std::string& name);
 
 }  // namespace warplab::sys
