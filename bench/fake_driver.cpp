@@ -16,7 +16,8 @@
 // WARPLAB_FAKE_LOG=FILE appends "cuInit PID" and "context PID" there when they happen. Streams have
 // priorities (range 0..-5, as an H100's), events may be made without timing, managed memory is host memory, a
 // cluster of more than 8 blocks is refused (CUDA_ERROR_INVALID_CLUSTER_SIZE) unless the kernel opted in to
-// 16; stream capture and graphs are fake_graph.cpp's. Never packed for the GPU machine. Needs cuda.h only.
+// 16; a tensor map is encoded after the driver's own checks of its address and rank; stream capture and
+// graphs are fake_graph.cpp's. Never packed for the GPU machine. Needs cuda.h only.
 #include <cuda.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -337,6 +338,24 @@ CUresult f_prefetch(CUdeviceptr, std::size_t, CUmemLocation l, unsigned, CUstrea
 CUresult f_advise(CUdeviceptr, std::size_t, CUmem_advise, CUmemLocation l) {
   return valid_location(l) ? ok() : CUDA_ERROR_INVALID_DEVICE;
 }
+// A tensor map: the driver's own refusals of a null, misaligned or unknown address and of
+// a rank outside 1..5; the descriptor holds the address, the rank and the sizes (a real one
+// is opaque: nothing reads it here, no kernel runs).
+CUresult f_tensor_map(CUtensorMap* map, CUtensorMapDataType, cuuint32_t rank, void* address,
+                      const cuuint64_t* dims, const cuuint64_t*, const cuuint32_t* box, const cuuint32_t*,
+                      CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                      CUtensorMapFloatOOBfill) {
+  const auto a = reinterpret_cast<CUdeviceptr>(address);
+  auto known = g_device.upper_bound(a);
+  const bool inside = known != g_device.begin() && (--known, a < known->first + known->second);
+  if (!map || !dims || !box || !inside || a % 16 != 0 || rank < 1 || rank > 5)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::memset(map, 0, sizeof *map);
+  map->opaque[0] = a;
+  map->opaque[1] = rank;
+  for (cuuint32_t i = 0; i < rank; ++i) map->opaque[2 + i] = dims[i];
+  return ok();
+}
 // Synchronous copies and memsets: refused while this thread captures.
 CUresult f_htod(CUdeviceptr d, const void* s, std::size_t n) {
   if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
@@ -541,6 +560,7 @@ const Entry kEntries[] = {
     E("cuMemAllocManaged", f_managed),
     E("cuMemPrefetchAsync", f_prefetch),
     E("cuMemAdvise", f_advise),
+    E("cuTensorMapEncodeTiled", f_tensor_map),
     E("cuStreamCreate", f_stream),
     E("cuStreamCreateWithPriority", f_stream_prio),
     E("cuStreamGetPriority", f_stream_priority),

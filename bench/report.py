@@ -8,7 +8,7 @@ the raw C++ row, the graphs tables each replay's to raw C++ replay (and each str
 raw C++ stream launches, each build's to raw C++ capture + instantiate or capture +
 update); then the targets are checked against the medians.
 Usage: report.py RECORDS SECTION...
-  (launch sustained compile startup host host-evict watch targets watch-targets graphs graphs-host
+  (launch sustained compile startup host host-evict watch watch-page targets watch-targets graphs graphs-host
    graphs-build graph-targets)
 """
 import statistics
@@ -26,6 +26,8 @@ TITLES = {
     "host": "the launch path's host cost through the stand-in driver (it runs nothing): ns per launch, "
             "the launch section's host figure",
 }
+TITLES["watch-page"] = ("warplab watch --serve, script edits: ms from the save to the new output line with no page "
+                        "open and with one, and from the line on the terminal to the line in the page's data")
 TITLES["host-evict"] = ("the same, each stand-in launch writing 256 KiB (HOST_EVICT) as a real driver's launch "
                         "evicts the caller's code and data from the CPU caches: ns per launch, ×raw")
 TITLES["graphs"] = ("µs per kernel, wall: N empty kernels launched one by one, or one replay of the N captured in "
@@ -180,6 +182,9 @@ def watch_targets(cells):
                            f"(≤ {limit}: {'met' if m <= limit else 'NOT met'})")
     elif cells.get(("watch", "script edit", col)):
         out.append("watch targets: need a GPU (a kernel edit's new output line)")
+    m = median(cells, ("watch-page", "a page open", "terminal → page (ms)"))
+    if m is not None:
+        out.append(f"target watch --serve: {num(m)} ms from the terminal to the page (≤ 50: {'met' if m <= 50 else 'NOT met'})")
     return out
 
 

@@ -8,19 +8,27 @@ moment the file is written to:
   - the resource line the watcher prints after a kernel edit (the offline feedback);
   - the re-run's start, as the watcher reports it ("re-run N ms after save").
 The watcher's stdout is a terminal (a pty), as a user's is: a line shows when printed.
+Then `watch --serve`, script edits only (section watch-page): the same save → new output line
+with the page served and no page open (what serving costs the loop), and with a page open (a
+client of the page's event stream that loads the run's new items as the page does) the time
+from the line on the terminal to the line in the page's data.
 Prints records "@ watch <row> <column> <ms>" (tab-separated, bench/report.py) and
-"@skip watch <row> <why>". EDITS edits of each kind (5 by default). A warplab without
+"@skip watch <row> <why>" (and the same for watch-page). EDITS edits of each kind (5 by default). A warplab without
 standby runs (before they existed) is timed with BENCH_WATCH_OLD=1: each edit then waits
 for the previous run's end and half a second.
 Usage: watch_latency.py WARPLAB FOLDER [EDITS]
 """
+import json
 import os
 import pty
 import re
 import selectors
+import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 
 TIMEOUT_S = 60  # one edit (or the first run) that takes longer is reported as a skip
 
@@ -54,10 +62,10 @@ WARP_SUM = 496  # 0 + 1 + ... + 31
 class Watch:
     """warplab watch in `folder`, its stdout and stderr read as lines as they come."""
 
-    def __init__(self, warplab, folder):
+    def __init__(self, warplab, folder, extra=()):
         env = dict(os.environ, WARPLAB_STARTUP_TRACE="1", NO_COLOR="1")
         master, slave = pty.openpty()
-        self.p = subprocess.Popen([warplab, "watch", "s.lua"], cwd=folder, env=env, stdin=subprocess.DEVNULL,
+        self.p = subprocess.Popen([warplab, "watch", "s.lua", *extra], cwd=folder, env=env, stdin=subprocess.DEVNULL,
                                   stdout=slave, stderr=subprocess.PIPE)
         os.close(slave)
         self.out = os.fdopen(master, "rb", buffering=0)
@@ -99,6 +107,102 @@ class Watch:
         except subprocess.TimeoutExpired:
             self.p.kill()
             self.p.wait()
+
+
+class PageClient:
+    """An open page: the event stream read on a thread; after each event the new items of the
+    latest run are loaded (api/state, then api/run from the last item had), as the page's
+    script does, and each new output line noted with the time it arrived."""
+
+    def __init__(self, url):
+        m = re.match(r"http://([\d.]+):(\d+)/\?token=(\w+)", url)
+        self.host, self.port, self.token = m.group(1), int(m.group(2)), m.group(3)
+        self.base = f"http://{self.host}:{self.port}/"
+        self.lines, self.have = [], {}
+        self.sock = socket.create_connection((self.host, self.port))
+        self.sock.sendall(f"GET /api/events?token={self.token} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n\r\n".encode())
+        threading.Thread(target=self.follow, daemon=True).start()
+
+    def get(self, path):
+        with urllib.request.urlopen(self.base + path + ("&" if "?" in path else "?") + "token=" + self.token) as r:
+            return json.loads(r.read())
+
+    def follow(self):
+        buf = b""
+        while True:
+            try:
+                data = self.sock.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            buf += data
+            if b"data:" not in buf:
+                continue
+            buf = b""
+            runs = self.get("api/state")["runs"]
+            if not runs:
+                continue
+            n = runs[-1]["run"]
+            r = self.get(f"api/run?run={n}&from={self.have.get(n, 0)}")
+            self.have[n] = r["count"]
+            now = time.perf_counter()
+            for it in r["items"]:
+                if it["kind"] == "text":
+                    self.lines += [(now, l) for l in it["text"].splitlines()]
+
+    def wait(self, line, limit=TIMEOUT_S):
+        end = time.monotonic() + limit
+        while time.monotonic() < end:
+            for t, l in list(self.lines):
+                if l == line or l.startswith(line + " "):
+                    return t
+            time.sleep(0.002)
+        return None
+
+
+def page_rows(warplab, folder, edits):
+    """watch --serve: save → new output line with no page open, then terminal → page."""
+    v = 1000
+    write(folder, "s.lua", SCRIPT.format(v=v))
+    w = Watch(warplab, folder, ["--serve"])
+    try:
+        _, line = w.wait("err", lambda l: "the page is at" in l)
+        _, ok = w.wait("err", lambda l: re.search(r"\] run 1 (ok|failed)", l) is not None)
+        if line is None or ok is None or "ok" not in ok:
+            print("@skip\twatch-page\tno page open\tno first run with --serve")
+            return
+        url = line.split("the page is at ")[1].strip()
+        run, page = 1, None
+        for i in range(2 * edits):
+            row = "no page open" if i < edits else "a page open"
+            if i == edits:
+                page = PageClient(url)  # the second half with a page open
+                time.sleep(0.2)
+            run += 1
+            ready, _ = w.wait("err", lambda l, n=run: f"standby for run {n} ready" in l)
+            if ready is None:
+                print(f"@skip\twatch-page\t{row}\tno standby for run {run}")
+                return
+            v += 1
+            out_at = len(w.lines["out"])
+            t0 = write(folder, "s.lua", SCRIPT.format(v=v))
+            want = f"result {v}"
+            t1, _ = w.wait("out", lambda l, x=want: l == x or l.startswith(x + " "), out_at)
+            if t1 is None:
+                print(f"@skip\twatch-page\t{row}\trun {run}: no output line")
+                return
+            print(f"@\twatch-page\t{row}\tsave → new output line (ms)\t{1000 * (t1 - t0):.1f}")
+            if page is not None:
+                t2 = page.wait(want)
+                if t2 is None:
+                    print(f"@skip\twatch-page\t{row}\tthe page never showed run {run}'s line")
+                    return
+                print(f"@\twatch-page\t{row}\tterminal → page (ms)\t{1000 * max(0.0, t2 - t1):.1f}")
+            w.wait("err", lambda l, n=run: f"] run {n} ok" in l)
+            sys.stdout.flush()
+    finally:
+        w.stop()
 
 
 def write(folder, name, text):
@@ -171,6 +275,7 @@ def main(argv):
             sys.stdout.flush()
     finally:
         w.stop()
+    page_rows(warplab, folder, edits)
     return 0
 
 

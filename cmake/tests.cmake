@@ -56,10 +56,11 @@ set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${CMAKE_BINARY_DIR}/wa
 # the program's, not a library's), yet have unit tests: compile those pieces in as well,
 # without the command definitions (each folder's command.cpp), which need the whole program.
 file(GLOB WARPLAB_APP_UNIT_SRC CONFIGURE_DEPENDS host/app/repl/*.cpp host/app/watch/*.cpp
-     host/app/sanitize/*.cpp host/app/cli/child_group.cpp host/app/cli/cleanup.cpp)
-list(FILTER WARPLAB_APP_UNIT_SRC EXCLUDE REGEX "/command\\.cpp$")
-target_sources(warplab_unit_tests PRIVATE ${WARPLAB_APP_UNIT_SRC})
-target_link_libraries(warplab_unit_tests PRIVATE PkgConfig::LIBEDIT CLI11::CLI11)
+     host/app/sanitize/*.cpp host/app/serve/*.cpp host/app/cli/child_group.cpp host/app/cli/cleanup.cpp)
+# serve/run.cpp is `run --serve`: it runs scripts, which needs the whole program.
+list(FILTER WARPLAB_APP_UNIT_SRC EXCLUDE REGEX "/command\\.cpp$|/serve/run\\.cpp$")
+target_sources(warplab_unit_tests PRIVATE ${WARPLAB_APP_UNIT_SRC} ${WARPLAB_PAGE_CPP})
+target_link_libraries(warplab_unit_tests PRIVATE PkgConfig::LIBEDIT CLI11::CLI11 warplab_libevent)
 
 # ---- Lua test files ---------------------------------------------------------------
 # warplab_directive(FILE NAME OUT): the words of the file's "-- NAME: ..." line, a list.

@@ -6,7 +6,7 @@ WARPLAB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WARPLAB_BUILD_DIR="${WARPLAB_BUILD_DIR:-$WARPLAB_ROOT/build}"
 # groff-base: tests/cli/man.sh renders the manual page with it (warnings are errors).
 WARPLAB_PACKAGES=(cmake ninja-build g++ pkg-config libcli11-dev liblua5.4-dev libedit-dev
-                  nlohmann-json3-dev libgtest-dev libxxhash-dev groff-base)
+                  nlohmann-json3-dev libgtest-dev libxxhash-dev groff-base libevent-dev)
 
 warplab_install_packages() {
   local missing=()

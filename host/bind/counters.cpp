@@ -207,6 +207,7 @@ int push_counted(lua_State* L, const std::vector<std::string>& words, const char
   lab::Run& run = record_of(L).run;
   run.capture.refuse(lab::CaptureOp::counters, who);
   if (run.offline()) offline(L, run, words);
+  lab::check_counter_words(words, run.target());  // a misspelling first, whatever CUPTI says next
   auto session = std::make_unique<lab::CounterSession>(run.gpu_context(who), words);
   lab::CounterReport report;
   try {

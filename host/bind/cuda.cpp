@@ -14,6 +14,7 @@ void open_cuda(lua_State* L) {
   add_event(L);
   add_bench(L);
   add_graph(L);
+  add_tensor_map(L);
   add_module(L);
   add_kernel(L);
   add_json(L);

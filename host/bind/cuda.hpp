@@ -23,6 +23,7 @@ void add_stream(lua_State* L);      // cuda.stream, cuda.synchronize (stream.cpp
 void add_event(lua_State* L);       // cuda.event (event.cpp)
 void add_bench(lua_State* L);       // cuda.bench, cuda.clock (bench.cpp)
 void add_graph(lua_State* L);       // cuda.graph (graph.cpp)
+void add_tensor_map(lua_State* L);  // cuda.tensor_map (tensor_map.cpp)
 void add_module(lua_State* L);      // cuda.compile (module.cpp)
 void add_kernel(lua_State* L);      // kernel handles, no cuda.* function (kernel.cpp)
 void add_json(lua_State* L);        // package.preload["warplab.json_c"]: decode (json.cpp)

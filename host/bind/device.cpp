@@ -198,6 +198,11 @@ static int cuda_device(lua_State* L) {
     }
     if (i < 0 || i > INT_MAX)  // not cut to an int, where 2^32 became device 0
       raise(L, "device %I does not exist: a device index is 0, 1, ... (cuda.devices() lists them)", i);
+    // A script's index past the last device is the script's error (exit 1), not a missing
+    // GPU: the no-GPU kind and its offline hint are for a machine without one.
+    if (const int n = cu::device_count(); i >= n)
+      raise(L, "device %I does not exist: %d CUDA device%s present (cuda.devices() lists them)", i, n,
+            n == 1 ? " is" : "s are");
     push_device(L, cu::snapshot_device(static_cast<int>(i)));
     return 1;
   });

@@ -42,9 +42,17 @@ void keep_in_capture(lua_State* L, int idx) {
 
 void keep_launch_args(lua_State* L, int first, int n) {
   StateRecord& st = record_of(L);
-  for (int i = first; i < first + n; ++i)
-    if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, i, st.array_meta, kArrayMeta)))
+  for (int i = first; i < first + n; ++i) {
+    if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, i, st.array_meta, kArrayMeta))) {
       if (st.run.capture.use(*a)) keep_in_capture(L, i);  // once per buffer
+    } else if (test_tensor_map(L, i)) {
+      // A tensor map's array is used too: the replay reads the memory the map describes.
+      lua_getiuservalue(L, i, 1);  // +1 the array (the launch refused a released map)
+      if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, -1, st.array_meta, kArrayMeta)))
+        if (st.run.capture.use(*a)) keep_in_capture(L, -1);
+      lua_pop(L, 1);  // -1
+    }
+  }
 }
 
 namespace {

@@ -232,6 +232,21 @@ const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, in
   return nullptr;
 }
 
+// A CUtensorMap parameter given a cuda.tensor_map: its 128 bytes, when the map and its
+// array are still there (nullptr), else the sentence.
+const char* put_tensor_map(lua_State* L, const lab::KernelObj& k, std::size_t i, const TensorMapHandle& h,
+                           unsigned char* dst) {
+  if (!h.map) return arg_error(L, k, i, "attempt to use a freed tensor map");
+  if (h.map->freed()) return arg_error(L, k, i, "the tensor map's array was freed");
+  if (k.slots[i].size != sizeof(CUtensorMap))
+    return arg_error(
+        L, k, i,
+        lua_pushfstring(L, "the kernel's parameter is %d bytes, a CUtensorMap %d",
+                        static_cast<int>(k.slots[i].size), static_cast<int>(sizeof(CUtensorMap))));
+  std::memcpy(dst, &h.map->map, sizeof(CUtensorMap));
+  return nullptr;
+}
+
 // One argument into the kernel's parameter buffer, checked against its declared type.
 const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, bool check,
                     const void*& array_meta) {
@@ -268,13 +283,18 @@ const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, boo
       *dst = lua_toboolean(L, idx) ? 1 : 0;
       return nullptr;
     case Kind::Other: {
+      if (s.tensor_map) [[unlikely]]
+        if (const TensorMapHandle* h = test_tensor_map(L, idx)) return put_tensor_map(L, k, i, *h, dst);
       std::size_t n = 0;
       const char* str = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &n) : nullptr;
       if (!str || n != s.size)
         return arg_error(
             L, k, i,
-            lua_pushfstring(L, "this parameter type is passed as its raw bytes: a string of %d bytes",
-                            static_cast<int>(s.size)));
+            s.tensor_map
+                ? lua_pushfstring(L, "expected a cuda.tensor_map (or its %d bytes as a string), got %s",
+                                  static_cast<int>(s.size), luaL_typename(L, idx))
+                : lua_pushfstring(L, "this parameter type is passed as its raw bytes: a string of %d bytes",
+                                  static_cast<int>(s.size)));
       std::memcpy(dst, str, s.size);
       return nullptr;
     }

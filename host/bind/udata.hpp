@@ -11,6 +11,7 @@
 #include "cu/stream.hpp"
 #include "lab/array.hpp"
 #include "lab/module.hpp"
+#include "lab/tensor_map.hpp"
 
 namespace warplab::bind {
 
@@ -21,6 +22,7 @@ inline constexpr const char* kKernelMeta = "warplab.kernel";
 inline constexpr const char* kStreamMeta = "warplab.stream";
 inline constexpr const char* kEventMeta = "warplab.event";
 inline constexpr const char* kGraphMeta = "warplab.graph";
+inline constexpr const char* kTensorMapMeta = "warplab.tensor_map";
 
 // array.cpp: the array at idx, raising "attempt to use a freed array" when released; a
 // new empty array userdata on the stack.
@@ -70,6 +72,12 @@ class StreamHold {
   lua_State* L_;
   StreamHandle* h_ = nullptr;
 };
+// tensor_map.cpp: the tensor map at idx, or nullptr when the value is not one (a released
+// handle's map is null too: the launch names that).
+struct TensorMapHandle {
+  std::shared_ptr<lab::TensorMap> map;
+};
+TensorMapHandle* test_tensor_map(lua_State* L, int idx);
 // graph.cpp: while a capture runs, keeps the value at idx alive as long as the graph it
 // makes (an array its work uses, a stream that joined it); nothing otherwise.
 void keep_in_capture(lua_State* L, int idx);

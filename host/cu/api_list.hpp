@@ -80,4 +80,5 @@
   X(cuGraphExecDestroy)                                   \
   X(cuMemAllocManaged)                                    \
   X(cuMemPrefetchAsync)                                   \
-  X(cuMemAdvise)
+  X(cuMemAdvise)                                          \
+  X(cuTensorMapEncodeTiled)

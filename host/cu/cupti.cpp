@@ -12,6 +12,8 @@
 #include <map>
 #include <mutex>
 
+#include "sys/shown.hpp"
+
 namespace warplab::cu {
 namespace fs = std::filesystem;
 namespace {
@@ -106,19 +108,32 @@ void* open_in(const fs::path& dir, std::string* error) {
 // libcupti loads libnvperf_host.so (and _target) by soname when it first needs them. When
 // CUPTI came from a folder the loader does not search, that lookup would fail; loading the
 // ones beside it first makes the soname lookup find them (glibc matches loaded sonames).
-std::string preload_nvperf(const fs::path& dir) {
+std::string preload_nvperf(const std::string& library) {
+  // Beside it only when its folder is known: never a file of the current folder.
+  const fs::path dir = fs::path(library).parent_path();
   for (const char* name : {"libnvperf_host.so", "libnvperf_target.so"}) {
     std::error_code ec;
+    const bool beside = !dir.empty() && fs::exists(dir / name, ec);
     // One beside CUPTI that is no regular file would be opened by CUPTI's own lookup.
-    if (std::string why; fs::exists(dir / name, ec) && !loadable(dir / name, &why))
-      return "CUPTI was found at " + dir.string() + " but " + why;
-    if (fs::exists(dir / name, ec) && dlopen((dir / name).c_str(), RTLD_NOW | RTLD_LOCAL)) continue;
+    if (std::string why; beside && !loadable(dir / name, &why))
+      return "the CUPTI library " + sys::shown(library) + " was found but " + sys::shown(why);
+    if (beside && dlopen((dir / name).c_str(), RTLD_NOW | RTLD_LOCAL)) continue;
     if (dlopen(name, RTLD_NOW | RTLD_LOCAL)) continue;
     if (std::string(name) == "libnvperf_host.so")
-      return "CUPTI was found at " + dir.string() +
-             " but libnvperf_host.so, which it needs, is neither beside it nor on the loader's path";
+      return "the CUPTI library " + sys::shown(library) +
+             " was found but libnvperf_host.so, which it needs, is neither beside it nor on the loader's "
+             "path";
   }
   return "";
+}
+
+// The file the loader opened for `lib`, as the loader names it (an absolute path unless
+// found by a relative one); never empty, so every sentence about it names a file: the
+// path of an entry point (dladdr) would be unknown for a library that lacks them.
+std::string library_path(void* lib) {
+  link_map* map = nullptr;
+  if (dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name) return map->l_name;
+  return kSoname;  // what was asked of the loader
 }
 
 std::string listed(const std::vector<fs::path>& dirs) {
@@ -136,7 +151,7 @@ Loaded load(const std::string& only_dir) {
   if (!only_dir.empty()) {
     lib = open_in(only_dir, &error);
     if (!lib) {
-      out.why = "no CUPTI library: WARPLAB_CUPTI_DIR is '" + only_dir + "' and " +
+      out.why = "no CUPTI library: WARPLAB_CUPTI_DIR is '" + sys::shown(only_dir) + "' and " +
                 (error.empty() ? "holds no " + std::string(kSoname) : "loading it failed (" + error + ")");
       return out;
     }
@@ -157,10 +172,7 @@ Loaded load(const std::string& only_dir) {
   out.api.name = reinterpret_cast<decltype(out.api.name)>(dlsym(lib, #name));
   WARPLAB_CUPTI_API(WARPLAB_CUPTI_RESOLVE)
 #undef WARPLAB_CUPTI_RESOLVE
-  Dl_info info{};
-  if (out.api.cuptiGetVersion && dladdr(reinterpret_cast<void*>(out.api.cuptiGetVersion), &info) &&
-      info.dli_fname)
-    out.api.library = info.dli_fname;
+  out.api.library = library_path(lib);
   // Every entry point but the optional one must be there.
   const char* missing = nullptr;
 #define WARPLAB_CUPTI_REQUIRE(name)                                                             \
@@ -169,13 +181,14 @@ Loaded load(const std::string& only_dir) {
   WARPLAB_CUPTI_API(WARPLAB_CUPTI_REQUIRE)
 #undef WARPLAB_CUPTI_REQUIRE
   if (missing) {
-    out.why = "CUPTI at " + out.api.library + " is too old: it has no " + missing +
-              " (the CUPTI of CUDA 13 has it; set WARPLAB_CUPTI_DIR to its folder)";
+    out.why = "the CUPTI library " + sys::shown(out.api.library) + " cannot count: it has no " + missing +
+              " (it is older than CUDA 13's, or no CUPTI at all; set WARPLAB_CUPTI_DIR to the folder of CUDA "
+              "13's libcupti.so.13)";
     return out;
   }
   out.api.version = 0;
   out.api.cuptiGetVersion(&out.api.version);
-  out.why = preload_nvperf(fs::path(out.api.library).parent_path());
+  out.why = preload_nvperf(out.api.library);
   out.ok = out.why.empty();
   return out;
 }

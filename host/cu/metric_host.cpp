@@ -70,15 +70,20 @@ MetricHost::~MetricHost() {
   api_->cuptiProfilerHostDeinitialize(&p);  // nothing to do about a failure here
 }
 
-std::vector<std::string> MetricHost::base_metrics(MetricType type) const {
+const std::vector<std::string>& MetricHost::base_metrics(MetricType type) const {
+  const std::lock_guard<std::mutex> lock(kept_mu_);
+  std::optional<std::vector<std::string>>& kept = bases_[static_cast<std::size_t>(type)];
+  if (kept) return *kept;
   auto p = WL_CUPTI_PARAMS(CUpti_Profiler_Host_GetBaseMetrics_Params);
   p.pHostObject = obj_;
   p.metricType = to_cupti(type);
   WL_CUPTI_CALL(*api_, cuptiProfilerHostGetBaseMetrics, p, "chip " + chip_);
+  // The first answer of a host object holds each name once; kept whole, so later calls
+  // never see the copies CUPTI goes on adding (a "did you mean" that grew with each lookup).
   std::vector<std::string> out;
   out.reserve(p.numMetrics);
   for (std::size_t i = 0; i < p.numMetrics; ++i) out.push_back(str(p.ppMetricNames[i]));
-  return out;
+  return kept.emplace(std::move(out));
 }
 
 std::vector<std::string> MetricHost::sub_metrics(const std::string& name, MetricType type) const {
@@ -96,6 +101,8 @@ std::vector<std::string> MetricHost::sub_metrics(const std::string& name, Metric
 }
 
 std::optional<MetricProperties> MetricHost::properties(const std::string& name) const {
+  const std::lock_guard<std::mutex> lock(kept_mu_);
+  if (const auto it = properties_.find(name); it != properties_.end()) return it->second;
   auto p = WL_CUPTI_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params);
   p.pHostObject = obj_;
   p.pMetricName = name.c_str();
@@ -103,7 +110,10 @@ std::optional<MetricProperties> MetricHost::properties(const std::string& name) 
   if (rc == CUPTI_ERROR_INVALID_METRIC_NAME) return std::nullopt;
   if (rc != CUPTI_SUCCESS)
     throw CuptiError(rc, "cuptiProfilerHostGetMetricProperties", "chip " + chip_ + ", " + name);
-  return MetricProperties{str(p.pDescription), str(p.pHwUnit), str(p.pDimUnit), from_cupti(p.metricType)};
+  return properties_
+      .emplace(name, MetricProperties{str(p.pDescription), str(p.pHwUnit), str(p.pDimUnit),
+                                      from_cupti(p.metricType)})
+      .first->second;
 }
 
 std::vector<std::uint8_t> MetricHost::config_image(const std::vector<std::string>& metrics) {

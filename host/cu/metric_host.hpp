@@ -3,8 +3,11 @@
 // a list of metrics and how many replay passes it needs, and decoded counter data evaluated
 // to values: RAII over the host object.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,12 +41,17 @@ class MetricHost {
 
   const std::string& chip() const noexcept { return chip_; }
 
-  // The base names of one type, without rollup or submetric ("dram__bytes").
-  std::vector<std::string> base_metrics(MetricType type) const;
+  // The base names of one type, without rollup or submetric ("dram__bytes"), each once.
+  // CUPTI appends its list to the host object on every call (a second call answers every
+  // name twice), so it is asked once per type and its first answer kept (thread-safe).
+  const std::vector<std::string>& base_metrics(MetricType type) const;
   // The suffixes `name` (a base name) takes: ".sum", ".avg.pct_of_peak_sustained_elapsed"...
   // Empty when the chip has no such metric.
   std::vector<std::string> sub_metrics(const std::string& name, MetricType type) const;
-  // Properties of a full or base name; nullopt when the chip has no such metric.
+  // Properties of a full or base name; nullopt when the chip has no such metric. CUPTI
+  // keeps some memory on every call that finds a name (~60 bytes, never freed), so each
+  // answer found is kept and CUPTI asked once per name (thread-safe; bounded by the chip's
+  // metrics).
   std::optional<MetricProperties> properties(const std::string& name) const;
 
   // Adds `metrics` to the host object's configuration and returns the config image of all it
@@ -63,6 +71,9 @@ class MetricHost {
   std::string chip_;
   std::vector<std::uint8_t> availability_;  // CUPTI may read it after initialization
   CUpti_Profiler_Host_Object* obj_ = nullptr;
+  mutable std::mutex kept_mu_;                                            // for the answers kept below
+  mutable std::array<std::optional<std::vector<std::string>>, 3> bases_;  // by MetricType
+  mutable std::map<std::string, MetricProperties, std::less<>> properties_;
 };
 
 }  // namespace warplab::cu

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include "sys/text.hpp"
 
@@ -29,9 +31,13 @@ bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
   return true;
 }
 
+bool same_kernel(const CounterRow& a, const CounterRow& b) {
+  return a.kernel == b.kernel && a.signature == b.signature && a.module == b.module;
+}
+
 // Launch rows i and j (j after i) are one line of the table.
 bool alike(const CounterRow& a, const CounterRow& b) {
-  return a.kernel == b.kernel && a.site == b.site && same_dim(a.grid, b.grid) && same_dim(a.block, b.block) &&
+  return same_kernel(a, b) && a.site == b.site && same_dim(a.grid, b.grid) && same_dim(a.block, b.block) &&
          same_values(a.values, b.values);
 }
 
@@ -57,15 +63,40 @@ std::string what_counted(const CounterSelection& sel) {
 
 }  // namespace
 
+std::vector<std::string> kernel_labels(const std::vector<CounterRow>& rows) {
+  // For each name, the kernels (signature, module) that bear it; for each name and
+  // signature, the modules.
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> kernels;
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> modules;
+  for (const CounterRow& row : rows) {
+    kernels[row.kernel].insert({row.signature, row.module});
+    modules[{row.kernel, row.signature}].insert(row.module);
+  }
+  std::vector<std::string> out;
+  out.reserve(rows.size());
+  for (const CounterRow& row : rows) {
+    if (row.kernel.empty() || kernels[row.kernel].size() == 1)
+      out.push_back(row.kernel);
+    else if (modules[{row.kernel, row.signature}].size() == 1)
+      out.push_back(row.signature.empty() ? row.kernel : row.signature);
+    else
+      out.push_back((row.signature.empty() ? row.kernel : row.signature) +
+                    (row.module.empty() ? "" : " in " + row.module));
+  }
+  return out;
+}
+
 CounterReport by_kernel(const CounterReport& r) {
   CounterReport out;
   out.selection = r.selection;
   out.note = r.note;
   const CounterSelection& sel = r.selection;
+  // A group per kernel: its name, signature and module (overloads, or one name in two
+  // modules, are kinds apart, never summed), in the order each was first launched.
   std::vector<std::vector<const CounterRow*>> groups;
   for (const CounterRow& row : r.rows) {
     std::size_t g = 0;
-    while (g < groups.size() && groups[g].front()->kernel != row.kernel) ++g;
+    while (g < groups.size() && !same_kernel(*groups[g].front(), row)) ++g;
     if (g == groups.size()) groups.emplace_back();
     groups[g].push_back(&row);
   }
@@ -73,6 +104,8 @@ CounterReport by_kernel(const CounterReport& r) {
     CounterRow row;
     const CounterRow& first = *group.front();
     row.kernel = first.kernel;
+    row.signature = first.signature;
+    row.module = first.module;
     row.site = first.site;
     row.grid = first.grid;
     row.block = first.block;
@@ -108,6 +141,10 @@ CounterReport by_kernel(const CounterReport& r) {
     }
     out.rows.push_back(std::move(row));
   }
+  // One name a row: the kernel's own, or as much of its signature and module as tells it
+  // from the others of its name.
+  const std::vector<std::string> labels = kernel_labels(out.rows);
+  for (std::size_t i = 0; i < out.rows.size(); ++i) out.rows[i].kernel = labels[i];
   return out;
 }
 
@@ -116,7 +153,9 @@ std::string counter_value_text(double v) {
   char buf[64];
   if (std::isinf(v))
     return v > 0 ? "inf" : "-inf";
-  else if (v == std::floor(v) && std::fabs(v) < 1e15)
+  else if (std::fabs(v) >= 1e15)  // past what a count reaches: 4 significant digits, never 300
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+  else if (v == std::floor(v))
     std::snprintf(buf, sizeof buf, "%.0f", v);
   else if (std::fabs(v) < 1)
     std::snprintf(buf, sizeof buf, "%.3g", v);
@@ -142,17 +181,18 @@ std::string counters_text(const CounterReport& r, bool by_kernel_rows) {
   for (const Counter& c : sel.counters) name_w = std::max(name_w, c.name.size());
   for (const CounterRow& row : r.rows)
     for (double v : row.values) value_w = std::max(value_w, counter_value_text(v).size());
+  const std::vector<std::string> labels = kernel_labels(r.rows);
   for (std::size_t i = 0; i < r.rows.size();) {
     const CounterRow& row = r.rows[i];
     std::size_t j = i + 1;
     while (!by_kernel_rows && j < r.rows.size() && alike(row, r.rows[j])) ++j;
     std::string head;
     if (by_kernel_rows)
-      head = (row.kernel.empty() ? "(unnamed launches)" : row.kernel) + "  " +
+      head = (labels[i].empty() ? "(unnamed launches)" : labels[i]) + "  " +
              sys::plural(row.launches, "launch", "launches");
     else
       head = "#" + std::to_string(i + 1) + (j > i + 1 ? "-#" + std::to_string(j) : "") + " " +
-             (row.kernel.empty() ? "(unnamed)" : row.kernel);
+             (labels[i].empty() ? "(unnamed)" : labels[i]);
     head += "  grid " + dim_text(row.grid) + "  block " + dim_text(row.block);
     if (!row.site.empty()) head += "  " + row.site;
     if (j > i + 1) head += "  (" + std::to_string(j - i) + " launches, the same counts)";
@@ -184,13 +224,17 @@ nlohmann::json counters_json(const CounterReport& r, bool by_kernel_rows) {
                              {"raw", c.raw},
                              {"per", c.per.empty() ? nlohmann::json() : nlohmann::json(c.per)}});
   j["rows"] = nlohmann::json::array();
-  for (const CounterRow& row : r.rows) {
+  const std::vector<std::string> labels = kernel_labels(r.rows);
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const CounterRow& row = r.rows[i];
     nlohmann::json values = nlohmann::json::object();
     for (std::size_t c = 0; c < sel.counters.size() && c < row.values.size(); ++c)
       values[sel.counters[c].name] =
           std::isfinite(row.values[c]) ? nlohmann::json(row.values[c]) : nlohmann::json();
     auto dim = [](const cu::Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); };
-    j["rows"].push_back({{"kernel", row.kernel},
+    j["rows"].push_back({{"kernel", labels[i]},
+                         {"signature", row.signature},
+                         {"module", row.module},
                          {"site", row.site},
                          {"grid", dim(row.grid)},
                          {"block", dim(row.block)},

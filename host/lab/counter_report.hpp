@@ -5,20 +5,29 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "lab/counters.hpp"
 
 namespace warplab::lab {
 
-// One row per kernel name, in the order each was first launched: counts (CUPTI metrics
-// with the .sum rollup) summed over its launches, a ratio of two counts recomputed from
-// the sums (sectors/request over every request), any other metric (a rate, a percentage)
-// averaged. grid and block are the first launch's, zero where the launches differed;
-// launches says how many rows became one. Rows with no kernel name combine as one.
+// Each row's kernel as a table names it: its name, unless another kernel of the report
+// bears it too (overloads, one name in two modules): then its signature ("f(int*)"), and
+// when that is shared as well, "f(int*) in b.cu" (CounterRow::module). "" stays "".
+std::vector<std::string> kernel_labels(const std::vector<CounterRow>& rows);
+
+// One row per kernel (its name, signature and module; the row's kernel is its label
+// above), in the order each was first launched: counts (CUPTI metrics with the .sum
+// rollup) summed over its launches, a ratio of two counts recomputed from the sums
+// (sectors/request over every request), any other metric (a rate, a percentage) averaged.
+// grid and block are the first launch's, zero where the launches differed; launches says
+// how many rows became one. Rows with no kernel name combine as one.
 CounterReport by_kernel(const CounterReport& r);
 
-// A value as the tables show it: whole numbers as integers, others with 2 decimals (3
-// significant digits below 1), NaN (a ratio over nothing counted) as "-".
+// A value as the tables and watch's changes show it (the one formatter of counter values):
+// whole numbers as integers, others with 2 decimals (3 significant digits below 1), from
+// 1e15 on 4 significant digits ("1e+308", never 300 digits), NaN (a ratio over nothing
+// counted) as "-", infinities as "inf" and "-inf".
 std::string counter_value_text(double v);
 
 // The table: a heading (the sets, the chip, the replay passes, how many launches), then

@@ -14,6 +14,7 @@
 #include "cu/metric_host.hpp"
 #include "cu/range_profiler.hpp"
 #include "lab/counters.hpp"
+#include "lab/module.hpp"
 #include "sys/text.hpp"
 
 namespace warplab::lab {
@@ -55,6 +56,20 @@ InDriver& in_driver() {
 
 }  // namespace
 
+CountedKernel counted_kernel(const KernelObj& k) {
+  CountedKernel out{k.display, k.sig ? k.sig->to_string() : k.mangled, ""};
+  // Where the module came from tells two kernels of one signature apart: its file, or the
+  // script line of an inline source, and the defines it was compiled with.
+  if (k.module) {
+    const ModuleSpec& spec = k.module->spec;
+    out.module = spec.source.name;
+    if (spec.path.empty() && spec.source.line_offset > 0)
+      out.module += ":" + std::to_string(spec.source.line_offset + 1);
+    for (const auto& [name, value] : spec.options.defines) out.module += " -D" + name + "=" + value;
+  }
+  return out;
+}
+
 CounterSession::CounterSession(cu::ContextPtr ctx, const std::vector<std::string>& words,
                                std::size_t max_launches)
     : ctx_(std::move(ctx)), max_launches_(max_launches) {
@@ -66,7 +81,7 @@ CounterSession::CounterSession(cu::ContextPtr ctx, const std::vector<std::string
                                           active_->ctx_->label() +
                                           ": a counter session inside it must count the same device");
   const std::string chip = cu::chip_name(ctx_->ordinal());
-  selection_ = select_counters(words, chip);
+  selection_ = resolve_counters(words, chip);  // its passes: this configuration's, below
   // What this segment collects: ours, then whatever the sessions around it count, so that
   // the launches made inside this one are theirs too.
   collect_ = selection_.collect;
@@ -128,7 +143,14 @@ void CounterSession::driver_done() noexcept {
 
 void CounterSession::record_launch(std::string kernel, cu::Dim3 grid, cu::Dim3 block, std::string site) {
   driver_done();
-  launches_.push_back({std::move(kernel), std::move(site), grid, block});
+  launches_.push_back({std::move(kernel), {}, {}, std::move(site), grid, block});
+}
+
+void CounterSession::record_launch(const KernelObj& k, cu::Dim3 grid, cu::Dim3 block, std::string site) {
+  CountedKernel names = counted_kernel(k);
+  driver_done();
+  launches_.push_back({std::move(names.kernel), std::move(names.signature), std::move(names.module),
+                       std::move(site), grid, block});
 }
 
 std::string CounterSession::overdue(double seconds) {
@@ -159,6 +181,8 @@ void CounterSession::take(const cu::MetricHost& host, const cu::RangeProfiler& p
     CounterRow row;
     if (matched) {
       row.kernel = launches[i].kernel;
+      row.signature = launches[i].signature;
+      row.module = launches[i].module;
       row.site = launches[i].site;
       row.grid = launches[i].grid;
       row.block = launches[i].block;

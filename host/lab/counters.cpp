@@ -77,23 +77,28 @@ std::string no_such_metric(const cu::MetricHost& host, const std::string& name) 
   const std::string base = name.substr(0, name.find('.'));
   const std::string suffix = name.size() > base.size() ? name.substr(base.size()) : "";
   std::vector<std::string> bases, guesses;
+  // At most three guesses, each once, whatever CUPTI's lists hold.
+  auto guess = [&](std::string g) {
+    if (guesses.size() < 3 && std::find(guesses.begin(), guesses.end(), g) == guesses.end())
+      guesses.push_back(std::move(g));
+  };
   for (cu::MetricType t : kTypes)
-    for (auto& b : host.base_metrics(t)) {
+    for (const auto& b : host.base_metrics(t)) {
       if (b != base) {
-        bases.push_back(std::move(b));
+        bases.push_back(b);
         continue;
       }
-      for (const auto& s : closest(suffix, host.sub_metrics(base, t))) guesses.push_back(base + s);
+      for (const auto& s : closest(suffix, host.sub_metrics(base, t))) guess(base + s);
     }
   if (guesses.empty())
     for (const auto& b : closest(base, bases)) {
       if (!suffix.empty() && host.properties(b + suffix)) {
-        guesses.push_back(b + suffix);
+        guess(b + suffix);
         continue;
       }
       const auto p = host.properties(b);
       const auto subs = p ? likely_suffixes(host, b, p->type) : std::vector<std::string>{};
-      guesses.push_back(b + (subs.empty() ? "" : subs.front()));
+      guess(b + (subs.empty() ? "" : subs.front()));
     }
   std::string msg = "chip " + host.chip() + " has no counter metric '" + name + "'";
   if (!guesses.empty()) return msg + ": did you mean " + quoted_list(guesses) + "?";
@@ -138,7 +143,7 @@ const CounterDef* find_short_name(std::string_view name, const CounterSet** set)
 
 }  // namespace
 
-CounterSelection select_counters(const std::vector<std::string>& words, const std::string& chip) {
+CounterSelection resolve_counters(const std::vector<std::string>& words, const std::string& chip) {
   if (words.empty())
     throw Error(ErrorKind::bad_input,
                 "no counters asked for: name a set (" + set_names() + ") or a CUPTI metric");
@@ -196,11 +201,23 @@ CounterSelection select_counters(const std::vector<std::string>& words, const st
     for (const std::string* m : {&c.raw, &c.per})
       if (!m->empty() && std::find(sel.collect.begin(), sel.collect.end(), *m) == sel.collect.end())
         sel.collect.push_back(*m);
+  return sel;
+}
+
+CounterSelection select_counters(const std::vector<std::string>& words, const std::string& chip) {
+  CounterSelection sel = resolve_counters(words, chip);
   // A fresh host object: CUPTI adds every configured metric to the one it is given.
   cu::MetricHost config(chip);
   std::vector<std::uint8_t> image = config.config_image(sel.collect);
   sel.passes = cu::MetricHost::passes(image);
   return sel;
+}
+
+void check_counter_words(const std::vector<std::string>& words, const cu::DeviceSnapshot& device) {
+  // The chip of the device's compute capability answers for its names with CUPTI's host
+  // library alone; a capability warplab knows no chip for is checked once CUPTI started.
+  const std::string chip = chip_for_compute_capability(device.cc_major, device.cc_minor);
+  if (!chip.empty()) (void)resolve_counters(words, chip);
 }
 
 std::string chip_for_compute_capability(int major, int minor) {

@@ -26,6 +26,8 @@ class RangeProfiler;
 
 namespace warplab::lab {
 
+struct KernelObj;  // module.hpp
+
 // ---- the named sets (counter_sets.cpp) ----------------------------------------------
 
 // One metric of a named set: a CUPTI metric, or the ratio of two.
@@ -75,6 +77,13 @@ struct CounterSelection {
 // mean" and the closest names; for no words; for a metric asked by name that the chip lacks.
 // Throws cu::CuptiError when CUPTI is missing or does not know the chip.
 CounterSelection select_counters(const std::vector<std::string>& words, const std::string& chip);
+// The same without the replay passes (0): names only, no configuration made (a session
+// counts its passes from its own configuration).
+CounterSelection resolve_counters(const std::vector<std::string>& words, const std::string& chip);
+// The names checked for a live device before CUPTI starts on it, so that a misspelling is
+// said (bad_input, "did you mean") even where the profiler then fails to start: against the
+// chip of its compute capability, with CUPTI's host library only. Throws as select_counters.
+void check_counter_words(const std::vector<std::string>& words, const cu::DeviceSnapshot& device);
 
 // The CUPTI chip of a compute capability ("GH100" for 9.0); "" when warplab knows none.
 std::string chip_for_compute_capability(int major, int minor);
@@ -88,7 +97,11 @@ std::string counter_chip(const cu::DeviceSnapshot& device);
 // kernel).
 struct CounterRow {
   std::string kernel;  // as recorded at launch; "" when the GPU counted other launches too
-  std::string site;    // the script line that launched it ("banks.lua:64"); "" when unknown
+  // Which kernel it is, where two share a name: its full signature ("f(int*)"; an extern
+  // "C" kernel's name) and its module's source ("a.cu"; "x.lua:12" for a source inline in
+  // a script from its line 12; with " -DN=V" for each define). Empty when unknown.
+  std::string signature, module;
+  std::string site;  // the script line that launched it ("banks.lua:64"); "" when unknown
   cu::Dim3 grid, block;
   std::size_t launches = 1;       // launches this row stands for
   std::vector<double> values;     // parallel to selection.counters; NaN: a ratio over 0
@@ -101,13 +114,25 @@ struct CounterReport {
   std::string note;              // "" or one sentence: launches not counted, or unmatched
 };
 
+// What a counted launch of `k` records of its kernel: CounterRow's kernel, signature and
+// module.
+struct CountedKernel {
+  std::string kernel, signature, module;
+};
+CountedKernel counted_kernel(const KernelObj& k);
+
 // Counts every kernel launch on a context between its start and end(). Sessions nest (a
 // script's cuda.counters inside `run --counters`): a new session pauses the one counting
 // (its launches so far are decoded and kept), counts what both ask for, gives every
 // enclosing session its rows too, and resumes the paused one when it ends.
 class CounterSession {
  public:
+  // The launches a session counts at most (CUPTI sizes its counter data by it, a few KiB a
+  // launch); the rest are left out and the report's note says how many: cuda.counters and
+  // k:counters count up to 1,024 launches a call, `run --counters` a whole script, up to
+  // 4,096 (docs/lua-api.md and docs/cli.md say both).
   static constexpr std::size_t kDefaultMaxLaunches = 1024;
+  static constexpr std::size_t kScriptMaxLaunches = 4096;
 
   // Starts counting on `ctx`: resolves `words` for its chip, enables CUPTI's range profiler
   // (auto range: a range per launch; kernel replay: CUPTI reruns each launch once per pass)
@@ -128,6 +153,8 @@ class CounterSession {
   void driver_call(const std::string& kernel, const std::string& site) noexcept;
   void driver_done() noexcept;
   void record_launch(std::string kernel, cu::Dim3 grid, cu::Dim3 block, std::string site = {});
+  // The same for a kernel of a module: its name, signature and module's source (CounterRow).
+  void record_launch(const KernelObj& k, cu::Dim3 grid, cu::Dim3 block, std::string site = {});
 
   // Waits for the context, stops counting, and returns one row per counted launch. Once
   // only (an Error after). A fault of a counted kernel surfaces as cu::Error here. The
@@ -149,7 +176,7 @@ class CounterSession {
 
  private:
   struct Launch {
-    std::string kernel, site;
+    std::string kernel, signature, module, site;
     cu::Dim3 grid, block;
   };
   void pause();            // the outer session, when an inner one starts: decode, keep, disable

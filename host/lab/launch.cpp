@@ -10,6 +10,7 @@
 #include "cu/graph.hpp"
 #include "lab/counters.hpp"
 #include "lab/sync.hpp"
+#include "lab/tensor_map.hpp"
 #include "lab/timing.hpp"
 
 namespace warplab::lab {
@@ -28,6 +29,7 @@ void plan_args(KernelObj& k) {
     s.offset = i < k.offsets.size() ? k.offsets[i] : 0;
     s.size = i < k.sizes.size() ? k.sizes[i] : static_cast<std::size_t>(p.size > 0 ? p.size : 0);
     s.size_mismatch = p.size > 0 && static_cast<std::size_t>(p.size) != s.size;
+    s.tensor_map = p.kind == Kind::Other && is_tensor_map_type(p.spelling);
     if (p.kind == Kind::Pointer) {
       for (unsigned t = 0; t <= static_cast<unsigned>(cu::DType::F64); ++t)
         if (cu::pointee_accepts(p.pointee, static_cast<cu::DType>(t))) s.dtypes |= 1u << t;
@@ -135,7 +137,7 @@ inline const cu::LaunchConfig& sendable(const KernelObj& k, const cu::LaunchConf
     s.driver_done();
     throw;
   }
-  s.record_launch(k.display, c.grid, c.block, std::move(site));
+  s.record_launch(k, c.grid, c.block, std::move(site));
 }
 
 // Everything a launch checks before the driver sees it, then the launch, noted for fault

@@ -45,6 +45,7 @@ struct ArgSlot {
   long long lo = 0, hi = 0;          // integer: the range of its type (unsigned 64-bit: hi = -1, any >= 0)
   int bits = 0;                      // integer: width in bits
   bool size_mismatch = false;        // the signature's size differs from the layout's
+  bool tensor_map = false;           // a CUtensorMap (by value): takes a cuda.tensor_map
 };
 
 // A kernel's last launch in this run: what `warplab watch` computes occupancy at.

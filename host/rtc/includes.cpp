@@ -1,9 +1,11 @@
 // includes.cpp: finds #include directives (outside comments), resolves them against the
 // including file's folder and the search dirs, reads the headers recursively (each once)
 // and rewrites the directives to canonical names for NVRTC; what to use instead of a C or
-// C++ standard header NVRTC lacks. Needs the file system only.
+// C++ standard header NVRTC lacks, and which CCCL header the toolkit lacks. Needs the file
+// system only.
 #include "rtc/includes.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -212,7 +214,33 @@ bool listed(std::string_view list, const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// A CCCL header (<cuda/barrier>, <cuda/ptx>, <cub/...>, <thrust/...>, <nv/...>) that no CUDA
+// include dir holds: the toolkit lacks CCCL (CUDA 13 keeps it in include/cccl, which warplab
+// passes to every compile when it exists). nullopt when the name is not CCCL's, or a dir has it.
+std::optional<std::string> cccl_header_note(const std::string& spelled,
+                                            const std::vector<fs::path>& cuda_dirs) {
+  static constexpr const char* kCccl[] = {"cuda/", "cub/", "thrust/", "nv/"};
+  if (std::none_of(std::begin(kCccl), std::end(kCccl),
+                   [&](const char* p) { return spelled.rfind(p, 0) == 0; }))
+    return std::nullopt;
+  std::string dirs;
+  for (const fs::path& d : cuda_dirs) {
+    std::error_code ec;
+    if (fs::is_regular_file(d / spelled, ec)) return std::nullopt;
+    dirs += (dirs.empty() ? "" : ", ") + d.string();
+  }
+  return "<" + spelled + "> is one of the CUDA toolkit's CCCL headers (libcu++, CUB, Thrust), which " +
+         (dirs.empty() ? std::string("no CUDA include dir was found to hold (set CUDA_HOME)")
+                       : "the toolkit's include dirs (" + dirs + ") do not have") +
+         ": install the toolkit's CCCL (its include/cccl folder), or set CUDA_HOME to a toolkit that has it";
+}
+
+}  // namespace
+
 std::string standard_header_note(const std::string& spelled, const std::vector<fs::path>& cuda_dirs) {
+  if (std::optional<std::string> cccl = cccl_header_note(spelled, cuda_dirs)) return *cccl;
   // <stdint.h> is <cstdint> to C++; <cstdint> stays itself.
   std::string cpp = spelled;
   if (spelled.size() > 2 && spelled.compare(spelled.size() - 2, 2, ".h") == 0) {

@@ -54,7 +54,8 @@ ResolvedIncludes resolve_includes(const Source& src, const std::vector<std::file
 // For an `#include <NAME>` nothing could open: when NAME is a C or C++ standard header,
 // which NVRTC does not have, one sentence naming what to use instead (what NVRTC has built
 // in: assert, the math functions; else libcu++'s <cuda/std/...> when one of `cuda_dirs`
-// holds it); "" for any other name.
+// holds it); for a CCCL header (<cuda/barrier>, <cub/...>) none of `cuda_dirs` holds, that the
+// toolkit lacks CCCL and what to install; "" for any other name.
 std::string standard_header_note(const std::string& spelled,
                                  const std::vector<std::filesystem::path>& cuda_dirs);
 

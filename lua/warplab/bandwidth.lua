@@ -9,8 +9,12 @@ local bandwidth = {}
 local kernel -- stream_read, compiled on first use
 
 -- bandwidth.kernel([load]) -> the stream_read kernel; load as WL_LOAD (reduce.cuh:
--- 0 __ldg, 1 __ldcs, 2 L1::no_allocate, 3 plus an L2::256B prefetch; default 3).
+-- 0 __ldg, 1 __ldcs, 2 L1::no_allocate, 3 plus an L2::256B prefetch, 4 plus an evict-first
+-- policy; default 3).
 function bandwidth.kernel(load)
+  if load ~= nil and (math.type(load) ~= "integer" or load < 0 or load > 4) then
+    error("bandwidth.kernel: load is an integer 0..4 (reduce.cuh's WL_LOAD), got " .. util.repr(load), 2)
+  end
   if kernel and kernel.load == (load or 3) then return kernel.k end
   local m, diag = cuda.compile{file = "reductions/reference.cu", defines = {WL_LOAD = load or 3}}
   -- The diagnostics themselves: `warplab run` ends a raised compile failure with exit 5.

@@ -1,11 +1,19 @@
 -- warplab/check.lua: experiment assertions that keep going, print their evidence and
 -- count: `local c = check.new("clock"); c:eq(#ids, 256, "one id per thread")`.
 -- A failed check is a result to report (exit code 1 via check.exit_code), not an error.
--- Depends on: warplab.util (number text); output through the global print by default.
+-- Depends on: warplab.util (number text), warplab.page (a run's page shows each check);
+-- output through the global print by default.
 local util = require "warplab.util"
+local page = require "warplab.page"
 
 local check = {}
-local checkers = {} -- every checker made since load (or check.reset), in order
+-- Totals over the checkers made since load (or check.reset), counted as each result is
+-- recorded: a list of every checker grew with each check.new in a long session (a REPL,
+-- watch's standby). `era` tells a checker made before the last reset, whose results no
+-- longer count; `born` holds each checker's era without keeping it alive.
+local total = {passed = 0, failed = 0}
+local era = 0
+local born = setmetatable({}, {__mode = "k"})
 
 local Checker = {}
 Checker.__index = Checker
@@ -34,19 +42,25 @@ function check.new(name, opts)
   end
   opts = util.options(opts, "check.new")
   local c = setmetatable({name = name, passed = 0, failed = 0, out = opts.out}, Checker)
-  checkers[#checkers + 1] = c
+  born[c] = era
   return c
 end
 
 -- Count and print one result: "  ok   what  (evidence)" or "  FAIL what  (evidence)".
 local function record(self, ok, what, evidence)
   ok = ok and true or false
-  if ok then self.passed = self.passed + 1 else self.failed = self.failed + 1 end
+  local key = ok and "passed" or "failed"
+  self[key] = self[key] + 1
+  if born[self] == era then total[key] = total[key] + 1 end
   what = what and tostring(what) or ("check " .. (self.passed + self.failed))
   local line = (ok and "  ok   " or "  FAIL ") .. what
   if evidence ~= nil and evidence ~= "" then line = line .. "  (" .. tostring(evidence) .. ")" end
-  local out = self.out or print
-  out(line)
+  if self.out then
+    self.out(line)
+  elseif not page.emit{kind = "check", ok = ok, what = what, name = self.name, text = line,
+                       evidence = (evidence ~= nil and evidence ~= "") and tostring(evidence) or nil} then
+    print(line)
+  end
   return ok
 end
 
@@ -101,8 +115,13 @@ end
 
 -- c:summary() prints "name: N passed, N failed" and returns true when none failed.
 function Checker:summary()
-  local out = self.out or print
-  out(string.format("%s: %d passed, %d failed", self.name, self.passed, self.failed))
+  local line = string.format("%s: %d passed, %d failed", self.name, self.passed, self.failed)
+  if self.out then
+    self.out(line)
+  elseif not page.emit{kind = "summary", name = self.name, passed = self.passed, failed = self.failed,
+                       text = line} then
+    print(line)
+  end
   return self.failed == 0
 end
 
@@ -110,9 +129,7 @@ function Checker:ok() return self.failed == 0 end
 
 -- Totals over every checker: passed, failed.
 function check.totals()
-  local p, f = 0, 0
-  for _, c in ipairs(checkers) do p, f = p + c.passed, f + c.failed end
-  return p, f
+  return total.passed, total.failed
 end
 
 function check.all_ok()
@@ -128,7 +145,8 @@ end
 
 -- Forget every checker (a re-run under `warplab watch` starts from zero).
 function check.reset()
-  checkers = {}
+  total = {passed = 0, failed = 0}
+  era = era + 1
 end
 
 return util.api("check", check, Checker, "check")

@@ -1,13 +1,14 @@
 -- warplab/report.lua: what experiments show and keep: aligned text tables, terminal and
 -- SVG heatmaps, SVG line and bar charts, and results saved as .csv or .json by extension.
--- Depends on: warplab.util, .json, .heatmap, .svg, .plot, .bars (all pure Lua); the host's
--- optional globals `warplab_tty` (stdout is a terminal) and `warplab.mkdir`.
+-- Depends on: warplab.util, .json, .heatmap, .svg, .plot, .bars, .page (all pure Lua); the
+-- host's optional globals `warplab_tty` (stdout is a terminal) and `warplab.mkdir`.
 local util = require "warplab.util"
 local json = require "warplab.json"
 local heatmap = require "warplab.heatmap"
 local svg = require "warplab.svg"
 local plot = require "warplab.plot"
 local bars = require "warplab.bars"
+local page = require "warplab.page"
 
 local report = {}
 
@@ -94,6 +95,18 @@ local function cell_text(v, fmt, col, level)
   return tostring(v)
 end
 
+-- The table as a run's page shows it (warplab.page): its cells as printed, at most 5000 rows.
+local function table_event(text, opts, header, cols, cells, numeric)
+  local names, rows = nil, {}
+  if header and #cols > 0 then
+    names = {}
+    for j, col in ipairs(cols) do names[j] = col.name end
+  end
+  for i = 1, math.min(#cells, 5000) do rows[i] = cells[i] end
+  return {kind = "table", title = opts.title ~= nil and tostring(opts.title) or nil, columns = names,
+          rows = rows, numeric = numeric, more = #cells - #rows, text = text}
+end
+
 -- report.table(rows [, opts]) -> string; prints it unless opts.print == false.
 function report.table(rows, opts)
   opts = util.options(opts, "report.table")
@@ -139,7 +152,9 @@ function report.table(rows, opts)
   for i = 1, #cells do out[#out + 1] = line(cells[i]) end
   if #rows == 0 then out[#out + 1] = "(no rows)" end
   local s = table.concat(out, "\n")
-  if opts.print ~= false then print(s) end
+  if opts.print ~= false and not (page.on and page.emit(table_event(s, opts, header, cols, cells, numeric))) then
+    print(s)
+  end
   return s
 end
 

@@ -1,7 +1,9 @@
 -- warplab/sync.lua: what the synchronization experiments (examples/sync) share: a
 -- kernel's PTX body and instruction counts, the co-resident capacity of a grid, the
--- inversions of an order, a lock's first-acquisition sequence, and nanosecond text.
--- Depends on: warplab.util; the `cuda` global only in sync.capacity (offline from the profile).
+-- inversions of an order, a lock's first-acquisition sequence, nanosecond text, what a
+-- feature needs of the compute capability, and a timed barrier loop's cost per round.
+-- Depends on: warplab.util; the `cuda` global in sync.capacity (offline from the profile)
+-- and sync.loop (a GPU).
 local util = require "warplab.util"
 local sync = {}
 
@@ -71,6 +73,55 @@ function sync.first_order(order)
     if not seen[v] then seen[v] = true; out[#out + 1] = v end
   end
   return out
+end
+
+-- sync.needs(dev, major, minor, what) -> nil when dev's compute capability is at least
+-- major.minor, else the one sentence an experiment prints for the part it refuses:
+-- "bulk copies need compute capability 9.0 (this is 8.0): refused".
+function sync.needs(dev, major, minor, what)
+  local cc = type(dev) == "table" and dev.cc
+  if type(dev) == "userdata" then cc = select(2, pcall(function() return dev.cc end)) end -- a device has it
+  local a, b = (type(cc) == "string" and cc or ""):match("^(%d+)%.(%d+)$")
+  if not a then
+    error("sync.needs: expected a device (cuda.device(), or a table with cc = \"9.0\"), got " ..
+          (type(cc) == "string" and "cc = " .. string.format("%q", cc:sub(1, 40))
+           or (type(dev) == "table" or type(dev) == "userdata") and "one whose cc is " .. util.kind(cc)
+           or util.kind(dev)), 0)
+  end
+  if math.type(major) ~= "integer" or math.type(minor) ~= "integer" or major < 0 or minor < 0 then
+    error("sync.needs: major and minor are the compute capability's integers (9, 0), got " .. util.kind(major) ..
+          " and " .. util.kind(minor), 0)
+  end
+  if type(what) ~= "string" then error("sync.needs: what is the feature's name, got " .. util.kind(what), 0) end
+  a, b = tonumber(a), tonumber(b)
+  if a > major or (a == major and b >= minor) then return nil end
+  local plural = what:find(" and ", 1, true) or what:match("s$")
+  return string.format("%s need%s compute capability %d.%d (this is %s): refused", what, plural and "" or "s", major,
+                       minor, cc)
+end
+
+-- sync.loop(k, cfg, args, rounds, out) -> ns, cycles per round: launches k once to load it
+-- and once measured, with cfg (grid, block, cluster, cooperative) and args; the kernel
+-- records each block's loop time in out (u64: [2b] %globaltimer ns, [2b + 1] clock64
+-- cycles, as cost.cu and ladder.cu do); the slowest block counts.
+function sync.loop(k, cfg, args, rounds, out)
+  if type(cfg) ~= "table" then error("sync.loop: cfg is a launch table {grid =, block =}, got " .. util.kind(cfg), 0) end
+  if math.type(rounds) ~= "integer" or rounds < 1 then
+    error("sync.loop: rounds is an integer >= 1, got " .. (type(rounds) == "number" and util.repr(rounds)
+          or util.kind(rounds)), 0)
+  end
+  local launch = {grid = cfg.grid, block = cfg.block, cluster = cfg.cluster, cooperative = cfg.cooperative,
+                  args = args}
+  k(launch)
+  out:zero()
+  k(launch)
+  local o, grid = out:get(), type(cfg.grid) == "table" and cfg.grid[1] or cfg.grid
+  if #o < 2 * grid then
+    error(string.format("sync.loop: out holds %d values, the %d blocks record %d", #o, grid, 2 * grid), 0)
+  end
+  local ns, cyc = 0, 0
+  for b = 0, grid - 1 do ns, cyc = math.max(ns, o[2 * b + 1]), math.max(cyc, o[2 * b + 2]) end
+  return ns / rounds, cyc / rounds
 end
 
 -- sync.ns(v) -> "12.3 ns", "4.56 us", "1.20 ms": a duration given in nanoseconds.

@@ -116,8 +116,9 @@ function timeline.text(rows, opts)
   end
   local legend = {}
   for i, k in ipairs(kinds) do legend[i] = MARKS[(i - 1) % #MARKS + 1] .. " " .. k end
-  out[#out + 1] = string.format("  %s %s, %.3f ms from left to right", string.rep(" ", namew),
-                                table.concat(legend, ", "), span)
+  -- util.human: the library's one number text (4 digits, 1e+308 never 300 digits).
+  out[#out + 1] = string.format("  %s %s, %s ms from left to right", string.rep(" ", namew),
+                                table.concat(legend, ", "), util.human(span + 0.0))
   local text = table.concat(out, "\n")
   if opts.print ~= false then print(text) end
   return text
@@ -156,9 +157,9 @@ function timeline.svg(rows, path, opts)
         util.xml(tostring(r.name or "")))
     for _, s in ipairs(r.spans) do
       local k = tostring(s.kind or "work")
-      add('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s: %.4f .. %.4f ms</title></rect>',
+      add('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s: %s .. %s ms</title></rect>',
           num(px(s.t0)), num(y + 4), num(math.max(0.5, px(s.t1) - px(s.t0))), num(lane - 8),
-          COLORS[(index[k] - 1) % #COLORS + 1], util.xml(k), s.t0 - lo, s.t1 - lo)
+          COLORS[(index[k] - 1) % #COLORS + 1], util.xml(k), util.human(s.t0 - lo + 0.0), util.human(s.t1 - lo + 0.0))
     end
   end
   local x = b.left

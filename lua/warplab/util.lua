@@ -1,7 +1,9 @@
 -- warplab/util.lua: helpers shared by report, svg and json (internal; scripts use report).
 -- Number formatting, display width, the viridis colour ramp, nice axis ticks, XML
 -- escaping, and writing a file while creating its directory.
--- Depends on: the Lua 5.4 standard library; the host's optional global `warplab.mkdir`.
+-- Depends on: the Lua 5.4 standard library, warplab.page (a written file is shown on the run's
+-- page); the host's optional global `warplab.mkdir`.
+local page = require "warplab.page"
 local util = {}
 
 -- Shortest decimal text that reads back as the same number ("0.1", not
@@ -161,6 +163,7 @@ function util.write_file(path, content, who, level)
     if dir and dir ~= "" then mkdir_p(dir) end
     local ok, err = host.write_file(path, content)
     if not ok then error(string.format("%s: %s", who, err), level) end
+    page.file(path, content)
     return path
   end
   local f = io.open(path, "wb")
@@ -174,6 +177,7 @@ function util.write_file(path, content, who, level)
   local ok, err = f:write(content)
   f:close()
   if not ok then error(string.format("%s: cannot write '%s': %s", who, path, err), level) end
+  page.file(path, content)
   return path
 end
 

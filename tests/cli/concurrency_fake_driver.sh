@@ -2,8 +2,8 @@
 # concurrency_fake_driver.sh: warplab's live paths for streams, events, copies on streams,
 # CUDA graphs and managed memory with no GPU, through the stand-in driver
 # build/fake_driver/libcuda.so.1 (bench/fake_driver.cpp, fake_graph.cpp: it records
-# captures and replays them, but runs no kernel): tests/lua/api_concurrency.lua passes
-# whole, and each examples/concurrency script runs to its checks' summary without a Lua
+# captures and replays them, but runs no kernel): tests/lua/api_concurrency.lua and
+# api_tensor_map.lua pass whole, and each examples/concurrency script runs to its checks' summary without a Lua
 # error (its measurements mean nothing here, so its checks may fail: exit 0 or 1); a fault
 # names the stream of its launch, and a graph's replay where it was captured and launched.
 # Usage: bash concurrency_fake_driver.sh <warplab binary> <source root>
@@ -21,6 +21,9 @@ fail() { echo "FAIL: $*"; sed 's/^/    /' "$T/out" | tail -n 30; exit 1; }
 "$W" -q run tests/lua/api_concurrency.lua >"$T/out" 2>&1 || fail "api_concurrency.lua exited $?"
 tail -n 1 "$T/out" | grep -Eq '^[0-9]+ passed, 0 failed$' || fail "api_concurrency.lua"
 [ "$(tail -n 1 "$T/out" | cut -d' ' -f1)" -ge 8 ] || fail "api_concurrency.lua ran fewer than its 8 live cases"
+# Tensor maps: encoded by the stand-in, kept by a captured launch (api_tensor_map.lua).
+"$W" -q run tests/lua/api_tensor_map.lua >"$T/out" 2>&1 || fail "api_tensor_map.lua exited $?"
+tail -n 1 "$T/out" | grep -Eq '^2 passed, 0 failed$' || fail "api_tensor_map.lua"
 
 # A fault names the stream of its launch, and a graph's replay by where it was captured
 # and launched ("fake_fault" kernels leave a sticky error in the stand-in).

@@ -3,10 +3,11 @@
 # parsed in every option position (before and after the script, =, repeated, comma lists,
 # between script arguments, around -p and global options), the script never sees it;
 # offline the names are checked against the profile's chip ("did you mean": exit 4) and
-# the script runs, with one note; no CUPTI library (exit 3); --counters with --sanitize
+# the script runs, with one note; no CUPTI library, or one that is no CUPTI of CUDA 13
+# (exit 3, the file named); --counters with --sanitize
 # (exit 2, in either order); --counters-by and --json only with --counters; through the
-# stand-in driver, CUPTI's refusal is one line (exit 6) and a script's own cuda.counters
-# error leaves it running; `watch --counters` passes it to its runs; the REPL's :counters.
+# stand-in driver, CUPTI's refusal is one line (exit 6), a misspelling is still exit 4,
+# and a script's own cuda.counters error leaves it running; `watch --counters` passes it to its runs; the REPL's :counters.
 # Usage: bash counters.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
 export NO_COLOR=1 XDG_STATE_HOME=$T/state
@@ -84,6 +85,16 @@ WARPLAB_CUPTI_DIR=$T/empty w --profile h100 run --counters shared s.lua
 grep -qxF "warplab: no CUPTI library: WARPLAB_CUPTI_DIR is '$T/empty' and holds no libcupti.so.13" "$T/err" ||
   fail "no CUPTI: the sentence"
 grep -q "script ran" "$T/out" && fail "no CUPTI: the script ran"
+# A libcupti.so.13 that is no CUPTI of CUDA 13: the sentence names the file (it once said
+# "CUPTI at  is too old" for a library without cuptiGetVersion), exit 3.
+for stub in "int warplab_not_cupti(void) { return 0; }" "int cuptiGetVersion(unsigned* v) { *v = 1; return 0; }"; do
+  rm -rf "$T/old" && mkdir -p "$T/old"
+  printf '%s\n' "$stub" | g++ -shared -fPIC -x c - -o "$T/old/libcupti.so.13" || fail "the stub CUPTI: no compiler"
+  WARPLAB_CUPTI_DIR=$T/old w --profile h100 run --counters shared s.lua
+  [ $rc -eq 3 ] || fail "a stub CUPTI ($stub): exit $rc, want 3"
+  grep -qxF "warplab: the CUPTI library $T/old/libcupti.so.13 cannot count: it has no cuptiGetResultString (it is older than CUDA 13's, or no CUPTI at all; set WARPLAB_CUPTI_DIR to the folder of CUDA 13's libcupti.so.13)" "$T/err" ||
+    fail "a stub CUPTI ($stub): the sentence names the file"
+done
 cat >avail.lua <<'LUA'
 print(cuda.counters_available())
 print(pcall(cuda.counters, function() end, "shared"))
@@ -115,6 +126,18 @@ LUA
   [ $rc -eq 6 ] || fail "stand-in driver, run --counters: exit $rc, want 6"
   grep -qE "^warplab: cupti[A-Za-z]+ .*failed: CUPTI_ERROR_[A-Z_]+" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ] ||
     fail "stand-in driver, run --counters: one line"
+  # A misspelling is said before CUPTI starts (it was exit 6, CUPTI's failure hiding it):
+  # exit 4 with "did you mean", from run --counters and from cuda.counters alike.
+  fake run --counters shared,sahred fake.lua
+  [ $rc -eq 4 ] || fail "stand-in driver, a misspelled name: exit $rc, want 4"
+  grep -qxF "warplab: --counters: unknown counter set or metric 'sahred': did you mean 'shared'? (sets: shared, memory, warps, stalls, sync, local, time; or a CUPTI metric name such as 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum')" "$T/err" &&
+    [ "$(wc -l <"$T/err")" -eq 1 ] || fail "stand-in driver, a misspelled name: the one sentence"
+  grep -q "still running" "$T/out" && fail "stand-in driver, a misspelled name: the script ran"
+  sed -i 's/"shared")/"shared,sahred")/' fake.lua
+  fake run fake.lua
+  [ $rc -eq 0 ] && grep -qxF "still running" "$T/out" || fail "stand-in driver, cuda.counters misspelled: exit $rc"
+  grep -qF "counters:	false	unknown counter set or metric 'sahred': did you mean 'shared'?" "$T/out" ||
+    fail "stand-in driver, cuda.counters misspelled: did you mean"
 else
   echo "note: no stand-in driver beside $BIN: its cases are not checked"
 fi

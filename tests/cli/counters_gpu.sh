@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # counters_gpu.sh (GPU): hardware counters through every front end, on a one-warp shared
 # store at stride 32 and 1 (31 and 0 bank conflicts per request). `run --counters` prints
-# the table after the script's output (per launch, then --counters-by kernel), and --json
+# the table after the script's output (per launch, then --counters-by kernel, kernels of
+# one name kept apart by signature or module), and --json
 # writes the same numbers; a script's own cuda.counters inside `run --counters` (nested
 # sessions) gets its rows and the outer table keeps every launch; `watch --counters` shows
-# 31 -> 0 after an edit; the REPL's :counters prints the table; a counted kernel that
+# 31 -> 0 after an edit, and says when a run launched nothing; the REPL's :counters prints the table; a counted kernel that
 # faults is one sentence (the script catching it goes on); one that never ends is the
 # watchdog's sentence, exit 7, under --timeout. Exit 77 without a GPU.
 # Usage: bash counters_gpu.sh <warplab binary> <source root>
@@ -57,6 +58,41 @@ grep -qE "^ +shared_st_conflicts_per_request +0  conflicts/request$" "$T/out" ||
 w run k.lua --counters shared_st_conflicts,shared_st_requests,shared_st_conflicts_per_request --counters-by kernel
 grep -qE "^store  2 launches  grid 1  block 32" "$T/out" && grep -qE "^ +shared_st_conflicts_per_request +15\.50 " "$T/out" ||
   fail "--counters-by kernel"
+# Kernels that share a name are kept apart per kernel, never summed: overloads by their
+# signature, one extern "C" name in two modules by its module.
+cat >same.lua <<'LUA'
+local store = [[
+extern "C" __global__ void k(int* out, int stride) {
+  __shared__ int s[32 * 33];
+  s[threadIdx.x * stride] = threadIdx.x;
+  __syncwarp();
+  out[threadIdx.x] = s[threadIdx.x];
+}]]
+local a = assert(cuda.compile{source = store, name = "a.cu"}):kernel("k", "int*, int")
+local b = assert(cuda.compile{source = store, name = "b.cu"}):kernel("k", "int*, int")
+local o = assert(cuda.compile{source = [[
+template <class T> __device__ void put(T* out, int stride) {
+  __shared__ T s[32 * 33];
+  s[threadIdx.x * stride] = T(threadIdx.x);
+  __syncwarp();
+  out[threadIdx.x] = s[threadIdx.x];
+}
+__global__ void f(int* out, int stride) { put(out, stride); }
+__global__ void f(float* out, int stride) { put(out, stride); }]], name = "o.cu"})
+local ints, floats = cuda.array("i32", 32), cuda.array("f32", 32)
+a:launch(1, 32, ints, 32)
+b:launch(1, 32, ints, 1)
+o:kernel("f(int*, int)"):launch(1, 32, ints, 32)
+o:kernel("f(float*, int)"):launch(1, 32, floats, 1)
+LUA
+w run same.lua --counters shared_st_conflicts --counters-by kernel
+[ $rc -eq 0 ] || fail "kernels of one name: exit $rc"
+grep -qE "^hardware counters: .* 4 launches of 4 kernels$" "$T/out" || fail "kernels of one name: 4 kernels"
+for want in "k in a.cu  1 launch:31" "k in b.cu  1 launch:0" "f\(int\*, int\)  1 launch:31" "f\(float\*, int\)  1 launch:0"; do
+  grep -A1 -E "^${want%%:*}" "$T/out" | grep -qE "^ +shared_st_conflicts +${want##*:}  conflicts$" ||
+    fail "kernels of one name: the row of ${want%%:*} (want ${want##*:})"
+done
+
 # JSON, to a file and to stdout.
 w run k.lua --counters shared --json c.json
 python3 - c.json <<'PY' || fail "--json FILE"
@@ -84,6 +120,12 @@ seen() { for _ in $(seq 300); do grep -qE "$1" "$T/err" && return 0; sleep 0.1; 
 seen "^  store  shared_st_conflicts  31 conflicts$" || fail "watch: the first run's counters"
 sed -i 's/stride = 32, inner/stride = 1, inner/' k.lua
 seen "^  store  shared_st_conflicts  31 -> 0 conflicts$" || fail "watch: 31 -> 0 after the edit"
+kill -INT $WPID; wait $WPID; WPID=""
+# A run that launches nothing says so (it printed an empty "counters:").
+echo 'print("no launch")' >none.lua
+timeout 60 "$W" watch none.lua --counters shared >"$T/out" 2>"$T/err" &
+WPID=$!
+seen "^counters: no kernel was launched$" || fail "watch: a run without launches"
 kill -INT $WPID; wait $WPID; WPID=""
 
 # The REPL.

@@ -19,7 +19,7 @@ mkdir -p "$STATE/warplab"
 mkfifo "$STATE/warplab/history" "$STATE/editrc"
 LC_ALL=C.UTF-8 EDITRC="$STATE/editrc" WARPLAB_NO_DRIVER=1 XDG_STATE_HOME="$STATE" timeout 200 \
   python3 - "$W" "$FIX" <<'PY' || exit 1
-import os, pty, re, select, sys, threading, time
+import os, pty, re, select, sys, termios, threading, time
 exe, fix = sys.argv[1], sys.argv[2]
 pid, fd = pty.fork()
 if pid == 0:
@@ -57,6 +57,12 @@ def expect(pattern, timeout=10.0, what=""):
         pump(min(left, 0.5))
 
 def send(b):
+    # Keys go in once the line editor has the terminal (not canonical): typed ahead while
+    # the last line is still evaluated, the terminal's own line discipline would take a
+    # Ctrl-U (and erase nothing the editor holds) before the editor ever saw it.
+    end = time.time() + 10
+    while termios.tcgetattr(fd)[3] & termios.ICANON and time.time() < end:
+        pump(0.02)
     while b:
         b = b[os.write(fd, b):]
 

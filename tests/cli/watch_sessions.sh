@@ -35,11 +35,14 @@ alive() {  # alive PID: a process (not a zombie) has that pid
   stat=${stat##*) }
   [ "${stat%% *}" != Z ]
 }
-# gone WHAT: the process in daemon.pid ends within 3 s.
+# gone WHAT [PID]: the process PID (by default the one in daemon.pid) ends within 3 s.
 gone() {
-  local pid
-  pid=$(cat "$T/daemon.pid" 2>/dev/null) || fail "$1: no daemon.pid"
-  for _ in $(seq 60); do alive "$pid" || { rm -f "$T/daemon.pid"; return 0; }; sleep 0.05; done
+  local pid="${2:-}"
+  [ -n "$pid" ] || pid=$(cat "$T/daemon.pid" 2>/dev/null) || fail "$1: no daemon.pid"
+  for _ in $(seq 60); do
+    alive "$pid" || { [ -n "${2:-}" ] || rm -f "$T/daemon.pid"; return 0; }
+    sleep 0.05
+  done
   fail "$1: the process started with setsid ($pid) outlived it"
 }
 # The script starts `sleep 100` in a session of its own, and says so; with a file `loop`
@@ -83,9 +86,10 @@ stop INT
 gone "watch stopped with Ctrl-C while a run looped"
 
 start
+first=$(cat "$T/daemon.pid")            # the next run starts one of its own
 echo '-- saved again' >>d.lua           # cancels the looping run
 wait_for "$T/err" 'run cancelled: a file was saved'
-gone "a save cancelled the run"
+gone "a save cancelled the run" "$first"
 stop INT
 
 start

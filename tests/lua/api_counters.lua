@@ -54,6 +54,28 @@ t.case("a misspelled name gets 'did you mean', offline too", function()
                function() end, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sun")
 end)
 
+t.case("'did you mean' is the same sentence on the 200th lookup of a process, and as quick", function()
+  -- The list of CUPTI's names once grew with every lookup (374 characters, then 2,777 after
+  -- 10 calls, 40,157 after 150): a REPL or watch's standby asks many times.
+  local name = {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.pct"}
+  local function ask()
+    local ok, e = pcall(cuda.counters, function() end, name)
+    assert(not ok)
+    return e
+  end
+  local t0 = os.clock()
+  local first = ask()
+  for _ = 2, 10 do t.eq(ask(), first) end
+  local ten = os.clock() - t0
+  assert(first:find("did you mean 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.", 1, true), first)
+  assert(#first < 500, #first)
+  for _ = 11, 190 do ask() end
+  t0 = os.clock()
+  for _ = 191, 200 do t.eq(ask(), first) end
+  local last_ten = os.clock() - t0
+  assert(last_ten < 3 * ten + 0.05, string.format("10 lookups took %.3f s, then %.3f s", ten, last_ten))
+end)
+
 if not live then
   t.case("offline: not available, and counting is one sentence; fn does not run", function()
     local ok, why = cuda.counters_available()

@@ -92,6 +92,21 @@ t.case("fields computed by __index functions", function()
   t.eq(missing, {})
 end)
 
+t.case("tensor maps: fields, methods, options", function()
+  missing = {}
+  for _, name in ipairs(computed_fields("tensor_map.cpp")) do need("`map." .. name .. "`") end
+  local mt = assert(reg["warplab.tensor_map"], "warplab.tensor_map is not registered")
+  for _, k in ipairs(sorted_keys(mt.methods or {})) do need("`map:" .. k .. "()`") end
+  if mt.__close then need("`local map <close> = ...`") end
+  local src = read("host/bind/tensor_map.cpp")
+  for _, name in ipairs{"dims", "box", "strides", "elem_strides", "swizzle", "l2_promotion", "oob_fill", "type"} do
+    assert(src:find('"' .. name .. '"', 1, true), "tensor_map.cpp does not read option " .. name)
+    need("`" .. name .. " = ")
+  end
+  table.sort(missing)
+  t.eq(missing, {})
+end)
+
 t.case("fields of the tables the API returns", function()
   missing = {}
   local m = assert(cuda.compile{source = "__global__ void k(float* a) { a[threadIdx.x] = 1; }"})

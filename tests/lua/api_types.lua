@@ -21,6 +21,7 @@ local released = {
   ["warplab.stream"] = "attempt to use a destroyed stream",
   ["warplab.event"] = "attempt to use a destroyed event",
   ["warplab.graph"] = "attempt to use a freed graph",
+  ["warplab.tensor_map"] = "attempt to use a freed tensor map",
   ["warplab.device"] = false,
   ["warplab.kernel"] = false,
 }
@@ -120,6 +121,29 @@ t.case("a released array, host array or module: every method raises", function()
   released_twice("warplab.module", function()
     return assert(cuda.compile{source = "__global__ void k(int* x) { x[0] = 1; }"})
   end, "cuda.module (freed)")
+end)
+
+-- A tensor map has one method, free: a released one raises its sentence from every field
+-- but `freed` (the names its __fields lists).
+t.case("a released tensor map: every field raises, tostring says so", function()
+  local function make() return cuda.tensor_map(cuda.array("u32", 64), {box = {16}}) end
+  local name = "warplab.tensor_map"
+  local m = make()
+  m:free()
+  m:free()
+  local fields = reg[name].__fields(m)
+  assert(#fields >= 7, name .. " lists only " .. #fields .. " fields")
+  for _, f in ipairs(fields) do
+    if f ~= "freed" then t.checkerror(released[name], function() return m[f] end) end
+  end
+  t.eq({m.freed, tostring(m)}, {true, "cuda.tensor_map (freed)"})
+  local escaped
+  do
+    local b <close> = make()
+    escaped = b
+  end
+  t.eq(escaped.freed, true)
+  escaped:free()
 end)
 
 t.case("a released stream, event or graph: every method raises", function()

@@ -93,6 +93,25 @@ t.case("totals, all_ok and exit_code across checkers; reset forgets", function()
   t.eq(check.exit_code(), 0)
 end)
 
+t.case("a checker made before reset no longer counts; check.new keeps nothing per checker", function()
+  check.reset()
+  local old = capture("old")
+  check.reset()
+  old:that(false)
+  t.eq({check.totals()}, {0, 0})
+  t.eq(old.failed, 1)
+  -- A long session (a REPL) makes many checkers: the library holds none of them.
+  collectgarbage()
+  collectgarbage()
+  local before = collectgarbage("count")
+  for _ = 1, 20000 do check.new("n", {out = function() end}):that(true) end
+  collectgarbage()
+  collectgarbage()
+  assert(collectgarbage("count") - before < 100, string.format("%.0f kB kept", collectgarbage("count") - before))
+  t.eq({check.totals()}, {20000, 0})
+  check.reset()
+end)
+
 t.case("default output goes through print", function()
   local got = {}
   local saved = print

@@ -21,7 +21,8 @@ end
 
 t.case("every module function is documented", function()
   local missing = {}
-  for _, m in ipairs({"report", "stats", "params", "check", "progress", "memory", "timeline", "counters"}) do
+  for _, m in ipairs({"report", "stats", "params", "check", "progress", "memory", "timeline", "counters", "sync",
+                       "litmus"}) do
     for _, k in ipairs(names(require("warplab." .. m))) do
       if not doc:find(m .. "." .. k, 1, true) then missing[#missing + 1] = m .. "." .. k end
     end

@@ -102,6 +102,42 @@ t.case("misuse nobody checked for: named and placed; the library's own sentences
          require("warplab.check").new("n", {out = function() end}), 1, 1, "tight")
 end)
 
+t.case("warplab.litmus and the sync helpers: their own sentences", function()
+  local litmus, sync = require "warplab.litmus", require "warplab.sync"
+  local mp = litmus.find("MP")
+  misuse("litmus.forbidden", "expected a test of litmus.TESTS (litmus.find(\"MP\")), got nil", litmus.forbidden, nil, 0, 0)
+  misuse("litmus.forbidden", "got a string", litmus.forbidden, "MP", 0, 0)
+  misuse("litmus.forbidden", "the variant is an integer from 0 to 6 (litmus.VARIANTS), got 7", litmus.forbidden, mp, 7, 0)
+  misuse("litmus.forbidden", "got 1.5", litmus.forbidden, mp, 1.5, 0)
+  misuse("litmus.forbidden", "got nan", litmus.forbidden, mp, 0 / 0, 0)
+  misuse("litmus.forbidden", "the placement is 0 (2 blocks) or 1 (2 warps), got 2", litmus.forbidden, mp, 0, 2)
+  misuse("litmus.forbidden", "the placement is 0 (2 blocks) or 1 (2 warps), got nil", litmus.forbidden, mp, 0)
+  misuse("litmus.outcome_text", "the outcome is an integer from 0 to 3 for MP, got 4", litmus.outcome_text, mp, 4)
+  misuse("litmus.outcome_text", "got -1", litmus.outcome_text, mp, -1)
+  misuse("litmus.outcome_text", "got 0.5", litmus.outcome_text, mp, 0.5)
+  misuse("litmus.outcome_text", "got inf", litmus.outcome_text, mp, math.huge)
+  misuse("litmus.find", "the name is a string (\"MP\", \"SB\", ...), got nil", litmus.find, nil)
+  misuse("litmus.find", "got a table", litmus.find, {})
+  t.eq(call(litmus.find, "iriw")[1].name, "IRIW")
+  t.eq(call(litmus.outcome_text, litmus.find("IRIW"), 15)[1], "r0=1 r1=1 r2=1 r3=1")
+  misuse("sync.needs", "expected a device (cuda.device(), or a table with cc = \"9.0\"), got nil", sync.needs, nil, 9, 0, "x")
+  misuse("sync.needs", "got cc = \"nine\"", sync.needs, {cc = "nine"}, 9, 0, "x")
+  misuse("sync.needs", "got one whose cc is an integer", sync.needs, {cc = 9}, 9, 0, "x")
+  misuse("sync.needs", "got one whose cc is nil", sync.needs, {}, 9, 0, "x")
+  misuse("sync.needs", "major and minor are the compute capability's integers (9, 0), got a float and an integer",
+         sync.needs, {cc = "9.0"}, 9.5, 0, "x")
+  misuse("sync.needs", "what is the feature's name, got nil", sync.needs, {cc = "9.0"}, 9, 0)
+  misuse("sync.loop", "cfg is a launch table {grid =, block =}, got nil", sync.loop, print, nil, {}, 1, {})
+  misuse("sync.loop", "rounds is an integer >= 1, got 0", sync.loop, print, {grid = 1, block = 1}, {}, 0, {})
+  misuse("sync.loop", "rounds is an integer >= 1, got nan", sync.loop, print, {grid = 1, block = 1}, {}, 0 / 0, {})
+  -- A stand-in kernel and output: too short an output for the grid is said, not indexed past.
+  local out = {zero = function() end, get = function() return {1, 2} end}
+  misuse("sync.loop", "out holds 2 values, the 4 blocks record 8", sync.loop, function() end, {grid = 4, block = 1},
+         {}, 1, out)
+  local ns, cyc = table.unpack(call(sync.loop, function() end, {grid = {1}, block = 1}, {}, 2, out))
+  t.eq({ns, cyc}, {0.5, 1.0})
+end)
+
 t.case("a callback's own error passes through as it was", function()
   local function boom() error("mine") end
   local line = debug.getinfo(boom, "S").linedefined
@@ -119,7 +155,7 @@ t.case("a sweep of every public function with wrong arguments", function()
   local bad = {n = 10, nil, "x", 2.5, -1, {}, {"x"}, true, 1e308, 0 / 0, math.maxinteger}
   bad[2] = path("sweep")
   local mods = {"report", "stats", "params", "check", "trace", "warpmodel", "experiment", "json", "memory",
-                "sync", "timeline", "counters", "progress", "reduce", "bandwidth"}
+                "sync", "timeline", "counters", "progress", "reduce", "bandwidth", "litmus"}
   local real_print, real_write = print, io.write
   print, io.write = function() end, function() end
   local calls, wrong = 0, {}

@@ -6,12 +6,19 @@
 // :counters tells its counter names from the chunk.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
+#include <fstream>
+#include <iterator>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "app/repl/counters.hpp"
 #include "app/watch/counters.hpp"
 #include "lab/counter_report.hpp"
+#include "lab/module.hpp"
+#include "rtc/signature.hpp"
 
 namespace lab = warplab::lab;
 
@@ -91,6 +98,137 @@ TEST(CountersOutput, ValuesAsTheTableWritesThem) {
   EXPECT_EQ(lab::counter_value_text(0.0123), "0.0123");
   EXPECT_EQ(lab::counter_value_text(1073741824.0), "1073741824");
   EXPECT_EQ(lab::counter_value_text(std::nan("")), "-");
+  // Past what a count reaches: 4 significant digits, never an integer of 300 digits.
+  EXPECT_EQ(lab::counter_value_text(1e308), "1e+308");
+  EXPECT_EQ(lab::counter_value_text(-1.5e300), "-1.5e+300");
+  EXPECT_EQ(lab::counter_value_text(123456789012345.0), "123456789012345");
+  EXPECT_EQ(lab::counter_value_text(1e15), "1e+15");
+  EXPECT_EQ(lab::counter_value_text(2.5e20), "2.5e+20");
+  EXPECT_EQ(lab::counter_value_text(std::numeric_limits<double>::max()), "1.798e+308");
+  EXPECT_EQ(lab::counter_value_text(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(lab::counter_value_text(1e-300), "1e-300");
+}
+
+// A run of 20 digits or more anywhere in `text`.
+bool has_long_number(const std::string& text) {
+  std::size_t run = 0;
+  for (char c : text) {
+    run = std::isdigit(static_cast<unsigned char>(c)) ? run + 1 : 0;
+    if (run >= 20) return true;
+  }
+  return false;
+}
+
+TEST(CountersOutput, HugeValuesInTheTableTheJsonAndWatch) {
+  lab::CounterReport r = report();
+  r.rows[0].values = {1e308, -1e308, 1.7976931348623157e308};
+  r.rows[0].collected = {1e308, 1, 1e308};
+  const std::string table = lab::counters_text(r);
+  EXPECT_FALSE(has_long_number(table)) << table;
+  EXPECT_NE(table.find("    conflicts                  1e+308  conflicts\n"), std::string::npos) << table;
+  const std::string by_kernel = lab::counters_text(lab::by_kernel(r), true);
+  EXPECT_FALSE(has_long_number(by_kernel)) << by_kernel;
+  const std::string json = lab::counters_json(r).dump();
+  EXPECT_FALSE(has_long_number(json)) << json;
+  warplab::app::watch::CounterDiff d("/nonexistent/counters.json");
+  const std::string first = d.compare(lab::counters_json(lab::by_kernel(report()), true).dump());
+  const std::string diff = d.compare(lab::counters_json(lab::by_kernel(r), true).dump());
+  EXPECT_FALSE(has_long_number(diff)) << diff;
+  EXPECT_NE(diff.find("  a  rate  20 -> 3.333e+307 %\n"), std::string::npos) << diff;
+}
+
+// Overloads, and one name in two modules, are different kernels: by_kernel keeps them
+// apart, and every table names each so that it can be told from the others.
+TEST(CountersOutput, KernelsThatShareANameAreKeptApart) {
+  lab::CounterReport r = report();
+  auto launch = [&](std::string kernel, std::string signature, std::string module, double c) {
+    lab::CounterRow w = r.rows[0];
+    w.kernel = std::move(kernel);
+    w.signature = std::move(signature);
+    w.module = std::move(module);
+    w.collected = {c, 1, 10};
+    w.values = {c, c, 10};
+    return w;
+  };
+  r.rows = {launch("f", "f(int*)", "a.cu", 1),
+            launch("f", "f(float*)", "a.cu", 2),
+            launch("k", "k", "a.cu", 4),
+            launch("k", "k", "b.cu", 8),
+            launch("f", "f(int*)", "a.cu", 16),
+            launch("g", "g(int)", "x.lua:12 -DN=1", 32),
+            launch("g", "g(int)", "x.lua:12 -DN=2", 64),
+            launch("h", "h", "a.cu", 128)};
+  EXPECT_EQ(lab::kernel_labels(r.rows),
+            (std::vector<std::string>{"f(int*)", "f(float*)", "k in a.cu", "k in b.cu", "f(int*)",
+                                      "g(int) in x.lua:12 -DN=1", "g(int) in x.lua:12 -DN=2", "h"}));
+  const lab::CounterReport k = lab::by_kernel(r);
+  ASSERT_EQ(k.rows.size(), 7u);
+  std::vector<std::string> names;
+  std::vector<double> conflicts;
+  for (const auto& row : k.rows) {
+    names.push_back(row.kernel);
+    conflicts.push_back(row.values[0]);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"f(int*)", "f(float*)", "k in a.cu", "k in b.cu",
+                                             "g(int) in x.lua:12 -DN=1", "g(int) in x.lua:12 -DN=2", "h"}));
+  EXPECT_EQ(conflicts, (std::vector<double>{17, 2, 4, 8, 32, 64, 128}));  // only f(int*) twice
+  const std::string text = lab::counters_text(k, true);
+  EXPECT_NE(text.find("8 launches of 7 kernels"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nk in b.cu  1 launch  grid 1"), std::string::npos) << text;
+  // Per launch too: #3 and #4 are two kernels, never "the same counts".
+  const std::string launches = lab::counters_text(r);
+  EXPECT_NE(launches.find("\n#3 k in a.cu  grid 1"), std::string::npos) << launches;
+  EXPECT_NE(launches.find("\n#4 k in b.cu  grid 1"), std::string::npos) << launches;
+  const nlohmann::json j = lab::counters_json(k, true);
+  EXPECT_EQ(j["rows"][3]["kernel"], "k in b.cu");
+  EXPECT_EQ(j["rows"][3]["signature"], "k");
+  EXPECT_EQ(j["rows"][3]["module"], "b.cu");
+  // watch compares each apart.
+  warplab::app::watch::CounterDiff d("/nonexistent/counters.json");
+  const std::string shown = d.compare(j.dump());
+  EXPECT_NE(shown.find("  k in a.cu  conflicts  4 conflicts\n"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("  k in b.cu  conflicts  8 conflicts\n"), std::string::npos) << shown;
+}
+
+// What a counted launch records of its kernel: name, signature, and where its module came
+// from (a file; an inline source's script line; the defines).
+TEST(CountersOutput, ACountedLaunchNamesItsKernelWhole) {
+  lab::KernelObj k;
+  k.mangled = "_Z1fPi";
+  k.sig = warplab::rtc::demangle(k.mangled);
+  ASSERT_TRUE(k.sig);
+  k.display = k.sig->name;
+  k.module = std::make_shared<lab::ModuleObj>();
+  k.module->spec.source.name = "x.lua";
+  k.module->spec.source.line_offset = 11;
+  k.module->spec.options.defines = {{"N", "256"}, {"FAST", ""}};
+  lab::CountedKernel c = lab::counted_kernel(k);
+  EXPECT_EQ(c.kernel, "f");
+  EXPECT_EQ(c.signature, "f(int*)");
+  EXPECT_EQ(c.module, "x.lua:12 -DN=256 -DFAST=");
+  lab::KernelObj plain;  // extern "C", from a file
+  plain.mangled = plain.display = "saxpy";
+  plain.module = std::make_shared<lab::ModuleObj>();
+  plain.module->spec.source.name = plain.module->spec.path = "kernels/saxpy.cu";
+  c = lab::counted_kernel(plain);
+  EXPECT_EQ(c.signature, "saxpy");
+  EXPECT_EQ(c.module, "kernels/saxpy.cu");
+}
+
+// cuda.counters and k:counters count up to 1,024 launches a call, `run --counters` up to
+// 4,096 a script: the docs say the numbers of the code.
+TEST(CountersOutput, TheDocsSayTheLaunchLimitsOfTheCode) {
+  auto read = [](const std::string& rel) {
+    std::ifstream in(std::string(WARPLAB_SOURCE_DIR) + "/" + rel);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(lab::CounterSession::kDefaultMaxLaunches, 1024u);
+  EXPECT_EQ(lab::CounterSession::kScriptMaxLaunches, 4096u);
+  const std::string api = read("docs/lua-api.md"), cli = read("docs/cli.md");
+  EXPECT_NE(api.find("over 1,024 in one call"), std::string::npos);
+  EXPECT_NE(api.find("`run --counters`: over 4,096 in the script"), std::string::npos);
+  EXPECT_NE(cli.find("counts up to 4,096 launches"), std::string::npos);
+  EXPECT_NE(cli.find("`cuda.counters` up to 1,024 a call"), std::string::npos);
 }
 
 TEST(CountersOutput, JsonHasEveryRowAndNullForNaN) {
@@ -134,6 +272,20 @@ TEST(CountersOutput, WatchShowsAllThenWhatChanged) {
   EXPECT_EQ(d.compare(run(0, 10, true)), "counters: no change\n");
   EXPECT_EQ(d.compare(run(0, 10, false)), "counters changed:\n  b: no longer launched\n");
   EXPECT_EQ(d.compare("not json"), "counters: unreadable (/nonexistent/counters.json)\n");
+}
+
+// A run that launched no kernel says so (it printed an empty "counters:"), and the next run
+// that launches is compared with the last one that did.
+TEST(CountersOutput, WatchSaysWhenARunLaunchedNothing) {
+  warplab::app::watch::CounterDiff d("/nonexistent/counters.json");
+  lab::CounterReport none = report();
+  none.rows.clear();
+  const std::string empty = lab::counters_json(lab::by_kernel(none), true).dump();
+  EXPECT_EQ(d.compare(empty), "counters: no kernel was launched\n");
+  const std::string all = d.compare(lab::counters_json(lab::by_kernel(report()), true).dump());
+  EXPECT_EQ(all.rfind("counters:\n  a  conflicts  62 conflicts\n", 0), 0u) << all;
+  EXPECT_EQ(d.compare(empty), "counters: no kernel was launched\n");
+  EXPECT_EQ(d.compare(lab::counters_json(lab::by_kernel(report()), true).dump()), "counters: no change\n");
 }
 
 TEST(CountersOutput, ReplTellsNamesFromTheChunk) {

@@ -108,6 +108,24 @@ TEST(Includes, AStandardHeaderNotFoundNamesWhatToUse) {
   EXPECT_EQ(rtc::standard_header_note("cfoo", dirs), "");
 }
 
+TEST(Includes, ACcclHeaderTheToolkitLacksSaysSo) {
+  ScratchDir cuda;
+  cuda.write("cuda/std/cassert", "");
+  const std::vector<std::filesystem::path> dirs = {cuda.path()};
+  EXPECT_EQ(
+      rtc::standard_header_note("cuda/barrier", dirs),
+      "<cuda/barrier> is one of the CUDA toolkit's CCCL headers (libcu++, CUB, Thrust), which the toolkit's "
+      "include dirs (" +
+          cuda.path().string() +
+          ") do not have: install the toolkit's CCCL (its include/cccl folder), or set CUDA_HOME to a "
+          "toolkit that has it");
+  EXPECT_NE(rtc::standard_header_note("cub/cub.cuh", {})
+                .find("no CUDA include dir was found to hold (set CUDA_HOME)"),
+            std::string::npos);
+  EXPECT_EQ(rtc::standard_header_note("cuda/std/cassert", dirs), "");  // present: nothing to say
+  EXPECT_EQ(rtc::standard_header_note("cudax/thing", dirs), "");
+}
+
 TEST(Includes, IncludingCassertCompilesToADiagnosticWithTheNote) {
   const auto r =
       rtc::compile(src("k.cu", "#include <cassert>\n__global__ void k(int* p) { assert(p); }\n"), sm90());

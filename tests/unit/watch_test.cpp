@@ -418,6 +418,19 @@ TEST(Deps, ARecordThatCannotBeReadIsSaidNotTakenForEmpty) {
 // A folder reached through a symbolic link (cur -> v1), the link then pointed elsewhere:
 // the set is watched where it leads now, the file counts as saved, and saves in the old
 // folder are no longer seen (they were the only ones seen).
+// After a failed run the last list is kept too, each file once: 1,000 failed runs of a long
+// session leave the list as it was after the first.
+TEST(Deps, FilesToWatchStayTheSameOverFailedRuns) {
+  const std::vector<std::string> first = files_to_watch({"/a/x.cu", "/a/h.cuh"}, "/a/s.lua", true, {});
+  EXPECT_EQ(first, (std::vector<std::string>{"/a/x.cu", "/a/h.cuh", "/a/s.lua"}));
+  std::vector<std::string> now = first;
+  for (int i = 0; i < 1000; ++i) now = files_to_watch({"/a/x.cu"}, "/a/s.lua", false, now);
+  EXPECT_EQ(now, (std::vector<std::string>{"/a/x.cu", "/a/s.lua", "/a/h.cuh"}));
+  // A good run watches what it read, and the script.
+  EXPECT_EQ(files_to_watch({"/a/y.cu", "/a/y.cu"}, "/a/s.lua", true, now),
+            (std::vector<std::string>{"/a/y.cu", "/a/s.lua"}));
+}
+
 TEST(FileWatcher, AFolderLinkPointedElsewhereIsFollowed) {
   TempDir d;
   fs::create_directories(d / "v1");

@@ -18,6 +18,7 @@
 
 #include "app/cli/command.hpp"
 #include "app/cli/lua_state.hpp"
+#include "app/cli/page.hpp"
 #include "app/cli/sanitize.hpp"
 #include "app/run/counters.hpp"
 #include "bind/state.hpp"
@@ -39,6 +40,7 @@ struct RunArgs {
   std::string sanitize;  // --sanitize TOOL: run again under compute-sanitizer
   CounterArgs counters;  // --counters SET[,SET], --counters-by, --json
   bool list_params = false;
+  PageOptions page;  // --serve, --html FILE: the run's page (cli/page.hpp)
 };
 
 // After "no CUDA device: <call> needs a GPU (...)": how a script keeps its offline part.
@@ -215,6 +217,10 @@ int run_script(const Globals& g, const RunArgs& given) {
                             ? " (nor an example in " + dir + ": `warplab list` names them)"
                             : ""));
   }
+  check_page_options(a.page);
+  if (a.page.any() && (a.list_params || !a.sanitize.empty()))
+    throw Error(ErrorKind::usage,
+                "--serve and --html show a run's page: they do not go with --params or --sanitize");
   if (a.list_params) return print_params(g, a.script);
   if (!a.sanitize.empty()) return sanitize::run(a.sanitize, g.argv);
   sanitize::die_with_the_tool();  // under compute-sanitizer: not one moment longer than it
@@ -222,8 +228,9 @@ int run_script(const Globals& g, const RunArgs& given) {
   std::vector<std::string> args = a.args;  // before `--`, then after it
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
   check_json_output(a.counters, g, a.script, args);  // before any work
-  lab::record_dependency(a.script);                  // for `warplab watch` (a no-op otherwise)
-  sys::note_input(a.script, "the script");           // no output of this run replaces it
+  if (a.page.any()) return run_with_page(g, a.page, PreparedRun{a.script, a.params, args, "", a.counters});
+  lab::record_dependency(a.script);         // for `warplab watch` (a no-op otherwise)
+  sys::note_input(a.script, "the script");  // no output of this run replaces it
   bind::StatePtr state = open_lua_state(g);
   bind::set_params(state.get(), params);
   start_counter_watchdog(g.opts);  // a counted launch, even the script's own cuda.counters
@@ -268,13 +275,14 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
                   "run under compute-sanitizer: memcheck, racecheck, synccheck or initcheck")
       ->type_name("TOOL");
   add_counter_options(sub, a->counters, true);
+  add_page_options(sub, a->page, true);
   sub->add_flag("--params", a->list_params,
                 "list the parameters the script declares (name, default, type) and run nothing else");
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too (--flag)")
       ->type_name("ARGS");
   set_help(sub,
            {"warplab run reductions/ladder.lua --params   # then -p block=512",
-            "warplab run examples/memory/banks.lua --counters shared",
+            "warplab run examples/memory/banks.lua --counters shared --html banks.html",
             "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
            "Exit status: 0 ok; 1 script error or failed check; 3 a GPU-only call without a GPU, or "
            "a value the profile does not know (--profile sm_86: the SM count); 4 bad input (a -p value "

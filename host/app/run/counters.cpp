@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "app/cli/exit_codes.hpp"
+#include "app/cli/page.hpp"
 #include "bind/state.hpp"
 #include "lab/counter_report.hpp"
 #include "lab/run.hpp"
@@ -14,22 +15,17 @@
 #include "sys/write.hpp"
 
 namespace warplab::app {
-namespace {
-
-// A whole script makes many launches: room for a long one (CUPTI sizes its counter data
-// by it, a few KiB per launch).
-constexpr std::size_t kScriptMaxLaunches = 4096;
-
-}  // namespace
 
 RunCounters::RunCounters(const CounterArgs& a, lua_State* L)
     : args_(a), words_(counter_words(a)), run_(bind::run_of(L)) {
   try {
     if (run_.offline())
       offline_ = lab::select_counters(words_, lab::counter_chip(run_.target()));
-    else
-      session_ =
-          std::make_unique<lab::CounterSession>(run_.gpu_context("--counters"), words_, kScriptMaxLaunches);
+    else {
+      lab::check_counter_words(words_, run_.target());  // a misspelling first, whatever CUPTI says next
+      session_ = std::make_unique<lab::CounterSession>(run_.gpu_context("--counters"), words_,
+                                                       lab::CounterSession::kScriptMaxLaunches);
+    }
   } catch (const cu::Error&) {  // no CUPTI (3), CUPTI refused (6): its sentence as it is
     throw;
   } catch (const Error& e) {  // a word that is no counter, a chip warplab does not know
@@ -69,7 +65,13 @@ int RunCounters::finish(bool timed_out) {
   const bool by_kernel = args_.by == "kernel";
   const lab::CounterReport shown = by_kernel ? lab::by_kernel(report) : std::move(report);
   if (args_.json.empty()) {
-    std::cout << "\n" << lab::counters_text(shown, by_kernel);
+    // On a run's page (--serve, --html) a table of its own; the terminal shows the text.
+    std::string text = "\n" + lab::counters_text(shown, by_kernel);
+    std::cout.flush();
+    if (!page_event({{"kind", "counters"},
+                     {"counters", lab::counters_json(shown, by_kernel)},
+                     {"text", text.substr(0, text.find_last_not_of('\n') + 1)}}))
+      std::cout << text;
     return kOk;
   }
   const std::string text = lab::counters_json(shown, by_kernel).dump(2) + "\n";

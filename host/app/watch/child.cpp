@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <system_error>
 
@@ -164,6 +165,13 @@ Record read_record(const std::string& path) {
   return r;
 }
 
+Record take_record(const std::string& path) {
+  Record r = read_record(path);
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  return r;
+}
+
 RunFiles read_deps_file(const std::string& path) {
   RunFiles out;
   const Record r = read_record(path);
@@ -179,6 +187,15 @@ RunFiles read_deps_file(const std::string& path) {
     }
   }
   return out;
+}
+
+std::vector<std::string> files_to_watch(std::vector<std::string> read, const std::string& script, bool ok,
+                                        const std::vector<std::string>& last) {
+  read.push_back(script);
+  if (!ok) read.insert(read.end(), last.begin(), last.end());
+  std::set<std::string> once;
+  std::erase_if(read, [&](const std::string& f) { return !once.insert(f).second; });
+  return read;
 }
 
 }  // namespace warplab::app::watch

@@ -75,6 +75,8 @@ struct Record {
   std::string problem;
 };
 Record read_record(const std::string& path);
+// read_record, then the file removed (a record read once: the code folder's modules list).
+Record take_record(const std::string& path);
 
 // A run's dependency file (lab/watch_feed.hpp): the files it read, one a line, and those it
 // wrote ("> PATH" lines: with the path their links lead to as well), blank lines skipped;
@@ -86,5 +88,11 @@ struct RunFiles {
   std::string problem;
 };
 RunFiles read_deps_file(const std::string& path);
+
+// The files to watch after a run: those it read and the script; after a failed run the
+// last list's too (a run that stopped early read less). Each once, in order: a long
+// session of failed runs once grew the list by the script and its files with each run.
+std::vector<std::string> files_to_watch(std::vector<std::string> read, const std::string& script, bool ok,
+                                        const std::vector<std::string>& last);
 
 }  // namespace warplab::app::watch

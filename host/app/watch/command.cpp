@@ -1,9 +1,10 @@
 // watch/command.cpp: `warplab watch SCRIPT.lua [-p k=v ...] [--clear] [--diff] [--timeout S]`:
 // runs the script again after every save of it, a kernel file or a header (lab/watch_feed.hpp), in
 // a child forked ahead of the save (child.hpp: the standby, with its Lua state, context and
-// the last run's modules) that compiles with the headers this process keeps warm (rtc/pch).
+// the last run's modules) that compiles with the headers this process keeps warm (warm.hpp).
 // A failing, crashing or hanging run ends that run only; --counters shows the counters that
-// changed (counters.hpp). This process never starts the CUDA driver.
+// changed (counters.hpp); --serve shows the runs on a live page too (page.hpp). This process
+// never starts the CUDA driver.
 #include <poll.h>
 #include <unistd.h>
 
@@ -25,16 +26,15 @@
 #include "app/watch/counters.hpp"
 #include "app/watch/diff.hpp"
 #include "app/watch/files.hpp"
+#include "app/watch/page.hpp"
 #include "app/watch/signals.hpp"
 #include "app/watch/status.hpp"
+#include "app/watch/warm.hpp"
 #include "cu/profile.hpp"
 #include "cu/trace.hpp"
-#include "lab/prebuilt.hpp"
 #include "lab/run.hpp"
 #include "lab/script.hpp"
 #include "rtc/cache.hpp"
-#include "rtc/pch.hpp"
-#include "sys/read.hpp"
 #include "sys/shown.hpp"
 
 namespace fs = std::filesystem;
@@ -52,10 +52,8 @@ struct WatchArgs {
   bool diff = false;
   double timeout = 0;    // seconds per run, 0 = none
   CounterArgs counters;  // --counters SET[,SET]: passed to each run, changes shown
+  PageOptions page;      // --serve: the runs on a live page too (watch/page.hpp)
 };
-
-// At most this many modules get their headers kept warm (each PCH is ~100 MB on disk).
-constexpr std::size_t kMaxWarmModules = 4;
 
 long long ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
@@ -70,8 +68,8 @@ void set_or_unset(const char* name, const std::string& value) {
 
 class Watch {
  public:
-  Watch(const Globals& g, const WatchArgs& a, watch::Signals& sig, Cleanup& keep)
-      : g_(g), a_(a), sig_(sig), keep_(keep) {
+  Watch(const Globals& g, const WatchArgs& a, watch::Signals& sig, Cleanup& keep, Page* page)
+      : g_(g), a_(a), sig_(sig), keep_(keep), page_(page) {
     g_.offline_noted = true;  // said once by run_watch, never by a run
     script_ = fs::absolute(a.script).lexically_normal().string();
     if (std::vector<std::string> words = counter_words(a.counters); !words.empty()) {
@@ -108,9 +106,11 @@ class Watch {
       check_standby();  // (its "ready" may have come with the last wake-up)
       const bool waiting = standby_ && !standby_->ready();
       if (standby_ && !waiting) check_standby();  // or just now: said before poll waits
-      pollfd fds[3] = {
+      pollfd fds[5] = {
           {sig_.fd(), POLLIN, 0}, {files_.fd(), POLLIN, 0}, {waiting ? standby_->ready_fd() : -1, POLLIN, 0}};
-      ::poll(fds, 3, timeout);
+      page_.poll_fds(run_.get(), fds + 3);  // --serve: the run's output comes through us
+      ::poll(fds, 5, timeout);
+      page_.pump(run_.get(), false);
       if ((fds[0].revents & POLLIN) && sig_.leave()) break;
       if (run_) {
         if (const auto st = run_->finished())
@@ -158,8 +158,9 @@ class Watch {
       set_or_unset("WARPLAB_CODE_DIR", code);
       return run_command([&] { return run_prepared(g, pr, ready); });
     };
-    auto child =
-        std::make_unique<watch::ChildRun>(body, std::vector<int>{sig_.fd(), files_.fd(), keep_.fd()});
+    auto child = std::make_unique<watch::ChildRun>(page_.prepare(body),
+                                                   std::vector<int>{sig_.fd(), files_.fd(), keep_.fd()});
+    page_.forked(child.get());
     keep_.adopt_group(child->pid());
     deps_of_[child.get()] = deps;
     return child;
@@ -176,6 +177,7 @@ class Watch {
     std::error_code ec;
     if (const std::string& deps = deps_of_[c.get()]; !deps.empty()) fs::remove(deps, ec);
     deps_of_.erase(c.get());
+    page_.forget(c.get());
     c.reset();
   }
 
@@ -195,10 +197,9 @@ class Watch {
     }
   }
 
-  // A settled batch: re-run, unless the script itself is gone (an editor mid-save that
-  // the debounce did not cover, or a real delete): then wait for it to come back. A file
-  // the running run said it writes (lab/watch_feed.hpp) is the run's, not a save: a script that
-  // writes the kernel it compiles, or appends to itself, would cancel itself without end.
+  // A settled batch: re-run, unless the script is gone (an editor mid-save, a delete):
+  // then wait for it. A file the running run said it writes (lab/watch_feed.hpp) is not a
+  // save: a script that writes the kernel it compiles would cancel itself without end.
   void changed(watch::Batch b) {
     if (run_) {
       const std::set<std::string> mine = watch::read_deps_file(deps_of_[run_.get()]).written;
@@ -212,7 +213,9 @@ class Watch {
     }
     if (run_) {
       run_->kill();
+      page_.pump(run_.get(), true);  // what it printed, before the note
       note("run cancelled: a file was saved");
+      page_.cancelled("run cancelled: a file was saved");
       drop(run_);
       if (code_) code_->discard();  // what it wrote is no run's to compare
     }
@@ -225,95 +228,63 @@ class Watch {
   void start(const watch::Batch* b) {
     ++runs_;
     if (a_.clear) std::fputs("\x1b[H\x1b[2J\x1b[3J", stdout);
-    if (!g_.opts.quiet) {
-      std::fflush(stdout);
-      std::fprintf(stderr, "%s\n", watch::run_header(runs_, b, a_.script).c_str());
-    }
+    page_.started(runs_, watch::run_header(runs_, b, a_.script), !g_.opts.quiet);
     if (standby_ && standby_->finished()) drop(standby_);
     run_ = standby_ ? std::move(standby_) : fork_run();
     ready_said_ = false;
     run_->go();
   }
 
-  // A run ended: report it, and watch what it read (plus what a failed run did not get
-  // to read, so fixing that file still triggers a run); then keep its headers warm.
+  // A run ended: report it, watch what it read (and what a failed run did not get to
+  // read, so fixing that file still starts one); then keep its headers warm.
   void finish(int status, const std::string& why) {
+    page_.pump(run_.get(), true);  // all it printed, before its end line
     const double secs = ms_since(run_->started()) / 1000.0;
     const watch::RunEnd end{status, run_->returned(), why};
     const bool ok = end.ok();
     watch::RunFiles files = watch::read_deps_file(deps_of_[run_.get()]);
     if (!files.problem.empty()) note(files.problem);
-    // What the run wrote is not a save: its events (all in the queue now that it has
-    // ended) are read and dropped, here, before they could start a run.
+    // What the run wrote is not a save: its events (all queued, now that it has ended) go.
     files_.read_events();
     files_.forget(files.written);
-    std::vector<std::string> deps = std::move(files.read);
+    std::vector<std::string> deps = watch::files_to_watch(std::move(files.read), script_, ok, deps_);
     drop(run_);
-    deps.push_back(script_);
-    if (!ok) deps.insert(deps.end(), deps_.begin(), deps_.end());
     const size_t before = files_.files().size();
     deps_ = deps;
     for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + sys::shown(dir));
     // What it built, for the next run and the warm headers (lab/prebuilt.hpp); a run that
     // built nothing keeps the last record.
     if (code_) {
-      const std::string record = (fs::path(code_->dir()) / "modules").string();
-      watch::Record m = watch::read_record(record);
+      watch::Record m = watch::take_record((fs::path(code_->dir()) / "modules").string());
       if (!m.problem.empty()) note(m.problem);
       if (!m.text.empty()) modules_ = std::move(m.text);
-      std::error_code ec;
-      fs::remove(record, ec);
     }
 
     // Our stdout buffer first, so the status line follows whatever we printed before.
     std::fflush(stdout);
     const std::string now = watch::wall_clock();
-    if (!ok || !g_.opts.quiet)
-      std::fprintf(stderr, "%s\n", watch::end_line(runs_, end, secs, now, last_good_).c_str());
+    const std::string line = watch::end_line(runs_, end, secs, now, last_good_);
+    page_.ended(ok, line, !ok || !g_.opts.quiet);
     if (ok) last_good_ = now;
     // What the compile made, whatever came after it: an error after the compile, or the
     // first launch of an offline run, leaves the feedback of the kernels it compiled.
-    if (code_) std::fputs(code_->collect(ok).c_str(), stderr);
-    if (counters_ && ok) std::fputs(counters_->collect().c_str(), stderr);
+    if (code_) page_.say(code_->collect(ok));
+    if (counters_ && ok) page_.counters(run_counters_.json);
+    if (counters_ && ok) page_.say(counters_->collect());
     if (counters_ && !ok) counters_->skip();
     if (!g_.opts.quiet && files_.files().size() != before)
       std::fprintf(stderr, "%s\n",
                    watch::files_line(files_.files().size(), files_.directory_count()).c_str());
     std::fflush(stderr);
-    warm_headers();
+    if (!pch_dir_.empty()) watch::warm_headers(modules_, pch_dir_);  // (none without a folder of ours)
     standby_wanted_ = true;
-  }
-
-  // NVRTC and the headers the last run's modules open with, kept warm here so that every
-  // run forked from now on compiles with them (rtc/pch.hpp): a PCH that still fits is
-  // kept, one whose header changed is made again, the others are removed.
-  void warm_headers() {
-    if (pch_dir_.empty()) return;  // no folder of ours: no warm headers
-    std::vector<std::string> files;
-    std::vector<lab::ModuleSpec> specs = lab::read_module_records(modules_);
-    if (specs.size() > kMaxWarmModules) specs.resize(kMaxWarmModules);
-    for (const lab::ModuleSpec& s : specs) {
-      // NVRTC would discard a pending SIGINT (signals.hpp): leave first, warm nothing.
-      if (watch::Signals::leave_pending()) return;
-      try {
-        const rtc::WarmResult w = rtc::warm_headers(s.source, s.options, pch_dir_);
-        if (w.made) files.push_back(w.file);
-        if (cu::tracing())
-          note("trace: headers of " + s.source.name + ": " +
-               (w.kept   ? "still warm"
-                : w.made ? "kept warm"
-                         : "none kept (" + w.why + ")") +
-               ", " + std::to_string(static_cast<long>(w.ms)) + " ms");
-      } catch (const std::exception&) {  // an unsupported arch: the run said so already
-      }
-    }
-    rtc::forget_warm_headers(files);
   }
 
   Globals g_;
   const WatchArgs& a_;
   watch::Signals& sig_;
   Cleanup& keep_;
+  watch::PageFeed page_;  // --serve: the page the runs are shown on (else only stderr)
   std::string script_;
   std::vector<std::string> args_;
   std::vector<std::string> deps_;
@@ -346,6 +317,7 @@ int run_watch(const Globals& g, const WatchArgs& given) {
                             : ""));
   }
   parse_params(a.params);
+  check_page_options(a.page);
   // The keeper first, while this process has no thread: it removes the runs' files and
   // kills their groups however watch ends, SIGKILL included.
   Cleanup keep("watch");
@@ -369,7 +341,8 @@ int run_watch(const Globals& g, const WatchArgs& given) {
                                   : "";
       !why.empty())
     note_offline(g, why, cu::default_profile_name());
-  Watch w(g, a, sig, keep);
+  const std::unique_ptr<Page> page(a.page.live() ? new Page(a.page, a.script, keep.dir()) : nullptr);
+  Watch w(g, a, sig, keep, page.get());
   return w.loop();
 }
 
@@ -394,6 +367,7 @@ void add_watch_command(CLI::App& app, Globals& g, Commands& out) {
       ->check(seconds())
       ->type_name("SECONDS");
   add_counter_options(sub, a->counters, false);
+  add_page_options(sub, a->page, false);
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too")
       ->type_name("ARGS");
   set_help(sub,

@@ -41,6 +41,9 @@ std::string CounterDiff::compare(const std::string& json) {
   const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
   if (j.is_discarded() || !j.contains("rows") || !j.contains("counters"))
     return "counters: unreadable (" + path_ + ")\n";
+  // A run that launched nothing has nothing to list (an empty "counters:" said nothing);
+  // the next run that does is compared with the last one that did.
+  if (j["rows"].empty()) return "counters: no kernel was launched\n";
   Values now;
   std::vector<std::string> kernels;
   std::map<std::string, std::string> units;

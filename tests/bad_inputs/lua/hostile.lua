@@ -8,7 +8,8 @@ local m = assert(cuda.compile{source = "__global__ void k(float* x) { x[0] = 1; 
 local k = m.k
 local dev = cuda.device()
 local h = cuda.host_array("f32", 4, {pinned = false})
-local objects = {device = dev, attr = dev.attr, module = m, kernel = k, host_array = h}
+local tmap = cuda.tensor_map(cuda.array("u32", 64), {box = {16}})
+local objects = {device = dev, attr = dev.attr, module = m, kernel = k, host_array = h, tensor_map = tmap}
 
 local errs = {}
 for name, o in pairs(objects) do
