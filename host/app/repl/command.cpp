@@ -24,6 +24,7 @@
 #include "app/repl/save.hpp"
 #include "app/repl/worker.hpp"
 #include "cu/error.hpp"
+#include "cu/profile.hpp"
 #include "sys/output.hpp"
 #include "sys/text.hpp"
 #include "sys/write.hpp"
@@ -362,6 +363,9 @@ int run_repl(const Globals& g) {
   if (mode(STDOUT_FILENO) == O_RDONLY)
     throw Error(ErrorKind::failed, "the REPL's standard output is closed: its answers could not be shown");
   reap_orphans();  // what a dead worker started outside its group is ended (child_group.hpp)
+  // The worker reads the profile; :save, here, must not write over it (sys/output.hpp).
+  if (!g.opts.profile.empty() && !cu::find_embedded_profile(g.opts.profile))
+    sys::note_input(g.opts.profile, "the profile");
   Globals worker = g;
   worker.opts.echo_compile_errors = true;  // `m = cuda.compile{...}` keeps only the nil
   Globals notes = g;                       // the worker reads it at fork time: see open_worker_state

@@ -185,6 +185,14 @@ local fine = {
     collectgarbage("incremental", 200, 100)
     collectgarbage()
   end},
+  {"k:occupancy(opts whose __index frees k's module): the kernel keeps its module", function()
+    local m2 = assert(cuda.compile{source = "__global__ void g(int* p) { p[0] = 1; }"})
+    local g = m2.g
+    local occ = g:occupancy(trap(function() m2:free() end, {block = 128}))
+    cases.eq(math.type(occ.blocks_per_sm), "integer")
+    cases.eq(tostring(m2), "cuda.module (freed)")
+    cases.eq(math.type(g:occupancy{block = 64}.blocks_per_sm), "integer")
+  end},
   {"a module freed by a finalizer while it is read", function()
     collectgarbage("incremental", 1, 1000)
     for _ = 1, 100 do
@@ -197,6 +205,18 @@ local fine = {
   end},
 }
 if live then
+  fine[#fine + 1] = {"k(t) and k:bench(t) whose __index frees k's module: the kernel keeps its module and runs",
+                     function()
+    local m2 = assert(cuda.compile{source = "__global__ void g(int* p) { p[0] += 1; }"})
+    local g, p = m2.g, cuda.array("i32", 1):zero()
+    g(setmetatable({grid = 1, block = 1, args = {p}}, {__index = function() m2:free() end}))
+    cases.eq(tostring(m2), "cuda.module (freed)")
+    local r = g:bench(setmetatable({grid = 1, block = 1, args = {p}, warmup = 0, reps = 2},
+                                   {__index = function() m2:free() end}))
+    cases.eq(r.n, 2)
+    -- 1 launch + 2 reps (the stand-in driver runs no kernel code: there the value stays 0)
+    if not tostring(cuda.device()):find("fake driver", 1, true) then cases.eq(p:get()[1], 3) end
+  end}
   fine[#fine + 1] = {"cuda.bench whose function frees its stream: timed to the end, then the stream goes", function()
     local s = cuda.stream()
     local r = cuda.bench(function() s:free() end, {stream = s, reps = 2, warmup = 0})
