@@ -17,7 +17,8 @@
 // priorities (range 0..-5, as an H100's), events may be made without timing, managed memory is host memory, a
 // cluster of more than 8 blocks is refused (CUDA_ERROR_INVALID_CLUSTER_SIZE) unless the kernel opted in to
 // 16; a tensor map is encoded after the driver's own checks of its address and rank; stream capture and
-// graphs are fake_graph.cpp's. Never packed for the GPU machine. Needs cuda.h only.
+// graphs are fake_graph.cpp's; warplab_fake_submissions tells the stand-in CUPTI (fake_cupti.cpp) how
+// many launches and graph replays ran. Never packed for the GPU machine. Needs cuda.h only.
 #include <cuda.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -483,12 +484,14 @@ CUresult f_launch(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned
                   CUstream s, void**, void**) {
   if (const Stream* st = stream_of(s); st && st->capture) [[unlikely]]
     return (record(s, Node{CU_GRAPH_NODE_TYPE_KERNEL, reinterpret_cast<Function*>(f)}), ok());
+  submitted();
   run_kernel(reinterpret_cast<Function*>(f));
   return g_sticky == CUDA_SUCCESS || reinterpret_cast<Function*>(f)->faults ? ok() : g_sticky;
 }
 CUresult f_launch_coop(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                        CUstream s, void**) {
   if (record(s, Node{CU_GRAPH_NODE_TYPE_KERNEL, reinterpret_cast<Function*>(f)})) return ok();
+  submitted();
   g_launches = g_launches + 1;
   return ok();
 }
@@ -497,6 +500,7 @@ CUresult f_launch_ex(const CUlaunchConfig* c, CUfunction f, void**, void**) {
   if (const CUresult rc = f_clusters(&active, f, c); rc != CUDA_SUCCESS)
     return rc;  // the size, as the driver checks it
   if (record(c->hStream, Node{CU_GRAPH_NODE_TYPE_KERNEL, reinterpret_cast<Function*>(f)})) return ok();
+  submitted();
   g_launches = g_launches + 1;
   return ok();
 }
@@ -590,6 +594,9 @@ const Entry kEntries[] = {
 
 namespace fake {
 
+std::atomic<unsigned long> g_submissions{0};
+void submitted() { g_submissions.fetch_add(1, std::memory_order_relaxed); }
+
 void run_kernel(Function* f) {
   g_launches = g_launches + 1;
   if (g_scratch.p) g_scratch.touch();
@@ -618,7 +625,12 @@ void run_node(const Node& n) {
 
 }  // namespace fake
 
-// The one exported symbol: warplab resolves everything else through it (cu/driver.cpp).
+// For the stand-in CUPTI (fake_cupti.cpp): launches and graph replays made so far.
+extern "C" __attribute__((visibility("default"))) unsigned long warplab_fake_submissions() {
+  return fake::g_submissions.load(std::memory_order_relaxed);
+}
+
+// The entry point warplab resolves everything else through (cu/driver.cpp).
 extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
     const char* symbol, void** pfn, int, cuuint64_t, CUdriverProcAddressQueryResult* status) {
   std::size_t n_graph = 0;

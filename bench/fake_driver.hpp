@@ -67,6 +67,10 @@ extern CUresult g_sticky;
 
 // Runs kernel f: counts the launch, and a "fake_fault" kernel leaves its sticky error.
 void run_kernel(Function* f);
+// One submission of work that a profiler counts as one range: a kernel launch, or a
+// graph's replay as a whole (the stand-in CUPTI, fake_cupti.cpp, reads the count through
+// the exported warplab_fake_submissions).
+void submitted();
 // Runs a copy or memset node now (a replay, or work on a stream that is not capturing).
 void run_node(const Node& n);
 // While `s` captures, appends n to its capture and returns true: the work is recorded,

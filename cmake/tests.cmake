@@ -169,3 +169,14 @@ add_library(warplab_fake_driver SHARED bench/fake_driver.cpp bench/fake_graph.cp
 target_include_directories(warplab_fake_driver SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
 set_target_properties(warplab_fake_driver PROPERTIES OUTPUT_NAME cuda PREFIX lib SUFFIX .so.1
   CXX_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fake_driver)
+
+# A stand-in libcupti.so.13 (bench/fake_cupti.cpp) beside it: with WARPLAB_CUPTI_DIR=
+# build/fake_cupti hardware counters take their whole path on the stand-in driver; the
+# libnvperf_host.so warplab preloads is a link to the same file.
+add_library(warplab_fake_cupti SHARED bench/fake_cupti.cpp)
+target_include_directories(warplab_fake_cupti SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+target_link_libraries(warplab_fake_cupti PRIVATE ${CMAKE_DL_LIBS})
+set_target_properties(warplab_fake_cupti PROPERTIES OUTPUT_NAME cupti PREFIX lib SUFFIX .so.13
+  CXX_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fake_cupti)
+add_custom_command(TARGET warplab_fake_cupti POST_BUILD
+  COMMAND ${CMAKE_COMMAND} -E create_symlink libcupti.so.13 ${CMAKE_BINARY_DIR}/fake_cupti/libnvperf_host.so)

@@ -3,8 +3,8 @@
 // one element to the host, a[i] = v back; a managed array is read and written in place
 // once the device is idle), a:prefetch and a:advise (managed arrays), then the
 // registration; the methods it shares with host arrays are elements.cpp's. Adapters only:
-// the checks, copies and release are lab/array.hpp's, lab/managed.hpp's, and during a
-// capture lab/capture.hpp's.
+// the checks, allocation, copies and release are lab/array.hpp's, lab/array_fill.hpp's and
+// lab/managed.hpp's, what a capture refuses or defers too.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -16,6 +16,7 @@
 #include "bind/metatable.hpp"
 #include "bind/record.hpp"
 #include "bind/udata.hpp"
+#include "lab/array_fill.hpp"
 #include "lab/managed.hpp"
 #include "lab/sync.hpp"
 
@@ -63,23 +64,12 @@ static int cuda_array(lua_State* L) {
     const std::size_t n = check_count(L, 2, t, "cuda.array");
     check_option_keys(L, 3, "cuda.array", {"managed"});
     const bool managed = bool_option(L, 3, "managed", false, "cuda.array");
-    lab::Run& run = record_of(L).run;
-    run.capture.refuse(lab::CaptureOp::allocate, "cuda.array");
+    const std::size_t bytes = n * static_cast<std::size_t>(cu::dtype_info(t).size);
+    std::shared_ptr<cu::DeviceBuffer> buf = lab::allocate_device(record_of(L).run, bytes, managed);
     lab::DeviceArray& a = push_array(L);  // +1 array
     a.type = t;
     a.count = n;
-    const cu::DeviceSnapshot& target = run.target();  // chosen here on a script's first array
-    const bool offline = run.offline();
-    if (managed) {  // one address for host and device (offline: host memory marked managed)
-      if (offline) lab::check_offline_bytes(a.bytes(), target.total_memory, target.name);
-      a.buf = lab::managed_buffer(run.capture, offline ? nullptr : run.gpu_context("cuda.array"), target,
-                                  a.bytes());
-    } else if (offline) {  // host memory with the same API and checks, so a script runs up to its launch
-      lab::check_offline_bytes(a.bytes(), target.total_memory, target.name);
-      a.buf = std::make_shared<cu::DeviceBuffer>(cu::DeviceBuffer::host_backed(a.bytes()));
-    } else {
-      a.buf = std::make_shared<cu::DeviceBuffer>(run.gpu_context("cuda.array"), a.bytes());
-    }
+    a.buf = std::move(buf);
     if (lua_istable(L, 2)) {
       const std::vector<unsigned char> img = table_image(L, 2, t);
       a.buf->copy_from_host(img.data(), img.size(), 0);
@@ -90,24 +80,13 @@ static int cuda_array(lua_State* L) {
 
 // ---- fields and elements ------------------------------------------------------------------
 
-// The host address of element i of a managed array, once the device is idle (the host may
-// touch managed memory only then); nullptr for any other array. `what` names the access
-// in the refusal during a capture.
-unsigned char* managed_element(lua_State* L, lab::DeviceArray& a, std::size_t i, const char* what) {
-  lab::Run& run = record_of(L).run;
-  run.capture.refuse(lab::CaptureOp::element_access, what);
-  if (!a.buf->is_managed()) return nullptr;
-  if (!run.offline()) lab::synchronize(run);
-  return lab::host_elements(a) + i * a.elem();
-}
-
 static int array_index(lua_State* L) {
   return guard(L, [L] {
     if (lua_type(L, 2) == LUA_TNUMBER) {
       lab::DeviceArray& a = check_array(L, 1);
       const std::size_t i = lab::index0(arg_integer(L, 2), a.count, "array");
       unsigned char v[8];
-      if (const unsigned char* p = managed_element(L, a, i, "a[i]"))
+      if (const unsigned char* p = lab::managed_element(record_of(L).run, a, i, "a[i]"))
         std::memcpy(v, p, a.elem());
       else
         a.buf->copy_to_host(v, a.elem(), a.byte_offset() + i * a.elem());
@@ -140,7 +119,7 @@ static int array_newindex(lua_State* L) {
     const std::size_t i = lab::index0(arg_integer(L, 2), a.count, "array");
     unsigned char v[8];
     to_element(L, 3, a.type, v, "value");
-    if (unsigned char* p = managed_element(L, a, i, "a[i] = v"))
+    if (unsigned char* p = lab::managed_element(record_of(L).run, a, i, "a[i] = v"))
       std::memcpy(p, v, a.elem());
     else
       a.buf->copy_from_host(v, a.elem(), a.byte_offset() + i * a.elem());

@@ -1,7 +1,7 @@
 // bench.cpp: timing from Lua: cuda.bench (a Lua function's GPU work timed with device
 // events, never host clocks), cuda.clock (the host's steady clock), and push_timing, the
 // one statistics path cuda.bench and k:bench (kernel.cpp) share. The events and their
-// times are lab's (lab/timing.hpp), what a capture refuses lab/capture.hpp's.
+// times and what a capture refuses are lab's (lab/timing.hpp).
 #include <chrono>
 #include <cstddef>
 #include <vector>
@@ -41,13 +41,11 @@ static int cuda_bench(lua_State* L) {
     const StreamHold hold(L, 3, "cuda.bench");
     const CUstream stream = hold.get();
     lab::Run& run = record_of(L).run;
-    run.capture.refuse(lab::CaptureOp::bench, "cuda.bench");
-    const cu::ContextPtr& ctx = run.gpu_context("cuda.bench");
+    lab::EventTimes times(run, stream, reps, "cuda.bench");  // refused during a capture; needs a GPU
     for (int i = 0; i < warmup; ++i) {
       lua_pushvalue(L, 1);  // +1
       lua_call(L, 0, 0);    // -1
     }
-    lab::EventTimes times(ctx, stream, reps);
     for (int i = 0; i < reps; ++i) {
       times.start(i);
       lua_pushvalue(L, 1);  // +1

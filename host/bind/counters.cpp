@@ -102,15 +102,6 @@ void push_rows(lua_State* L, const lab::CounterReport& r) {
   set_tostring(L, lab::counters_text(r));
 }
 
-// Offline, the names are still checked against the profile's chip (a misspelling gets
-// its "did you mean" first), then the GPU sentence (kind no_gpu: uncaught, `run` ends
-// with exit 3, as for a launch).
-[[noreturn]] void offline(lua_State* L, lab::Run& run, const std::vector<std::string>& words) {
-  lab::select_counters(words, lab::counter_chip(run.target()));
-  raise(L, ErrorKind::no_gpu, "no CUDA device: %s (%s)", lab::counters_need_gpu().c_str(),
-        run.offline_reason().c_str());
-}
-
 // ---- cuda.counters, cuda.counter_sets, cuda.counters_available ---------------------------
 
 // cuda.counters(fn, {"shared", ...} | "shared,memory") -> rows
@@ -205,10 +196,7 @@ std::vector<std::string> counter_words(lua_State* L, int idx, const char* who) {
 int push_counted(lua_State* L, const std::vector<std::string>& words, const char* who,
                  const std::function<void()>& body, bool one_row) {
   lab::Run& run = record_of(L).run;
-  run.capture.refuse(lab::CaptureOp::counters, who);
-  if (run.offline()) offline(L, run, words);
-  lab::check_counter_words(words, run.target());  // a misspelling first, whatever CUPTI says next
-  auto session = std::make_unique<lab::CounterSession>(run.gpu_context(who), words);
+  const std::unique_ptr<lab::CounterSession> session = lab::start_counting(run, words, who);
   lab::CounterReport report;
   try {
     body();

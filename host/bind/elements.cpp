@@ -136,8 +136,9 @@ int array_zero(lua_State* L) {
   return guard(L, [L] {
     A& a = Kind<A>::check(L, 1);
     if constexpr (std::is_same_v<A, lab::DeviceArray>)
-      record_of(L).run.capture.refuse(lab::CaptureOp::element_access, "a:zero()");
-    lab::zero(a);
+      lab::zero(record_of(L).run, a);  // refused during a capture
+    else
+      lab::zero(a);
     lua_settop(L, 1);
     return 1;
   });
@@ -150,19 +151,7 @@ int array_zero(lua_State* L) {
 // are its own memory, once the device is idle.
 lab::Elements elements(lua_State* L, int idx, const char* what) {
   if (test_host_array(L, idx)) return lab::elements_of(check_host_array(L, idx));
-  lab::DeviceArray& a = check_array(L, idx);
-  lab::Run& run = record_of(L).run;
-  run.capture.refuse(lab::CaptureOp::element_access, what);
-  if (a.buf->is_managed()) {
-    if (!run.offline()) lab::synchronize(run);
-    lab::Elements e;
-    e.type = a.type;
-    e.count = a.count;
-    e.elem = a.elem();
-    e.data = lab::host_elements(a);
-    return e;
-  }
-  return lab::elements_of(a, run.staging, run.context);
+  return lab::elements_of(record_of(L).run, check_array(L, idx), what);
 }
 
 static int array_get(lua_State* L) {
@@ -195,14 +184,7 @@ static int array_set(lua_State* L) {
     if (h && !img.empty()) {
       std::memcpy(h->data() + at * h->elem(), img.data(), img.size());
     } else if (a) {
-      lab::Run& run = record_of(L).run;
-      run.capture.refuse(lab::CaptureOp::element_access, "a:set(list)");
-      if (!a->buf->is_managed()) {
-        a->buf->copy_from_host(img.data(), img.size(), a->byte_offset() + at * a->elem());
-      } else if (!img.empty()) {  // in place, once the device is idle
-        if (!run.offline()) lab::synchronize(run);
-        std::memcpy(lab::host_elements(*a) + at * a->elem(), img.data(), img.size());
-      }
+      lab::set_elements(record_of(L).run, *a, at, img);  // refused during a capture
     }
     lua_settop(L, 1);
     return 1;

@@ -1,7 +1,7 @@
 // event.cpp: events (cuda.event{timing =}, e.timing, e:record/query/synchronize/elapsed/
 // free): the userdata and its release, the field, the methods, then the registration.
 // Waiting and what a capture refuses are lab's (lab/sync.hpp: the watchdog;
-// lab/capture.hpp); the event itself cu's (cu/stream.hpp).
+// lab/stream.hpp); the event itself cu's (cu/stream.hpp).
 #include <string>
 #include <utility>
 
@@ -11,6 +11,7 @@
 #include "bind/metatable.hpp"
 #include "bind/record.hpp"
 #include "bind/udata.hpp"
+#include "lab/stream.hpp"
 #include "lab/sync.hpp"
 
 namespace warplab::bind {
@@ -72,10 +73,9 @@ static int event_record(lua_State* L) {
   return guard(L, [&] {
     cu::Event& e = check_event(L, 1);
     const CUstream s = opt_stream(L, 2);
-    lab::Capture& cap = record_of(L).run.capture;
-    cap.note_record(e.get(), s, "e:record(s)");
-    e.record(s);
-    if (cap.active()) keep_in_capture(L, 1);
+    lab::Run& run = record_of(L).run;
+    lab::record_event(run, e, s);  // what a capture allows: lab/stream.hpp
+    if (run.capture.active()) keep_in_capture(L, 1);
     lua_settop(L, 1);
     return 1;
   });
@@ -84,8 +84,7 @@ static int event_record(lua_State* L) {
 static int event_query(lua_State* L) {
   return guard(L, [&] {
     const cu::Event& e = check_event(L, 1);
-    record_of(L).run.capture.refuse(lab::CaptureOp::query, "e:query()");
-    lua_pushboolean(L, e.query());
+    lua_pushboolean(L, lab::query(record_of(L).run, e, "e:query()"));  // refused during a capture
     return 1;
   });
 }

@@ -6,6 +6,7 @@
 // its work uses (arrays, and streams and events that joined the capture) in its user value,
 // so a garbage collection cannot free an array under it; an explicit a:free() still frees,
 // and g:launch then refuses. The rules are lab's (lab/capture.hpp, lab/graph.hpp).
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -40,14 +41,19 @@ void keep_in_capture(lua_State* L, int idx) {
   lua_pop(L, 1);          // -1 keep
 }
 
-void keep_launch_args(lua_State* L, int first, int n) {
+void keep_launch_args(lua_State* L, const lab::KernelObj& k, int first, int n) {
   StateRecord& st = record_of(L);
-  for (int i = first; i < first + n; ++i) {
-    if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, i, st.array_meta, kArrayMeta))) {
-      if (st.run.capture.use(*a)) keep_in_capture(L, i);  // once per buffer
-    } else if (test_tensor_map(L, i)) {
-      // A tensor map's array is used too: the replay reads the memory the map describes.
-      lua_getiuservalue(L, i, 1);  // +1 the array (the launch refused a released map)
+  // The arrays marshal found, by parameter (a launch that reached here marshaled, so its
+  // count is the kernel's): only a pointer parameter takes one, and a tensor map's array is
+  // used too (the replay reads the memory the map describes).
+  const std::size_t slots = std::min({k.slots.size(), st.launch_arrays.size(), static_cast<std::size_t>(n)});
+  for (std::size_t i = 0; i < slots; ++i) {
+    const int idx = first + static_cast<int>(i);
+    if (k.slots[i].kind == rtc::ParamType::Kind::Pointer) {
+      if (lab::DeviceArray* a = st.launch_arrays[i])
+        if (st.run.capture.use(*a)) keep_in_capture(L, idx);  // once per buffer
+    } else if (k.slots[i].tensor_map && test_tensor_map(L, idx)) {
+      lua_getiuservalue(L, idx, 1);  // +1 the array (the launch refused a released map)
       if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, -1, st.array_meta, kArrayMeta)))
         if (st.run.capture.use(*a)) keep_in_capture(L, -1);
       lua_pop(L, 1);  // -1
@@ -117,7 +123,7 @@ lab::Captured capture(lua_State* L, int fn, const char* who) {
   const cu::ContextPtr& ctx = run.gpu_context(who);
   const lab::Where w = launch_site(L, st);
   const std::string where = w.line > 0 ? std::string(w.source) + ":" + std::to_string(w.line) : "";
-  if (run.capture.active()) run.capture.begin(ctx, nullptr, who, where);  // raises: captures do not nest
+  run.capture.check_begin(who);  // captures do not nest
   // What may fail to allocate comes before the capture begins: from there on every way
   // out of this function ends it. The keep table comes first: an allocation may run a
   // finalizer (a script's __gc), which could free the stream taken after it.

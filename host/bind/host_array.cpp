@@ -74,12 +74,9 @@ static int cuda_host_array(lua_State* L) {
     const cu::DType t = check_dtype(L, 1);
     const std::size_t n = check_count(L, 2, t, "cuda.host_array");
     const bool pinned = check_pinned_option(L, 3);
-    record_of(L).run.capture.refuse(lab::CaptureOp::allocate, "cuda.host_array");
     const std::size_t bytes = n * static_cast<std::size_t>(cu::dtype_info(t).size);
     // Allocated before the userdata exists, so a refusal leaves nothing half-made.
-    auto buf = std::make_shared<cu::HostBuffer>(
-        pinned ? cu::HostBuffer::pinned(record_of(L).run.gpu_context("a pinned cuda.host_array"), bytes)
-               : cu::HostBuffer::pageable(bytes));
+    auto buf = lab::allocate_host(record_of(L).run, bytes, pinned);
     lab::HostArray& h = push_host_array(L);  // +1 host array
     h.type = t;
     h.count = n;

@@ -171,6 +171,17 @@ static int kernel_occupancy(lua_State* L) {
 // ---- k:launch, k{...}, k:bench: the configuration, the arguments marshaled and the calling
 // line read here, then one call down: lab::launch checks, notes, launches (lab/launch.hpp) --
 
+// The launch once read: made now, noted with its calling line; or, during a capture, captured
+// into the graph (no line is read: nothing runs, nothing is noted), its arrays kept alive
+// with the graph.
+inline void launch_read(lua_State* L, StateRecord& st, lab::KernelObj& k, const cu::LaunchConfig& c,
+                        const char* arg_error, int first, int n) {
+  if (!st.run.capture.active()) [[likely]]
+    return lab::launch(st.run, k, c, arg_error, launch_site(L, st));
+  lab::launch(st.run, k, c, arg_error, lab::Where{});
+  keep_launch_args(L, k, first, n);
+}
+
 static int kernel_launch(lua_State* L) {
   return guard(L, [&] {
     StateRecord& st = record_of(L);
@@ -179,10 +190,7 @@ static int kernel_launch(lua_State* L) {
     c.grid = check_dim(L, 2, "grid");
     c.block = check_dim(L, 3, "block");
     const int n = lua_gettop(L) - 3;
-    const char* arg_error = marshal(L, st, k, 4, n);
-    lab::launch(st.run, k, c, arg_error, launch_site(L, st));
-    if (st.run.capture.active()) [[unlikely]]
-      keep_launch_args(L, 4, n);  // recorded in a graph: its arrays stay alive with it
+    launch_read(L, st, k, c, marshal(L, st, k, 4, n), 4, n);
     return 0;
   });
 }
@@ -197,9 +205,7 @@ static int kernel_call(lua_State* L) {
     const char* arg_error = marshal(L, st, k, t.first, t.n);
     if (arg_error) [[unlikely]]
       recheck_stream(L, t);
-    lab::launch(st.run, k, t.config, arg_error, launch_site(L, st));
-    if (st.run.capture.active()) [[unlikely]]
-      keep_launch_args(L, t.first, t.n);
+    launch_read(L, st, k, t.config, arg_error, t.first, t.n);
     return 0;
   });
 }

@@ -208,11 +208,14 @@ using Kind = rtc::ParamType::Kind;
                    lua_pushfstring(L, "%f is out of range (%s)", static_cast<lua_Number>(x), range.c_str()));
 }
 
-// A pointer parameter: a live cuda.array of an accepted element type, or nil (null).
+// A pointer parameter: a live cuda.array of an accepted element type, or nil (null). The
+// array is kept in st.launch_arrays[i] for the rest of the call (keep_launch_args).
 const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, int idx, bool check,
-                        const void*& array_meta, unsigned char* dst) {
+                        StateRecord& st, unsigned char* dst) {
   CUdeviceptr ptr = 0;
-  if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, idx, array_meta, kArrayMeta))) {
+  auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, idx, st.array_meta, kArrayMeta));
+  st.launch_arrays[i] = a;
+  if (a) {
     if (!a->buf || !a->buf->valid()) return arg_error(L, k, i, "attempt to use a freed array");
     if (check && !lab::accepts(k.slots[i], a->type))
       return arg_error(
@@ -248,8 +251,7 @@ const char* put_tensor_map(lua_State* L, const lab::KernelObj& k, std::size_t i,
 }
 
 // One argument into the kernel's parameter buffer, checked against its declared type.
-const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, bool check,
-                    const void*& array_meta) {
+const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, bool check, StateRecord& st) {
   const lab::ArgSlot& s = k.slots[i];
   unsigned char* dst = k.argbuf.data() + s.offset;
   if (check && s.size_mismatch)
@@ -258,7 +260,7 @@ const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, boo
                                      k.sig->params[i].size, static_cast<int>(s.size)));
   switch (s.kind) {
     case Kind::Pointer:
-      return put_pointer(L, k, i, idx, check, array_meta, dst);
+      return put_pointer(L, k, i, idx, check, st, dst);
     case Kind::Signed:
     case Kind::Unsigned: {
       lua_Integer v = 0;  // integers, and floats and numeric strings with an integral value
@@ -320,8 +322,10 @@ const char* marshal(lua_State* L, StateRecord& st, lab::KernelObj& k, int first,
     return lua_pushstring(L, lab::arity_error(k, n).c_str());
   const bool check = st.run.opts.check;
   const std::size_t want = k.slots.size();
+  if (st.launch_arrays.size() < want) [[unlikely]]
+    st.launch_arrays.resize(want);
   for (std::size_t i = 0; i < want; ++i)
-    if (const char* why = put_arg(L, k, i, first + static_cast<int>(i), check, st.array_meta)) [[unlikely]]
+    if (const char* why = put_arg(L, k, i, first + static_cast<int>(i), check, st)) [[unlikely]]
       return why;
   return nullptr;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "lab/run.hpp"
 #include "sys/error.hpp"
@@ -36,6 +37,10 @@ struct StateRecord {
   const void* array_meta = nullptr;
   const void* graph_meta = nullptr;
   const void* launch_keys[7] = {};  // the launch table's key strings (launch_args.cpp)
+  // The arrays a launch's pointer arguments passed (nullptr: nil, or no array), by
+  // parameter, as marshal read them: valid during that launch's call only (a capture keeps
+  // them, graph.cpp keep_launch_args). Grown to the widest kernel launched.
+  std::vector<lab::DeviceArray*> launch_arrays;
   // The chunk name of the function that launched last, by the function's address: the
   // function is kept in the registry while it is remembered, so the address stays its.
   const void* source_fn = nullptr;

@@ -94,8 +94,8 @@ int stream_release(lua_State* L) {
   return guard(L, [L] {
     auto* h = static_cast<StreamHandle*>(arg_udata(L, 1, kStreamMeta));
     lab::Run& run = record_of(L).run;
-    run.capture.check_stream_free(h->stream.get(), "s:free()");
     if (h->holds > 0) {
+      run.capture.check_stream_free(h->stream.get(), "s:free()");
       if (!h->released) {
         h->released = true;
         luaL_where(L, 1);  // +1 "x.lua:5: "
@@ -106,8 +106,7 @@ int stream_release(lua_State* L) {
       }
       return 0;
     }
-    run.streams.remove(h->stream);
-    h->stream.destroy();
+    lab::free_stream(run, h->stream);  // refused while a capture uses it
     return 0;
   });
 }
@@ -115,13 +114,8 @@ int stream_release(lua_State* L) {
 // __gc: the release, but one that cannot raise.
 int stream_gc(lua_State* L) {
   auto* h = static_cast<StreamHandle*>(arg_udata(L, 1, kStreamMeta));
-  lab::Run& run = record_of(L).run;
-  run.streams.remove(h->stream);
-  try {  // a stream a capture still uses is left to the process's exit, not destroyed under it
-    run.capture.check_stream_free(h->stream.get(), "s:free()");
-  } catch (const std::exception&) {
-    new StreamHandle{std::move(*h)};  // deliberately leaked
-  }
+  // A stream a capture still uses is left to the process's exit, not destroyed under it.
+  if (!lab::free_stream_quietly(record_of(L).run, h->stream)) new StreamHandle{std::move(*h)};  // leaked
   return finalize<StreamHandle>(L, kStreamMeta);
 }
 
@@ -161,8 +155,7 @@ static int stream_synchronize(lua_State* L) {
 static int stream_query(lua_State* L) {
   return guard(L, [&] {
     const StreamHandle& h = check_stream(L, 1);
-    record_of(L).run.capture.refuse(lab::CaptureOp::query, "s:query()");
-    lua_pushboolean(L, h.stream.query());
+    lua_pushboolean(L, lab::query(record_of(L).run, h.stream, "s:query()"));  // refused during a capture
     return 1;
   });
 }
@@ -173,10 +166,9 @@ static int stream_wait(lua_State* L) {
   return guard(L, [&] {
     const StreamHandle& h = check_stream(L, 1);
     const cu::Event& e = check_event(L, 2);
-    lab::Capture& cap = record_of(L).run.capture;
-    cap.check_wait(h.stream.get(), e.get(), "s:wait(e)");
-    h.stream.wait(e);
-    if (cap.active()) {
+    lab::Run& run = record_of(L).run;
+    lab::wait_event(run, h.stream, e);  // what a capture allows: lab/stream.hpp
+    if (run.capture.active()) {
       keep_in_capture(L, 1);
       keep_in_capture(L, 2);
     }

@@ -3,7 +3,7 @@
 // sentence on failure), write_file(path, bytes) (the one writer, replacing a result file;
 // nil and the sentence on failure), now() (monotonic seconds, sub-microsecond; os.time()
 // ticks whole seconds) and raise(kind, message [, level]) (error() with a kind `run` ends
-// by: warplab.params' -p refusals are "parameter"). Adapters over lab/hooks.hpp.
+// by: warplab.params' -p refusals are "parameter"). Adapters over lab/warplab_table.hpp.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -12,7 +12,7 @@
 #include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
-#include "lab/hooks.hpp"
+#include "lab/warplab_table.hpp"
 #include "sys/error.hpp"
 
 namespace warplab::bind {

@@ -1,5 +1,6 @@
 // array.cpp: the out-of-line half of lab/array.hpp: the error sentences of element
-// conversion and of index, count, view, shape and :set checks; copies, zeroing, release.
+// conversion and of index, count, view, shape and :set checks; a run's allocations;
+// copies, zeroing, release.
 #include "lab/array.hpp"
 
 #include <unistd.h>
@@ -8,6 +9,8 @@
 #include <cstring>
 
 #include "cu/attributes.hpp"
+#include "lab/managed.hpp"
+#include "lab/run.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -116,6 +119,25 @@ void copy(HostArray& dst, const DeviceArray& src) {
 void copy(HostArray& dst, const HostArray& src) {
   check_same_shape(dst.type, dst.count, src.type, src.count);
   std::memmove(dst.data(), src.data(), dst.bytes());
+}
+
+std::shared_ptr<cu::DeviceBuffer> allocate_device(Run& run, std::size_t bytes, bool managed) {
+  run.capture.refuse(CaptureOp::allocate, "cuda.array");
+  const cu::DeviceSnapshot& target = run.target();  // chosen here on a script's first array
+  const bool offline = run.offline();
+  if (offline) check_offline_bytes(bytes, target.total_memory, target.name);
+  if (managed)  // one address for host and device (offline: host memory marked managed)
+    return managed_buffer(run.capture, offline ? nullptr : run.gpu_context("cuda.array"), target, bytes);
+  if (offline)  // host memory with the same API and checks, so a script runs up to its launch
+    return std::make_shared<cu::DeviceBuffer>(cu::DeviceBuffer::host_backed(bytes));
+  return std::make_shared<cu::DeviceBuffer>(run.gpu_context("cuda.array"), bytes);
+}
+
+std::shared_ptr<cu::HostBuffer> allocate_host(Run& run, std::size_t bytes, bool pinned) {
+  run.capture.refuse(CaptureOp::allocate, "cuda.host_array");
+  return std::make_shared<cu::HostBuffer>(
+      pinned ? cu::HostBuffer::pinned(run.gpu_context("a pinned cuda.host_array"), bytes)
+             : cu::HostBuffer::pageable(bytes));
 }
 
 void zero(DeviceArray& a) { a.buf->memset(0, a.bytes(), a.byte_offset()); }

@@ -1,7 +1,8 @@
 // array.hpp: typed arrays without Lua: the records behind cuda.array (DeviceArray) and
-// cuda.host_array (HostArray); one element's conversion with its range checks; the checks
-// of an index, a count, a view, a copy's shape and a :set's placement (Error bad_input with the
-// script's sentence); copies, zeroing, release. The a[i] helpers are inline.
+// cuda.host_array (HostArray); their memory as a run allocates it (refused during a stream
+// capture); one element's conversion with its range checks; the checks of an index, a
+// count, a view, a copy's shape and a :set's placement (Error bad_input with the script's
+// sentence); copies, zeroing, release. The a[i] helpers are inline.
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -16,6 +17,8 @@
 #include "sys/error.hpp"
 
 namespace warplab::lab {
+
+struct Run;
 
 // A typed range of elements in a shared buffer: an owner, or a view of one. Buffer is
 // cu::DeviceBuffer or cu::HostBuffer; each has valid() (false once freed).
@@ -111,6 +114,15 @@ std::size_t check_count(std::int64_t n, cu::DType t, const char* who);
 // Offline a cuda.array lives in host memory: throws unless `bytes` fits the profile's
 // device (`device_bytes`, 0: unknown) and half of this machine's memory.
 void check_offline_bytes(std::uint64_t bytes, std::uint64_t device_bytes, const std::string& device_name);
+
+// The memory of a run's new cuda.array of `bytes`, refused during a capture (CaptureOp::
+// allocate: memory allocated inside it would not be part of the graph): managed memory
+// (managed.hpp managed_buffer), device memory, or offline host memory within the profile's
+// device and this machine (check_offline_bytes). Chooses the run's target on first use.
+std::shared_ptr<cu::DeviceBuffer> allocate_device(Run& run, std::size_t bytes, bool managed);
+// The memory of a run's new cuda.host_array of `bytes`: refused during a capture; pinned
+// (page-locked) needs a GPU, pageable does not.
+std::shared_ptr<cu::HostBuffer> allocate_host(Run& run, std::size_t bytes, bool pinned);
 
 // Throws "copy needs the same type and length: f32[4] <- i32[4]" unless they match.
 void check_same_shape(cu::DType dst_type, std::size_t dst_n, cu::DType src_type, std::size_t src_n);

@@ -1,10 +1,14 @@
-// array_fill.cpp: Elements over a host or device array, and the fill, iota and random
-// element loops with their argument checks.
+// array_fill.cpp: Elements over a host or device array (a run's device array's refused
+// during a capture), and the fill, iota and random element loops with their argument
+// checks.
 #include "lab/array_fill.hpp"
 
 #include <cmath>
 #include <cstring>
 #include <string>
+
+#include "lab/managed.hpp"
+#include "lab/sync.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -38,6 +42,37 @@ Elements elements_of(DeviceArray& a, cu::PinnedBuffer& staging, const cu::Contex
     e.data = e.own.data();
   }
   return e;
+}
+
+Elements elements_of(Run& run, DeviceArray& a, const char* what) {
+  run.capture.refuse(CaptureOp::element_access, what);
+  if (!a.buf->is_managed()) return elements_of(a, run.staging, run.context);
+  if (!run.offline()) synchronize(run);
+  Elements e;
+  e.type = a.type, e.count = a.count, e.elem = a.elem(), e.data = host_elements(a);
+  return e;
+}
+
+unsigned char* managed_element(Run& run, DeviceArray& a, std::size_t i, const char* what) {
+  run.capture.refuse(CaptureOp::element_access, what);
+  if (!a.buf->is_managed()) return nullptr;
+  if (!run.offline()) synchronize(run);
+  return host_elements(a) + i * a.elem();
+}
+
+void set_elements(Run& run, DeviceArray& a, std::size_t at, const std::vector<unsigned char>& img) {
+  run.capture.refuse(CaptureOp::element_access, "a:set(list)");
+  if (!a.buf->is_managed()) {
+    a.buf->copy_from_host(img.data(), img.size(), a.byte_offset() + at * a.elem());
+  } else if (!img.empty()) {  // in place, once the device is idle
+    if (!run.offline()) synchronize(run);
+    std::memcpy(host_elements(a) + at * a.elem(), img.data(), img.size());
+  }
+}
+
+void zero(Run& run, DeviceArray& a) {
+  run.capture.refuse(CaptureOp::element_access, "a:zero()");
+  zero(a);
 }
 
 void fill(const Elements& e, const unsigned char* one) {

@@ -1,8 +1,9 @@
-// array_fill.hpp: the bulk element work of :get/:set/:fill/:iota/:random, without Lua: an
-// array's elements in host memory (Elements: a host array's own, or a device array's image,
-// downloaded by load() and uploaded by commit(), bounced through the page-locked staging
-// buffer when large); fills check their arguments first (bad_input); Rng, :random's
-// seeded generator.
+// array_fill.hpp: the element work of a[i], :get/:set/:zero/:fill/:iota/:random, without
+// Lua: an array's elements in host memory (Elements: a host array's own, or a device
+// array's image, downloaded by load() and uploaded by commit(), bounced through the
+// page-locked staging buffer when large; a managed array's own memory once the device is
+// idle); a device array's elements refused during a stream capture, here; fills check
+// their arguments first (bad_input); Rng, :random's seeded generator.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "cu/context.hpp"
 #include "cu/memory.hpp"
 #include "lab/array.hpp"
+#include "lab/run.hpp"
 
 namespace warplab::lab {
 
@@ -64,6 +66,21 @@ Elements elements_of(const HostArray& h);
 // A device array's elements through an image (not yet loaded): in `staging`, grown, when
 // the image is large and `ctx` is live; else in the Elements' own vector.
 Elements elements_of(DeviceArray& a, cu::PinnedBuffer& staging, const cu::ContextPtr& ctx);
+
+// ---- a device array's elements in a run: each refused during a capture (CaptureOp::
+// element_access: they copy at once and wait for the GPU), `what` naming the call --------
+
+// For a bulk method (a:get(), a:fill(v), ...): a managed array's own memory, once the
+// device is idle; else an image of the elements (elements_of above, run's staging buffer).
+Elements elements_of(Run& run, DeviceArray& a, const char* what);
+// a[i] and a[i] = v: element i's address in a managed array, once the device is idle;
+// nullptr for any other array (the caller copies the one element).
+unsigned char* managed_element(Run& run, DeviceArray& a, std::size_t i, const char* what);
+// a:set(list, at): the converted values `img` written from element `at` on (a managed array
+// in place, once the device is idle).
+void set_elements(Run& run, DeviceArray& a, std::size_t at, const std::vector<unsigned char>& img);
+// a:zero().
+void zero(Run& run, DeviceArray& a);
 
 // Every element set to the element at `one`, then committed.
 void fill(const Elements& e, const unsigned char* one);

@@ -1,11 +1,13 @@
 // capture.cpp: see capture.hpp. The refusals' sentences, the capture's begin and end
-// (the driver's end-of-capture codes turned into sentences), used arrays, deferred frees.
+// (the driver's end-of-capture codes turned into sentences), a captured launch, used
+// arrays, deferred frees.
 #include "lab/capture.hpp"
 
 #include <algorithm>
 #include <utility>
 
 #include "cu/error.hpp"
+#include "lab/launch.hpp"
 
 namespace warplab::lab {
 namespace {
@@ -37,7 +39,7 @@ const char* reason(CaptureOp op) {
       return "graphs do not nest here; launch it before the capture or after it";
     case CaptureOp::counters:
       return "hardware counters replay each kernel as it runs, and a captured launch runs only when its "
-             "graph is launched; count g:launch() outside the capture instead";
+             "graph is launched; count the kernels launched one by one, outside the capture, instead";
   }
   return "";
 }
@@ -53,12 +55,14 @@ std::string describe(const HostArray& h) {
   return "a host array " + std::string(cu::dtype_info(h.type).name) + "[" + std::to_string(h.count) + "]";
 }
 
+void Capture::refuse_nested(std::string_view who) const {
+  throw Error(ErrorKind::bad_input,
+              std::string(who) + " cannot start during the capture of " + label_ +
+                  ": captures do not nest; call the inner function directly and its work joins this capture");
+}
+
 void Capture::begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, std::string_view where) {
-  if (active())
-    throw Error(
-        ErrorKind::bad_input,
-        std::string(who) + " cannot start during the capture of " + label_ +
-            ": captures do not nest; call the inner function directly and its work joins this capture");
+  check_begin(who);
   if (!stream)
     throw Error(ErrorKind::bad_input,
                 std::string(who) + " needs a stream of its own to capture on, not the default stream");
@@ -76,7 +80,7 @@ void Capture::begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, s
 
 DeferredFrees& DeferredFrees::operator=(DeferredFrees&& o) noexcept {
   if (this != &o) {
-    run();
+    free_now();
     device_ = std::move(o.device_);
     host_ = std::move(o.host_);
     o.device_.clear();
@@ -85,7 +89,7 @@ DeferredFrees& DeferredFrees::operator=(DeferredFrees&& o) noexcept {
   return *this;
 }
 
-void DeferredFrees::run() noexcept {
+void DeferredFrees::free_now() noexcept {
   for (auto& b : device_) b->free();
   for (auto& b : host_) b->free();
   device_.clear();
@@ -137,13 +141,21 @@ void Capture::abort() noexcept {
 void Capture::finish() noexcept {
   // Frees still deferred here belong to a capture that produced no graph (abort): done now.
   // A graph that kept the record of a buffer freed this way refuses to replay.
-  deferred_.run();
+  deferred_.free_now();
   used_.clear();
   recorded_.clear();
   stream_ = nullptr;
   id_ = 0;
   label_.clear();
   ctx_.reset();
+}
+
+void Capture::launch(KernelObj& k, cu::LaunchConfig c) const {
+  if (!c.stream)
+    c.stream = stream_;
+  else
+    check_stream(c.stream, "a kernel launch");
+  cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
 }
 
 void Capture::refuse_now(CaptureOp op, std::string_view what) const {

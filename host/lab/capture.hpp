@@ -1,11 +1,12 @@
 // capture.hpp: the stream capture behind cuda.graph(fn) and g:update(fn), without Lua: its
-// state (idle or capturing, on which stream, started where), the operations it refuses
-// with one sentence naming the capture (a synchronize, a synchronous copy, a timed bench,
-// an allocation, a capture inside a capture, work on a stream outside it), the arrays the
-// captured work uses (launches and copies report them, so a graph can refuse a replay
-// after one was freed instead of faulting), and frees deferred past the capture (a free
-// is a synchronizing call, which a capture must not make: a garbage collection during fn
-// would otherwise break it). One Capture per run (lab::Run::capture).
+// state (idle or capturing, on which stream, started where), a kernel launch captured into
+// the graph, the operations it refuses with one sentence naming the capture (a synchronize,
+// a synchronous copy, a timed bench, an allocation, a capture inside a capture, work on a
+// stream outside it: CaptureOp, each refused by the lab operation itself, never by a front
+// end), the arrays the captured work uses (launches and copies report them, so a graph can
+// refuse a replay after one was freed instead of faulting), and frees deferred past the
+// capture (a free is a synchronizing call, which a capture must not make: a garbage
+// collection during fn would otherwise break it). One Capture per run (lab::Run::capture).
 #pragma once
 #include <cuda.h>
 
@@ -16,22 +17,26 @@
 #include <vector>
 
 #include "cu/graph.hpp"
+#include "cu/launch.hpp"
 #include "lab/array.hpp"
 
 namespace warplab::lab {
 
-// What a capture refuses, each for its own reason (Capture::refuse words it).
+struct KernelObj;
+
+// What a capture refuses, each for its own reason (Capture::refuse words it), and where
+// it is refused: the lab operation that would run or wait now.
 enum class CaptureOp {
-  synchronize,     // cuda.synchronize, s:synchronize, e:synchronize, e:elapsed
-  sync_copy,       // a:copy(b) without a stream
-  element_access,  // a[i], a:get, a:set, fill/iota/random: copies at once
-  bench,           // cuda.bench, k:bench
-  allocate,        // cuda.array, cuda.host_array (streams and events may be made)
-  query,           // s:query, e:query
-  prefetch,        // a:prefetch
-  advise,          // a:advise
-  graph_launch,    // g:launch
-  counters,        // cuda.counters, k:counters
+  synchronize,     // cuda.synchronize, s:synchronize, e:synchronize, e:elapsed (sync.cpp)
+  sync_copy,       // a:copy(b) without a stream (copy.hpp)
+  element_access,  // a[i], a:get, a:set, a:zero, fill/iota/random: copies at once (array_fill.cpp)
+  bench,           // cuda.bench, k:bench (timing.hpp)
+  allocate,        // cuda.array, cuda.host_array; streams and events may be made (array.cpp, managed.cpp)
+  query,           // s:query, e:query (sync.cpp)
+  prefetch,        // a:prefetch (managed.cpp)
+  advise,          // a:advise (managed.cpp)
+  graph_launch,    // g:launch (graph.cpp)
+  counters,        // cuda.counters, k:counters (counter_session.cpp start_counting)
 };
 
 // One buffer the captured work uses. A graph replays only while each is still allocated:
@@ -44,7 +49,7 @@ struct UsedBuffer {
 };
 
 // Buffers freed during a capture (a:free() or a garbage collection inside fn). Their
-// memory goes when this is destroyed, or at run(): after the graph that was captured is
+// memory goes when this is destroyed, or at free_now(): after the graph that was captured is
 // instantiated or updated, never before, since the driver reads the captured nodes'
 // device addresses then, and an address freed in between is undefined behaviour there
 // (on an H100 the process died with SIGSEGV).
@@ -58,13 +63,13 @@ class DeferredFrees {
   DeferredFrees& operator=(DeferredFrees&& o) noexcept;
   DeferredFrees(const DeferredFrees&) = delete;
   DeferredFrees& operator=(const DeferredFrees&) = delete;
-  ~DeferredFrees() { run(); }
+  ~DeferredFrees() { free_now(); }
 
   void add(std::shared_ptr<cu::DeviceBuffer> b) { device_.push_back(std::move(b)); }
   void add(std::shared_ptr<cu::HostBuffer> b) { host_.push_back(std::move(b)); }
   bool empty() const noexcept { return device_.empty() && host_.empty(); }
   // Frees them now (idempotent).
-  void run() noexcept;
+  void free_now() noexcept;
 
  private:
   std::vector<std::shared_ptr<cu::DeviceBuffer>> device_;
@@ -98,6 +103,12 @@ class Capture {
   // `where` its script line ("x.lua:3", or ""). Throws Error (bad_input) when a capture is already
   // running: "cuda.graph cannot start during the capture of cuda.graph at x.lua:3: ...".
   void begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, std::string_view where);
+  // begin's refusal alone, for a front end that readies the capture first: throws the same
+  // Error (bad_input) while a capture runs.
+  void check_begin(std::string_view who) const {
+    if (active()) [[unlikely]]
+      refuse_nested(who);
+  }
   // Ends the capture: the graph, the buffers it uses and the frees deferred during it
   // (done once the caller has instantiated or updated the graph: Captured::frees). The
   // capture is over whether or not it succeeds; a capture the driver refused throws
@@ -107,6 +118,12 @@ class Capture {
   // Ends a capture that failed (fn raised): the partial graph is dropped, deferred frees
   // are done. Never throws.
   void abort() noexcept;
+
+  // A kernel launch during the capture, after the preflight (launch.hpp): captured into the
+  // graph, not run: on the capture's stream when c names none (the legacy default stream
+  // cannot capture), else on a stream in the capture (check_stream). No fault note and no
+  // --sync, since nothing runs until the graph is launched.
+  void launch(KernelObj& k, cu::LaunchConfig c) const;
 
   // Throws Error (bad_input) "`what` cannot run during the capture of LABEL: REASON" while capturing.
   void refuse(CaptureOp op, std::string_view what) const {
@@ -151,6 +168,7 @@ class Capture {
 
  private:
   [[noreturn]] void refuse_now(CaptureOp op, std::string_view what) const;
+  [[noreturn]] void refuse_nested(std::string_view who) const;
   void check_other_stream(CUstream stream, std::string_view what) const;
   bool use_device(const DeviceArray& a);
   bool use_host(const HostArray& h);

@@ -1,9 +1,10 @@
 // counter_session.cpp: CounterSession: the CUPTI sequence around a front end's launches
 // (chip name -> selection -> config image with the device's counter availability -> range
 // profiler enabled, counter data sized, configured for auto range and kernel replay ->
-// start ... stop -> decode -> one evaluation per range), the match of ranges to the launches
-// the front end recorded, nesting (pause, count both, resume), and the clock a watchdog
-// reads while a counted launch is inside the driver.
+// start ... stop -> decode -> one evaluation per range), the counted launch and the match
+// of ranges to the launches it made, nesting (pause, count both, resume), the clock the
+// counted-launch watchdog reads while a counted launch is inside the driver; and
+// start_counting, a session as a front end starts one.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "cu/range_profiler.hpp"
 #include "lab/counters.hpp"
 #include "lab/module.hpp"
+#include "lab/run.hpp"
 #include "sys/text.hpp"
 
 namespace warplab::lab {
@@ -141,16 +143,21 @@ void CounterSession::driver_done() noexcept {
   d.inside = false;
 }
 
-void CounterSession::record_launch(std::string kernel, cu::Dim3 grid, cu::Dim3 block, std::string site) {
+void CounterSession::launch(const cu::Function& f, const cu::LaunchConfig& c, void** args,
+                            CountedKernel kernel, const Where& where) {
+  std::string site = where.line > 0 && where.source
+                         ? std::string(where.source) + ":" + std::to_string(where.line)
+                         : std::string();
+  driver_call(kernel.kernel, site);
+  try {
+    cu::launch(f, c, args);
+  } catch (...) {
+    driver_done();
+    throw;
+  }
   driver_done();
-  launches_.push_back({std::move(kernel), {}, {}, std::move(site), grid, block});
-}
-
-void CounterSession::record_launch(const KernelObj& k, cu::Dim3 grid, cu::Dim3 block, std::string site) {
-  CountedKernel names = counted_kernel(k);
-  driver_done();
-  launches_.push_back({std::move(names.kernel), std::move(names.signature), std::move(names.module),
-                       std::move(site), grid, block});
+  launches_.push_back({std::move(kernel.kernel), std::move(kernel.signature), std::move(kernel.module),
+                       std::move(site), c.grid, c.block});
 }
 
 std::string CounterSession::overdue(double seconds) {
@@ -268,6 +275,18 @@ void CounterSession::abandon() noexcept {
   // The range profiler is left enabled and its object leaked: disabling it would call into
   // a context that is broken or still running a kernel.
   (void)profiler_.release();
+}
+
+std::unique_ptr<CounterSession> start_counting(Run& run, const std::vector<std::string>& words,
+                                               const char* who) {
+  run.capture.refuse(CaptureOp::counters, who);
+  if (run.offline()) {
+    select_counters(words, counter_chip(run.target()));  // a misspelling is said first
+    throw Error(ErrorKind::no_gpu,
+                "no CUDA device: " + counters_need_gpu() + " (" + run.offline_reason() + ")");
+  }
+  check_counter_words(words, run.target());  // a misspelling first, whatever CUPTI says next
+  return std::make_unique<CounterSession>(run.gpu_context(who), words);
 }
 
 }  // namespace warplab::lab

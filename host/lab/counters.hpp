@@ -17,9 +17,11 @@
 #include "cu/context.hpp"
 #include "cu/device.hpp"
 #include "cu/launch.hpp"
+#include "lab/fault.hpp"  // Where
 #include "sys/error.hpp"  // warplab::Error, which these throw
 
 namespace warplab::cu {
+class Function;
 class MetricHost;
 class RangeProfiler;
 }  // namespace warplab::cu
@@ -27,6 +29,7 @@ class RangeProfiler;
 namespace warplab::lab {
 
 struct KernelObj;  // module.hpp
+struct Run;
 
 // ---- the named sets (counter_sets.cpp) ----------------------------------------------
 
@@ -146,15 +149,14 @@ class CounterSession {
 
   const CounterSelection& selection() const noexcept { return selection_; }
 
-  // What a launch path tells the session, for each launch it makes while counting, in
-  // launch order: driver_call() right before the driver call (CUPTI's replay makes a
-  // counted launch run to its end inside that call: the watchdog's overdue() watches it),
-  // then record_launch() once the driver took it, or driver_done() alone when it refused.
-  void driver_call(const std::string& kernel, const std::string& site) noexcept;
-  void driver_done() noexcept;
-  void record_launch(std::string kernel, cu::Dim3 grid, cu::Dim3 block, std::string site = {});
-  // The same for a kernel of a module: its name, signature and module's source (CounterRow).
-  void record_launch(const KernelObj& k, cu::Dim3 grid, cu::Dim3 block, std::string site = {});
+  // The counted launch, what every launch path calls while this session is active()
+  // (after the preflight and the fault note, launch.hpp): `f` launched with `c` and `args`
+  // (cu::launch), its row named by `kernel` (counted_kernel(): name, signature, module) with
+  // `where`'s script line. CUPTI replays a counted launch to its end inside the driver call,
+  // so the call is clocked for the counted-launch watchdog (overdue(), sync.hpp); a launch
+  // the driver refused leaves no row. Throws what cu::launch throws.
+  void launch(const cu::Function& f, const cu::LaunchConfig& c, void** args, CountedKernel kernel,
+              const Where& where);
 
   // Waits for the context, stops counting, and returns one row per counted launch. Once
   // only (an Error after). A fault of a counted kernel surfaces as cu::Error here. The
@@ -170,8 +172,8 @@ class CounterSession {
   static CounterSession* active() noexcept { return active_; }
 
   // The sentence for a counted launch that has been inside the driver for more than
-  // `seconds` per replay pass (a kernel that hangs under replay), or "" (thread-safe: a
-  // watchdog thread asks while the launching thread is blocked).
+  // `seconds` per replay pass (a kernel that hangs under replay), or "" (thread-safe: the
+  // counted-launch watchdog, sync.hpp, asks while the launching thread is blocked).
   static std::string overdue(double seconds);
 
  private:
@@ -179,6 +181,8 @@ class CounterSession {
     std::string kernel, signature, module, site;
     cu::Dim3 grid, block;
   };
+  void driver_call(const std::string& kernel, const std::string& site) noexcept;  // overdue()'s clock on
+  void driver_done() noexcept;                                                    // ... and off
   void pause();            // the outer session, when an inner one starts: decode, keep, disable
   void resume() noexcept;  // ... and when it ends: counting again with its own image (broken_: why not)
   void take(const cu::MetricHost& host, const cu::RangeProfiler& profiler, std::size_t ranges,
@@ -206,5 +210,14 @@ class CounterSession {
 // The sentence for counters asked for with no GPU: names and passes can be checked offline
 // (select_counters), counting needs a device.
 std::string counters_need_gpu();
+
+// A session counting `words` on run's device, started by a front end's call `who`
+// ("cuda.counters", "k:counters") around a body of Lua code: refused during a stream capture
+// (capture.hpp CaptureOp::counters); offline the names are still checked against the
+// profile's chip (a misspelling gets its "did you mean" first), then Error (no_gpu) "no CUDA
+// device: hardware counters need a GPU ... (why offline)"; live, the names are checked
+// before CUPTI starts (check_counter_words), then a CounterSession on the run's context.
+std::unique_ptr<CounterSession> start_counting(Run& run, const std::vector<std::string>& words,
+                                               const char* who);
 
 }  // namespace warplab::lab

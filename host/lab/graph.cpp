@@ -3,9 +3,9 @@
 #include "lab/graph.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <utility>
 
+#include "lab/counters.hpp"
 #include "lab/sync.hpp"
 #include "sys/text.hpp"
 
@@ -36,6 +36,15 @@ void GraphObj::refuse_launch(const Capture& cap) const {
   if (freed()) throw Error(ErrorKind::bad_input, kFreedGraph);
   cap.refuse(CaptureOp::graph_launch, "g:launch");
   throw Error(ErrorKind::bad_input, "g:launch: refused");  // not reached: refuse throws while a capture runs
+}
+
+void refuse_counted_graph(const GraphObj& g) {
+  throw Error(
+      ErrorKind::bad_input,
+      "g:launch cannot run while hardware counters count (cuda.counters, k:counters, run --counters): "
+      "CUPTI counts a graph's replay as one launch, without its kernels' names, and its replay passes "
+      "change what the graph computes; count the kernels of " +
+          g.label() + " launched one by one instead (call the function you captured outside cuda.graph)");
 }
 
 void GraphObj::freed_buffer(const UsedBuffer& u) const {
@@ -104,14 +113,12 @@ GraphUpdate GraphObj::update(Captured c) {
 
 void launch(Run& run, const GraphObj& g, CUstream stream, const Where& where) {
   g.check_launch(run.capture);
-  LaunchNote& n = run.faults.note(g.label(), cu::LaunchConfig{}, cu::KernelLimits{});
+  if (CounterSession::active()) [[unlikely]]
+    refuse_counted_graph(g);
+  cu::LaunchConfig c;
+  c.stream = stream;
+  LaunchNote& n = run.note_launch(g.label(), c, cu::KernelLimits{}, where);
   n.nodes = static_cast<unsigned>(g.nodes());
-  n.config.stream = stream;
-  n.stream = run.streams.note(stream);
-  if (where.line > 0) {
-    std::memcpy(n.source, where.source, sizeof n.source);
-    n.line = where.line;
-  }
   try {
     g.replay(stream);
   } catch (const cu::Error&) {

@@ -80,9 +80,17 @@ class GraphObj {
 // "attempt to use a freed graph": the sentence of every use after free.
 inline constexpr const char* kFreedGraph = "attempt to use a freed graph";
 
-// g:launch([stream]) made at `where`: g's refusals (GraphObj::check_launch), then the replay noted
-// in run.faults as one entry (a fault or the watchdog names the graph, where it was
-// captured and launched, and the stream) and made; with opts.sync waited for.
+// g:launch([stream]) made at `where`: g's refusals (GraphObj::check_launch); refused while
+// hardware counters count (refuse_counted_graph); then the replay noted in run.faults as one
+// entry (Run::note_launch: a fault or the watchdog names the graph, where it was captured
+// and launched, and the stream) and made; with opts.sync waited for.
 void launch(Run& run, const GraphObj& g, CUstream stream, const Where& where);
+
+// Throws Error (bad_input) "g:launch cannot run while hardware counters count ...": CUPTI's
+// range profiler counts a graph's replay as one range that names no kernel, and replaying
+// a graph for its passes changed what the graph computed (two kernels that each add 1 to
+// an element left 1, not 2, on an H200). An instrument must not change what it measures,
+// so the replay is refused before it runs; kernels launched one by one are counted.
+[[noreturn]] void refuse_counted_graph(const GraphObj& g);
 
 }  // namespace warplab::lab

@@ -1,13 +1,13 @@
-// launch.cpp: the launch plan, the one validity check (broken_rule) and the launch itself:
-// checks, fault note, cuLaunchKernel, --sync; k:bench's timed launches (see launch.hpp); a
-// launch while hardware counters count, told to the session (lab/counters.hpp).
+// launch.cpp: the launch plan, the one validity check (broken_rule), the preflight's
+// refusals and the launch itself: the preflight, then the capture's path (capture.cpp), or
+// the noted launch made by cuLaunchKernel or by the counter session (counter_session.cpp),
+// --sync; k:bench's timed launches (see launch.hpp).
 #include "lab/launch.hpp"
 
 #include <climits>
 #include <cstdio>
 
 #include "cu/error.hpp"
-#include "cu/graph.hpp"
 #include "lab/counters.hpp"
 #include "lab/sync.hpp"
 #include "lab/tensor_map.hpp"
@@ -90,22 +90,34 @@ std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchCon
   }
 }
 
-namespace {
+namespace detail {
 
-[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void refuse(const KernelObj& k, const std::string& why) {
+void refuse(const KernelObj& k, const std::string& why) {
   throw Error(ErrorKind::bad_input, k.display + ": " + why);
 }
 
-// The configuration the driver is given: a kernel's compile-time cluster is the driver's to
-// apply, so a cluster = equal to it (the check saw to that) is not sent again.
-inline const cu::LaunchConfig& sendable(const KernelObj& k, const cu::LaunchConfig& c) {
-  if (!k.limits.cluster[0] || !c.clustered()) [[likely]]
-    return c;
-  thread_local cu::LaunchConfig plain;
-  plain = c;
-  plain.cluster = {0, 0, 0};
-  return plain;
+void refuse_argument(const char* arg_error) { throw Error(ErrorKind::bad_input, arg_error); }
+
+void refuse_unloaded(Run& run, const KernelObj& k) {
+  run.require_gpu("a kernel launch");
+  // Live, a kernel without a function is one whose code was not loaded: another arch's.
+  const auto v = cu::check_code(k.limits, run.limits());
+  refuse(k, v ? v->sentence : "its module is not loaded on this device");
 }
+
+void check_config(Run& run, KernelObj& k, const cu::LaunchConfig& c) {
+  const cu::DeviceLimits& d = run.limits();
+  if (const auto broken = broken_rule(k, c, d)) refuse(k, broken->sentence);
+  // Remembered only where the answer is the kernel's and the device's alone: no cluster,
+  // given or compiled in, whose check asks the driver.
+  const bool pure = !c.clustered() && !k.limits.cluster[0] && !k.limits.cluster_explicit;
+  k.passed = c;
+  k.passed_for = pure ? &d : nullptr;
+}
+
+}  // namespace detail
+
+namespace {
 
 [[gnu::cold]] std::string cluster_refused(const KernelObj& k, const cu::LaunchConfig& c) {
   const cu::Dim3 cl = cu::cluster_of(c, k.limits);
@@ -115,112 +127,52 @@ inline const cu::LaunchConfig& sendable(const KernelObj& k, const cu::LaunchConf
          "names the rule it breaks)";
 }
 
-// A launch while a counter session is active (off the usual path: the caller tests one
-// pointer). CUPTI replays a counted launch to its end inside the driver call, so the
-// session's clock is set around it for the watchdog (CounterSession::overdue); a captured
-// launch would not run until its graph does, so it is refused.
-[[gnu::cold]] [[gnu::noinline]] void counted_launch(CounterSession& s, KernelObj& k,
-                                                    const cu::LaunchConfig& c, const Where& where) {
-  if (cu::capture_info(c.stream).active())
-    throw Error(
-        ErrorKind::bad_input,
-        k.display +
-            ": hardware counters cannot count a launch inside a stream capture (a captured launch runs only "
-            "when its graph is launched); count the kernel launched on its own, outside the capture");
-  std::string site = where.line > 0 && where.source
-                         ? std::string(where.source) + ":" + std::to_string(where.line)
-                         : std::string();
-  s.driver_call(k.display, site);
-  try {
-    cu::launch(*k.fn, c, k.argptrs.data());
-  } catch (...) {
-    s.driver_done();
-    throw;
-  }
-  s.record_launch(k, c.grid, c.block, std::move(site));
-}
-
-// Everything a launch checks before the driver sees it, then the launch, noted for fault
-// attribution: kernel, configuration and the script line that made it.
-void checked_launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
-                    const Where& where) {
-  if (run.opts.check) {
-    if (const auto broken = broken_rule(k, c, run.limits())) [[unlikely]]
-      refuse(k, broken->sentence);
-  }
-  if (arg_error) [[unlikely]]
-    throw Error(ErrorKind::bad_input, arg_error);
-  if (!k.fn) [[unlikely]] {
-    run.require_gpu("a kernel launch");
-    // Live, a kernel without a function is one whose code was not loaded: another arch's.
-    const auto v = cu::check_code(k.limits, run.limits());
-    refuse(k, v ? v->sentence : "its module is not loaded on this device");
-  }
-  k.last_launch = {c.block.x * c.block.y * c.block.z,
-                   c.shared_bytes};                         // for `warplab watch` (watch_feed.hpp)
-  LaunchNote& n = run.faults.note(k.display, c, k.limits);  // plain copies, no formatting
-  n.stream = run.streams.note(c.stream);                    // 0 for the default stream
-  if (where.line > 0) {
-    std::memcpy(n.source, where.source, sizeof n.source);
-    n.line = where.line;
-  }
+// The launch that runs now, after the preflight: noted (for `warplab watch` and for fault
+// attribution: kernel, configuration, stream and the script line that made it), then made
+// by the counter session while one counts, else by cuLaunchKernel. A launch the driver or
+// the session refused did not happen: its fault note is dropped.
+void launch_now(Run& run, KernelObj& k, const cu::LaunchConfig& c, const Where& where) {
+  k.last_launch.note(c);                           // for `warplab watch` (watch_feed.hpp)
+  run.note_launch(k.display, c, k.limits, where);  // plain copies, no formatting (fault.hpp)
   try {
     if (CounterSession* s = CounterSession::active()) [[unlikely]]
-      counted_launch(*s, k, sendable(k, c), where);
+      s->launch(*k.fn, sendable(k, c), k.argptrs.data(), counted_kernel(k), where);
     else
       cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
   } catch (const cu::Error& e) {
     run.faults.forget();
     if (e.code() == CUDA_ERROR_INVALID_CLUSTER_SIZE) [[unlikely]]  // with --no-check: still a sentence
-      refuse(k, cluster_refused(k, c));
+      detail::refuse(k, cluster_refused(k, c));
     throw;
-  } catch (...) {  // a counted launch's refusal or CUPTI's error: the launch did not happen
+  } catch (...) {  // the counter session's refusal or CUPTI's error: the launch did not happen
     run.faults.forget();
     throw;
   }
 }
 
-// A launch during a stream capture (capture.hpp): checked the same, recorded in the graph,
-// not run: on the capture's stream when it names none (the legacy default stream cannot
-// capture), else on a stream in the capture; no fault note and no --sync, since nothing
-// runs until the graph is launched.
-[[gnu::cold]] [[gnu::noinline]] void captured_launch(Run& run, KernelObj& k, cu::LaunchConfig c,
-                                                     const char* arg_error) {
-  if (run.opts.check)
-    if (const auto broken = broken_rule(k, c, run.limits())) refuse(k, broken->sentence);
-  if (arg_error) throw Error(ErrorKind::bad_input, arg_error);
-  if (!k.fn) {
-    run.require_gpu("a kernel launch");
-    const auto v = cu::check_code(k.limits, run.limits());  // another arch's code: not loaded
-    refuse(k, v ? v->sentence : "its module is not loaded on this device");
-  }
-  if (!c.stream)
-    c.stream = run.capture.stream();
-  else
-    run.capture.check_stream(c.stream, "a kernel launch");
-  cu::launch(*k.fn, sendable(k, c), k.argptrs.data());
-}
-
 }  // namespace
 
 void launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error, const Where& where) {
+  preflight(run, k, c, arg_error);
   if (run.capture.active()) [[unlikely]]
-    return captured_launch(run, k, c, arg_error);
-  checked_launch(run, k, c, arg_error, where);
+    return run.capture.launch(k, c);
+  launch_now(run, k, c, where);
   if (run.opts.sync) synchronize_launched(run);
 }
 
 std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
                           const Where& where, int warmup, int reps) {
-  run.capture.refuse(CaptureOp::bench, "k:bench");
-  checked_launch(run, k, c, arg_error, where);  // one untimed launch even with warmup = 0: it loads the code
+  EventTimes::refuse_in_capture(run, "k:bench");
+  preflight(run, k, c, arg_error);
+  launch_now(run, k, c, where);  // one untimed launch even with warmup = 0: it loads the code
   const cu::LaunchConfig& sent = sendable(k, c);
   CounterSession* const counting = CounterSession::active();  // each launch is counted as well
   auto again = [&] {
-    counting ? counted_launch(*counting, k, sent, where) : cu::launch(*k.fn, sent, k.argptrs.data());
+    counting ? counting->launch(*k.fn, sent, k.argptrs.data(), counted_kernel(k), where)
+             : cu::launch(*k.fn, sent, k.argptrs.data());
   };
   for (int i = 1; i < warmup; ++i) again();
-  EventTimes t(run.context, c.stream, reps);
+  EventTimes t(run, c.stream, reps, "k:bench");
   for (int i = 0; i < reps; ++i) {
     t.start(i);
     again();

@@ -1,8 +1,8 @@
 // launch.hpp: a kernel launch, without Lua: the per-parameter plan the front end fills the
 // argument buffer by (plan_args: numbers, never spellings), one value's checks, the
-// configuration's first broken rule, and the launch itself (launch, bench: checks, fault
-// note, cuLaunchKernel, --sync). The helpers on the launch path are inline and allocate
-// nothing.
+// configuration's first broken rule, the one preflight every launch path passes, and the
+// launch itself (launch: preflight, then the capture's, the counter session's or the plain
+// path; bench). The helpers on the launch path are inline and allocate nothing.
 #pragma once
 #include <cmath>
 #include <cstring>
@@ -70,19 +70,67 @@ std::string arity_error(const KernelObj& k, int n);
 std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchConfig& c,
                                          const cu::DeviceLimits& d, bool ask_driver = true);
 
+// ---- the preflight: everything a launch checks before the driver sees it ----------------
+
+namespace detail {
+[[noreturn]] void refuse(const KernelObj& k, const std::string& why);  // Error bad_input "K: why"
+[[noreturn]] void refuse_argument(const char* arg_error);              // Error bad_input, as it is
+[[noreturn]] void refuse_unloaded(Run& run, const KernelObj& k);       // no GPU, or another arch's code
+// broken_rule against run.limits(), remembered in k when it passes (k.passed).
+void check_config(Run& run, KernelObj& k, const cu::LaunchConfig& c);
+}  // namespace detail
+
+// The one preflight of every launch path (the launch that runs now, one captured into a
+// graph, one counted, k:bench's), in order: with opts.check the configuration's first broken
+// rule (Error bad_input "K: why"; a shape that passed for this kernel and device before is
+// not checked again: the check is a pure function of the two); `arg_error`, the sentence
+// for the first argument that did not marshal (nullptr: none), so a bad configuration is
+// named first; then no GPU ("no CUDA device: a kernel launch needs a GPU (...)", kind
+// no_gpu), or code for another architecture, not loaded. Allocates nothing unless it throws.
+inline void preflight(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error) {
+  if (run.opts.check) {
+    const cu::LaunchConfig& p = k.passed;
+    const bool same = k.passed_for != nullptr && p.grid.x == c.grid.x && p.grid.y == c.grid.y &&
+                      p.grid.z == c.grid.z && p.block.x == c.block.x && p.block.y == c.block.y &&
+                      p.block.z == c.block.z && p.shared_bytes == c.shared_bytes &&
+                      p.cooperative == c.cooperative && !c.clustered();
+    if (!same || k.passed_for != &run.limits()) [[unlikely]]
+      detail::check_config(run, k, c);
+  }
+  if (arg_error) [[unlikely]]
+    detail::refuse_argument(arg_error);
+  if (!k.fn) [[unlikely]]
+    detail::refuse_unloaded(run, k);
+}
+
+// The configuration the driver is given: a kernel's compile-time cluster is the driver's to
+// apply, so a cluster = equal to it (the check saw to that) is not sent again.
+inline const cu::LaunchConfig& sendable(const KernelObj& k, const cu::LaunchConfig& c) {
+  if (!k.limits.cluster[0] || !c.clustered()) [[likely]]
+    return c;
+  thread_local cu::LaunchConfig plain;
+  plain = c;
+  plain.cluster = {0, 0, 0};
+  return plain;
+}
+
+// ---- the launch ----------------------------------------------------------------------------
+
 // Launches k with configuration c, its arguments already marshaled into k's buffer by the
-// front end, made at `where`. In order: with opts.check the configuration's first broken
-// rule (Error (bad_input) "K: why"); `arg_error`, the sentence for the first argument that did not
-// marshal (nullptr: none), so a bad configuration is named first; no GPU ("no CUDA device:
-// a kernel launch needs a GPU (...)"); then the launch is noted in run.faults and made (one
-// the driver refused is forgotten again: it cannot have faulted), and with opts.sync waited
-// for (sync.hpp, an Error of kind timeout with --timeout). During a stream capture (run.capture): the same
-// checks, then the launch is recorded, not run, on the capture's stream when c names none.
+// front end, made at `where`: the preflight, then by where the launch goes:
+//   - during a stream capture (run.capture): captured into the graph, not run
+//     (Capture::launch, capture.hpp); no fault note, no --sync: nothing runs yet;
+//   - otherwise noted (k.last_launch for `warplab watch`; run.faults, the fault note, which a
+//     launch the driver refused drops again: it cannot have faulted) and made: while a
+//     counter session counts, by the session (CounterSession::launch, counters.hpp), else
+//     cuLaunchKernel; then with opts.sync waited for (sync.hpp, an Error of kind timeout
+//     with --timeout).
 // Allocates nothing unless it throws.
 void launch(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error, const Where& where);
-// k:bench (refused during a capture): the same checks and one noted untimed launch (it
-// loads the code), warmup - 1 more, then reps launches each between two events on c.stream (timing.hpp);
-// returns each launch's ms once the last event is reached (behind the watchdog).
+// k:bench: refused during a capture (timing.hpp), the preflight and one noted untimed
+// launch (it loads the code), warmup - 1 more, then reps launches each between two events
+// on c.stream (each counted as well while a counter session counts); returns each launch's
+// ms once the last event is reached (behind the watchdog).
 std::vector<double> bench(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error,
                           const Where& where, int warmup, int reps);
 

@@ -14,20 +14,20 @@
 
 namespace warplab::lab {
 
-void record_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r) {
+void feed_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r) {
   if (!spec.path.empty()) {
-    record_dependency(spec.path);
+    feed_dependency(spec.path);
     sys::note_input(spec.path, "a kernel source");  // no output of this run replaces it (sys/output.hpp)
   }
   // Headers are known even when the compile failed: their fix must trigger a re-run too.
   for (const auto& d : r.dependencies) {
-    record_dependency(d.path.string());
+    feed_dependency(d.path.string());
     sys::note_input(d.path.string(), "a header of " + spec.source.name);
   }
 }
 
 ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx) {
-  record_module(spec);                     // for `warplab watch`'s next run (prebuilt.hpp)
+  feed_module(spec);                       // for `warplab watch`'s next run (prebuilt.hpp)
   ModuleRef m = take_prebuilt(spec, ctx);  // built ahead by a watched run's standby
   const bool ahead = m != nullptr;
   if (!ahead) {
@@ -45,9 +45,9 @@ ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx) {
     std::snprintf(ms, sizeof ms, "%.1f", r.compile_ms);
     cu::trace(("module " + m->spec.source.name + " (" + how + ", compile " + ms + " ms)").c_str());
   }
-  record_dependencies(m->spec, m->result);
+  feed_dependencies(m->spec, m->result);
   if (!ahead) m->stamps = stamp_files(m->spec, m->result);
-  if (m->result.ok) record_code(m->spec.source.name, m->result);
+  if (m->result.ok) feed_code(m->spec.source.name, m->result);
   if (m->result.ok && ctx && !ahead) {
     const cu::TraceScope t("module loaded");
     m->live = cu::Module::load_cubin(ctx, std::string_view(m->result.cubin.data(), m->result.cubin.size()),
@@ -57,8 +57,7 @@ ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx) {
 }
 
 KernelObj::~KernelObj() {
-  if (last_launch.threads && module)
-    record_launch(module->spec.source.name, mangled, last_launch.threads, last_launch.dynamic_shared);
+  if (module) feed_launch(module->spec.source.name, mangled, last_launch);
 }
 
 KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optional<rtc::Signature> sig,

@@ -14,6 +14,7 @@
 #include "cu/limits.hpp"
 #include "cu/module.hpp"
 #include "lab/live.hpp"
+#include "lab/watch_feed.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
 #include "sys/error.hpp"
@@ -48,17 +49,11 @@ struct ArgSlot {
   bool tensor_map = false;           // a CUtensorMap (by value): takes a cuda.tensor_map
 };
 
-// A kernel's last launch in this run: what `warplab watch` computes occupancy at.
-struct LastLaunch {
-  unsigned threads = 0;  // per block; 0: never launched
-  unsigned dynamic_shared = 0;
-};
-
 struct KernelObj {
   KernelObj() = default;
   KernelObj(const KernelObj&) = delete;
   KernelObj& operator=(const KernelObj&) = delete;
-  ~KernelObj();  // tells a watching parent the last launch (watch_feed.hpp record_launch)
+  ~KernelObj();  // feeds a watching parent the last launch (watch_feed.hpp feed_launch)
 
   ModuleRef module;
   std::string mangled;
@@ -73,8 +68,14 @@ struct KernelObj {
   std::vector<unsigned char> argbuf;
   std::vector<void*> argptrs;
   std::vector<ArgSlot> slots;  // per parameter, when the signature is known
-  // Set by the launch path (one store per launch), read only when the kernel is released.
+  // Noted by the launch path (one store per launch), fed only when the kernel is released.
   LastLaunch last_launch;
+  // The last configuration the launch check passed for this kernel against `passed_for`
+  // (a run's device limits): the check is a pure function of the two, so a launch with the
+  // same shape (grid, block, shared, cooperative; no cluster, whose check asks the
+  // driver) is not checked again (launch.hpp preflight).
+  cu::LaunchConfig passed;
+  const cu::DeviceLimits* passed_for = nullptr;
 };
 using KernelRef = std::shared_ptr<KernelObj>;
 
@@ -104,7 +105,7 @@ void code_rules(KernelObj& k);
 // The architecture part: k.code_arch and code_arch_variant for `arch` ("sm_90a": 90, 'a').
 void set_code_arch(cu::KernelLimits& k, const std::string& arch);
 
-// Tells a watching parent which files this compile read (watch_feed.hpp).
-void record_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r);
+// Feeds a watching parent the files this compile read (watch_feed.hpp).
+void feed_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r);
 
 }  // namespace warplab::lab

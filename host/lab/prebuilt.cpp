@@ -98,7 +98,7 @@ ModuleSpec spec_from_json(const json& j) {
 
 }  // namespace
 
-void record_module(const ModuleSpec& spec) {
+void feed_module(const ModuleSpec& spec) {
   const char* dir = code_dir();  // only a folder watch made (lab/watch_feed.hpp)
   if (!dir) return;
   try {
@@ -108,11 +108,11 @@ void record_module(const ModuleSpec& spec) {
     if (fd < 0) return;
     [[maybe_unused]] const ssize_t n = ::write(fd, line.data(), line.size());  // one write: whole lines
     ::close(fd);
-  } catch (...) {  // best effort, as every record: the run itself goes on
+  } catch (...) {  // best effort, as every feed: the run itself goes on
   }
 }
 
-std::vector<ModuleSpec> read_module_records(const std::string& text) {
+std::vector<ModuleSpec> read_module_feed(const std::string& text) {
   std::vector<ModuleSpec> out;
   std::set<std::string> seen;
   std::istringstream in(text);

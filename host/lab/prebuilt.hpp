@@ -1,9 +1,9 @@
 // prebuilt.hpp: modules built before the run that uses them. A run `warplab watch` started
-// records each module it built (its spec, in $WARPLAB_CODE_DIR/modules); the next run's
+// feeds each module it built (its spec, in $WARPLAB_CODE_DIR/modules); the next run's
 // process builds them again while the user edits (the standby: compiled, or from the
 // cache, and loaded into its context), and lab::build hands one out when the run asks for
 // the same spec and none of its files changed since: only what changed is rebuilt. The
-// watcher also reads the records to keep their headers warm (rtc/pch.hpp). No Lua.
+// watcher also reads that feed to keep their headers warm (rtc/pch.hpp). No Lua.
 #pragma once
 #include <string>
 #include <vector>
@@ -14,10 +14,10 @@ namespace warplab::lab {
 
 // Appends the spec to $WARPLAB_CODE_DIR/modules (a no-op without it): one JSON line, a
 // file's path rather than its text.
-void record_module(const ModuleSpec& spec);
-// The specs of a modules record, file-backed ones read again from their files (one that
+void feed_module(const ModuleSpec& spec);
+// The specs of a modules feed file, file-backed ones read again from their files (one that
 // cannot be read is left out); a malformed line is skipped.
-std::vector<ModuleSpec> read_module_records(const std::string& text);
+std::vector<ModuleSpec> read_module_feed(const std::string& text);
 
 // Builds each spec (through `cache`, loaded into `ctx` when given) and keeps it for
 // take_prebuilt. Tells no watcher anything: the run that takes a module does. Never throws.

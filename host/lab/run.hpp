@@ -5,6 +5,7 @@
 // (stream.hpp) and its stream capture (capture.hpp); and what a run sets up around its
 // script.
 #pragma once
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -46,17 +47,17 @@ struct Run {
   // The same with the target chosen by `choose` on the first call that needs it.
   Run(const Options& opts, TargetChooser choose);
 
-  Options opts;                            // as the command line set them
-  cu::ContextPtr context;                  // the device's primary context, retained on first use
-  cu::PinnedBuffer staging;                // page-locked bounce buffer for large host<->device copies
-  FaultLog faults;                         // recent launches, for naming asynchronous faults
-  std::unique_ptr<rtc::Cache> cache;       // null with --no-cache
-  std::unique_ptr<cu::Event> watch_event;  // the watchdog's marker (sync.hpp)
-  bool timed_out = false;                  // the watchdog fired: the context is stuck
-  bool context_lost = false;               // a sticky fault was reported: the context is unusable
-  std::string timeout_message;             // the watchdog's sentence, once it fired
-  StreamBook streams;                      // the run's streams by number (fault notes, watchdog)
-  Capture capture;                         // cuda.graph's stream capture, while one runs
+  Options opts;                               // as the command line set them
+  cu::ContextPtr context;                     // the device's primary context, retained on first use
+  cu::PinnedBuffer staging;                   // page-locked bounce buffer for large host<->device copies
+  FaultLog faults;                            // recent launches, for naming asynchronous faults
+  std::unique_ptr<rtc::Cache> cache;          // null with --no-cache
+  std::unique_ptr<cu::Event> watchdog_event;  // the kernel watchdog's marker (sync.hpp)
+  bool timed_out = false;                     // the watchdog fired: the context is stuck
+  bool context_lost = false;                  // a sticky fault was reported: the context is unusable
+  std::string timeout_message;                // the watchdog's sentence, once it fired
+  StreamBook streams;                         // the run's streams by number (fault notes, watchdog)
+  Capture capture;                            // cuda.graph's stream capture, while one runs
 
   // The selected device or profile, whether it is a profile and why; the first of these
   // calls chooses it when a chooser was given. limits() chooses inside its own first-use
@@ -90,6 +91,20 @@ struct Run {
   // True once the GPU context is unusable: a sticky fault was reported or the watchdog
   // fired (a kernel still spins). Only a new process gets a new context.
   bool lost() const { return context_lost || timed_out; }
+  // Notes a launch that runs now in `faults` (fault.hpp): `what` (a kernel's name, or
+  // where a graph was captured), its configuration and limits, its stream's number (which
+  // marks a non-blocking stream busy for the watchdog) and the script line that made it.
+  // Plain copies, no formatting: every launch pays this.
+  LaunchNote& note_launch(const std::string& what, const cu::LaunchConfig& c, const cu::KernelLimits& k,
+                          const Where& where) {
+    LaunchNote& n = faults.note(what, c, k);
+    n.stream = streams.note(c.stream);  // 0 for the default stream
+    if (where.line > 0) {
+      std::memcpy(n.source, where.source, sizeof n.source);
+      n.line = where.line;
+    }
+    return n;
+  }
   // The sentence for e: for an asynchronous fault (the context is then lost) it names the
   // launches in flight (fault.hpp fault_text); otherwise e's own.
   std::string describe(const cu::Error& e);

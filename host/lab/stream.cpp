@@ -6,6 +6,7 @@
 #include <string>
 
 #include "lab/array.hpp"  // lab::num
+#include "lab/run.hpp"
 #include "sys/error.hpp"
 
 namespace warplab::lab {
@@ -39,6 +40,33 @@ std::vector<const cu::Stream*> StreamBook::busy() const {
   for (const Entry& e : entries_)
     if (e.busy && e.stream->valid()) out.push_back(e.stream);
   return out;
+}
+
+void free_stream(Run& run, cu::Stream& s) {
+  run.capture.check_stream_free(s.get(), "s:free()");
+  run.streams.remove(s);
+  s.destroy();
+}
+
+bool free_stream_quietly(Run& run, cu::Stream& s) noexcept {
+  run.streams.remove(s);
+  try {
+    run.capture.check_stream_free(s.get(), "s:free()");
+  } catch (const std::exception&) {
+    return false;
+  }
+  s.destroy();
+  return true;
+}
+
+void record_event(Run& run, cu::Event& e, CUstream s) {
+  run.capture.note_record(e.get(), s, "e:record(s)");
+  e.record(s);
+}
+
+void wait_event(Run& run, const cu::Stream& s, const cu::Event& e) {
+  run.capture.check_wait(s.get(), e.get(), "s:wait(e)");
+  s.wait(e);
 }
 
 }  // namespace warplab::lab

@@ -1,9 +1,10 @@
 // stream.hpp: a run's streams without Lua: cuda.stream's priority checked against the
 // device's range (cuCtxGetStreamPriorityRange; the driver would clamp an out-of-range one
-// silently), with the sentence that gives the range and which end runs first; and the
+// silently), with the sentence that gives the range and which end runs first; the
 // StreamBook, the run's streams by number, so a fault note and the watchdog can name the
 // stream of a launch ("on stream 2") and the watchdog can wait for the streams that do not
-// synchronize with the legacy default stream (non-blocking ones).
+// synchronize with the legacy default stream (non-blocking ones); and what a stream capture
+// decides of a stream's and an event's calls (s:free, e:record(s), s:wait(e)).
 #pragma once
 #include <cuda.h>
 
@@ -13,6 +14,8 @@
 #include "cu/stream.hpp"
 
 namespace warplab::lab {
+
+struct Run;
 
 // The priority `p` as the driver takes it. Throws Error (bad_input) unless p is an integer within
 // r: "cuda.stream: priority 3 is outside this device's range, -5 (highest) to 0 (lowest)",
@@ -65,5 +68,20 @@ class StreamBook {
   std::vector<Entry> entries_;
   int next_ = 0;
 };
+
+// ---- a stream's and an event's calls in a run, as a capture allows them (capture.hpp) -----
+
+// s:free(): refused while s is part of a running capture (its own stream, or one that
+// joined it); otherwise out of the book, destroyed.
+void free_stream(Run& run, cu::Stream& s);
+// A stream's __gc: the same, but one that cannot raise: a stream a capture still uses is
+// left to the process's exit (false), not destroyed under it.
+bool free_stream_quietly(Run& run, cu::Stream& s) noexcept;
+// e:record(s): checked as work on s (a stream in the capture, while one runs), e noted as
+// recorded inside the capture, then recorded.
+void record_event(Run& run, cu::Event& e, CUstream s);
+// s:wait(e): a stream in the capture may only wait for an event recorded inside it; a
+// stream outside may, and so joins the capture. Then s waits.
+void wait_event(Run& run, const cu::Stream& s, const cu::Event& e);
 
 }  // namespace warplab::lab

@@ -1,9 +1,11 @@
-// sync.hpp: waiting for the GPU, without Lua: cuda.synchronize, a stream's, an event's, and
-// --sync after each launch, each behind the kernel watchdog (--timeout SECONDS), which
-// before a call that blocks on the GPU polls an event behind the work in flight on the
-// legacy default stream and every busy non-blocking stream (StreamBook) and, past the
-// deadline, gives up with the deadlock verdict (fault.hpp timeout_text) as an Error of kind timeout.
-// Each is refused during a stream capture (capture.hpp: nothing has run yet).
+// sync.hpp: waiting for the GPU, without Lua, and both watchdogs (--timeout SECONDS).
+// cuda.synchronize, a stream's, an event's, and --sync after each launch wait behind the
+// kernel watchdog, which before a call that blocks on the GPU polls an event behind the
+// work in flight on the legacy default stream and every busy non-blocking stream
+// (StreamBook) and, past the deadline, gives up with the deadlock verdict (fault.hpp
+// timeout_text) as an Error of kind timeout. The counted-launch watchdog is a thread: a
+// counted launch blocks inside the driver, where the kernel watchdog cannot reach it. Waits
+// and queries are refused during a stream capture (capture.hpp: nothing has run yet).
 #pragma once
 #include "cu/stream.hpp"
 #include "lab/run.hpp"
@@ -36,5 +38,17 @@ void synchronize(Run& run, const cu::Stream& s, const char* what = "s:synchroniz
 void synchronize(Run& run, const cu::Event& e, const char* what = "e:synchronize()");
 // --sync after a launch: all work of the run's context, which the launch made current.
 void synchronize_launched(Run& run);
+
+// s:query(), e:query(): whether the work before it has finished (refused during a capture;
+// `what` names the call).
+bool query(const Run& run, const cu::Stream& s, const char* what = "s:query()");
+bool query(const Run& run, const cu::Event& e, const char* what = "e:query()");
+
+// The counted-launch watchdog: with timeout > 0, a thread that ends the process (the
+// sentence on stderr, then std::_Exit(exit_code): the front end's code for a timeout) once
+// a counted launch has been inside the driver for longer than the timeout per replay pass
+// (CounterSession::overdue: CUPTI replays a counted launch to its end inside the launch
+// call, so the launching thread cannot unwind). Once per process; a no-op without a timeout.
+void start_counted_launch_watchdog(double timeout, int exit_code);
 
 }  // namespace warplab::lab

@@ -1,7 +1,8 @@
 // timing.hpp: timing GPU work with device events, without Lua: reps intervals, each
 // between two events recorded on one stream, for cuda.bench (bind times a Lua function's
-// work between start and stop) and k:bench (lab/launch.hpp bench). Their statistics are
-// warplab.stats.summary's, the one statistics path.
+// work between start and stop) and k:bench (lab/launch.hpp bench); both refused during a
+// stream capture, here. Their statistics are warplab.stats.summary's, the one statistics
+// path.
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -13,9 +14,17 @@ namespace warplab::lab {
 
 class EventTimes {
  public:
-  // Creates the 2 * reps events first, so nothing but a record lies between an interval's
-  // event and its work.
-  EventTimes(const cu::ContextPtr& ctx, CUstream stream, int reps) : stream_(stream) {
+  // Timing needs the work to run now, and a capture only records it: `who` ("cuda.bench",
+  // "k:bench") is refused during one (capture.hpp CaptureOp::bench).
+  static void refuse_in_capture(const Run& run, const char* who) {
+    run.capture.refuse(CaptureOp::bench, who);
+  }
+  // Refused during a capture, then needs a GPU (Run::gpu_context: no_gpu offline, naming
+  // `who`); creates the 2 * reps events first, so nothing but a record lies between an
+  // interval's event and its work.
+  EventTimes(Run& run, CUstream stream, int reps, const char* who) : stream_(stream) {
+    refuse_in_capture(run, who);
+    const cu::ContextPtr& ctx = run.gpu_context(who);
     ev_.reserve(2 * static_cast<std::size_t>(reps));
     for (int i = 0; i < 2 * reps; ++i) ev_.emplace_back(ctx);
   }

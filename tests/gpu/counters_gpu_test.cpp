@@ -81,10 +81,9 @@ class Counters : public ::testing::Test {
     ctx_ = cu::primary_context(0);
     module_ = warplab_gpu::load(ctx_, kCounterKernels, "counters.cu");
   }
-  // One launch of `kernel`, recorded in `s` as a launch path would.
+  // One launch of `kernel`, counted by `s` as a launch path makes it (CounterSession::launch).
   void launch(lab::CounterSession& s, const char* kernel, cu::LaunchConfig c, std::vector<void*> args) {
-    cu::launch(*module_->function(kernel), c, args.data());
-    s.record_launch(kernel, c.grid, c.block);
+    s.launch(*module_->function(kernel), c, args.data(), lab::CountedKernel{kernel, {}, {}}, lab::Where{});
   }
   cu::ContextPtr ctx_;
   cu::ModulePtr module_;
@@ -317,8 +316,8 @@ TEST_F(Counters, ModuleLoadedWhileCountingIsCounted) {
   two_warps.block.x = 64;
   lab::CounterSession s(ctx_, {"warps"});
   auto late = warplab_gpu::load(ctx_, kCounterKernels, "counters_late.cu");
-  cu::launch(*late->function("branchy"), two_warps, std::vector<void*>{&p, &in_warp, &iters}.data());
-  s.record_launch("branchy", two_warps.grid, two_warps.block);
+  s.launch(*late->function("branchy"), two_warps, std::vector<void*>{&p, &in_warp, &iters}.data(),
+           lab::CountedKernel{"branchy", {}, {}}, lab::Where{});
   const lab::CounterReport r = s.end();
   print("warps, module loaded while counting", r);
   ASSERT_EQ(r.rows.size(), 1u);

@@ -15,8 +15,8 @@
 
 #include "lab/array.hpp"
 #include "lab/array_fill.hpp"
-#include "lab/hooks.hpp"
 #include "lab/json.hpp"
+#include "lab/warplab_table.hpp"
 #include "lab_test_util.hpp"
 
 using namespace warplab;

@@ -59,7 +59,7 @@ lab::ModuleSpec file_spec(const TempDir& d) {
 // What a run records, read back: the specs `build` was asked for, in order.
 std::string recorded(const TempDir& d, const std::vector<lab::ModuleSpec>& specs) {
   ::setenv("WARPLAB_CODE_DIR", d.path().c_str(), 1);
-  for (const lab::ModuleSpec& s : specs) lab::record_module(s);
+  for (const lab::ModuleSpec& s : specs) lab::feed_module(s);
   ::unsetenv("WARPLAB_CODE_DIR");
   return d.read("modules");
 }
@@ -80,7 +80,7 @@ TEST(Prebuilt, RecordsReadBackAsTheSameSpecs) {
   const std::string text = recorded(d, {file_spec(d), inline_spec, file_spec(d)});
   // The file's text is not in the record: the next run reads the file as it is then.
   d.write("k.cu", "#include \"k.h\"\n__global__ void k(int* p) { p[0] = V + N + 1; }\n");
-  const std::vector<lab::ModuleSpec> back = lab::read_module_records(text + "not json\n");
+  const std::vector<lab::ModuleSpec> back = lab::read_module_feed(text + "not json\n");
   ASSERT_EQ(back.size(), 2u) << "the same spec twice is one, a broken line none";
   EXPECT_EQ(back[0].path, (d.path() / "k.cu").string());
   EXPECT_NE(back[0].source.text.find("N + 1"), std::string::npos);
@@ -92,7 +92,7 @@ TEST(Prebuilt, RecordsReadBackAsTheSameSpecs) {
   EXPECT_EQ(back[1].options.name_expressions, (std::vector<std::string>{"j"}));
   // A file that is gone is not built ahead.
   fs::remove(d.path() / "k.cu");
-  EXPECT_EQ(lab::read_module_records(text).size(), 1u);
+  EXPECT_EQ(lab::read_module_feed(text).size(), 1u);
 }
 
 TEST(Prebuilt, BuildTakesAPrebuiltModuleOnlyForTheSameSpecAndFiles) {

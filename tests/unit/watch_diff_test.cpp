@@ -186,9 +186,9 @@ TEST(WatchDiff, RunRecordsGiveTheOccupancyLine) {
     const auto r = rtc::compile(src, o);
     ASSERT_TRUE(r.ok) << r.log;
     mangled = r.entries.at(0);
-    lab::record_code(src.name, r);
-    lab::record_device(dev);
-    if (launched_threads) lab::record_launch(src.name, mangled, launched_threads, 0);
+    lab::feed_code(src.name, r);
+    lab::feed_device(dev);
+    if (launched_threads) lab::feed_launch(src.name, mangled, lab::LastLaunch{launched_threads, 0});
   };
   run(0, 256);
   EXPECT_EQ(d.collect(), "");

@@ -2,7 +2,7 @@
 // through directory watches (plain, atomic rename, delete + recreate, a header in
 // another folder), bursts coalesced, editor droppings ignored; the child runner (exit
 // status, ready before go and nothing run without it, process-group kill, unblocked
-// signals, the watcher's descriptors closed); the dependency record.
+// signals, the watcher's descriptors closed); the dependency feed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -366,29 +366,29 @@ TEST(ChildRun, UnblocksSignalsAndClosesWhatItIsTold) {
   EXPECT_EQ(read_file(out), "closed");
 }
 
-TEST(Deps, RecordDependencyAppendsAbsolutePathsOnce) {
+TEST(Deps, FeedDependencyAppendsAbsolutePathsOnce) {
   TempDir d;
   const std::string file = d / "deps";
   ::setenv("WARPLAB_DEPS_FILE", file.c_str(), 1);
-  warplab::lab::record_dependency("kernels/../kernels/deps_test_a.cu");
-  warplab::lab::record_dependency("kernels/deps_test_a.cu");  // the same file again
-  warplab::lab::record_dependency("/abs/deps_test_b.cuh");
+  warplab::lab::feed_dependency("kernels/../kernels/deps_test_a.cu");
+  warplab::lab::feed_dependency("kernels/deps_test_a.cu");  // the same file again
+  warplab::lab::feed_dependency("/abs/deps_test_b.cuh");
   ::unsetenv("WARPLAB_DEPS_FILE");
-  warplab::lab::record_dependency("/abs/deps_test_c.cuh");  // no watcher: not recorded
+  warplab::lab::feed_dependency("/abs/deps_test_c.cuh");  // no watcher: not recorded
   const std::string a = (fs::current_path() / "kernels/deps_test_a.cu").string();
   EXPECT_EQ(read_deps_file(file).read, (std::vector<std::string>{a, "/abs/deps_test_b.cuh"}));
 }
 
 // What the run writes is said before it writes, as "> PATH" (not a dependency): the
 // watcher takes those files' events for the run's, not for saves.
-TEST(Deps, RecordWrittenSaysWhatTheRunWrites) {
+TEST(Deps, FeedWrittenSaysWhatTheRunWrites) {
   TempDir d;
   const std::string file = d / "deps";
   ::setenv("WARPLAB_DEPS_FILE", file.c_str(), 1);
-  warplab::lab::record_dependency(d / "gen.cu");
-  warplab::lab::record_written(d / "gen.cu");  // read and written: both said
-  warplab::lab::record_written(d / "gen.cu");
-  warplab::lab::record_written(d / "out.json");
+  warplab::lab::feed_dependency(d / "gen.cu");
+  warplab::lab::feed_written(d / "gen.cu");  // read and written: both said
+  warplab::lab::feed_written(d / "gen.cu");
+  warplab::lab::feed_written(d / "out.json");
   ::unsetenv("WARPLAB_DEPS_FILE");
   const std::string gen = d / "gen.cu", out = d / "out.json";
   EXPECT_EQ(read_file(file), gen + "\n> " + gen + "\n> " + out + "\n");
@@ -405,11 +405,11 @@ TEST(Deps, ReadDepsFileSkipsBlankLinesAndToleratesAMissingFile) {
   EXPECT_TRUE(read_deps_file(d / "missing").read.empty());
 }
 
-TEST(Deps, ARecordThatCannotBeReadIsSaidNotTakenForEmpty) {
+TEST(Deps, AFeedFileThatCannotBeReadIsSaidNotTakenForEmpty) {
   TempDir d;
   const std::string dir = d / "deps";
   fs::create_directory(dir);  // there, but no file: reading it fails (as root too)
-  const Record r = read_record(dir);
+  const FeedFile r = read_feed_file(dir);
   EXPECT_TRUE(r.text.empty());
   EXPECT_EQ(r.problem, "cannot read " + dir + ": a folder, not a file");
   EXPECT_EQ(read_deps_file(dir).problem, r.problem);

@@ -1,16 +1,6 @@
-// cli/counters.cpp: the --counters options (counters.hpp) and the counted-launch watchdog.
+// cli/counters.cpp: the --counters options (counters.hpp).
 #include "app/cli/counters.hpp"
 
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <mutex>
-#include <thread>
-
-#include "app/cli/exit_codes.hpp"
-#include "lab/counters.hpp"
 #include "sys/text.hpp"
 
 namespace warplab::app {
@@ -51,29 +41,6 @@ std::vector<std::string> counter_words(const CounterArgs& a) {
     if (!seen) out.push_back(std::move(word));
   }
   return out;
-}
-
-void start_counter_watchdog(const lab::Options& opts) {
-  if (opts.timeout <= 0) return;
-  static std::once_flag once;
-  const double timeout = opts.timeout;
-  std::call_once(once, [timeout] {
-    // Detached, and it never returns: the process ends with it or without it. The usual
-    // watchdog (lab/sync.hpp) covers launches the driver returns from at once.
-    std::thread([timeout] {
-      for (;;) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        const std::string why = lab::CounterSession::overdue(timeout);
-        if (why.empty()) continue;
-        std::fflush(stdout);
-        const std::string line = why + "\n";
-        (void)!::write(STDERR_FILENO, line.data(), line.size());
-        // The launching thread is blocked inside the driver on a kernel that does not end:
-        // nothing can unwind it, so the process ends here, with the watchdog's exit code.
-        std::_Exit(kTimeout);
-      }
-    }).detach();
-  });
 }
 
 }  // namespace warplab::app

@@ -1,15 +1,11 @@
 // cli/counters.hpp: hardware counters on the command line, as `run` and `watch` take them:
 // --counters SET[,SET] (repeatable, in any option position), and for `run` --counters-by
-// launch|kernel and --json FILE; the names as words; and the watchdog for counted launches
-// (CUPTI replays a counted launch to its end inside the driver call, where the usual
-// watchdog cannot reach it), which `run` and the REPL's worker start with --timeout.
-// No Lua.
+// launch|kernel and --json FILE; the names as words. (The counted-launch watchdog that
+// `run` and the REPL's worker start with --timeout is lab's: lab/sync.hpp.) No Lua.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
-
-#include "lab/options.hpp"
 
 namespace warplab::app {
 
@@ -26,10 +22,5 @@ CLI::Option* add_counter_options(CLI::App* sub, CounterArgs& a, bool run_options
 
 // The names of `a` trimmed, empty ones dropped, each once, in the order given.
 std::vector<std::string> counter_words(const CounterArgs& a);
-
-// With opts.timeout > 0: a thread that ends the process (the sentence on stderr, exit 7)
-// once a counted launch has been inside the driver longer than the timeout. Once per
-// process; a no-op without --timeout.
-void start_counter_watchdog(const lab::Options& opts);
 
 }  // namespace warplab::app

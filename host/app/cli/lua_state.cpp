@@ -22,7 +22,7 @@ namespace {
 lab::Target choose_target(const Globals& g, const Globals& notes) {
   const cu::TraceScope t("device chosen (cuInit, attributes or profile)");
   cu::DeviceSnapshot target = select_target(notes, /*fallback=*/true);
-  lab::record_device(target);  // for `warplab watch`'s occupancy line (a no-op otherwise)
+  lab::feed_device(target);  // for `warplab watch`'s occupancy line (a no-op otherwise)
   const bool offline = !target.live();
   std::string reason;
   if (!g.opts.profile.empty())
@@ -35,7 +35,7 @@ lab::Target choose_target(const Globals& g, const Globals& notes) {
 }
 
 // Under `warplab watch` (WARPLAB_DEPS_FILE set), the Lua functions that write, replace,
-// rename or remove a file by name tell the watcher first (lab::record_written), so that
+// rename or remove a file by name tell the watcher first (lab::feed_written), so that
 // the run's own writes are not taken for saves. Each wraps the original (upvalue 1).
 int call_original(lua_State* L) {
   lua_pushvalue(L, lua_upvalueindex(1));  // +1 the original
@@ -45,7 +45,7 @@ int call_original(lua_State* L) {
 }
 
 void note_name(lua_State* L, int arg) {
-  if (lua_type(L, arg) == LUA_TSTRING) lab::record_written(lua_tostring(L, arg));
+  if (lua_type(L, arg) == LUA_TSTRING) lab::feed_written(lua_tostring(L, arg));
 }
 
 int io_open_noting(lua_State* L) {  // io.open(name [, mode]): a mode that writes

@@ -15,7 +15,7 @@
 
 #include "app/cli/child_group.hpp"
 #include "app/cli/command.hpp"
-#include "app/cli/counters.hpp"
+#include "app/cli/exit_codes.hpp"
 #include "app/cli/lua_state.hpp"
 #include "app/repl/counters.hpp"
 #include "app/repl/help.hpp"
@@ -25,6 +25,7 @@
 #include "app/repl/worker.hpp"
 #include "cu/error.hpp"
 #include "cu/profile.hpp"
+#include "lab/sync.hpp"
 #include "sys/output.hpp"
 #include "sys/text.hpp"
 #include "sys/write.hpp"
@@ -53,7 +54,7 @@ constexpr const char* kHelp =
 // Runs in each new worker. `notes` is the parent's copy of the globals at fork time;
 // after the first start it has offline_noted set, so the offline note is said once.
 bind::StatePtr open_worker_state(const Globals& g, const Globals& notes) {
-  start_counter_watchdog(g.opts);    // a counted launch that hangs costs the worker (--timeout)
+  lab::start_counted_launch_watchdog(g.opts.timeout, kTimeout);  // a hung counted launch costs the worker
   return open_lua_state(g, &notes);  // an Error's kind reaches the prompt (repl::serve)
 }
 

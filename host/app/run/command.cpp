@@ -17,6 +17,7 @@
 #include <map>
 
 #include "app/cli/command.hpp"
+#include "app/cli/exit_codes.hpp"
 #include "app/cli/lua_state.hpp"
 #include "app/cli/page.hpp"
 #include "app/cli/sanitize.hpp"
@@ -27,6 +28,7 @@
 #include "lab/prebuilt.hpp"
 #include "lab/run.hpp"
 #include "lab/script.hpp"
+#include "lab/sync.hpp"
 #include "lab/watch_feed.hpp"
 #include "sys/output.hpp"
 
@@ -235,11 +237,11 @@ int run_script(const Globals& g, const RunArgs& given) {
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
   check_outputs(a.counters, a.page, g, a.script, args);  // before any work
   if (a.page.any()) return run_with_page(g, a.page, PreparedRun{a.script, a.params, args, "", a.counters});
-  lab::record_dependency(a.script);         // for `warplab watch` (a no-op otherwise)
+  lab::feed_dependency(a.script);           // for `warplab watch` (a no-op otherwise)
   sys::note_input(a.script, "the script");  // no output of this run replaces it
   bind::StatePtr state = open_lua_state(g);
   bind::set_params(state.get(), params);
-  start_counter_watchdog(g.opts);  // a counted launch, even the script's own cuda.counters
+  lab::start_counted_launch_watchdog(g.opts.timeout, kTimeout);  // cuda.counters' launches too
   return run_in_state(state, a.script, args, a.counters);
 }
 
@@ -249,7 +251,7 @@ void make_ready(lua_State* L, const std::string& modules) {
   lab::Run* run = prepare_device(L);
   if (!run) return;
   const cu::TraceScope t("modules of the last run built ahead");
-  lab::prebuild(lab::read_module_records(modules), run->cache.get(), run->context);
+  lab::prebuild(lab::read_module_feed(modules), run->cache.get(), run->context);
 }
 
 }  // namespace
@@ -258,13 +260,13 @@ int run_prepared(const Globals& g, const PreparedRun& a, const std::function<boo
   const auto params = parse_params(a.params);
   bind::StatePtr state = open_lua_state(g);
   bind::set_params(state.get(), params);
-  start_counter_watchdog(g.opts);
+  lab::start_counted_launch_watchdog(g.opts.timeout, kTimeout);
   make_ready(state.get(), a.modules);
   cu::trace("ready");
   if (!ready()) return kOk;
   cu::trace("go");
   if (auto why = lab::script_problem(a.script)) throw Error(ErrorKind::bad_input, *why);
-  lab::record_dependency(a.script);
+  lab::feed_dependency(a.script);
   sys::note_input(a.script, "the script");
   return run_in_state(state, a.script, a.args, a.counters);
 }

@@ -1,4 +1,4 @@
-// watch/child.cpp: the child process of one watched run (child.hpp), and the records it
+// watch/child.cpp: the child process of one watched run (child.hpp), and the feed files it
 // leaves. A socket pair carries 'r' (ready) and, when the body returns, 'd' (done)
 // from the child, and 'g' (go) from the watcher.
 #include "app/watch/child.hpp"
@@ -156,17 +156,17 @@ std::string describe_status(int st) {
   return "exit " + std::to_string(WEXITSTATUS(st));
 }
 
-Record read_record(const std::string& path) {
-  Record r;
+FeedFile read_feed_file(const std::string& path) {
+  FeedFile r;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return r;  // the run wrote none
-  // No size limit: the records are the run's own (a CUBIN may be megabytes).
+  // No size limit: the feed files are the run's own (a CUBIN may be megabytes).
   if (const auto e = sys::read_whole(path, r.text, SIZE_MAX)) r.problem = "cannot read " + path + ": " + *e;
   return r;
 }
 
-Record take_record(const std::string& path) {
-  Record r = read_record(path);
+FeedFile take_feed_file(const std::string& path) {
+  FeedFile r = read_feed_file(path);
   std::error_code ec;
   std::filesystem::remove(path, ec);
   return r;
@@ -174,7 +174,7 @@ Record take_record(const std::string& path) {
 
 RunFiles read_deps_file(const std::string& path) {
   RunFiles out;
-  const Record r = read_record(path);
+  const FeedFile r = read_feed_file(path);
   out.problem = r.problem;
   for (const std::string& line : sys::split(r.text, '\n')) {
     if (line.rfind("> ", 0) == 0) {

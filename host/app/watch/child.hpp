@@ -4,7 +4,7 @@
 // watcher dies. The child gets ready first and starts the script only on go(), so a run can
 // be forked before the save that starts it (the standby). The watcher polls finished() on
 // SIGCHLD and kills the group on timeout, on a new save and on exit. Also reads the
-// records a run leaves (lab/watch_feed.hpp's formats). POSIX only.
+// feed files a run leaves (lab/watch_feed.hpp's formats). POSIX only.
 #pragma once
 #include <sys/types.h>
 
@@ -66,17 +66,17 @@ std::string answer_in_child(const std::function<std::string()>& ask);
 // "exit 1", "signal 11 (Segmentation fault)".
 std::string describe_status(int wait_status);
 
-// A record a run leaves for the watcher (lab/watch_feed.hpp: its dependency file, the files
+// A feed file a run leaves for the watcher (lab/watch_feed.hpp: its dependency file, the files
 // of its code folder): its text, empty when the run wrote none; `problem` says why one that
 // is there could not be read ("cannot read PATH: Is a directory"), so that it is never
 // taken for an empty one.
-struct Record {
+struct FeedFile {
   std::string text;
   std::string problem;
 };
-Record read_record(const std::string& path);
-// read_record, then the file removed (a record read once: the code folder's modules list).
-Record take_record(const std::string& path);
+FeedFile read_feed_file(const std::string& path);
+// read_feed_file, then the file removed (one read once: the code folder's modules list).
+FeedFile take_feed_file(const std::string& path);
 
 // A run's dependency file (lab/watch_feed.hpp): the files it read, one a line, and those it
 // wrote ("> PATH" lines: with the path their links lead to as well), blank lines skipped;

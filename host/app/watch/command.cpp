@@ -253,9 +253,9 @@ class Watch {
     deps_ = deps;
     for (const auto& dir : files_.set_files(deps_)) note("cannot watch " + sys::shown(dir));
     // What it built, for the next run and the warm headers (lab/prebuilt.hpp); a run that
-    // built nothing keeps the last record.
+    // built nothing keeps the last list.
     if (code_) {
-      watch::Record m = watch::take_record((fs::path(code_->dir()) / "modules").string());
+      watch::FeedFile m = watch::take_feed_file((fs::path(code_->dir()) / "modules").string());
       if (!m.problem.empty()) note(m.problem);
       if (!m.text.empty()) modules_ = std::move(m.text);
     }

@@ -28,7 +28,7 @@ bool changed(bool a_known, double a, bool b_known, double b) {
 }  // namespace
 
 std::string CounterDiff::collect() {
-  const Record r = read_record(path_);
+  const FeedFile r = read_feed_file(path_);
   ::unlink(path_.c_str());  // a run that fails before writing leaves nothing to compare
   if (!r.problem.empty()) return "warplab: --counters: " + r.problem + "\n";
   if (r.text.empty()) return "";

@@ -38,10 +38,10 @@ namespace fs = std::filesystem;
 namespace warplab::app::watch {
 namespace {
 
-// A record of the code folder; one that cannot be read is said in `notes` and counts as
+// A feed file of the code folder; one that cannot be read is said in `notes` and counts as
 // none.
 std::string read(const fs::path& p, std::string& notes) {
-  Record r = read_record(p.string());
+  FeedFile r = read_feed_file(p.string());
   if (!r.problem.empty()) notes += "warplab: " + r.problem + "\n";
   return std::move(r.text);
 }
@@ -49,7 +49,7 @@ std::string read(const fs::path& p, std::string& notes) {
 // Runs argv (argv[0] a path) with stdin and stderr on /dev/null: its stdout, or "" when it
 // cannot start or a signal to leave comes first (it is killed then, not waited for). It
 // dies with the watcher (PR_SET_PDEATHSIG) and gets an empty signal mask, not ours.
-std::string run_capture(const std::vector<std::string>& argv) {
+std::string output_of(const std::vector<std::string>& argv) {
   std::vector<char*> args;  // built before fork: the child only makes system calls
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -303,7 +303,7 @@ std::string CodeDiff::collect(bool whole_run) {
     if (ext == ".cubin" && !tool_.empty()) {
       std::vector<std::string> argv = tool_;
       argv.push_back(e.path().string());
-      for (auto& [k, v] : sass_kernels(run_capture(argv))) sass[module + "|" + k] = std::move(v);
+      for (auto& [k, v] : sass_kernels(output_of(argv))) sass[module + "|" + k] = std::move(v);
     }
   }
   for (auto& [key, sp] : spills)

@@ -1,6 +1,6 @@
 // watch/resources.hpp: the line `warplab watch` prints per changed kernel after a good run:
 // registers, spills, stack and shared memory old -> new, and the occupancy at the block size
-// the run last launched it with (cu/occupancy.hpp, on the run's device). Reads the records a
+// the run last launched it with (cu/occupancy.hpp, on the run's device). Reads the feed files a
 // run leaves in the code folder (lab/watch_feed.hpp). No Lua, no driver.
 #pragma once
 #include <map>
@@ -28,9 +28,9 @@ std::string resource_line(const KernelNumbers& before, const KernelNumbers& afte
 // The occupancy calculator's view of a kernel's CUBIN numbers.
 cu::KernelLimits kernel_limits(const rtc::ElfKernel& k);
 
-// A `.spills` record: mangled name -> {store, load} bytes.
+// A `.spills` feed file: mangled name -> {store, load} bytes.
 std::map<std::string, std::pair<long, long>> parse_spills(const std::string& text);
-// The `launches` record: "<stem>|<mangled>" -> the last launch (later lines win).
+// The `launches` feed file: "<stem>|<mangled>" -> the last launch (later lines win).
 std::map<std::string, lab::LastLaunch> parse_launches(const std::string& text);
 // `device.json`: the limits of the run's device; nullopt when absent or unreadable.
 std::optional<cu::DeviceLimits> parse_device(const std::string& text);

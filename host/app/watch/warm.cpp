@@ -20,7 +20,7 @@ constexpr std::size_t kMaxWarmModules = 4;
 
 void warm_headers(const std::string& modules, const std::string& dir) {
   std::vector<std::string> files;
-  std::vector<lab::ModuleSpec> specs = lab::read_module_records(modules);
+  std::vector<lab::ModuleSpec> specs = lab::read_module_feed(modules);
   if (specs.size() > kMaxWarmModules) specs.resize(kMaxWarmModules);
   for (const lab::ModuleSpec& s : specs) {
     // NVRTC would discard a pending SIGINT (signals.hpp): leave first, warm nothing.

@@ -6,7 +6,7 @@
 
 namespace warplab::app::watch {
 
-// For the first few modules in `modules` (lab/prebuilt.hpp's record of what the last run
+// For the first few modules in `modules` (lab/prebuilt.hpp's feed of what the last run
 // built): a PCH in `dir` that still fits is kept, one whose header changed is made again, the
 // others are removed. A pending SIGINT ends it at once (NVRTC would discard it). With
 // WARPLAB_STARTUP_TRACE, one line a module on stderr.

@@ -1,5 +1,6 @@
-// hooks.hpp: what the hooks of the global `warplab` table do (bind/warplab_table.cpp), without
-// Lua: making a folder with its parents, writing a result file, and a monotonic clock.
+// warplab_table.hpp: what the functions of the global `warplab` table do (bind/
+// warplab_table.cpp), without Lua: making a folder with its parents, writing a result file,
+// and a monotonic clock.
 #pragma once
 #include <optional>
 #include <string>

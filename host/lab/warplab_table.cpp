@@ -1,6 +1,6 @@
-// hooks.cpp: make_dir, write_result and now_seconds, with std::filesystem, sys/write.hpp
+// warplab_table.cpp: make_dir, write_result and now_seconds, with std::filesystem, sys/write.hpp
 // and std::chrono.
-#include "lab/hooks.hpp"
+#include "lab/warplab_table.hpp"
 
 #include "lab/watch_feed.hpp"
 #include "sys/output.hpp"
@@ -24,7 +24,7 @@ std::optional<std::string> write_result(const std::string& path, std::string_vie
   // The one check of an output (sys/output.hpp): never a file this run read (the script, a
   // kernel, a header, the profile), a folder, a folder that is not there or a link.
   if (auto why = sys::output_refusal(path, sys::Replace::allowed)) return why;
-  record_written(path);  // under `warplab watch`: the run's own write, not a save
+  feed_written(path);  // under `warplab watch`: the run's own write, not a save
   const sys::WriteResult w = sys::write_file(path, bytes, sys::Replace::allowed);
   if (w) return std::nullopt;
   return w.message;
