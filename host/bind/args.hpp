@@ -5,6 +5,7 @@
 #pragma once
 #include <lua.hpp>
 
+#include <cstddef>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -27,6 +28,26 @@ inline bool read_integer(lua_State* L, int idx, lua_Integer lo, lua_Integer hi, 
   out = lua_tointegerx(L, idx, &exact);
   return exact && out >= lo && out <= hi;
 }
+// ---- plain arguments, the function named (args.cpp) ------------------------------------------
+
+// Lua's luaL_check* name the function from the calling code, and a call Lua cannot name
+// (pcall(k.counters, k, 5), coroutine.wrap(e.elapsed), a tail call) says "bad argument #2
+// to '?'". These say the same sentences, naming such a call by what register_type and
+// open_cuda recorded ('k:counters', 'cuda.array': metatable.hpp's function_name).
+[[noreturn]] void arg_error(lua_State* L, int arg, const char* msg);
+// "bad argument #2 to 'k:counters' (table expected, got number)"; `expected` names the type.
+[[noreturn]] void arg_type_error(lua_State* L, int arg, const char* expected);
+inline void arg_check_type(lua_State* L, int arg, int type) {
+  if (lua_type(L, arg) != type) [[unlikely]]
+    arg_type_error(L, arg, lua_typename(L, type));
+}
+// The userdata at arg when its metatable is registry[meta] (luaL_checkudata's test).
+void* arg_udata(lua_State* L, int arg, const char* meta);
+lua_Integer arg_integer(lua_State* L, int arg);
+lua_Integer arg_opt_integer(lua_State* L, int arg, lua_Integer dflt);
+lua_Number arg_opt_number(lua_State* L, int arg, lua_Number dflt);
+const char* arg_string(lua_State* L, int arg, std::size_t* len = nullptr);
+
 // ---- options tables (options.cpp) -----------------------------------------------------------
 
 // An options table at idx (cuda.stream{...}, a:copy(b, {...}), ...): nothing, or a table
@@ -62,15 +83,22 @@ void push_launch_keys(lua_State* L);
 cu::Dim3 check_dim(lua_State* L, int idx, const char* what);
 
 // A launch table, read: its configuration and, when asked for, its argument list's
-// elements, pushed at stack [first, first + n).
+// elements, pushed at stack [first, first + n); `stream_at`, where its stream's value
+// lies (0: none).
 struct TableLaunch {
   cu::LaunchConfig config;
-  int first = 0, n = 0;
+  int first = 0, n = 0, stream_at = 0;
 };
 // Reads the launch table at the absolute index idx, leaving its fields' values on the
 // stack (below the arguments). The args list: a list of values, nil for none; one with nil
 // holes (a null pointer) counts to its `n` field when it has one, as table.pack makes.
+// Each field is read before the stream is taken: a field's __index may run Lua code,
+// which may free the stream. The caller reads whatever else the table holds (k:bench's
+// reps) before this, so nothing runs Lua code between the stream's check and its use.
 TableLaunch read_launch_table(lua_State* L, int idx, bool with_args);
+// The stream of `t` checked again: after marshal's sentence was made (an allocation, which
+// may run a finalizer that frees the stream), before lab::launch checks the configuration.
+void recheck_stream(lua_State* L, TableLaunch& t);
 // The configuration alone; the stack is left as it was.
 cu::LaunchConfig config_from_table(lua_State* L, int idx);
 

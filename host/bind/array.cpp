@@ -23,8 +23,10 @@
 namespace warplab::bind {
 
 lab::DeviceArray& check_array(lua_State* L, int idx) {
-  auto* a = static_cast<lab::DeviceArray*>(luaL_checkudata(L, idx, kArrayMeta));
-  if (a->freed()) raise(L, "attempt to use a freed array");
+  auto* a = static_cast<lab::DeviceArray*>(arg_udata(L, idx, kArrayMeta));
+  if (a->freed()) [[unlikely]]
+    raise(L, a->buf ? "attempt to use a freed array: the array this view shows was freed"
+                    : "attempt to use a freed array");
   lab::await_gpu(record_of(L).run);  // --timeout: a copy would block on a kernel that may never finish
   return *a;
 }
@@ -45,7 +47,7 @@ namespace {
 // During a capture the memory goes once the graph is made (lab::Capture::release).
 int array_release(lua_State* L) {
   lab::Run& run = record_of(L).run;
-  run.capture.release(*static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta)), run.timed_out);
+  run.capture.release(*static_cast<lab::DeviceArray*>(arg_udata(L, 1, kArrayMeta)), run.timed_out);
   return 0;
 }
 
@@ -82,7 +84,7 @@ static int array_index(lua_State* L) {
   return guard(L, [L] {
     if (lua_type(L, 2) == LUA_TNUMBER) {
       lab::DeviceArray& a = check_array(L, 1);
-      const std::size_t i = lab::index0(luaL_checkinteger(L, 2), a.count, "array");
+      const std::size_t i = lab::index0(arg_integer(L, 2), a.count, "array");
       unsigned char v[8];
       if (const unsigned char* p = lab::managed_element(record_of(L).run, a, i, "a[i]"))
         std::memcpy(v, p, a.elem());
@@ -91,8 +93,8 @@ static int array_index(lua_State* L) {
       push_element(L, a.type, v);  // +1
       return 1;
     }
-    auto* a = static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta));
-    const std::string key = luaL_checkstring(L, 2);
+    auto* a = static_cast<lab::DeviceArray*>(arg_udata(L, 1, kArrayMeta));
+    const std::string key = arg_string(L, 2);
     if (key == "type")
       lua_pushstring(L, cu::dtype_info(a->type).name.data());
     else if (key == "bytes")
@@ -114,7 +116,7 @@ static int array_newindex(lua_State* L) {
     lab::DeviceArray& a = check_array(L, 1);
     if (lua_type(L, 2) != LUA_TNUMBER)
       raise(L, "array fields are read-only: a[i] = v takes an index 1..%d", static_cast<int>(a.count));
-    const std::size_t i = lab::index0(luaL_checkinteger(L, 2), a.count, "array");
+    const std::size_t i = lab::index0(arg_integer(L, 2), a.count, "array");
     unsigned char v[8];
     to_element(L, 3, a.type, v, "value");
     if (unsigned char* p = lab::managed_element(record_of(L).run, a, i, "a[i] = v"))
@@ -134,7 +136,7 @@ static int array_len(lua_State* L) {
 
 static int array_tostring(lua_State* L) {
   return guard(L, [L] {
-    auto* a = static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta));
+    auto* a = static_cast<lab::DeviceArray*>(arg_udata(L, 1, kArrayMeta));
     if (a->freed())
       lua_pushstring(L, "cuda.array (freed)");
     else
@@ -158,13 +160,15 @@ lab::Location location_arg(lua_State* L, int idx, const char* who, bool dflt) {
 }
 
 // a:prefetch(where [, {stream = s}]): migrates a managed array's pages in stream order.
+// The options table is read first: its __index may run Lua code (which may free the
+// array or the stream); the array and the stream are taken after it.
 static int array_prefetch(lua_State* L) {
   return guard(L, [L] {
+    check_option_keys(L, 3, "a:prefetch", {"stream"});
+    const int stream_at = lua_istable(L, 3) ? (lua_getfield(L, 3, "stream"), lua_gettop(L)) : 0;  // +1
     lab::DeviceArray& a = check_array(L, 1);
     const lab::Location to = location_arg(L, 2, "a:prefetch", false);
-    check_option_keys(L, 3, "a:prefetch", {"stream"});
-    CUstream s = nullptr;
-    if (lua_istable(L, 3) && lua_getfield(L, 3, "stream") != LUA_TNIL) s = opt_stream(L, -1);  // +1
+    const CUstream s = stream_at ? opt_stream(L, stream_at) : nullptr;
     lab::Run& run = record_of(L).run;
     lab::prefetch(run.capture, a, to, s, run.target());
     lua_settop(L, 1);
@@ -204,7 +208,8 @@ void add_array(lua_State* L) {
                     .meta = meta,
                     .methods = methods,
                     .shared = shared_methods<lab::DeviceArray>(),  // view/copy/zero/get/set/fill/iota/random
-                    .fields = fields});
+                    .fields = fields,
+                    .var = "a"});
   const luaL_Reg fns[] = {{"array", cuda_array}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda
 }

@@ -25,14 +25,21 @@ int cuda_clock(lua_State* L) {
 
 // cuda.bench(fn, {warmup=5, reps=100, stream=s}): calls fn warmup times, then reps
 // times between two events recorded on `stream` (default stream when absent).
+// fn runs Lua code while the events are recorded on `stream`: the stream is held
+// (StreamHold), so a s:free() inside fn destroys it only once cuda.bench returns.
 static int cuda_bench(lua_State* L) {
   return guard(L, [&] {
-    luaL_checktype(L, 1, LUA_TFUNCTION);
+    arg_check_type(L, 1, LUA_TFUNCTION);
     check_option_keys(L, 2, "cuda.bench", {"warmup", "reps", "stream"});
     const int warmup = count_option(L, 2, "warmup", 5, 0, kMaxBenchReps, "cuda.bench"),
               reps = count_option(L, 2, "reps", 100, 1, kMaxBenchReps, "cuda.bench");
-    CUstream stream = nullptr;
-    if (lua_istable(L, 2) && lua_getfield(L, 2, "stream") != LUA_TNIL) stream = opt_stream(L, -1);
+    lua_settop(L, 2);
+    if (lua_istable(L, 2))
+      lua_getfield(L, 2, "stream");  // +1 (index 3, kept there while the hold lives)
+    else
+      lua_pushnil(L);  // +1
+    const StreamHold hold(L, 3, "cuda.bench");
+    const CUstream stream = hold.get();
     lab::Run& run = record_of(L).run;
     lab::EventTimes times(run, stream, reps, "cuda.bench");  // refused during a capture; needs a GPU
     for (int i = 0; i < warmup; ++i) {

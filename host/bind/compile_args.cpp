@@ -169,7 +169,7 @@ std::optional<std::string> spec_from_args(lua_State* L, int idx, lab::ModuleSpec
   if (lua_type(L, idx) == LUA_TSTRING) {
     file = lua_tostring(L, idx);
   } else {
-    luaL_checktype(L, idx, LUA_TTABLE);
+    arg_check_type(L, idx, LUA_TTABLE);
     read_table(L, idx, spec, file, inline_text);
   }
   if (!file.empty()) return lab::spec_from_file(spec, file, c.file);

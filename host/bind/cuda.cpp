@@ -1,6 +1,8 @@
 // cuda.cpp: assembles the `cuda` global from the pieces of each Lua type's file (cuda.hpp).
 #include "bind/cuda.hpp"
 
+#include "bind/metatable.hpp"
+
 namespace warplab::bind {
 
 void open_cuda(lua_State* L) {
@@ -19,9 +21,13 @@ void open_cuda(lua_State* L) {
   add_warplab_table(L);
   add_counters(L);
   add_lines(L);
-  lua_pushstring(L, WARPLAB_VERSION);  // +1
-  lua_setfield(L, -2, "version");      // -1
-  lua_setglobal(L, "cuda");            // -1
+  lua_pushstring(L, WARPLAB_VERSION);     // +1
+  lua_setfield(L, -2, "version");         // -1
+  name_functions(L, -1, "cuda", '.');     // for argument errors (args.hpp)
+  lua_setglobal(L, "cuda");               // -1
+  lua_getglobal(L, "warplab");            // +1
+  name_functions(L, -1, "warplab", '.');  // warplab.write_file, ...
+  lua_pop(L, 1);                          // -1
 }
 
 }  // namespace warplab::bind

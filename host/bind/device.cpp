@@ -8,6 +8,7 @@
 #include <climits>
 #include <string>
 
+#include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
 #include "bind/metatable.hpp"
@@ -26,7 +27,7 @@ constexpr const char* kAttrMeta = "warplab.attr";
 constexpr const char* kAttrOwner = "warplab.attr.owner";  // weak: attr table -> its device
 
 cu::DeviceSnapshot& check_device(lua_State* L, int idx) {
-  return *static_cast<cu::DeviceSnapshot*>(luaL_checkudata(L, idx, kDeviceMeta));
+  return *static_cast<cu::DeviceSnapshot*>(arg_udata(L, idx, kDeviceMeta));
 }
 
 void push_device(lua_State* L, cu::DeviceSnapshot snap) {
@@ -73,8 +74,8 @@ int device_gc(lua_State* L) { return finalize<cu::DeviceSnapshot>(L, kDeviceMeta
 // (raise_unknown); an unknown name raises.
 static int attr_index(lua_State* L) {
   return guard(L, [&] {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    const char* name = luaL_checkstring(L, 2);
+    arg_check_type(L, 1, LUA_TTABLE);
+    const char* name = arg_string(L, 2);
     if (const auto* info = cu::find_attribute(name)) {
       lua_pushlstring(L, info->name.data(), info->name.size());  // +1 canonical name
       if (lua_rawget(L, 1) != LUA_TNIL) return 1;                // -1 +1 value
@@ -131,7 +132,7 @@ void push_unknown(lua_State* L, const cu::DeviceSnapshot& d) {
 static int device_index(lua_State* L) {
   return guard(L, [&] {
     const cu::DeviceSnapshot& d = check_device(L, 1);
-    const std::string key = luaL_checkstring(L, 2);
+    const std::string key = arg_string(L, 2);
     if (key == "attr") {
       if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) return 1;  // +1 cached
       lua_pop(L, 1);                                           // -1
@@ -187,7 +188,7 @@ static int cuda_device(lua_State* L) {
     lab::Run& run = record_of(L).run;
     const cu::DeviceSnapshot& target = run.target();  // chosen here on a script's first ask
     const bool offline = run.offline();
-    const lua_Integer i = luaL_optinteger(L, 1, offline ? 0 : target.ordinal);
+    const lua_Integer i = arg_opt_integer(L, 1, offline ? 0 : target.ordinal);
     if (offline || i == target.ordinal) {
       if (offline && i != 0)
         raise(L, ErrorKind::no_gpu, "no CUDA device: cuda.device(%I) does not exist offline: only 0 (%s)", i,

@@ -26,18 +26,17 @@ namespace warplab::bind {
 
 cu::DType check_dtype(lua_State* L, int idx) {
   std::size_t len = 0;
-  const char* name = luaL_checklstring(L, idx, &len);
+  const char* name = arg_string(L, idx, &len);
   if (auto t = cu::parse_dtype(std::string_view(name, len))) return *t;  // "f32\0x" is not f32
-  luaL_argerror(L, idx,
-                lua_pushfstring(L, "unknown element type '%s' (one of %s)", sys::shown(name).c_str(),
-                                cu::dtype_names().c_str()));
-  return cu::DType::F32;
+  arg_error(L, idx,
+            lua_pushfstring(L, "unknown element type '%s' (one of %s)", sys::shown(name).c_str(),
+                            cu::dtype_names().c_str()));
 }
 
 std::size_t check_count(lua_State* L, int idx, cu::DType t, const char* who) {
   const lua_Integer n =
-      lua_istable(L, idx) ? static_cast<lua_Integer>(lua_rawlen(L, idx)) : luaL_checkinteger(L, idx);
-  luaL_argcheck(L, n > 0, idx, "the element count must be positive");
+      lua_istable(L, idx) ? static_cast<lua_Integer>(lua_rawlen(L, idx)) : arg_integer(L, idx);
+  if (n <= 0) arg_error(L, idx, "the element count must be positive");
   return lab::check_count(n, t, who);  // throws when its bytes pass 2^56
 }
 
@@ -90,32 +89,31 @@ template <class A>
 int array_view(lua_State* L) {
   return guard(L, [L] {
     const A& a = Kind<A>::check(L, 1);
-    const lua_Integer first = luaL_checkinteger(L, 2);
-    const auto n = lua_isnoneornil(L, 3) ? std::nullopt : std::optional<lua_Integer>(luaL_checkinteger(L, 3));
+    const lua_Integer first = arg_integer(L, 2);
+    const auto n = lua_isnoneornil(L, 3) ? std::nullopt : std::optional<lua_Integer>(arg_integer(L, 3));
     const lab::Range r = lab::view_range(first, n, a.count, Kind<A>::noun);
-    Kind<A>::push(L) = lab::view_of(a, r);  // +1 view
-    lua_pushvalue(L, 1);                    // +1 x
-    lua_setiuservalue(L, -2, 1);            // -1: the view keeps x alive
+    A view = lab::view_of(a, r);         // taken before the push, which may run a finalizer
+    Kind<A>::push(L) = std::move(view);  // +1 view
+    lua_pushvalue(L, 1);                 // +1 x
+    lua_setiuservalue(L, -2, 1);         // -1: the view keeps x alive
     return 1;
   });
-}
-
-// The options of x:copy(src [, {stream = s}]) at idx: the stream, or nullopt for the
-// synchronous copy (no table, or no stream in it).
-std::optional<CUstream> copy_stream(lua_State* L, int idx) {
-  check_option_keys(L, idx, "copy", {"stream"});
-  if (!lua_istable(L, idx) || lua_getfield(L, idx, "stream") == LUA_TNIL) return std::nullopt;  // +1
-  return opt_stream(L, -1);
 }
 
 // x:copy(src [, {stream = s}]): src is a device or a host array of the same type and length.
 // Without a stream lab::copy picks cuMemcpyDtoD, HtoD, DtoH or a memmove (refused during a
 // capture, but for the memmove); on a stream lab::copy_async queues it and returns at once.
+// The options table is read first, its stream left on the stack: its __index may run Lua
+// code, which may free either array or the stream; both arrays are taken after it.
 template <class A>
 int array_copy(lua_State* L) {
   return guard(L, [L] {
+    check_option_keys(L, 3, "copy", {"stream"});
+    const int stream_at = lua_istable(L, 3) ? (lua_getfield(L, 3, "stream"), lua_gettop(L)) : 0;  // +1
     A& dst = Kind<A>::check(L, 1);
-    const std::optional<CUstream> stream = copy_stream(L, 3);
+    const std::optional<CUstream> stream = !stream_at || lua_isnil(L, stream_at)
+                                               ? std::nullopt
+                                               : std::optional<CUstream>(opt_stream(L, stream_at));
     lab::Capture& cap = record_of(L).run.capture;
     lab::HostArray* hsrc = test_host_array(L, 2) ? &check_host_array(L, 2) : nullptr;
     lab::DeviceArray* dsrc = hsrc ? nullptr : &check_array(L, 2);
@@ -160,9 +158,12 @@ static int array_get(lua_State* L) {
   return guard(L, [L] {
     if (lua_gettop(L) > 1)  // a:get(i) would otherwise return the whole table without a word
       raise(L, "get() takes no arguments (a[i] reads one element, a:view(i, n):get() n of them)");
+    // The table is made before the elements are read: an allocation may run a finalizer
+    // (a __gc of the script's), which may free the array; nothing below allocates.
+    const std::size_t count = test_host_array(L, 1) ? check_host_array(L, 1).count : check_array(L, 1).count;
+    lua_createtable(L, static_cast<int>(count), 0);  // +1 table
     const lab::Elements e = elements(L, 1, "a:get()");
     e.load();
-    lua_createtable(L, static_cast<int>(e.count), 0);  // +1 table
     for (std::size_t i = 0; i < e.count; ++i) {
       push_element(L, e.type, e.data + i * e.elem);         // +1
       lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));  // -1
@@ -176,8 +177,8 @@ static int array_set(lua_State* L) {
     lab::HostArray* h = test_host_array(L, 1) ? &check_host_array(L, 1) : nullptr;
     lab::DeviceArray* a = h ? nullptr : &check_array(L, 1);
     const std::size_t count = h ? h->count : a->count;
-    luaL_checktype(L, 2, LUA_TTABLE);
-    const std::size_t at = lab::set_start(luaL_optinteger(L, 3, 1), lua_rawlen(L, 2), count);
+    arg_check_type(L, 2, LUA_TTABLE);
+    const std::size_t at = lab::set_start(arg_opt_integer(L, 3, 1), lua_rawlen(L, 2), count);
     // Converted first, so a bad value leaves the array as it was.
     const std::vector<unsigned char> img = table_image(L, 2, h ? h->type : a->type);
     if (h && !img.empty()) {
@@ -205,7 +206,7 @@ static int array_fill(lua_State* L) {
 static int array_iota(lua_State* L) {
   return guard(L, [L] {
     const lab::Elements e = elements(L, 1, "a:iota()");
-    lab::iota(e, luaL_optnumber(L, 2, 0), luaL_optnumber(L, 3, 1));
+    lab::iota(e, arg_opt_number(L, 2, 0), arg_opt_number(L, 3, 1));
     lua_settop(L, 1);
     return 1;
   });
@@ -213,12 +214,13 @@ static int array_iota(lua_State* L) {
 
 // :random{seed=, lo=, hi=}: floats uniform in [lo, hi) (default 0, 1); integers
 // uniform in [lo, hi] (default 0..100). Same seed, same values, on any machine.
+// The options are read before the elements are taken: their __index may run Lua code,
+// which may free the array.
 static int array_random(lua_State* L) {
   return guard(L, [L] {
-    const lab::Elements e = elements(L, 1, "a:random()");
     lua_Integer seed = 1;
-    lua_Number lo = 0, hi = cu::dtype_info(e.type).is_float ? 1 : 100;
-    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    std::optional<lua_Number> lo, hi;
+    if (!lua_isnoneornil(L, 2)) arg_check_type(L, 2, LUA_TTABLE);
     check_option_keys(L, 2, "random", {"seed", "lo", "hi"});
     if (lua_istable(L, 2)) {
       // Named in the sentence: luaL_check* on a field would say "bad argument #-1".
@@ -231,7 +233,9 @@ static int array_random(lua_State* L) {
           raise(L, "random: %s must be a number, got %s", field, luaL_tolstring(L, -1, nullptr));
       lua_pop(L, 3);
     }
-    lab::random(e, static_cast<std::uint64_t>(seed), lo, hi);
+    const lab::Elements e = elements(L, 1, "a:random()");
+    const bool is_float = cu::dtype_info(e.type).is_float;
+    lab::random(e, static_cast<std::uint64_t>(seed), lo.value_or(0), hi.value_or(is_float ? 1 : 100));
     lua_settop(L, 1);
     return 1;
   });

@@ -17,7 +17,7 @@
 namespace warplab::bind {
 
 cu::Event& check_event(lua_State* L, int idx) {
-  auto* p = static_cast<cu::Event*>(luaL_checkudata(L, idx, kEventMeta));
+  auto* p = static_cast<cu::Event*>(arg_udata(L, idx, kEventMeta));
   if (!p->valid()) raise(L, "attempt to use a destroyed event");
   return *p;
 }
@@ -40,7 +40,7 @@ static int cuda_event(lua_State* L) {
 
 // :free(), __close and __gc share it: idempotent.
 int event_release(lua_State* L) {
-  static_cast<cu::Event*>(luaL_checkudata(L, 1, kEventMeta))->destroy();
+  static_cast<cu::Event*>(arg_udata(L, 1, kEventMeta))->destroy();
   return 0;
 }
 
@@ -52,7 +52,7 @@ int event_gc(lua_State* L) {
 static int event_index(lua_State* L) {
   return guard(L, [L] {
     const cu::Event& e = check_event(L, 1);
-    const std::string key = luaL_checkstring(L, 2);
+    const std::string key = arg_string(L, 2);
     if (!(key == "timing")) raise(L, "event has no field or method '%s'", key.c_str());
     lua_pushboolean(L, e.timing());
     return 1;
@@ -60,7 +60,7 @@ static int event_index(lua_State* L) {
 }
 
 static int event_tostring(lua_State* L) {
-  const auto* e = static_cast<cu::Event*>(luaL_checkudata(L, 1, kEventMeta));
+  const auto* e = static_cast<cu::Event*>(arg_udata(L, 1, kEventMeta));
   lua_pushstring(L, !e->valid()   ? "cuda.event (destroyed)"
                     : e->timing() ? "cuda.event (timing)"
                                   : "cuda.event (no timing)");
@@ -119,7 +119,7 @@ void add_event(lua_State* L) {
   const luaL_Reg methods[] = {
       {"record", event_record},   {"query", event_query},  {"synchronize", event_synchronize},
       {"elapsed", event_elapsed}, {"free", event_release}, {nullptr, nullptr}};
-  register_type(L, {.name = kEventMeta, .meta = meta, .methods = methods, .fields = fields});
+  register_type(L, {.name = kEventMeta, .meta = meta, .methods = methods, .fields = fields, .var = "e"});
   const luaL_Reg fns[] = {{"event", cuda_event}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda
 }

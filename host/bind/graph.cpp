@@ -68,7 +68,7 @@ namespace {
 lab::GraphObj& check_graph(lua_State* L, int idx) {
   StateRecord& st = record_of(L);
   if (void* p = fast_testudata(L, idx, st.graph_meta, kGraphMeta)) return *static_cast<lab::GraphObj*>(p);
-  return *static_cast<lab::GraphObj*>(luaL_checkudata(L, idx, kGraphMeta));
+  return *static_cast<lab::GraphObj*>(arg_udata(L, idx, kGraphMeta));
 }
 
 // A new, empty (freed) graph handle with one user value, what the graph keeps.
@@ -80,7 +80,7 @@ lab::GraphObj& push_graph(lua_State* L) {
 
 // :free() and __close (idempotent): the graph and what it kept go now.
 int graph_release(lua_State* L) {
-  static_cast<lab::GraphObj*>(luaL_checkudata(L, 1, kGraphMeta))->free();
+  static_cast<lab::GraphObj*>(arg_udata(L, 1, kGraphMeta))->free();
   lua_pushnil(L);              // +1
   lua_setiuservalue(L, 1, 1);  // -1: the arrays it kept may be collected
   return 0;
@@ -98,7 +98,7 @@ int graph_gc(lua_State* L) {
 StreamHandle& push_capture_stream(lua_State* L, const cu::ContextPtr& ctx) {
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &kCaptureStreamKey) == LUA_TUSERDATA) {  // +1
     auto* h = static_cast<StreamHandle*>(luaL_testudata(L, -1, kStreamMeta));
-    if (h && h->stream.valid()) return *h;
+    if (h && h->live()) return *h;
   }
   lua_pop(L, 1);                                              // -1
   StreamHandle& h = push_stream(L, ctx, true, std::nullopt);  // +1
@@ -123,13 +123,14 @@ lab::Captured capture(lua_State* L, int fn, const char* who) {
   const cu::ContextPtr& ctx = run.gpu_context(who);
   const lab::Where w = launch_site(L, st);
   const std::string where = w.line > 0 ? std::string(w.source) + ":" + std::to_string(w.line) : "";
-  run.capture.check_begin(who);                         // captures do not nest
+  run.capture.check_begin(who);  // captures do not nest
+  // What may fail to allocate comes before the capture begins: from there on every way
+  // out of this function ends it. The keep table comes first: an allocation may run a
+  // finalizer (a script's __gc), which could free the stream taken after it.
+  lua_newtable(L);                                      // +1 keep
   const StreamHandle& s = push_capture_stream(L, ctx);  // +1 s
   const int s_idx = lua_gettop(L);
-  // What may fail to allocate comes before the capture begins: from there on every way
-  // out of this function ends it.
-  lua_newtable(L);                               // +1 keep
-  lua_pushvalue(L, -1);                          // +1
+  lua_pushvalue(L, s_idx - 1);                   // +1 keep
   lua_rawsetp(L, LUA_REGISTRYINDEX, &kKeepKey);  // -1
   lua_pushvalue(L, fn);                          // +1
   lua_pushvalue(L, s_idx);                       // +1
@@ -161,7 +162,7 @@ lab::Captured capture(lua_State* L, int fn, const char* who) {
 // cuda.graph(fn) -> g
 static int cuda_graph(lua_State* L) {
   return guard(L, [L] {
-    luaL_checktype(L, 1, LUA_TFUNCTION);
+    arg_check_type(L, 1, LUA_TFUNCTION);
     lua_settop(L, 1);
     lab::GraphObj& g = push_graph(L);               // +1 (index 2), empty until instantiated
     lab::Captured c = capture(L, 1, "cuda.graph");  // +1 keep
@@ -186,9 +187,10 @@ static int graph_update(lua_State* L) {
   return guard(L, [L] {
     lab::GraphObj& g = check_graph(L, 1);
     if (g.freed()) raise(L, "%s", lab::kFreedGraph);  // before fn runs for nothing
-    luaL_checktype(L, 2, LUA_TFUNCTION);
+    arg_check_type(L, 2, LUA_TFUNCTION);
     lua_settop(L, 2);
     lab::Captured c = capture(L, 2, "g:update");  // +1 keep
+    if (g.freed()) raise(L, "g:update: the graph was freed while its function ran (g:free() inside fn)");
     const lab::GraphUpdate u = g.update(std::move(c));
     lua_setiuservalue(L, 1, 1);                                          // -1 keep: what the new work uses
     lua_pushstring(L, u.reinstantiated ? "reinstantiated" : "updated");  // +1
@@ -201,7 +203,7 @@ static int graph_update(lua_State* L) {
 static int graph_index(lua_State* L) {
   return guard(L, [L] {
     const lab::GraphObj& g = check_graph(L, 1);
-    const std::string key = luaL_checkstring(L, 2);
+    const std::string key = arg_string(L, 2);
     if (key == "nodes")
       lua_pushinteger(L, static_cast<lua_Integer>(g.nodes()));  // raises once freed
     else if (key == "freed")
@@ -235,7 +237,7 @@ void add_graph(lua_State* L) {
                            {nullptr, nullptr}};
   const luaL_Reg methods[] = {
       {"launch", graph_launch}, {"update", graph_update}, {"free", graph_release}, {nullptr, nullptr}};
-  register_type(L, {.name = kGraphMeta, .meta = meta, .methods = methods, .fields = fields});
+  register_type(L, {.name = kGraphMeta, .meta = meta, .methods = methods, .fields = fields, .var = "g"});
   const luaL_Reg fns[] = {{"graph", cuda_graph}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda
 }

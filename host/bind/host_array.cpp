@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/elements.hpp"
 #include "bind/guard.hpp"
@@ -20,8 +21,10 @@ lab::HostArray* test_host_array(lua_State* L, int idx) {
 }
 
 lab::HostArray& check_host_array(lua_State* L, int idx) {
-  auto* h = static_cast<lab::HostArray*>(luaL_checkudata(L, idx, kHostArrayMeta));
-  if (h->freed()) raise(L, "attempt to use a freed host array");
+  auto* h = static_cast<lab::HostArray*>(arg_udata(L, idx, kHostArrayMeta));
+  if (h->freed()) [[unlikely]]
+    raise(L, h->buf ? "attempt to use a freed host array: the host array this view shows was freed"
+                    : "attempt to use a freed host array");
   return *h;
 }
 
@@ -40,7 +43,7 @@ namespace {
 // During a capture the memory goes once the graph is made (lab::Capture::release).
 int host_array_release(lua_State* L) {
   lab::Run& run = record_of(L).run;
-  run.capture.release(*static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta)), run.timed_out);
+  run.capture.release(*static_cast<lab::HostArray*>(arg_udata(L, 1, kHostArrayMeta)), run.timed_out);
   return 0;
 }
 
@@ -52,7 +55,7 @@ int host_array_gc(lua_State* L) {
 // The options table at idx: {pinned = true|false}; anything else is misuse.
 bool check_pinned_option(lua_State* L, int idx) {
   if (lua_isnoneornil(L, idx)) return true;
-  luaL_checktype(L, idx, LUA_TTABLE);
+  arg_check_type(L, idx, LUA_TTABLE);
   bool pinned = true;
   lua_pushnil(L);             // +1 key
   while (lua_next(L, idx)) {  // +1 value
@@ -92,12 +95,11 @@ static int host_array_index(lua_State* L) {
   return guard(L, [L] {
     if (lua_type(L, 2) == LUA_TNUMBER) {
       const lab::HostArray& h = check_host_array(L, 1);
-      push_element(L, h.type,
-                   h.data() + lab::index0(luaL_checkinteger(L, 2), h.count, "host array") * h.elem());
+      push_element(L, h.type, h.data() + lab::index0(arg_integer(L, 2), h.count, "host array") * h.elem());
       return 1;
     }
-    auto* h = static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta));
-    const std::string key = luaL_checkstring(L, 2);
+    auto* h = static_cast<lab::HostArray*>(arg_udata(L, 1, kHostArrayMeta));
+    const std::string key = arg_string(L, 2);
     if (key == "type")
       lua_pushstring(L, cu::dtype_info(h->type).name.data());
     else if (key == "bytes")
@@ -117,7 +119,7 @@ static int host_array_newindex(lua_State* L) {
     lab::HostArray& h = check_host_array(L, 1);
     if (lua_type(L, 2) != LUA_TNUMBER)
       raise(L, "host array fields are read-only: h[i] = v takes an index 1..%d", static_cast<int>(h.count));
-    const std::size_t i = lab::index0(luaL_checkinteger(L, 2), h.count, "host array");
+    const std::size_t i = lab::index0(arg_integer(L, 2), h.count, "host array");
     to_element(L, 3, h.type, h.data() + i * h.elem(), "value");
     return 0;
   });
@@ -132,7 +134,7 @@ static int host_array_len(lua_State* L) {
 
 static int host_array_tostring(lua_State* L) {
   return guard(L, [L] {
-    auto* h = static_cast<lab::HostArray*>(luaL_checkudata(L, 1, kHostArrayMeta));
+    auto* h = static_cast<lab::HostArray*>(arg_udata(L, 1, kHostArrayMeta));
     if (h->freed())
       lua_pushstring(L, "cuda.host_array (freed)");
     else
@@ -159,7 +161,8 @@ void add_host_array(lua_State* L) {
                     .meta = meta,
                     .methods = methods,
                     .shared = shared_methods<lab::HostArray>(),  // view/copy/zero/get/set/fill/iota/random
-                    .fields = fields});
+                    .fields = fields,
+                    .var = "h"});
   const luaL_Reg fns[] = {{"host_array", cuda_host_array}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda
 }

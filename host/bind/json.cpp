@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
 #include "lab/json.hpp"
@@ -70,7 +71,7 @@ void push_json(lua_State* L, const nlohmann::json& j, int depth) {
 static int json_decode(lua_State* L) {
   return guard(L, [L] {
     std::size_t n = 0;
-    const char* text = luaL_checklstring(L, 1, &n);
+    const char* text = arg_string(L, 1, &n);
     push_json(L, lab::decode_json(std::string_view(text, n)), 0);  // +1
     return 1;
   });

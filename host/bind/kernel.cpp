@@ -29,15 +29,15 @@ namespace {
 
 // ---- the userdata -------------------------------------------------------------------------
 
-// By the metatable's address (udata.hpp); luaL_checkudata words the error otherwise.
+// By the metatable's address (udata.hpp); arg_udata words the error otherwise.
 lab::KernelRef& check_kernel(lua_State* L, int idx, StateRecord& st) {
   if (void* p = fast_testudata(L, idx, st.kernel_meta, kKernelMeta)) return *static_cast<lab::KernelRef*>(p);
-  return *static_cast<lab::KernelRef*>(luaL_checkudata(L, idx, kKernelMeta));
+  return *static_cast<lab::KernelRef*>(arg_udata(L, idx, kKernelMeta));
 }
 
 lab::KernelRef& check_kernel(lua_State* L, int idx) { return check_kernel(L, idx, record_of(L)); }
 
-// By name (luaL_checkudata), as every finalizer here: only the launch path needs the fast test.
+// By name (arg_udata), as every finalizer here: only the launch path needs the fast test.
 int kernel_gc(lua_State* L) { return finalize<lab::KernelRef>(L, kKernelMeta); }
 
 // ---- fields -------------------------------------------------------------------------------
@@ -55,7 +55,7 @@ void push_opt(lua_State* L, const std::optional<long long>& v) {
 static int kernel_index(lua_State* L) {
   return guard(L, [&] {
     const lab::KernelObj& k = *check_kernel(L, 1);
-    const std::string key = luaL_checkstring(L, 2);
+    const std::string key = arg_string(L, 2);
     std::optional<long long> number;
     if (key == "name")
       lua_pushstring(L, k.display.c_str());
@@ -155,7 +155,7 @@ static int kernel_occupancy(lua_State* L) {
         raise(L, "occupancy: block must be a whole number of threads, got %s", luaL_tolstring(L, 2, nullptr));
       req.block = block;
     } else {
-      luaL_argexpected(L, lua_istable(L, 2), 2, "table {block = ...} or a block size");
+      if (!lua_istable(L, 2)) arg_type_error(L, 2, "table {block = ...} or a block size");
       check_option_keys(L, 2, "occupancy", {"block", "shared", "carveout"});  // "share" is no typo to ignore
       req.block = opt_int(L, "block", 0);
       req.shared = opt_int(L, "shared", 0);
@@ -200,24 +200,30 @@ static int kernel_call(lua_State* L) {
   return guard(L, [&] {
     StateRecord& st = record_of(L);
     lab::KernelObj& k = *check_kernel(L, 1, st);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
-    launch_read(L, st, k, t.config, marshal(L, st, k, t.first, t.n), t.first, t.n);
+    arg_check_type(L, 2, LUA_TTABLE);
+    TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
+    const char* arg_error = marshal(L, st, k, t.first, t.n);
+    if (arg_error) [[unlikely]]
+      recheck_stream(L, t);
+    launch_read(L, st, k, t.config, arg_error, t.first, t.n);
     return 0;
   });
 }
 
 // k:bench{grid=, block=, shared=, stream=, args={}, warmup=5, reps=100}: checks everything
-// once, then launches reusing the marshaled arguments (lab::bench).
+// once, then launches reusing the marshaled arguments (lab::bench). warmup and reps are
+// read before the launch table (read_launch_table takes the stream last).
 static int kernel_bench(lua_State* L) {
   return guard(L, [&] {
     StateRecord& st = record_of(L);
     lab::KernelObj& k = *check_kernel(L, 1, st);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
+    arg_check_type(L, 2, LUA_TTABLE);
     const int warmup = count_option(L, 2, "warmup", 5, 0, kMaxBenchReps, "bench"),
               reps = count_option(L, 2, "reps", 100, 1, kMaxBenchReps, "bench");
+    TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
     const char* arg_error = marshal(L, st, k, t.first, t.n);
+    if (arg_error) [[unlikely]]
+      recheck_stream(L, t);
     push_timing(L, lab::bench(st.run, k, t.config, arg_error, launch_site(L, st), warmup, reps));  // +1
     return 1;
   });
@@ -229,15 +235,16 @@ static int kernel_counters(lua_State* L) {
   return guard(L, [&] {
     StateRecord& st = record_of(L);
     lab::KernelObj& k = *check_kernel(L, 1, st);
-    luaL_checktype(L, 2, LUA_TTABLE);
+    arg_check_type(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     lua_getfield(L, 2, "metrics");  // +1
     if (lua_isnil(L, -1))
       raise(L, "k:counters: metrics = {...} names the counters, e.g. metrics = {\"shared\"}");
     const std::vector<std::string> words = counter_words(L, 3, "k:counters");
-    lua_pop(L, 1);                                        // -1
-    const TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
+    lua_pop(L, 1);                                  // -1
+    TableLaunch t = read_launch_table(L, 2, true);  // +fields +n
     const char* arg_error = marshal(L, st, k, t.first, t.n);
+    if (arg_error) recheck_stream(L, t);
     const lab::Where where = launch_site(L, st);
     return push_counted(
         L, words, "k:counters", [&] { lab::launch(st.run, k, t.config, arg_error, where); }, true);
@@ -273,7 +280,7 @@ static int kernel_check(lua_State* L) {
   return guard(L, [&] {
     StateRecord& st = record_of(L);
     lab::KernelObj& k = *check_kernel(L, 1, st);
-    luaL_checktype(L, 2, LUA_TTABLE);
+    arg_check_type(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     const bool has_args = lua_getfield(L, 2, "args") != LUA_TNIL;  // +1
     lua_pop(L, 1);                                                 // -1
@@ -295,7 +302,7 @@ static int kernel_check(lua_State* L) {
 static int kernel_clusters(lua_State* L) {
   return guard(L, [&] {
     lab::KernelObj& k = *check_kernel(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
+    arg_check_type(L, 2, LUA_TTABLE);
     cu::LaunchConfig c = config_from_table(L, 2);
     c.cluster = cu::cluster_of(c, k.limits);  // a compile-time cluster when cluster = is left out
     if (!c.clustered()) raise(L, "clusters: the launch table needs cluster =");
@@ -347,7 +354,8 @@ void add_kernel(lua_State* L) {
                     .meta = meta,
                     .methods = methods,
                     .fields = fields,
-                    .upvalues = kLaunchKeys});  // -keys
+                    .upvalues = kLaunchKeys,
+                    .var = "k"});  // -keys
 }
 
 }  // namespace warplab::bind

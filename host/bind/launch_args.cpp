@@ -133,24 +133,30 @@ TableLaunch read_fields(lua_State* L, int idx, bool with_args) {
       raise(L, "shared must be a byte count >= 0, got %s", luaL_tolstring(L, -1, nullptr));
     c.shared_bytes = static_cast<unsigned>(s);
   }
-  if (field(L, idx, kStream) != LUA_TNIL) c.stream = opt_stream(L, lua_gettop(L));  // +1
-  if (field(L, idx, kCooperative) != LUA_TNIL) {  // +1; "yes" or 0 is no answer
+  if (field(L, idx, kStream) != LUA_TNIL) t.stream_at = lua_gettop(L);  // +1: taken once all are read
+  if (field(L, idx, kCooperative) != LUA_TNIL) {                        // +1; "yes" or 0 is no answer
     if (!lua_isboolean(L, -1)) raise(L, "cooperative must be true or false, got %s", luaL_typename(L, -1));
     c.cooperative = lua_toboolean(L, -1);
   }
   if (field(L, idx, kCluster) != LUA_TNIL)
     c.cluster = check_dim(L, -1, "cluster");  // +1; a zero: cu::check names it
-  if (!with_args) return t;
-  const int args = lua_gettop(L) + 1;
-  if (field(L, idx, kArgs) == LUA_TTABLE)
-    t.n = push_list(L, args, args);  // +1 +n
-  else if (!lua_isnil(L, args))
-    raise(L, "args must be a list");
-  t.first = args + 1;
+  if (with_args) {
+    const int args = lua_gettop(L) + 1;
+    if (field(L, idx, kArgs) == LUA_TTABLE)
+      t.n = push_list(L, args, args);  // +1 +n (raw reads)
+    else if (!lua_isnil(L, args))
+      raise(L, "args must be a list");
+    t.first = args + 1;
+  }
+  recheck_stream(L, t);  // every field read: no Lua code runs between this and the launch
   return t;
 }
 
 }  // namespace
+
+void recheck_stream(lua_State* L, TableLaunch& t) {
+  if (t.stream_at) t.config.stream = opt_stream(L, t.stream_at);
+}
 
 void push_launch_keys(lua_State* L) {
   for (const char* k : {"grid", "block", "shared", "stream", "cooperative", "cluster", "args", "n"})

@@ -2,11 +2,15 @@
 #include "bind/metatable.hpp"
 
 #include <cstring>
+#include <string>
 
 #include "bind/sandbox.hpp"
 
 namespace warplab::bind {
 namespace {
+
+// The registry key (its address) of the table of function names: function -> "k:launch".
+const char kNamesKey = 0;
 
 // __index of a type with methods and fields: upvalue 1 the methods table, upvalue 2 the
 // type's fields reader (a light C function), called here directly, so that the level of
@@ -35,6 +39,41 @@ int list_fields(lua_State* L) {
   return 1;
 }
 
+// The finalized metatable's metamethods: upvalue 1 the sentence (__tostring: the name).
+int finalized_use(lua_State* L) { return luaL_error(L, "%s", lua_tostring(L, lua_upvalueindex(1))); }
+int finalized_tostring(lua_State* L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  return 1;
+}
+
+// Makes the finalized form of type `name`'s metatable (at `meta`) and keeps it there as
+// __finalized (set_finalized finds it there).
+void make_finalized(lua_State* L, int meta, const char* name) {
+  std::string noun = name;
+  if (noun.rfind("warplab.", 0) == 0) noun.erase(0, 8);
+  for (char& c : noun)
+    if (c == '_') c = ' ';
+  const std::string sentence = "attempt to use a " + noun +
+                               " after its finalizer ran (at the end of a run, objects are finalized in the "
+                               "reverse order of their creation)";
+  lua_createtable(L, 0, 8);                    // +1 finalized
+  lua_pushfstring(L, "%s (finalized)", name);  // +1
+  lua_pushvalue(L, -1);                        // +1
+  lua_setfield(L, -3, "__name");               // -1
+  lua_setfield(L, -2, "__metatable");          // -1: locked as every metatable
+  lua_pushstring(L, sentence.c_str());         // +1
+  lua_setfield(L, -2, "__finalized");          // -1
+  for (const char* mm : {"__index", "__newindex", "__len", "__call", "__close"}) {
+    lua_pushstring(L, sentence.c_str());    // +1
+    lua_pushcclosure(L, finalized_use, 1);  // -1 +1
+    lua_setfield(L, -2, mm);                // -1
+  }
+  lua_pushfstring(L, "cuda.%s (finalized)", name + (std::strncmp(name, "warplab.", 8) == 0 ? 8 : 0));  // +1
+  lua_pushcclosure(L, finalized_tostring, 1);  // -1 +1
+  lua_setfield(L, -2, "__tostring");           // -1
+  lua_setfield(L, meta, "__finalized");        // -1
+}
+
 int count(const luaL_Reg* r) {
   int n = 0;
   while (r && r[n].name) ++n;
@@ -54,6 +93,60 @@ void set_funcs(lua_State* L, int t, const luaL_Reg* r, int up, int nup, const ch
 
 }  // namespace
 
+void name_functions(lua_State* L, int idx, const char* prefix, char sep, bool keep) {
+  idx = lua_absindex(L, idx);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &kNamesKey) != LUA_TTABLE) {  // +1 names
+    lua_pop(L, 1);                                                    // -1
+    lua_newtable(L);                                                  // +1
+    lua_pushvalue(L, -1);                                             // +1
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &kNamesKey);                    // -1
+  }
+  lua_pushnil(L);                                              // +1 key
+  while (lua_next(L, idx)) {                                   // -1 +2 key, value
+    lua_pushvalue(L, -1);                                      // +1 value
+    const bool named = keep && lua_rawget(L, -4) != LUA_TNIL;  // -1 +1 its name or nil
+    lua_pop(L, 1);                                             // -1
+    if (!named && lua_type(L, -1) == LUA_TFUNCTION && lua_type(L, -2) == LUA_TSTRING) {
+      lua_pushfstring(L, "%s%c%s", prefix, sep, lua_tostring(L, -2));  // +1 name
+      lua_rawset(L, -4);                                               // -1 -1: names[fn] = name
+    } else {
+      lua_pop(L, 1);  // -1 value
+    }
+  }
+  lua_pop(L, 1);  // -1 names
+}
+
+const char* function_name(lua_State* L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &kNamesKey) != LUA_TTABLE) {  // +1 names
+    lua_pop(L, 1);
+    return nullptr;
+  }
+  lua_pushvalue(L, idx);                   // +1
+  lua_rawget(L, -2);                       // -1 +1 name or nil
+  const char* name = lua_tostring(L, -1);  // kept alive by the names table
+  lua_pop(L, 2);                           // -2
+  return name;
+}
+
+void set_finalized(lua_State* L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (!lua_getmetatable(L, idx)) return;                   // +1 meta
+  if (lua_getfield(L, -1, "__finalized") != LUA_TTABLE) {  // +1 (raw: a metatable has none)
+    lua_pop(L, 1);                                         // -1
+    lua_pushnil(L);                                        // +1: no metatable at all, as before
+  }
+  lua_setmetatable(L, idx);  // -1
+  lua_pop(L, 1);             // -1 meta
+}
+
+const char* finalized_sentence(lua_State* L, int idx) {
+  if (luaL_getmetafield(L, idx, "__finalized") != LUA_TSTRING) return nullptr;  // +1 when found
+  const char* s = lua_tostring(L, -1);  // kept alive by the finalized metatable
+  lua_pop(L, 1);
+  return s;
+}
+
 void register_type(lua_State* L, const LuaType& t) {
   const int nup = t.upvalues;
   luaL_checkstack(L, nup + 6, t.name);
@@ -62,13 +155,22 @@ void register_type(lua_State* L, const LuaType& t) {
   const int meta = lua_gettop(L);
   lock_metatable(L, t.name);  // getmetatable() gives the name, never the table
   set_funcs(L, meta, t.meta, up, nup, "__index");
+  for (const luaL_Reg* r = t.meta; r && r->name; ++r)
+    if (std::strcmp(r->name, "__gc") == 0) make_finalized(L, meta, t.name);
   lua_CFunction fields_reader = nullptr;
   for (const luaL_Reg* r = t.meta; r && r->name; ++r)
     if (std::strcmp(r->name, "__index") == 0) fields_reader = r->func;
   if (t.methods || t.shared) {
     lua_createtable(L, 0, count(t.methods) + count(t.shared));  // +1 methods
     set_funcs(L, meta + 1, t.methods, up, nup, nullptr);
-    set_funcs(L, meta + 1, t.shared, up, nup, nullptr);
+    if (nup == 0 && t.shared) {   // closures of their own (over the type's name): their names differ per type
+      lua_pushstring(L, t.name);  // +1
+      set_funcs(L, meta + 1, t.shared, lua_gettop(L), 1, nullptr);
+      lua_pop(L, 1);  // -1
+    } else {
+      set_funcs(L, meta + 1, t.shared, up, nup, nullptr);
+    }
+    if (t.var) name_functions(L, meta + 1, t.var, ':');
     lua_pushvalue(L, -1);              // +1
     lua_setfield(L, meta, "methods");  // -1
     if (fields_reader) {
@@ -93,6 +195,9 @@ void register_type(lua_State* L, const LuaType& t) {
     lua_pushcclosure(L, list_fields, 2);  // -2 +1
     lua_setfield(L, meta, "__fields");    // -1
   }
+  // "warplab.array.__index": a call by hand is named too; a method that is also a
+  // metamethod (m.free, __close) keeps its method's name.
+  name_functions(L, meta, t.name, '.', true);
   lua_settop(L, meta - 1 - nup);  // -meta -upvalues
 }
 

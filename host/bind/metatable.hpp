@@ -7,6 +7,8 @@
 
 #include <memory>
 
+#include "bind/args.hpp"
+
 namespace warplab::bind {
 
 // A Lua type, as its binding file declares it.
@@ -29,6 +31,9 @@ struct LuaType {
   // How many values on top of the stack (popped) are upvalues of every method and
   // metamethod but __index (the launch table's keys, for kernels).
   int upvalues = 0;
+  // What the docs call an object of the type ("k" for a kernel): its methods are named
+  // "k:launch" where Lua cannot name a call (function_name).
+  const char* var = nullptr;
 };
 
 // Creates the metatable of `t` in the registry and leaves the stack as it was (less
@@ -38,14 +43,29 @@ struct LuaType {
 // an __index its methods table.
 void register_type(lua_State* L, const LuaType& t);
 
-// The end of a __gc: destroys the T in the userdata at index 1 of metatable `name` and
-// takes its metatable away, so a later use (a second __gc after a resurrection, an object
-// another finalizer still holds) is a type error, never a use of freed memory.
+// Records the name of each function in the table at idx as PREFIX SEP KEY ("cuda.array",
+// "k:launch"), for the argument errors of a call Lua cannot name (args.hpp); the stack is
+// left as it was. register_type names each type's methods, open_cuda the cuda and warplab
+// tables' functions. With `keep`, a function that has a name already keeps it.
+void name_functions(lua_State* L, int idx, const char* prefix, char sep, bool keep = false);
+// The name recorded for the function at idx, or nullptr (the stack is left as it was; the
+// string stays valid while the function does).
+const char* function_name(lua_State* L, int idx);
+
+// Gives the userdata at idx its type's finalized metatable (register_type makes one for
+// each type with a __gc): no __gc, so no second finalizer after a resurrection, and every
+// use (by another finalizer that still holds the object, at the end of a run) raises
+// "attempt to use a module after its finalizer ran (...)", never a use of freed memory.
+void set_finalized(lua_State* L, int idx);
+// The sentence when the value at idx is a finalized object (for arg_udata), else nullptr.
+const char* finalized_sentence(lua_State* L, int idx);
+
+// The end of a __gc: destroys the T in the userdata at index 1 of metatable `name`, then
+// set_finalized.
 template <class T>
 int finalize(lua_State* L, const char* name) {
-  std::destroy_at(static_cast<T*>(luaL_checkudata(L, 1, name)));
-  lua_pushnil(L);          // +1
-  lua_setmetatable(L, 1);  // -1
+  std::destroy_at(static_cast<T*>(arg_udata(L, 1, name)));
+  set_finalized(L, 1);
   return 0;
 }
 

@@ -20,14 +20,16 @@ namespace {
 
 // ---- the userdata -------------------------------------------------------------------------
 
-lab::ModuleRef& check_module(lua_State* L, int idx) {
-  auto& m = *static_cast<lab::ModuleRef*>(luaL_checkudata(L, idx, kModuleMeta));
+// The module at idx, a reference of the binding's own: a m:free() while the binding runs
+// Lua code (a finalizer an allocation runs) empties the handle, never what the binding holds.
+lab::ModuleRef check_module(lua_State* L, int idx) {
+  auto& m = *static_cast<lab::ModuleRef*>(arg_udata(L, idx, kModuleMeta));
   if (!m || m->freed) raise(L, "attempt to use a freed module");
   return m;
 }
 
 int module_release(lua_State* L) {
-  auto& m = *static_cast<lab::ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta));
+  auto& m = *static_cast<lab::ModuleRef*>(arg_udata(L, 1, kModuleMeta));
   m.reset();  // kernels still referenced keep the GPU module alive
   return 0;
 }
@@ -40,7 +42,8 @@ int module_gc(lua_State* L) {
 // Live modules: when a file the module at idx was built from changed, compiles it again
 // (lab::refresh) and drops the kernels cached for the old one.
 void refresh_module(lua_State* L, int idx) {
-  lab::ModuleRef& m = check_module(L, idx);
+  lab::ModuleRef& m = *static_cast<lab::ModuleRef*>(arg_udata(L, idx, kModuleMeta));
+  if (!m || m->freed) raise(L, "attempt to use a freed module");
   lab::Run& run = record_of(L).run;
   if (!lab::refresh(m, run.builder(), run.opts.color, run.opts.quiet)) return;
   lua_newtable(L);               // +1
@@ -123,7 +126,7 @@ void push_strings(lua_State* L, const std::vector<std::string>& list) {
 // The module's own completion names, after its fields (LuaType::more_fields): each
 // kernel's base name, appended to the list at 2.
 int module_kernel_fields(lua_State* L) {
-  auto& m = *static_cast<lab::ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta));
+  const lab::ModuleRef m = *static_cast<lab::ModuleRef*>(arg_udata(L, 1, kModuleMeta));
   if (!m || m->freed) return 0;
   auto i = static_cast<lua_Integer>(lua_rawlen(L, 2));
   for (const auto& b : lab::kernel_bases(m->result)) {
@@ -136,9 +139,9 @@ int module_kernel_fields(lua_State* L) {
 // The fields, then kernels (after the methods: free stays callable on a freed module).
 static int module_index(lua_State* L) {
   return guard(L, [&] {
-    lab::ModuleRef& m = check_module(L, 1);
+    const lab::ModuleRef m = check_module(L, 1);
     std::size_t len = 0;
-    const char* s = luaL_checklstring(L, 2, &len);
+    const char* s = arg_string(L, 2, &len);
     const std::string key(s, len);
     const rtc::CompileResult& r = m->result;
     if (key == "ptx")
@@ -162,18 +165,20 @@ static int module_index(lua_State* L) {
       for (const auto& d : r.dependencies) shown.push_back(d.display);
       push_strings(L, shown);
     } else {
-      // A kernel by name, cached in the module's user value (after a live refresh).
+      // A kernel by name, cached in the module's user value (after a live refresh, which
+      // may replace the module: read again).
       refresh_module(L, 1);
-      // Keyed by the whole string (luaL_checklstring left it at index 2): "k\0x" is not "k".
+      const lab::ModuleRef now = check_module(L, 1);
+      // Keyed by the whole string (arg_string left it at index 2): "k\0x" is not "k".
       lua_getiuservalue(L, 1, 1);                   // +1 cache
       lua_pushvalue(L, 2);                          // +1 key
       if (lua_rawget(L, -2) != LUA_TNIL) return 1;  // -1 +1
       lua_pop(L, 1);                                // -1
-      const std::string mangled = lab::find_entry(*m, key);
-      push_module_kernel(L, m, mangled, rtc::demangle(mangled));  // +1
-      lua_pushvalue(L, 2);                                        // +1 key
-      lua_pushvalue(L, -2);                                       // +1 kernel
-      lua_rawset(L, -4);                                          // -2 cache it
+      const std::string mangled = lab::find_entry(*now, key);
+      push_module_kernel(L, now, mangled, rtc::demangle(mangled));  // +1
+      lua_pushvalue(L, 2);                                          // +1 key
+      lua_pushvalue(L, -2);                                         // +1 kernel
+      lua_rawset(L, -4);                                            // -2 cache it
     }
     return 1;
   });
@@ -181,7 +186,7 @@ static int module_index(lua_State* L) {
 
 static int module_tostring(lua_State* L) {
   return guard(L, [&] {
-    auto& m = *static_cast<lab::ModuleRef*>(luaL_checkudata(L, 1, kModuleMeta));
+    const lab::ModuleRef m = *static_cast<lab::ModuleRef*>(arg_udata(L, 1, kModuleMeta));
     if (!m || m->freed) {
       lua_pushstring(L, "cuda.module (freed)");
       return 1;
@@ -199,13 +204,13 @@ static int module_tostring(lua_State* L) {
 static int module_kernel(lua_State* L) {
   return guard(L, [&] {
     refresh_module(L, 1);
-    lab::ModuleRef& m = check_module(L, 1);
+    const lab::ModuleRef m = check_module(L, 1);
     std::size_t len = 0;
-    const char* s = luaL_checklstring(L, 2, &len);
+    const char* s = arg_string(L, 2, &len);
     const std::string name(s, len);  // all of it: "k\0x" must not find k
     const std::string mangled = lab::find_entry(*m, name);
     std::optional<rtc::Signature> sig = rtc::demangle(mangled);
-    if (!lua_isnoneornil(L, 3)) sig = rtc::parse_signature(name, luaL_checkstring(L, 3));
+    if (!lua_isnoneornil(L, 3)) sig = rtc::parse_signature(name, arg_string(L, 3));
     push_module_kernel(L, m, mangled, std::move(sig));
     return 1;
   });
@@ -214,7 +219,8 @@ static int module_kernel(lua_State* L) {
 // m:reload(): compile again from the file; on failure keep the old module, return nil, diags.
 static int module_reload(lua_State* L) {
   return guard(L, [&] {
-    lab::ModuleRef& m = check_module(L, 1);
+    lab::ModuleRef& m = *static_cast<lab::ModuleRef*>(arg_udata(L, 1, kModuleMeta));
+    if (!m || m->freed) raise(L, "attempt to use a freed module");
     lab::ModuleRef fresh;
     if (const auto why = lab::reload(m, record_of(L).run.builder(), fresh)) {
       lua_pushnil(L);                   // +1
@@ -246,7 +252,8 @@ void add_module(lua_State* L) {
                     .meta = meta,
                     .methods = methods,
                     .fields = fields,
-                    .more_fields = module_kernel_fields});
+                    .more_fields = module_kernel_fields,
+                    .var = "m"});
   const luaL_Reg fns[] = {{"compile", cuda_compile}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda
 }

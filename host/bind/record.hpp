@@ -53,6 +53,9 @@ struct StateRecord {
   std::size_t raised_next = 0;
   // The kind of the error that ended the last run_file (the message handler's finding).
   ErrorKind escaped = ErrorKind::failed;
+  // Set by close_state (state.hpp) before lua_close: only then does the record's own
+  // finalizer destroy it.
+  bool closing = false;
 
   // Notes `message` (exactly as Lua holds it) and its kind; never throws (a note that
   // cannot be kept leaves the error without a kind, the script's own).

@@ -35,9 +35,13 @@ constexpr const char* kRecordKey = "warplab.record";
 // keeps two copies of its arguments.
 constexpr std::size_t kMaxScriptArgs = 400000;
 
+// At lua_close only (close_state): a call by a script that reached the finalizer through
+// the registry (debug.getregistry, WARPLAB_UNSAFE_DEBUG) does nothing.
 int record_gc(lua_State* L) {
+  auto* rec = static_cast<StateRecord*>(lua_touserdata(L, 1));
+  if (!rec || rec != *static_cast<StateRecord**>(lua_getextraspace(L)) || !rec->closing) return 0;
   *static_cast<StateRecord**>(lua_getextraspace(L)) = nullptr;  // no dangling pointer at close
-  static_cast<StateRecord*>(lua_touserdata(L, 1))->~StateRecord();
+  rec->~StateRecord();
   return 0;
 }
 
@@ -322,6 +326,16 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   }
   lua_pop(L, 1);  // -1 handler
   return out;
+}
+
+void close_state(lua_State* L) noexcept {
+  if (!L) return;
+  if (StateRecord* rec = *static_cast<StateRecord**>(lua_getextraspace(L))) rec->closing = true;
+  // Closing finalizes the state's objects (modules unloaded, the context released last):
+  // traced as one stage, so a failure at exit shows whether it came before or after.
+  cu::trace("Lua state closing");
+  lua_close(L);
+  cu::trace("Lua state closed");
 }
 
 lab::Run& run_of(lua_State* L) { return record_of(L).run; }

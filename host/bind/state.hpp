@@ -17,14 +17,11 @@
 
 namespace warplab::bind {
 
-// Closing a state finalizes its objects (modules unloaded, the context released last):
-// traced as one stage, so a failure at exit shows whether it came before or after.
+// Closes a state (lua_close), its record last: the record's finalizer destroys it only
+// then, never when a script reaches it by another way (debug.getregistry).
+void close_state(lua_State* L) noexcept;
 struct StateDeleter {
-  void operator()(lua_State* L) const {
-    cu::trace("Lua state closing");
-    lua_close(L);
-    cu::trace("Lua state closed");
-  }
+  void operator()(lua_State* L) const { close_state(L); }
 };
 using StatePtr = std::unique_ptr<lua_State, StateDeleter>;
 

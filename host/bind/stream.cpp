@@ -3,6 +3,7 @@
 // its release, the fields, the methods, then the registration. Waiting, the stream book
 // and what a capture refuses are lab's (lab/sync.hpp: the watchdog; lab/stream.hpp;
 // lab/capture.hpp). Events are event.cpp's.
+#include <cstdio>
 #include <exception>
 #include <optional>
 #include <string>
@@ -23,8 +24,22 @@ CUstream opt_stream(lua_State* L, int idx) {
   if (lua_isnoneornil(L, idx)) return nullptr;
   auto* s = static_cast<StreamHandle*>(luaL_testudata(L, idx, kStreamMeta));
   if (!s) raise(L, "stream must be a cuda.stream() or nil, got %s", luaL_typename(L, idx));
-  if (!s->stream.valid()) raise(L, "attempt to use a destroyed stream");
+  if (!s->live()) raise(L, "attempt to use a destroyed stream");
   return s->stream.get();
+}
+
+StreamHold::StreamHold(lua_State* L, int idx, const char* who) : L_(L) {
+  if (opt_stream(L, idx)) {
+    h_ = static_cast<StreamHandle*>(lua_touserdata(L, idx));
+    if (h_->holds++ == 0) h_->held_by = who;
+  }
+}
+
+// The last hold ends: a stream released meanwhile is destroyed now (as stream_release).
+StreamHold::~StreamHold() {
+  if (!h_ || --h_->holds > 0 || !h_->released) return;
+  record_of(L_).run.streams.remove(h_->stream);
+  h_->stream.destroy();
 }
 
 StreamHandle& push_stream(lua_State* L, const cu::ContextPtr& ctx, bool non_blocking,
@@ -43,8 +58,8 @@ namespace {
 // ---- the userdata: the live stream at idx (raises once it was freed) -------------------
 
 StreamHandle& check_stream(lua_State* L, int idx) {
-  auto* p = static_cast<StreamHandle*>(luaL_checkudata(L, idx, kStreamMeta));
-  if (!p->stream.valid()) raise(L, "attempt to use a destroyed stream");
+  auto* p = static_cast<StreamHandle*>(arg_udata(L, idx, kStreamMeta));
+  if (!p->live()) raise(L, "attempt to use a destroyed stream");
   return *p;
 }
 
@@ -72,18 +87,33 @@ static int cuda_stream(lua_State* L) {
   });
 }
 
-// :free() and __close: refused while the stream is part of a running capture.
+// :free() and __close: refused while the stream is part of a running capture; during a
+// call that holds it (StreamHold: cuda.bench timing its work on it) the stream reads as
+// destroyed at once and goes when that call returns, which a note on stderr says.
 int stream_release(lua_State* L) {
   return guard(L, [L] {
-    auto* h = static_cast<StreamHandle*>(luaL_checkudata(L, 1, kStreamMeta));
-    lab::free_stream(record_of(L).run, h->stream);  // refused while a capture uses it
+    auto* h = static_cast<StreamHandle*>(arg_udata(L, 1, kStreamMeta));
+    lab::Run& run = record_of(L).run;
+    if (h->holds > 0) {
+      run.capture.check_stream_free(h->stream.get(), "s:free()");
+      if (!h->released) {
+        h->released = true;
+        luaL_where(L, 1);  // +1 "x.lua:5: "
+        std::fprintf(stderr,
+                     "warplab: %ss:free() while %s uses this stream: the stream is destroyed when %s "
+                     "returns\n",
+                     lua_tostring(L, -1), h->held_by, h->held_by);
+      }
+      return 0;
+    }
+    lab::free_stream(run, h->stream);  // refused while a capture uses it
     return 0;
   });
 }
 
 // __gc: the release, but one that cannot raise.
 int stream_gc(lua_State* L) {
-  auto* h = static_cast<StreamHandle*>(luaL_checkudata(L, 1, kStreamMeta));
+  auto* h = static_cast<StreamHandle*>(arg_udata(L, 1, kStreamMeta));
   // A stream a capture still uses is left to the process's exit, not destroyed under it.
   if (!lab::free_stream_quietly(record_of(L).run, h->stream)) new StreamHandle{std::move(*h)};  // leaked
   return finalize<StreamHandle>(L, kStreamMeta);
@@ -92,7 +122,7 @@ int stream_gc(lua_State* L) {
 static int stream_index(lua_State* L) {
   return guard(L, [L] {
     const StreamHandle& h = check_stream(L, 1);
-    const std::string key = luaL_checkstring(L, 2);
+    const std::string key = arg_string(L, 2);
     if (key == "priority")
       lua_pushinteger(L, h.stream.priority());
     else if (key == "non_blocking")
@@ -105,8 +135,8 @@ static int stream_index(lua_State* L) {
 
 static int stream_tostring(lua_State* L) {
   return guard(L, [L] {
-    const auto* h = static_cast<StreamHandle*>(luaL_checkudata(L, 1, kStreamMeta));
-    if (!h->stream.valid())
+    const auto* h = static_cast<StreamHandle*>(arg_udata(L, 1, kStreamMeta));
+    if (!h->live())
       lua_pushliteral(L, "cuda.stream (destroyed)");
     else
       lua_pushfstring(L, "cuda.stream %d (priority %d, %s)", h->number, h->stream.priority(),
@@ -170,7 +200,7 @@ void add_stream(lua_State* L) {
                               {"query", stream_query},
                               {"free", stream_release},
                               {nullptr, nullptr}};
-  register_type(L, {.name = kStreamMeta, .meta = meta, .methods = methods, .fields = fields});
+  register_type(L, {.name = kStreamMeta, .meta = meta, .methods = methods, .fields = fields, .var = "s"});
   const luaL_Reg fns[] = {{"stream", cuda_stream}, {"synchronize", cuda_synchronize}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda
 }

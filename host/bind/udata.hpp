@@ -46,9 +46,32 @@ struct StreamHandle {
   cu::Stream stream;
   int number = 0;
   bool non_blocking = false;
+  // Holds by calls that run Lua code while they use the stream (StreamHold), and whether a
+  // s:free() came meanwhile: the stream then reads as destroyed, and goes when they end.
+  int holds = 0;
+  const char* held_by = nullptr;  // the first holder's name ("cuda.bench"), for the note
+  bool released = false;
+  bool live() const noexcept { return stream.valid() && !released; }
 };
 StreamHandle& push_stream(lua_State* L, const cu::ContextPtr& ctx, bool non_blocking,
                           std::optional<int> priority);
+// stream.cpp: the stream at idx (checked as opt_stream checks it), held by `who`, a call
+// that runs Lua code while it uses the stream (cuda.bench's function): a s:free() during
+// the call marks the stream released (it reads as destroyed at once), says so on stderr,
+// and the stream is destroyed when the last hold ends. The value at idx must stay on the
+// stack while the hold lives, so the stream cannot be collected. nil holds nothing.
+class StreamHold {
+ public:
+  StreamHold(lua_State* L, int idx, const char* who);
+  ~StreamHold();
+  StreamHold(const StreamHold&) = delete;
+  StreamHold& operator=(const StreamHold&) = delete;
+  CUstream get() const noexcept { return h_ ? h_->stream.get() : nullptr; }
+
+ private:
+  lua_State* L_;
+  StreamHandle* h_ = nullptr;
+};
 // tensor_map.cpp: the tensor map at idx, or nullptr when the value is not one (a released
 // handle's map is null too: the launch names that).
 struct TensorMapHandle {

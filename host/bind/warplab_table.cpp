@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "bind/args.hpp"
 #include "bind/cuda.hpp"
 #include "bind/guard.hpp"
 #include "lab/warplab_table.hpp"
@@ -19,7 +20,7 @@ namespace {
 
 static int warplab_mkdir(lua_State* L) {
   return guard(L, [L] {
-    if (const auto why = lab::make_dir(luaL_checkstring(L, 1))) {
+    if (const auto why = lab::make_dir(arg_string(L, 1))) {
       lua_pushnil(L);                   // +1
       lua_pushstring(L, why->c_str());  // +1
       return 2;
@@ -32,8 +33,8 @@ static int warplab_mkdir(lua_State* L) {
 static int warplab_write_file(lua_State* L) {
   return guard(L, [L] {
     std::size_t n = 0;
-    const char* path = luaL_checkstring(L, 1);
-    const char* bytes = luaL_checklstring(L, 2, &n);
+    const char* path = arg_string(L, 1);
+    const char* bytes = arg_string(L, 2, &n);
     if (const auto why = lab::write_result(path, std::string_view(bytes, n))) {
       lua_pushnil(L);                   // +1
       lua_pushstring(L, why->c_str());  // +1
@@ -57,18 +58,18 @@ static int warplab_now(lua_State* L) {
 // exit 4 with the sentence alone). compile and timeout are warplab's own verdicts, not a
 // script's to raise.
 static int warplab_raise(lua_State* L) {
-  const char* name = luaL_checkstring(L, 1);
-  const std::string message = luaL_checkstring(L, 2);
-  const lua_Integer level = luaL_optinteger(L, 3, 1);
+  const char* name = arg_string(L, 1);
+  const std::string message = arg_string(L, 2);
+  const lua_Integer level = arg_opt_integer(L, 3, 1);
   const std::optional<ErrorKind> kind = kind_named(name);
   if (!kind || *kind == ErrorKind::compile || *kind == ErrorKind::timeout) {
     std::string kinds;
     for (const KindName& k : kErrorKinds)
       if (k.kind != ErrorKind::compile && k.kind != ErrorKind::timeout)
         kinds += (kinds.empty() ? "" : ", ") + std::string(k.name);
-    return luaL_argerror(L, 1, lua_pushfstring(L, "'%s' is not a kind (kinds: %s)", name, kinds.c_str()));
+    arg_error(L, 1, lua_pushfstring(L, "'%s' is not a kind (kinds: %s)", name, kinds.c_str()));
   }
-  luaL_argcheck(L, level >= 0, 3, "level must be >= 0");
+  if (level < 0) arg_error(L, 3, "level must be >= 0");
   raise_noted(L, *kind, message, static_cast<int>(std::min<lua_Integer>(level, 1 << 20)));
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cu/error.hpp"
+#include "sys/output.hpp"
 #include "sys/read.hpp"
 #include "sys/text.hpp"
 
@@ -134,6 +135,7 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
   std::string text;
   if (const auto e = sys::read_whole(name_or_path, text, 4u << 20))
     bad(name_or_path, "cannot read the file (" + *e + ")");
+  sys::note_input(name_or_path, "the profile");  // no output of this run replaces it (sys/output.hpp)
   return parse_profile(text, name_or_path);
 }
 

@@ -71,8 +71,12 @@ std::string arity_error(const KernelObj& k, int n) {
   if (!k.sig)
     return "kernel " + k.display + " is extern \"C\": declare its parameters with m:kernel(\"" + k.display +
            "\", \"const float*, float*, int\")";
-  return k.display + " expects " + std::to_string(k.slots.size()) + " arguments (" + k.sig->to_string() +
-         "), got " + std::to_string(n);
+  // A long parameter list is cut at a parameter: one sentence, not a dump (64 ints).
+  std::string sig = k.sig->to_string();
+  if (const std::size_t cut = sig.rfind(", ", 150); sig.size() > 160 && cut != std::string::npos)
+    sig = sig.substr(0, cut) + ", ...)";
+  return k.display + " expects " + std::to_string(k.slots.size()) + " arguments (" + sig + "), got " +
+         std::to_string(n);
 }
 
 std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchConfig& c,

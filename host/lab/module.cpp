@@ -10,13 +10,20 @@
 #include "lab/prebuilt.hpp"
 #include "lab/watch_feed.hpp"
 #include "rtc/ptx.hpp"
+#include "sys/output.hpp"
 
 namespace warplab::lab {
 
 void feed_dependencies(const ModuleSpec& spec, const rtc::CompileResult& r) {
-  if (!spec.path.empty()) feed_dependency(spec.path);
+  if (!spec.path.empty()) {
+    feed_dependency(spec.path);
+    sys::note_input(spec.path, "a kernel source");  // no output of this run replaces it (sys/output.hpp)
+  }
   // Headers are known even when the compile failed: their fix must trigger a re-run too.
-  for (const auto& d : r.dependencies) feed_dependency(d.path.string());
+  for (const auto& d : r.dependencies) {
+    feed_dependency(d.path.string());
+    sys::note_input(d.path.string(), "a header of " + spec.source.name);
+  }
 }
 
 ModuleRef build(ModuleSpec spec, rtc::Cache* cache, const cu::ContextPtr& ctx) {

@@ -3,6 +3,7 @@
 #include "lab/warplab_table.hpp"
 
 #include "lab/watch_feed.hpp"
+#include "sys/output.hpp"
 #include "sys/write.hpp"
 
 #include <chrono>
@@ -20,6 +21,9 @@ std::optional<std::string> make_dir(const std::string& dir) {
 }
 
 std::optional<std::string> write_result(const std::string& path, std::string_view bytes) {
+  // The one check of an output (sys/output.hpp): never a file this run read (the script, a
+  // kernel, a header, the profile), a folder, a folder that is not there or a link.
+  if (auto why = sys::output_refusal(path, sys::Replace::allowed)) return why;
   feed_written(path);  // under `warplab watch`: the run's own write, not a save
   const sys::WriteResult w = sys::write_file(path, bytes, sys::Replace::allowed);
   if (w) return std::nullopt;

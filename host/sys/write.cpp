@@ -4,6 +4,7 @@
 #include "sys/write.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>  // renameat2, RENAME_NOREPLACE (glibc 2.28)
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -15,8 +16,10 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 
 #include "sys/fd.hpp"
+#include "sys/output.hpp"
 
 namespace warplab::sys {
 namespace {
@@ -93,6 +96,66 @@ int publish(int dir_fd, const std::string& tmp, const std::string& name, Replace
   return ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) == 0 ? 0 : errno;
 }
 
+// While a temporary file exists, a signal that would end the process (Ctrl-C, a kill, a
+// closed terminal) removes it before the process ends as the signal says: no
+// "<name>.tmp.<hex>" is left in the person's folder. Only signals whose action is the
+// default are caught, only for that moment, and one writer at a time (another thread's
+// write meanwhile goes unguarded, as before).
+constexpr int kEnding[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2};
+std::atomic<bool> g_guarding{false};
+volatile sig_atomic_t g_tmp_set = 0;
+int g_tmp_dir = -1;
+char g_tmp_name[kNameMax + 1];
+
+extern "C" void remove_temp_and_end(int sig) {
+  if (g_tmp_set) ::unlinkat(g_tmp_dir, g_tmp_name, 0);  // async-signal-safe, as the rest here
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);  // delivered once this handler returns: the default action, as without us
+}
+
+class TempGuard {
+ public:
+  // Catches the ending signals (their action the default) before the file is made.
+  TempGuard() {
+    bool idle = false;
+    if (!g_guarding.compare_exchange_strong(idle, true)) return;
+    owner_ = true;
+    struct sigaction sa {};
+    sa.sa_handler = remove_temp_and_end;
+    sigemptyset(&sa.sa_mask);
+    for (std::size_t i = 0; i < std::size(kEnding); ++i) {
+      struct sigaction cur {};
+      if (::sigaction(kEnding[i], nullptr, &cur) == 0 && cur.sa_handler == SIG_DFL &&
+          !(cur.sa_flags & SA_SIGINFO))
+        installed_[i] = ::sigaction(kEnding[i], &sa, &old_[i]) == 0;
+    }
+  }
+  // The file `tmp` in `dir_fd` exists now and is ours: the handler removes it from here on.
+  void arm(int dir_fd, const std::string& tmp) {
+    if (!owner_ || tmp.size() > kNameMax) return;
+    std::memcpy(g_tmp_name, tmp.c_str(), tmp.size() + 1);
+    g_tmp_dir = dir_fd;
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // the name before the flag
+    g_tmp_set = 1;
+  }
+  // Once the file is renamed or removed: the actions as they were.
+  ~TempGuard() {
+    if (!owner_) return;
+    g_tmp_set = 0;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    for (std::size_t i = 0; i < std::size(kEnding); ++i)
+      if (installed_[i]) ::sigaction(kEnding[i], &old_[i], nullptr);
+    g_guarding.store(false);
+  }
+  TempGuard(const TempGuard&) = delete;
+  TempGuard& operator=(const TempGuard&) = delete;
+
+ private:
+  bool owner_ = false;
+  bool installed_[std::size(kEnding)] = {};
+  struct sigaction old_[std::size(kEnding)]{};
+};
+
 }  // namespace
 
 std::string temp_name_for(const std::string& name) {
@@ -116,6 +179,8 @@ WriteResult write_file_at(int dir_fd, const std::string& name, std::string_view 
       return fail(S::link, 0,
                   quoted(shown) + " is a symbolic link: warplab neither writes through it nor replaces it");
     if (S_ISDIR(old.st_mode)) return fail(S::not_file, 0, quoted(shown) + " is a folder");
+    if (const auto role = input_role(old.st_dev, old.st_ino))
+      return fail(S::input, 0, input_refusal(shown, *role));
     if (opts.replace == Replace::never) return fail(S::exists, EEXIST, quoted(shown) + " already exists");
     if (S_ISCHR(old.st_mode) || S_ISFIFO(old.st_mode)) return write_into_device(dir_fd, name, bytes, shown);
     if (!S_ISREG(old.st_mode)) return fail(S::not_file, 0, quoted(shown) + " is not a regular file");
@@ -126,16 +191,19 @@ WriteResult write_file_at(int dir_fd, const std::string& name, std::string_view 
     return os_failure(errno, shown, false);
   }
 
-  // The temporary file: a fresh name, never an existing file or a link planted there.
+  // The temporary file: a fresh name, never an existing file or a link planted there; a
+  // signal that ends the process while it exists removes it first (TempGuard).
   std::string tmp;
   Fd fd;
+  TempGuard guard;
   for (int attempt = 0; attempt < 100 && !fd; ++attempt) {
     tmp = temp_name_for(name);
     fd = Fd(::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, opts.mode));
     if (!fd && errno != EEXIST) return os_failure(errno, shown, had_old);
   }
   if (!fd) return os_failure(EEXIST, shown, had_old);
-  if (had_old) {  // the replacement keeps the old file's permissions (and owner, where allowed)
+  guard.arm(dir_fd, tmp);  // once it is ours: never another's file of that name
+  if (had_old) {           // the replacement keeps the old file's permissions (and owner, where allowed)
     ::fchmod(fd.get(), old.st_mode & 07777);
     if ((old.st_uid != ::geteuid() || old.st_gid != ::getegid()) &&
         ::fchown(fd.get(), old.st_uid, old.st_gid) != 0) {

@@ -28,6 +28,7 @@ struct WriteResult {
     exists,    // something is at the target and Replace::never said to keep it
     link,      // the target is a symbolic link (dangling or not): not followed, not replaced
     not_file,  // the target is a folder, a socket or a block device
+    input,     // the target is an input of this process (sys/output.hpp): never replaced
     failed,    // the system refused (errno in `error`); an old file is unchanged
   };
   Status status = Status::ok;
@@ -37,7 +38,9 @@ struct WriteResult {
 };
 
 // Writes `bytes` to `path`. An existing character device or FIFO there (/dev/null, a pipe
-// with a reader) is written into, not replaced, when Replace::allowed.
+// with a reader) is written into, not replaced, when Replace::allowed. A file this process
+// noted as an input (sys/output.hpp: the script, a kernel it compiled) is never replaced,
+// whatever `replace` says.
 WriteResult write_file(const std::string& path, std::string_view bytes, const WriteOptions& opts = {});
 inline WriteResult write_file(const std::string& path, std::string_view bytes, Replace replace) {
   return write_file(path, bytes, WriteOptions{replace});
@@ -48,7 +51,9 @@ WriteResult write_file_at(int dir_fd, const std::string& name, std::string_view 
                           const WriteOptions& opts, const std::string& shown);
 
 // The temporary name write_file uses for `name` while it writes: "<name>.tmp.<16 random
-// hex digits>" (the name shortened so the whole fits a file name). A crash can leave one.
+// hex digits>" (the name shortened so the whole fits a file name). A signal that ends the
+// process meanwhile (Ctrl-C, SIGTERM, SIGHUP) removes it first; a crash or SIGKILL can
+// leave one.
 std::string temp_name_for(const std::string& name);
 
 }  // namespace warplab::sys

@@ -23,8 +23,14 @@ function bandwidth.kernel(load)
   return kernel.k
 end
 
--- GB/s for `bytes` moved in `ms` milliseconds.
-function bandwidth.gbs(bytes, ms) return bytes / (ms * 1e6) end
+-- GB/s for `bytes` moved in `ms` milliseconds (inf for 0 ms, as the division says);
+-- anything but two numbers is refused in one sentence.
+function bandwidth.gbs(bytes, ms)
+  if type(bytes) ~= "number" or type(ms) ~= "number" then
+    error("bandwidth.gbs: bytes and ms are numbers, got " .. util.kind(bytes) .. " and " .. util.kind(ms), 2)
+  end
+  return bytes / (ms * 1e6)
+end
 
 -- bandwidth.read(x [, {reps =, warmup =, block =, load =}]) -> {ms, gbs, bytes, grid}:
 -- every float4 of the f32 array (or view) x (its bytes / 16, from a 16-byte-aligned
@@ -65,7 +71,17 @@ function bandwidth.measure(x, o)
   return {read = r, copy = bandwidth.copy(dst, x, o)}
 end
 
--- "93.1 %": value as a percentage of base.
-function bandwidth.pct(value, base) return string.format("%.1f %%", 100 * value / base) end
+-- "93.1 %": value as a percentage of base. A base of 0 (or nan, inf) gives "nan %" or
+-- "inf %", as the division does; a percentage past a million three digits ("1e+308 %");
+-- anything but two numbers is refused in one sentence.
+function bandwidth.pct(value, base)
+  if type(value) ~= "number" or type(base) ~= "number" then
+    error("bandwidth.pct: value and base are numbers, got " .. util.kind(value) .. " and " .. util.kind(base), 2)
+  end
+  local p = (value + 0.0) / base * 100 -- (the ratio first: 1e308 / 1e300 is no overflow)
+  if p ~= p or p == math.huge or p == -math.huge then return util.repr(p) .. " %" end
+  if math.abs(p) >= 1e6 then return string.format("%.3g %%", p) end
+  return string.format("%.1f %%", p)
+end
 
 return util.api("bandwidth", bandwidth)

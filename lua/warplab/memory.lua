@@ -82,15 +82,24 @@ function memory.sizes(lo, hi, factor)
   return out
 end
 
--- memory.bytes_name(b) -> "4 KiB", "64 MiB", "1.5 GiB": binary units for sizes.
+-- memory.bytes_name(b) -> "4 KiB", "64 MiB", "1.5 GiB": binary units for sizes. A
+-- fraction keeps one decimal ("0.5 B"), a negative size its sign ("-2 KiB"), nan and inf
+-- read as such ("inf B"), a size past 1024 EiB in three digits ("8.67e+289 EiB"); anything
+-- but a number is refused in one sentence.
+local UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
 function memory.bytes_name(b)
-  local units = {"B", "KiB", "MiB", "GiB", "TiB"}
+  if type(b) ~= "number" then error("memory.bytes_name: b is a number of bytes, got " .. util.kind(b), 2) end
+  if b ~= b or b == math.huge or b == -math.huge then return util.repr(b) .. " B" end
+  local sign, a = "", b
+  if b < 0 then sign, a = "-", -(b + 0.0) end -- (as a float: -math.mininteger wraps)
   local u = 1
-  while b >= 1024 and u < #units do
-    b, u = b / 1024, u + 1
+  while a >= 1024 and u < #UNITS do
+    a, u = a / 1024, u + 1
   end
-  if b == math.floor(b) then return string.format("%d %s", b, units[u]) end
-  return string.format("%.1f %s", b, units[u])
+  if a >= 1024 then return string.format("%s%.3g %s", sign, a, UNITS[u]) end
+  local whole = math.tointeger(a)
+  if whole then return string.format("%s%d %s", sign, whole, UNITS[u]) end
+  return string.format("%s%.1f %s", sign, a, UNITS[u])
 end
 
 -- memory.pow2_at_least(x) -> the smallest power of two >= x (x >= 1).

@@ -124,10 +124,18 @@ function sync.loop(k, cfg, args, rounds, out)
   return ns / rounds, cyc / rounds
 end
 
--- sync.ns(v) -> "12.3 ns", "4.56 us", "1.20 ms": a duration given in nanoseconds.
+-- sync.ns(v) -> "12.3 ns", "4.56 us", "1.20 ms", "3.40 s": a duration given in
+-- nanoseconds. A negative duration keeps its sign and unit ("-4.56 us"), nan and inf read
+-- as such ("nan ns"), beyond 10^4 s three digits ("1e+299 s"); anything but a number is
+-- refused in one sentence.
 function sync.ns(v)
-  if v >= 1e6 then return string.format("%.2f ms", v / 1e6) end
-  if v >= 1e3 then return string.format("%.2f us", v / 1e3) end
+  if type(v) ~= "number" then error("sync.ns: v is a duration in nanoseconds, got " .. util.kind(v), 2) end
+  if v ~= v or v == math.huge or v == -math.huge then return util.repr(v) .. " ns" end
+  local a = math.abs(v + 0.0)
+  if a >= 1e13 then return string.format("%.3g s", v / 1e9) end
+  if a >= 1e9 then return string.format("%.2f s", v / 1e9) end
+  if a >= 1e6 then return string.format("%.2f ms", v / 1e6) end
+  if a >= 1e3 then return string.format("%.2f us", v / 1e3) end
   return string.format("%.1f ns", v)
 end
 

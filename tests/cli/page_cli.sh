@@ -114,7 +114,7 @@ mkdir folder.html
 cp s.lua before.lua
 "$BIN" --profile h100 run s.lua --html s.lua >out 2>err; rc=$?
 [ $rc = 4 ] || fail "--html onto the script: exit $rc, not 4"
-grep -q "that is the script this run reads" err || fail "--html onto the script: $(cat err)"
+grep -q "'s.lua' is the script" err || fail "--html onto the script: $(cat err)"
 [ -s out ] && fail "--html onto the script ran the script: $(cat out)"
 cmp -s s.lua before.lua || fail "--html onto the script changed it"
 printf '__global__ void k(float* p) { p[0] = 1; }\n' >k.cu

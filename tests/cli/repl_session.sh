@@ -20,7 +20,7 @@ grep -q "^42$" "$T/out" || fail "after :replay y should be 42"
 "$W" --profile "$FIX" run "$T/s.lua" >/dev/null 2>&1 || fail "the saved session does not run as a script"
 printf ':save\n:save /nonexistent/dir/x.lua\n' | repl
 grep -q ":save needs a file name" "$T/err" || fail ":save without a name"
-grep -q "cannot write '/nonexistent/dir/x.lua'" "$T/err" || fail ":save to a bad path"
+grep -q ":save: the folder '/nonexistent/dir' of '/nonexistent/dir/x.lua' does not exist" "$T/err" || fail ":save to a bad path"
 
 # :help NAME reads the API table of docs/lua-api.md; :time runs and times a chunk; :attrs
 # writes values and meanings as `warplab attrs` does.

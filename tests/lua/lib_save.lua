@@ -90,7 +90,8 @@ t.case("save: unknown extension, bad path and unwritable place are errors at the
   t.checkerror("report.save: unknown extension '(none)' in 'results/out'", report.save, "results/out", {})
   t.checkerror("report.save: path is an integer, expected a string", report.save, 3, {})
   t.checkerror("report.save: nothing to save: rows is nil", report.save, path("nil.json"), nil)
-  t.checkerror("report.save: cannot write '/proc/warplab-no/x.csv'", report.save, "/proc/warplab-no/x.csv", {})
+  t.checkerror("report.save: the folder '/proc/warplab-no' of '/proc/warplab-no/x.csv' does not exist", report.save,
+               "/proc/warplab-no/x.csv", {})
   t.checkerror("report.save: row 1 is an integer, expected a table", report.save, path("r.csv"), {1})
   local line = debug.getinfo(1, "l").currentline + 1
   local ok, msg = pcall(function() report.save("x.bad", {}) end)

@@ -247,3 +247,40 @@ TEST(SysWrite, TemporaryNamesAreUnpredictable) {
   // A long name is shortened so that its temporary name is still a legal file name.
   EXPECT_LE(temp_name_for(std::string(255, 'n')).size(), 255u);
 }
+
+// A signal that ends the process while the one writer's temporary file exists (Ctrl-C, a
+// kill) removes that file first; the process still ends by that signal, and the target is
+// not made. The child writes 256 MiB; the parent signals it once the temporary file shows.
+TEST(SysWrite, ASignalDuringAWriteLeavesNoTemporaryFile) {
+  int caught = 0;  // writes the signal ended (one that finished first proves nothing)
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    ScratchDir d;
+    const fs::path target = d.path() / "big.bin";
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::signal(SIGINT, SIG_DFL);
+      const std::string bytes(256u << 20, 'x');
+      (void)write_file(target.string(), bytes, Replace::allowed);
+      ::_exit(0);
+    }
+    // Signalled once bytes are in the temporary file: the writer has taken it as its own by
+    // then (between its creation and that moment no handler can know its name).
+    bool seen = false;
+    for (int i = 0; i < 200000 && !seen; ++i) {
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(d.path(), ec))
+        seen = seen || fs::file_size(e.path(), ec) > 0;
+      if (!seen) ::usleep(50);
+    }
+    ::kill(pid, sig);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(seen) << "the temporary file never showed";
+    if (WIFEXITED(status)) continue;  // the write ended before the signal came: nothing to see
+    ++caught;
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+    EXPECT_EQ(others(d.path(), {}), std::set<std::string>{}) << "signal " << sig;
+  }
+  EXPECT_GT(caught, 0) << "every write finished before its signal";
+}

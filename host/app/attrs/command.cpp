@@ -14,6 +14,7 @@
 #include "app/cli/command.hpp"
 #include "cu/driver.hpp"
 #include "cu/profile.hpp"
+#include "sys/output.hpp"
 #include "sys/write.hpp"
 
 namespace warplab::app {
@@ -115,17 +116,31 @@ int render(const AttrsOptions& o, const Globals& g, std::ostream& out) {
 // -o FILE: the output written whole through the one writer, into a new file only (a
 // captured profile is never lost to a second run): an existing FILE, a link, a folder or a
 // failed write (a full disk: the reason is said) is exit 4, as any file named that fails.
+constexpr const char* kNewFileOnly = " (attrs -o writes a new file: remove it or pick another name)";
+
 int write_output(const AttrsOptions& o, const std::string& text, int rc) {
   const sys::WriteResult w = sys::write_file(o.output, text, sys::Replace::never);
   if (w.status == sys::WriteResult::Status::exists)
-    throw Error(ErrorKind::bad_input,
-                "-o: " + w.message + " (attrs -o writes a new file: remove it or pick another name)");
+    throw Error(ErrorKind::bad_input, "-o: " + w.message + kNewFileOnly);
   if (!w) throw Error(ErrorKind::bad_input, "-o: " + w.message);
   return rc;
 }
 
+// -o FILE, checked before anything is read (sys/output.hpp): a new file only, never a
+// profile file the command reads, a folder, a folder that is not there or a link.
+void check_output(const AttrsOptions& o, const Globals& g) {
+  std::vector<sys::NamedInput> inputs;
+  for (const std::string& p : {g.opts.profile, o.profile})
+    if (!p.empty() && !cu::find_embedded_profile(p)) inputs.push_back({p, "the profile"});
+  for (const std::string& d : o.diff)
+    if (!is_index(d) && !cu::find_embedded_profile(d)) inputs.push_back({d, "a profile of --diff"});
+  if (const auto why = sys::output_refusal(o.output, sys::Replace::never, inputs))
+    throw Error(ErrorKind::bad_input, "-o: " + *why + (why->ends_with("already exists") ? kNewFileOnly : ""));
+}
+
 int run_attrs(const AttrsOptions& o, const Globals& g) {
   if (o.output_given && o.output.empty()) throw Error(ErrorKind::usage, "-o needs a file name: -o FILE");
+  if (!o.output.empty()) check_output(o, g);
   std::ostringstream file;
   std::ostream& out = o.output.empty() ? std::cout : static_cast<std::ostream&>(file);
   const int rc = render(o, g, out);

@@ -20,8 +20,13 @@ CLI::Option* add_counter_options(CLI::App* sub, CounterArgs& a, bool run_options
       ->needs(counters)
       ->type_name("launch|kernel");
   // Shared with --lines (cli/lines.hpp): run says which one it needs.
-  sub->add_option("--json", a.json,
-                  "write the counters (or the --lines rows) to FILE as JSON instead of the table (-: stdout)")
+  sub->add_option_function<std::string>(
+         "--json",
+         [&a](const std::string& v) {
+           a.json = v;
+           a.json_given = true;
+         },
+         "write the counters (or the --lines rows) to FILE as JSON instead of the table (-: stdout)")
       ->type_name("FILE");
   return counters;
 }

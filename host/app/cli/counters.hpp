@@ -13,6 +13,7 @@ struct CounterArgs {
   std::vector<std::string> words;  // as given, split at commas: "shared", "memory", raw names
   std::string by = "launch";       // --counters-by: launch | kernel
   std::string json;                // --json FILE ("-": stdout): the counters as JSON, not the table
+  bool json_given = false;         // --json "" is an error, not "no --json"
 };
 
 // --counters on `sub`; with `run_options` also --counters-by and --json (which need it).

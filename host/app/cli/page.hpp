@@ -18,6 +18,7 @@ struct PageOptions {
   bool serve = false;                // --serve
   bool open = false;                 // --open: --serve, and the page opened in a browser
   std::string html;                  // run --html FILE
+  bool html_given = false;           // --html '' is an error, not "no --html"
   std::string listen = "127.0.0.1";  // --listen ADDRESS (another than loopback: a warning)
   int port = 0;                      // --port N; 0: a free port
   bool live() const { return serve || open; }

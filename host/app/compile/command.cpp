@@ -21,10 +21,12 @@
 #include "app/compile/report.hpp"
 #include "cu/context.hpp"
 #include "cu/module.hpp"
+#include "cu/profile.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
 #include "rtc/pch.hpp"
 #include "rtc/sass.hpp"
+#include "sys/output.hpp"
 #include "sys/text.hpp"
 #include "sys/write.hpp"
 
@@ -124,25 +126,14 @@ std::string no_kernels_hint(const rtc::Source& src, const CompileArgs& a) {
   return ": instantiate with --kernel, e.g. --kernel '" + names.front() + "<...>' (templates: " + list + ")";
 }
 
-// Whether `target` is the file at `read` (the same path, or the same file by another name:
-// a link, ../x.cu). Only an existing file can be the same.
-bool same_file(const std::string& target, const std::string& read) {
-  std::error_code ec;
-  return target == read || std::filesystem::equivalent(target, read, ec);
-}
-
 // --cubin FILE replaces FILE (docs/cli.md), through the one writer: a failed write leaves
-// the old file as it was. Never a file the compile read: the source, a header, the profile.
-void write_cubin(const CompileArgs& a, const Globals& g, const rtc::CompileResult& r) {
+// the old file as it was. Never a file the compile read: the source and the profile were
+// checked before the compile (run_compile), the headers it included are noted as inputs
+// now, which the writer refuses.
+void write_cubin(const CompileArgs& a, const rtc::CompileResult& r) {
   if (a.cubin.empty()) return;
-  for (const rtc::Dependency& d : r.dependencies)
-    if (same_file(a.cubin, d.path.string()))
-      throw Error(ErrorKind::bad_input, "refusing to write the cubin over '" + a.cubin +
-                                            "': the compile read it (" + d.display + " is a header of " +
-                                            a.file + ")");
-  if (!g.opts.profile.empty() && same_file(a.cubin, g.opts.profile))
-    throw Error(ErrorKind::bad_input,
-                "refusing to write the cubin over the profile '" + g.opts.profile + "'");
+  sys::note_input(a.file, "the source");
+  for (const rtc::Dependency& d : r.dependencies) sys::note_input(d.path.string(), "a header of " + a.file);
   const sys::WriteResult w =
       sys::write_file(a.cubin, std::string_view(r.cubin.data(), r.cubin.size()), sys::Replace::allowed);
   if (!w) throw Error(ErrorKind::bad_input, "--cubin: " + w.message);  // as any file named that fails (4)
@@ -160,12 +151,12 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   if (a.sass && rtc::is_virtual_arch(a.arch))
     throw Error(ErrorKind::bad_input,
                 "--sass needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
-  if (!a.cubin.empty()) {
-    std::error_code ec;
-    if (same_file(a.cubin, a.file))
-      throw Error(ErrorKind::bad_input, "refusing to write the cubin over the source file '" + a.file + "'");
-    if (std::filesystem::is_directory(a.cubin, ec))
-      throw Error(ErrorKind::bad_input, "cannot write the cubin to '" + a.cubin + "': it is a folder");
+  if (!a.cubin.empty()) {  // before the compile (sys/output.hpp): never the source or the profile
+    std::vector<sys::NamedInput> inputs = {{a.file, "the source"}};
+    if (!g.opts.profile.empty() && !cu::find_embedded_profile(g.opts.profile))
+      inputs.push_back({g.opts.profile, "the profile"});
+    if (const auto why = sys::output_refusal(a.cubin, sys::Replace::allowed, inputs))
+      throw Error(ErrorKind::bad_input, "--cubin: " + *why);
   }
   const rtc::Source src = rtc::load_source(a.file);  // an unreadable file: bad input (4)
   rtc::Options opt;
@@ -211,7 +202,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     if (a.timings) print_timings(std::cerr, r, warm ? &*warm : nullptr, -1);
     return kCompileError;
   }
-  write_cubin(a, g, r);
+  write_cubin(a, r);
   if (a.json) return kOk;
   // With --ptx or --sass, stdout carries only that code (so it can be redirected); the
   // table moves to stderr.

@@ -24,7 +24,9 @@
 #include "app/repl/save.hpp"
 #include "app/repl/worker.hpp"
 #include "cu/error.hpp"
+#include "cu/profile.hpp"
 #include "lab/sync.hpp"
+#include "sys/output.hpp"
 #include "sys/text.hpp"
 #include "sys/write.hpp"
 
@@ -274,6 +276,12 @@ class Session {
   void save(const std::string& given, bool replace) {
     if (given.empty()) return show({repl::Status::kError, ":save needs a file name: :save FILE"});
     const std::string file = repl::save_path(given);
+    // The one check of an output (sys/output.hpp), before anything is written.
+    if (const auto why = sys::output_refusal(file, replace ? sys::Replace::allowed : sys::Replace::never))
+      return show(
+          {repl::Status::kError,
+           ":save: " + *why +
+               (why->ends_with("already exists") ? ": :save! " + given + " replaces it" : std::string())});
     std::vector<repl::SavedInput> saved;
     for (const Input& in : inputs_) saved.push_back({in.text, in.faulted});
     const sys::WriteResult w = sys::write_file(file, repl::session_script(saved),
@@ -359,6 +367,8 @@ int run_repl(const Globals& g) {
   if (mode(STDOUT_FILENO) == O_RDONLY)
     throw Error(ErrorKind::failed, "the REPL's standard output is closed: its answers could not be shown");
   reap_orphans();  // what a dead worker started outside its group is ended (child_group.hpp)
+  if (!g.opts.profile.empty() && !cu::find_embedded_profile(g.opts.profile))  // no :save over it
+    sys::note_input(g.opts.profile, "the profile");
   Globals worker = g;
   worker.opts.echo_compile_errors = true;  // `m = cuda.compile{...}` keeps only the nil
   Globals notes = g;                       // the worker reads it at fork time: see open_worker_state

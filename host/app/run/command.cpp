@@ -26,12 +26,14 @@
 #include "app/run/lines.hpp"
 #include "app/run/quiet.hpp"
 #include "bind/state.hpp"
+#include "cu/profile.hpp"
 #include "cu/trace.hpp"
 #include "lab/prebuilt.hpp"
 #include "lab/run.hpp"
 #include "lab/script.hpp"
 #include "lab/sync.hpp"
 #include "lab/watch_feed.hpp"
+#include "sys/output.hpp"
 
 namespace warplab::app {
 namespace {
@@ -176,6 +178,29 @@ int run_in_state(bind::StatePtr& state, const std::string& script, const std::ve
   return checks_ok(state.get()) ? kOk : kFailed;
 }
 
+// run --counters --json FILE and run --html FILE, checked before the script runs
+// (sys/output.hpp): never the script, a profile file or a script argument, nor a folder, a
+// folder that is not there or a symbolic link; an existing file is replaced (docs/cli.md;
+// --html only a page warplab wrote: serve/run.cpp), and the one writer refuses at the end a
+// file the run read meanwhile (a kernel, a header).
+void check_outputs(const CounterArgs& ca, const PageOptions& page, const Globals& g,
+                   const std::string& script, const std::vector<std::string>& args) {
+  if (ca.json_given && ca.json.empty())
+    throw Error(ErrorKind::usage, "--json needs a file name: --json FILE (- for stdout)");
+  if (page.html_given && page.html.empty())
+    throw Error(ErrorKind::usage, "--html needs a file name: --html FILE");
+  std::vector<sys::NamedInput> inputs = {{script, "the script"}};
+  if (!g.opts.profile.empty() && !cu::find_embedded_profile(g.opts.profile))
+    inputs.push_back({g.opts.profile, "the profile"});
+  for (const std::string& arg : args) inputs.push_back({arg, "an argument of the script"});
+  if (!ca.json.empty() && ca.json != "-")
+    if (const auto why = sys::output_refusal(ca.json, sys::Replace::allowed, inputs))
+      throw Error(ErrorKind::bad_input, "--json: " + *why);
+  if (!page.html.empty())
+    if (const auto why = sys::output_refusal(page.html, sys::Replace::allowed, inputs))
+      throw Error(ErrorKind::bad_input, "--html: " + *why);
+}
+
 int run_script(const Globals& g, const RunArgs& given) {
   RunArgs a = given;
   a.script = resolve_script(given.script);
@@ -218,10 +243,12 @@ int run_script(const Globals& g, const RunArgs& given) {
   std::vector<std::string> args = a.args;  // before `--`, then after it
   args.insert(args.end(), g.script_args.begin(), g.script_args.end());
   LineArgs lines = a.lines;
-  lines.json = a.counters.json;  // --json: the counters' or the lines' rows
+  lines.json = a.counters.json;                          // --json: the counters' or the lines' rows
+  check_outputs(a.counters, a.page, g, a.script, args);  // before any work
   if (a.page.any())
     return run_with_page(g, a.page, PreparedRun{a.script, a.params, args, "", a.counters, lines});
-  lab::feed_dependency(a.script);  // for `warplab watch` (a no-op otherwise)
+  lab::feed_dependency(a.script);           // for `warplab watch` (a no-op otherwise)
+  sys::note_input(a.script, "the script");  // no output of this run replaces it
   auto fresh = [&g, &params] { return state_with(g, params); };
   bind::StatePtr state = fresh();
   lab::start_counted_launch_watchdog(g.opts.timeout, kTimeout);  // cuda.counters' launches too
@@ -251,6 +278,7 @@ int run_prepared(const Globals& g, const PreparedRun& a, const std::function<boo
   cu::trace("go");
   if (auto why = lab::script_problem(a.script)) throw Error(ErrorKind::bad_input, *why);
   lab::feed_dependency(a.script);
+  sys::note_input(a.script, "the script");
   return run_in_state(state, a.script, a.args, a.counters, a.lines, g.opts.color && isatty(STDOUT_FILENO),
                       fresh);
 }

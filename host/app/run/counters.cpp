@@ -79,10 +79,12 @@ int RunCounters::finish(bool timed_out) {
     std::cout << text;
     return kOk;
   }
+  // Checked before the script ran (run/command.cpp); the writer refuses again a file the run
+  // read meanwhile (a kernel, a header), and says why a write failed (a full disk).
   const sys::WriteResult w = sys::write_file(args_.json, text, sys::Replace::allowed);
   if (w) return kOk;
   std::cerr << "warplab: --json: " << w.message << "\n";
-  return kFailed;
+  return kBadInput;
 }
 
 }  // namespace warplab::app

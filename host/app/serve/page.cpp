@@ -35,7 +35,13 @@ void add_page_options(CLI::App* sub, PageOptions& o, bool html) {
                   "machines: a warning says so)")
       ->type_name("ADDRESS");
   if (html)
-    sub->add_option("--html", o.html, "write the run's page to FILE, one self-contained HTML file")
+    sub->add_option_function<std::string>(
+           "--html",
+           [&o](const std::string& v) {
+             o.html = v;
+             o.html_given = true;
+           },
+           "write the run's page to FILE, one self-contained HTML file")
         ->type_name("FILE");
 }
 

@@ -97,7 +97,7 @@ cases.errors{
   {"free without the map", "warplab.tensor_map expected, got no value", function() return TM(a, {box = {16}}).free() end},
   {"free given an array", "warplab.tensor_map expected, got warplab.array", function() return TM(a, {box = {16}}).free(a) end},
   {"an array's method given a map", "warplab.array expected, got warplab.tensor_map", function() return a.free(TM(a, {box = {16}})) end},
-  {"a field of a map used after its __gc", "attempt to index", function()
+  {"a field of a map used after its __gc", "attempt to use a tensor map after its finalizer ran", function()
     local msg
     do
       local holder = setmetatable({}, {__gc = function(h) msg = select(2, pcall(function() return h.map.dims end)) end})
