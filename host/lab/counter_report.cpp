@@ -64,24 +64,28 @@ std::string what_counted(const CounterSelection& sel) {
 }  // namespace
 
 std::vector<std::string> kernel_labels(const std::vector<CounterRow>& rows) {
-  // For each name, the kernels (signature, module) that bear it; for each name and
-  // signature, the modules.
+  // For each name, the kernels (signature, module) that bear it and its signatures; for
+  // each name and signature, the modules. The label adds only what tells kernels apart:
+  // the signature for overloads, the module for one name in two modules.
   std::map<std::string, std::set<std::pair<std::string, std::string>>> kernels;
+  std::map<std::string, std::set<std::string>> signatures;
   std::map<std::pair<std::string, std::string>, std::set<std::string>> modules;
   for (const CounterRow& row : rows) {
     kernels[row.kernel].insert({row.signature, row.module});
+    signatures[row.kernel].insert(row.signature);
     modules[{row.kernel, row.signature}].insert(row.module);
   }
   std::vector<std::string> out;
   out.reserve(rows.size());
   for (const CounterRow& row : rows) {
+    const std::string overload = row.signature.empty() ? row.kernel : row.signature;
+    const std::string name = signatures[row.kernel].size() == 1 ? row.kernel : overload;
     if (row.kernel.empty() || kernels[row.kernel].size() == 1)
       out.push_back(row.kernel);
     else if (modules[{row.kernel, row.signature}].size() == 1)
-      out.push_back(row.signature.empty() ? row.kernel : row.signature);
+      out.push_back(overload);
     else
-      out.push_back((row.signature.empty() ? row.kernel : row.signature) +
-                    (row.module.empty() ? "" : " in " + row.module));
+      out.push_back(name + (row.module.empty() ? "" : " in " + row.module));
   }
   return out;
 }

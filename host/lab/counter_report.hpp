@@ -12,8 +12,9 @@
 namespace warplab::lab {
 
 // Each row's kernel as a table names it: its name, unless another kernel of the report
-// bears it too (overloads, one name in two modules): then its signature ("f(int*)"), and
-// when that is shared as well, "f(int*) in b.cu" (CounterRow::module). "" stays "".
+// bears it too (overloads, one name in two modules): then its signature for overloads
+// ("f(int*)"), and its module where that alone tells them apart ("k in b.cu", or
+// "f(int*) in b.cu" among overloads) (CounterRow::module). "" stays "".
 std::vector<std::string> kernel_labels(const std::vector<CounterRow>& rows);
 
 // One row per kernel (its name, signature and module; the row's kernel is its label

@@ -157,7 +157,7 @@ Diagnostic silent_failure(nvrtcResult rc) {
 std::string cache_key(const Source& named, const Options& opt, const CompileResult& r,
                       const ResolvedIncludes& inc) {
   KeyBuilder k;
-  k.add("warplab-cache-v3").add(r.nvrtc_version).add(r.arch);
+  k.add("warplab-cache-v4").add(r.nvrtc_version).add(r.arch);
   for (const std::string& o : r.options) k.add(o);
   k.add("names");
   for (const std::string& e : opt.name_expressions) k.add(e);

@@ -189,7 +189,9 @@ std::vector<ElfKernel> read_cubin(const std::vector<char>& elf) {
       if (it != by_name.end()) it->second.kernel_const_bytes += static_cast<long>(s.size);
     }
   }
-  for (auto& [name, k] : by_name) k.const_bytes = k.kernel_const_bytes + module_const;
+  // The driver's CONST_SIZE_BYTES is the user's constant memory: bank 3 alone. A kernel's own
+  // banks (a switch's jump table in bank 2) are not in it (measured on an H200).
+  for (auto& [name, k] : by_name) k.const_bytes = module_const;
   std::vector<ElfKernel> out;
   for (const std::string& n : order) out.push_back(by_name[n]);
   return out;

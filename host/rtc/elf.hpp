@@ -22,7 +22,7 @@ struct ElfKernel {
   std::optional<int> registers;           // EIATTR_REGCOUNT
   int barriers = 0;                       // EIATTR_NUM_BARRIERS (absent: none used)
   long shared_bytes = 0;                  // static shared memory per block, as ptxas reports it
-  long const_bytes = 0;                   // banks other than 0: cuFuncGetAttribute's CONST_SIZE_BYTES
+  long const_bytes = 0;                   // bank 3 (__constant__): cuFuncGetAttribute's CONST_SIZE_BYTES
   long kernel_const_bytes = 0;            // the part in the kernel's own banks (ptxas's per-kernel cmem)
   long frame_bytes = 0;                   // EIATTR_FRAME_SIZE: the kernel's own stack frame
   long stack_bytes = 0;                   // max(frame, min stack, max stack): what a launch needs

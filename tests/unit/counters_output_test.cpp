@@ -160,7 +160,7 @@ TEST(CountersOutput, KernelsThatShareANameAreKeptApart) {
             launch("h", "h", "a.cu", 128)};
   EXPECT_EQ(lab::kernel_labels(r.rows),
             (std::vector<std::string>{"f(int*)", "f(float*)", "k in a.cu", "k in b.cu", "f(int*)",
-                                      "g(int) in x.lua:12 -DN=1", "g(int) in x.lua:12 -DN=2", "h"}));
+                                      "g in x.lua:12 -DN=1", "g in x.lua:12 -DN=2", "h"}));
   const lab::CounterReport k = lab::by_kernel(r);
   ASSERT_EQ(k.rows.size(), 7u);
   std::vector<std::string> names;
@@ -170,7 +170,7 @@ TEST(CountersOutput, KernelsThatShareANameAreKeptApart) {
     conflicts.push_back(row.values[0]);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"f(int*)", "f(float*)", "k in a.cu", "k in b.cu",
-                                             "g(int) in x.lua:12 -DN=1", "g(int) in x.lua:12 -DN=2", "h"}));
+                                             "g in x.lua:12 -DN=1", "g in x.lua:12 -DN=2", "h"}));
   EXPECT_EQ(conflicts, (std::vector<double>{17, 2, 4, 8, 32, 64, 128}));  // only f(int*) twice
   const std::string text = lab::counters_text(k, true);
   EXPECT_NE(text.find("8 launches of 7 kernels"), std::string::npos) << text;
