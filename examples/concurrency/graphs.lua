@@ -20,7 +20,7 @@ local k = assert(cuda.compile("concurrency/graphs.cu")).add_one
 local c = check.new("graphs")
 local SIZES = {1, 10, 100, 1000}
 local plan = {}
-for i, n in ipairs(SIZES) do plan[i] = {n, math.max(5, 2000 // n), n .. " nodes"} end
+for i, n in ipairs(SIZES) do plan[i] = {n, math.max(5, 2000 // n), n .. (n == 1 and " node" or " nodes")} end
 report.table(plan, {title = "add_one " .. tostring(k.regs or "?") .. " regs: launches per round, rounds per trial, the graph",
                     columns = {"N", "rounds", "graph"}})
 c:that(k:check{grid = 1, block = 32, args = {cuda.array("i32", 32), 1}}, "add_one's launch passes the checks (offline too)")

@@ -14,6 +14,7 @@
 #include "bind/udata.hpp"
 #include "lab/module_find.hpp"
 #include "lab/module_reload.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::bind {
 namespace {
@@ -191,9 +192,9 @@ static int module_tostring(lua_State* L) {
       lua_pushstring(L, "cuda.module (freed)");
       return 1;
     }
-    lua_pushfstring(L, "cuda.module %s [%s, %d kernels, %s]", m->spec.source.name.c_str(),
-                    m->result.arch.c_str(), static_cast<int>(m->result.entries.size()),
-                    m->live ? "loaded" : "offline");
+    const std::string kernels = sys::plural(static_cast<long long>(m->result.entries.size()), "kernel");
+    lua_pushfstring(L, "cuda.module %s [%s, %s, %s]", m->spec.source.name.c_str(), m->result.arch.c_str(),
+                    kernels.c_str(), m->live ? "loaded" : "offline");
     return 1;
   });
 }

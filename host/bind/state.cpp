@@ -99,6 +99,7 @@ int traceback(lua_State* L) {
   rec.escaped = raised ? raised->kind : ErrorKind::failed;
   switch (rec.escaped) {
     case ErrorKind::parameter:
+    case ErrorKind::usage:  // the command line's fault (a forgotten -p): no traceback
     case ErrorKind::no_gpu:
     case ErrorKind::not_in_profile:
       lua_pushstring(L, msg);  // +1 the sentence alone

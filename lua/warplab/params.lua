@@ -1,7 +1,8 @@
 -- warplab/params.lua: script parameters with typed defaults, overridden from the command
 -- line (`warplab run script.lua -p block=128`): `local p = params{block = 256}`.
 -- Depends on: the host's optional globals WARPLAB_PARAMS (string key -> string value,
--- filled from -p), WARPLAB_PARAMS_LIST (`warplab run SCRIPT --params`: params{} records
+-- filled from -p), WARPLAB_PARAMS_BARE (the script arguments given before `--` that look
+-- like key=value: one naming a declared parameter is a forgotten -p), WARPLAB_PARAMS_LIST (`warplab run SCRIPT --params`: params{} records
 -- its declaration there and stops the script) and warplab.raise (a -p refusal's kind); and
 -- warplab.util, pure Lua: scripts also run under plain lua5.4.
 local util = require "warplab.util"
@@ -38,14 +39,14 @@ local function distance(a, b)
 end
 
 -- A -p value the declaration refuses: the command line is wrong, not the script. Raised
--- with the kind "parameter" through the host's warplab.raise, so `warplab run` ends with
--- exit 4 and the sentence alone, whatever its words; error() under plain lua5.4. `level`
--- as error() counts from the caller of refuse.
-local function refuse(message, level)
+-- with the kind "parameter" (or `how`: "usage" for a forgotten -p) through the host's
+-- warplab.raise, so `warplab run` ends with exit 4 (2) and the sentence alone, whatever its
+-- words; error() under plain lua5.4. `level` as error() counts from the caller of refuse.
+local function refuse(message, level, how)
   level = level > 0 and level + 1 or 0
   local host = rawget(_G, "warplab")
   if type(host) == "table" and type(host.raise) == "function" then
-    host.raise("parameter", message, level)
+    host.raise(how or "parameter", message, level)
   end
   error(message, level)
 end
@@ -155,6 +156,19 @@ local function declare(decl, level)
                            TYPE_WORDS[kind(default)], tostring(default)), level)
     end
     p[k], set[k] = v, true
+  end
+  -- `warplab run first.lua n=4096`: a script argument before `--` that names a declared
+  -- parameter is a forgotten -p, not a value to run the default with silently. After
+  -- `--` it stays the script's argument (the host lists only the words before it).
+  local bare = rawget(_G, "WARPLAB_PARAMS_BARE")
+  if type(bare) == "table" then
+    for _, word in ipairs(bare) do
+      local k = type(word) == "string" and word:match("^([%a_][%w_]*)=")
+      if k and defaults[k] ~= nil then
+        refuse(string.format("params: the argument %s names the parameter %s: pass it as -p %s "
+                             .. "(after --, it stays a script argument)", word, k, word), level, "usage")
+      end
+    end
   end
   -- Values live in p itself (plain reads, pairs() works); the metatable only catches
   -- reads of undeclared names, and `info` remembers defaults for describe().

@@ -70,6 +70,13 @@ lacks kernels_src/warps/thread_ids.cu warplab run kernels_src/warps/thread_
 offers examples/tour.lua warplab run examples/to
 offers examples/tour.lua warplab -q watch examples/to
 offers README.md warplab run x.lua -- READ
+# The shipped examples by their `warplab list` names, from any folder (run finds them so).
+cd "$T" || exit 1
+offers warps/ids.lua warplab run war
+offers warps/ids.lua warplab -q watch warps/i
+offers tour.lua warplab run to
+lacks warps/ids.lua warplab compile war
+cd "$ROOT" || exit 1
 lacks README.md warplab run READ
 # help: the commands; -p: the parameters the script declares (`run SCRIPT --params`), as
 # NAME=, wherever the script and the options stand; none before the script is known.

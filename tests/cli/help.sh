@@ -55,4 +55,14 @@ for sub in attrs compile run cache repl watch list completion; do
     [ "$rc" -ne 2 ] || fail "$sub example '$ex' is a usage error: $(head -c 300 "$T/out")"
   done <"$T/examples"
 done
+# Options that exclude each other say so after their description, not with CLI11's
+# "Excludes:" wedged between the name and the description.
+for sub in attrs compile run watch repl list cache; do
+  "$BIN" "$sub" --help 2>&1 | grep -q "Excludes" && fail "$sub --help shows CLI11's Excludes:"
+done
+"$BIN" compile --help | grep -qE '^  --ptx +print the PTX .*\(not with --json, --sass, --lines\)$' ||
+  fail "compile --help: --ptx does not say it excludes --json and --sass"
+"$BIN" attrs --help | grep -qE '^  --csv +print .*\(not with --json, --diff\)$' ||
+  fail "attrs --help: --csv does not say it excludes --json and --diff"
+
 exit $((failures > 0))

@@ -2,7 +2,9 @@
 # offline_note.sh: without a GPU every command (run, repl, compile, attrs, watch) goes on
 # with the default profile after the same one short line on stderr, said once per
 # command (watch's re-runs and the REPL's restarted worker do not repeat it); -q hides it,
-# and --profile (in any position) or WARPLAB_PROFILE make it unnecessary.
+# and --profile (in any position) or WARPLAB_PROFILE make it unnecessary. The calls that
+# need a GPU then say the note's few words ("needs a GPU (WARPLAB_NO_DRIVER is set)"),
+# not the driver layer's whole sentence each time (`--version` has that one).
 # Usage: bash offline_note.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
 export NO_COLOR=1 WARPLAB_CACHE_DIR="$T/cache" XDG_STATE_HOME="$T/state"
@@ -64,5 +66,23 @@ kill -INT $wpid
 wait $wpid
 [ "$(notes)" -eq 1 ] || fail "watch over 3 runs: $(notes) notes"
 [ "$(head -n 1 "$T/err")" = "$NOTE" ] || fail "watch: the note comes first"
+
+# Each GPU call a script catches says the reason in the note's words; the long sentence
+# ("no NVIDIA driver: ...") is not repeated on every message, in a script or the REPL.
+cat >"$T/pcalls.lua" <<'LUA'
+for _, f in ipairs{cuda.synchronize, function() return cuda.stream() end, cuda.synchronize} do
+  print(select(2, pcall(f)))
+end
+LUA
+: >"$T/in"
+run run "$T/pcalls.lua"
+[ "$(cat "$T/err")" = "$NOTE" ] || fail "pcalls: want exactly the note on stderr"
+[ "$(grep -c "needs a GPU (WARPLAB_NO_DRIVER is set)$" "$T/out")" -eq 3 ] || fail "pcalls: want 3 short reasons"
+grep -q "no NVIDIA driver" "$T/out" && fail "pcalls: the driver's sentence repeated"
+printf 'print(pcall(cuda.synchronize))\nprint(pcall(cuda.synchronize))\n' >"$T/in"
+run repl
+[ "$(grep -c "needs a GPU (WARPLAB_NO_DRIVER is set)" "$T/out")" -eq 2 ] || fail "repl: want 2 short reasons"
+grep -q "no NVIDIA driver" "$T/out" "$T/err" && fail "repl: the driver's sentence repeated"
+"$BIN" --version 2>&1 | grep -qF "(no NVIDIA driver: WARPLAB_NO_DRIVER is set)" || fail "--version lacks the driver's sentence"
 
 exit $((failures > 0))

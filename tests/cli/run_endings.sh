@@ -44,7 +44,7 @@ EOF
 run 3 launch.lua
 says out before
 lacks out after
-says err 'launch.lua:4: no CUDA device: a kernel launch needs a GPU (no NVIDIA driver: WARPLAB_NO_DRIVER is set)'
+says err 'launch.lua:4: no CUDA device: a kernel launch needs a GPU (WARPLAB_NO_DRIVER is set)'
 says err "$HINT"
 lacks err 'stack traceback'
 [ "$(wc -l <"$T/err")" -eq 2 ] || fail "needs a GPU: want 2 lines on stderr"

@@ -181,7 +181,7 @@ t.case("module fields and tostring", function()
   assert(has(m.options, "--gpu-architecture=sm_90"))
   local deps = m.dependencies
   assert(#deps >= 1 and deps[1]:find("ids.cuh$"), deps[1])
-  t.eq(tostring(m), "cuda.module " .. m.name .. " [sm_90, 1 kernels, " .. (live and "loaded" or "offline") .. "]")
+  t.eq(tostring(m), "cuda.module " .. m.name .. " [sm_90, 1 kernel, " .. (live and "loaded" or "offline") .. "]")
   t.checkerror("module " .. m.name .. " has no kernel 'nope' (kernels: thread_ids)", function() return m.nope end)
 end)
 

@@ -116,6 +116,11 @@ std::string environment_text();  // "Environment:\n  NAME  meaning\n...\nFiles:\
 std::vector<std::string> examples_candidates();
 std::string shipped_examples();
 std::string resolve_script(const std::string& script);
+// The shipped examples by their `warplab list` name ("warps/ids.lua"), sorted.
+std::vector<std::string> example_names();
+// For a script that is not there: the example or .lua file in its folder it most likely
+// meant ("ids.lua": "warps/ids.lua"; "redcue.lua": "reduce.lua"), or "" when none is close.
+std::string nearest_script(const std::string& script);
 
 // `run` of a script in this process, made ready before it starts (run/command.cpp): the
 // Lua state, and when the device can be chosen without the script, the device, its context

@@ -1,9 +1,9 @@
 // cli/completion.cpp: the hidden `warplab completion bash|zsh`: a script written from the
 // CLI11 definition itself, so it never lags behind the program. A value completes by its
 // option's type name: PROFILE, ARCH, TOOL (cli/sanitize.hpp), ATTR (cu/attributes.hpp),
-// SCRIPT.lua / FILE.cu (files), DIR, FILE, COMMAND (the commands), KEY=VALUE (the
-// parameters the script declares, from `warplab run SCRIPT --params`), and literal lists
-// such as "info|clear".
+// SCRIPT.lua (files, and the shipped examples by their `warplab list` names), FILE.cu
+// (files), DIR, FILE, COMMAND (the commands), KEY=VALUE (the parameters the script
+// declares, from `warplab run SCRIPT --params`), and literal lists such as "info|clear".
 #include <algorithm>
 #include <cctype>
 #include <iostream>
@@ -87,6 +87,8 @@ std::vector<std::string> words_for(const std::string& type) {
     for (const cu::AttributeInfo& a : cu::attribute_table()) out.emplace_back(a.name);
   else if (type == "COMMAND")
     out = command_names;
+  else if (type == "SCRIPT.lua")  // the examples by name (`run warps/ids.lua`), besides files
+    out = example_names();
   else if (type.find('|') != std::string::npos) {
     std::istringstream in(type);
     for (std::string w; std::getline(in, w, '|');)

@@ -1,5 +1,6 @@
 // cli/help.cpp: the help every command shows: CLI11's option lines without its artefacts
-// (a validator's name after the value, "--device N:N"), the footer of each subcommand's
+// (a validator's name after the value, "--device N:N"; "Excludes: --json" after the
+// names, said as "(not with --json)" after the description), the footer of each subcommand's
 // --help (examples, the global options read from the app when help is printed, notes), the
 // short help of a bare `warplab`, `warplab help [COMMAND]`, and "unknown command 'attr';
 // did you mean 'attrs'?".
@@ -38,6 +39,16 @@ class Formatter : public CLI::Formatter {
     std::string out = CLI::Formatter::make_option_opts(opt);
     const std::string full = opt->get_type_name(), plain = value_name(*opt);
     if (full != plain && out.rfind(" " + full, 0) == 0) out = " " + plain + out.substr(full.size() + 1);
+    // CLI11's " Excludes: --ptx --sass" (last on the line): said in the description instead.
+    if (const auto at = out.find(" Excludes:"); at != std::string::npos) out.erase(at);
+    return out;
+  }
+  // The description, then "(not with --ptx, --sass)" for options that exclude others.
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    std::string out = CLI::Formatter::make_option_desc(opt);
+    std::vector<std::string> names;
+    for (const CLI::Option* o : opt->get_excludes()) names.push_back(o->get_name());
+    if (!names.empty()) out += " (not with " + sys::join(names, ", ") + ")";
     return out;
   }
 };

@@ -25,12 +25,14 @@ lab::Target choose_target(const Globals& g, const Globals& notes) {
   lab::feed_device(target);  // for `warplab watch`'s occupancy line (a no-op otherwise)
   const bool offline = !target.live();
   std::string reason;
+  // Offline, every "needs a GPU (<reason>)" says the note's few words ("libcuda.so.1 not
+  // found"): the loader's whole sentence is said once, by `warplab --version`.
   if (!g.opts.profile.empty())
     reason = "working from profile '" + sys::shown(g.opts.profile) + "'";
-  else if (auto why = cu::driver_unavailable())
+  else if (auto why = offline_reason(g))
     reason = std::move(*why);
   else if (offline)
-    reason = "no CUDA device: the driver found no GPU";
+    reason = "the driver found none";
   return {std::move(target), offline, std::move(reason)};
 }
 

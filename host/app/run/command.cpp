@@ -68,9 +68,24 @@ constexpr Ending kEndings[] = {
     {ErrorKind::no_gpu, "", kNeedsGpuHint},             // a GPU-only call on a run without one
     {ErrorKind::not_in_profile, "warplab: ", nullptr},  // the run needs a GPU or a fuller profile
     {ErrorKind::parameter, "warplab: ", nullptr},       // a -p value: the command line's fault
+    {ErrorKind::usage, "warplab: ", nullptr},           // a forgotten -p (n=4096 for -p n=4096)
     {ErrorKind::compile, "", nullptr},                  // the diagnostics once and where the script stopped
     {ErrorKind::timeout, "", nullptr},                  // the watchdog's sentence, with its traceback
 };
+
+// The script arguments given before `--` that look like key=value, as the global
+// WARPLAB_PARAMS_BARE: warplab.params refuses one that names a declared parameter
+// ("pass it as -p n=4096"); after `--` a word is the script's alone.
+void set_bare_params(lua_State* L, const std::vector<std::string>& before_dashes) {
+  lua_newtable(L);  // +1
+  lua_Integer n = 0;
+  for (const std::string& w : before_dashes)
+    if (const auto eq = w.find('='); eq != std::string::npos && eq > 0 && w[0] != '-') {
+      lua_pushlstring(L, w.data(), w.size());  // +1
+      lua_rawseti(L, -2, ++n);                 // -1
+    }
+  lua_setglobal(L, "WARPLAB_PARAMS_BARE");  // -1
+}
 
 // True unless the script loaded warplab.check and some check failed.
 bool checks_ok(lua_State* L) {
@@ -227,10 +242,13 @@ int run_script(const Globals& g, const RunArgs& given) {
     const std::string dir = shipped_examples();
     const bool relative = !std::filesystem::path(a.script).is_absolute();
     std::error_code ec;  // a name the OS refuses (too long) is not there either
-    throw Error(ErrorKind::bad_input,
-                *why + (relative && !dir.empty() && !std::filesystem::exists(a.script, ec)
-                            ? " (nor an example in " + dir + ": `warplab list` names them)"
-                            : ""));
+    const bool missing = relative && !std::filesystem::exists(a.script, ec);
+    const std::string near = missing ? nearest_script(a.script) : "";
+    throw Error(
+        ErrorKind::bad_input,
+        *why +
+            (missing && !dir.empty() ? " (nor an example in " + dir + ": `warplab list` names them)" : "") +
+            (near.empty() ? "" : "; did you mean '" + near + "'?"));
   }
   check_page_options(a.page);
   if (a.page.any() && (a.list_params || !a.sanitize.empty()))
@@ -249,7 +267,11 @@ int run_script(const Globals& g, const RunArgs& given) {
     return run_with_page(g, a.page, PreparedRun{a.script, a.params, args, "", a.counters, lines});
   lab::feed_dependency(a.script);           // for `warplab watch` (a no-op otherwise)
   sys::note_input(a.script, "the script");  // no output of this run replaces it
-  auto fresh = [&g, &params] { return state_with(g, params); };
+  auto fresh = [&g, &params, &a] {
+    bind::StatePtr s = state_with(g, params);
+    set_bare_params(s.get(), a.args);  // a forgotten -p (n=4096 before --) is said
+    return s;
+  };
   bind::StatePtr state = fresh();
   lab::start_counted_launch_watchdog(g.opts.timeout, kTimeout);  // cuda.counters' launches too
   return run_in_state(state, a.script, args, a.counters, lines, g.opts.color && isatty(STDOUT_FILENO), fresh);
@@ -301,18 +323,18 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
                 "list the parameters the script declares (name, default, type) and run nothing else");
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too (--flag)")
       ->type_name("ARGS");
-  set_help(sub,
-           {"warplab run reductions/ladder.lua --params   # then -p block=512",
-            "warplab run examples/memory/banks.lua --lines   # which line did what (--counters shared: per "
-            "launch)",
-            "warplab run examples/memory/banks.lua --counters shared --html banks.html",
-            "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
-           "Exit status: 0 ok; 1 script error or failed check; 3 a GPU-only call without a GPU, or "
-           "a value the profile does not know (--profile sm_86: the SM count); 4 bad input (a -p value "
-           "the script's params{} refuses); 5 a compile error the script raised; 7 --timeout fired; "
-           "8 --sanitize without compute-sanitizer; 9 --sanitize found errors; "
-           "with --counters or --lines, 3 no CUPTI library and 6 counters refused "
-           "(all codes: docs/exit-codes.md).\n");
+  set_help(
+      sub,
+      {"warplab run reductions/ladder.lua --params   # then -p block=512",
+       "warplab run examples/memory/banks.lua --lines --html banks.html   # which line did what",
+       "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
+      "Exit status: 0 ok; 1 script error or failed check; 2 an argument n=4096 naming a declared "
+      "parameter (pass it as -p n=4096; after --, it stays an argument); 3 a GPU-only call without a "
+      "GPU, or a value the profile does not know (--profile sm_86: the SM count); 4 bad input (a -p value "
+      "the script's params{} refuses); 5 a compile error the script raised; 7 --timeout fired; "
+      "8 --sanitize without compute-sanitizer; 9 --sanitize found errors; "
+      "with --counters or --lines, 3 no CUPTI library and 6 counters refused "
+      "(all codes: docs/exit-codes.md).\n");
   out.push_back({sub, [&g, a] { return run_script(g, *a); }});
 }
 
