@@ -8,8 +8,11 @@ local heatmap = require "warplab.heatmap"
 
 local svg = {}
 
--- Coordinates with at most two decimals and no trailing zeros: small, stable files.
+-- Coordinates with at most two decimals and no trailing zeros: small, stable files. A
+-- number past 1e15 (a scale gone wrong) in six significant digits, as SVG reads them
+-- ("1e+308"), not three hundred.
 function svg.num(x)
+  if math.abs(x) >= 1e15 and math.abs(x) < math.huge then return string.format("%.6g", x) end
   local s = string.format("%.2f", x):gsub("0+$", ""):gsub("%.$", "")
   if s == "-0" then s = "0" end
   return s

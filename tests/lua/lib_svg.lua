@@ -175,6 +175,16 @@ t.case("labels with control characters or bytes that are not UTF-8 still make va
   assert(s:find("caf\239\191\189", 1, true), "a Latin-1 byte as U+FFFD")
 end)
 
+t.case("svg.num: two decimals at most; a number past 1e15 in six digits, not 300", function()
+  local svg = require "warplab.svg"
+  t.eq(svg.num(1.5), "1.5")
+  t.eq(svg.num(-0.001), "0")
+  t.eq(svg.num(2.0), "2")
+  t.eq(svg.num(1e308), "1e+308")
+  t.eq(svg.num(-123456789012345678), "-1.23457e+17")
+  assert(#svg.num(1e300) < 12, svg.num(1e300))
+end)
+
 t.case("cleanup", function()
   for _, p in ipairs(written) do os.remove(p) end
 end)
