@@ -272,23 +272,22 @@ class Session {
   }
 
   // :save FILE never replaces a file; :save! FILE does. Through the one writer: a failed
-  // write leaves the old file as it was.
+  // write leaves the old file as it was. Checked here (sys/output.hpp), then by the worker,
+  // which read the kernels and headers the session compiled, before anything is written.
   void save(const std::string& given, bool replace) {
     if (given.empty()) return show({repl::Status::kError, ":save needs a file name: :save FILE"});
     const std::string file = repl::save_path(given);
-    // The one check of an output (sys/output.hpp), before anything is written.
-    if (const auto why = sys::output_refusal(file, replace ? sys::Replace::allowed : sys::Replace::never))
-      return show(
-          {repl::Status::kError,
-           ":save: " + *why +
-               (why->ends_with("already exists") ? ": :save! " + given + " replaces it" : std::string())});
+    const sys::Replace mode = replace ? sys::Replace::allowed : sys::Replace::never;
+    const auto refuse = [&](const std::string& why) {
+      const bool exists = why.ends_with("already exists");
+      show({repl::Status::kError, ":save: " + why + (exists ? ": :save! " + given + " replaces it" : "")});
+    };
+    if (const auto why = sys::output_refusal(file, mode)) return refuse(*why);
+    if (const repl::Reply c = w_.check_output(file); c.status == repl::Status::kError) return refuse(c.text);
     std::vector<repl::SavedInput> saved;
     for (const Input& in : inputs_) saved.push_back({in.text, in.faulted});
-    const sys::WriteResult w = sys::write_file(file, repl::session_script(saved),
-                                               replace ? sys::Replace::allowed : sys::Replace::never);
-    if (w.status == sys::WriteResult::Status::exists)
-      return show({repl::Status::kError, ":save: " + w.message + ": :save! " + given + " replaces it"});
-    if (!w) return show({repl::Status::kError, ":save: " + w.message});
+    const sys::WriteResult w = sys::write_file(file, repl::session_script(saved), mode);
+    if (!w) return refuse(w.message);  // already there by now, a full disk: the reason
     std::printf("saved %s to %s\n", sys::plural(inputs_.size(), "input").c_str(), file.c_str());
   }
 

@@ -11,10 +11,11 @@
 namespace warplab::app::repl {
 
 // Request types (prompt -> worker).
-inline constexpr char kEval = 'E';       // a chunk; an incomplete one answers kIncomplete
-inline constexpr char kEvalFinal = 'F';  // a chunk with no more input to come (end of stdin)
-inline constexpr char kComplete = 'C';   // the line up to the cursor -> candidates, one a line
-inline constexpr char kAttrs = 'A';      // a pattern -> matching dev.attr lines
+inline constexpr char kEval = 'E';         // a chunk; an incomplete one answers kIncomplete
+inline constexpr char kEvalFinal = 'F';    // a chunk with no more input to come (end of stdin)
+inline constexpr char kComplete = 'C';     // the line up to the cursor -> candidates, one a line
+inline constexpr char kAttrs = 'A';        // a pattern -> matching dev.attr lines
+inline constexpr char kCheckOutput = 'W';  // a path :save will write -> kError when the worker read it
 
 // What became of a request. The evaluator returns it, the worker sends it as the reply's
 // type byte, the prompt acts on it. The first reply, to no request, says whether the

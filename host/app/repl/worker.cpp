@@ -21,6 +21,7 @@
 #include "app/repl/eval.hpp"
 #include "app/repl/protocol.hpp"
 #include "sys/error.hpp"
+#include "sys/output.hpp"
 
 namespace warplab::app::repl {
 namespace {
@@ -177,6 +178,8 @@ Reply Worker::eval(const std::string& chunk, bool final) {
 
 Reply Worker::attrs(const std::string& pattern) { return request(kAttrs, pattern); }
 
+Reply Worker::check_output(const std::string& path) { return request(kCheckOutput, path); }
+
 std::vector<std::string> Worker::complete(const std::string& line) {
   const Reply r = request(kComplete, line);
   std::vector<std::string> out;
@@ -283,6 +286,9 @@ void Worker::reap(bool kill_first) {
       if (!r.text.empty()) r.text.pop_back();
     } else if (m->type == kAttrs) {
       r = ev.attrs(m->payload);
+    } else if (m->type == kCheckOutput) {
+      // The kernels and headers the session compiled were read here, and noted here.
+      if (const auto why = sys::output_refusal(m->payload, sys::Replace::allowed)) r = {Status::kError, *why};
     } else {
       r = {Status::kError, "unknown request to the REPL worker"};
     }

@@ -41,6 +41,9 @@ class Worker {
   // A chunk evaluated; the reply's `eval` is its number in this worker (1, 2, ...).
   Reply eval(const std::string& chunk, bool final);
   Reply attrs(const std::string& pattern);
+  // Whether `path` may be written, as the worker sees it: kError with the sentence when it is
+  // a file the worker read (a kernel or header the session compiled); kDied when it is gone.
+  Reply check_output(const std::string& path);
   // Candidates for the word at the end of `line`; empty when the worker died (then
   // died() tells, and the caller restarts it).
   std::vector<std::string> complete(const std::string& line);
