@@ -75,13 +75,16 @@ int RunCounters::finish(bool timed_out) {
     return kOk;
   }
   const std::string text = lab::counters_json(shown, by_kernel).dump(2) + "\n";
-  if (args_.json == "-") {
+  return write_json_output(args_.json, text);
+}
+
+int write_json_output(const std::string& path, const std::string& text) {
+  if (path == "-") {
     std::cout << text;
     return kOk;
   }
-  // Checked before the script ran (run/command.cpp); the writer refuses again a file the run
-  // read meanwhile (a kernel, a header), and says why a write failed (a full disk).
-  const sys::WriteResult w = sys::write_file(args_.json, text, sys::Replace::allowed);
+  // The writer refuses again a file the run read meanwhile (a kernel, a header).
+  const sys::WriteResult w = sys::write_file(path, text, sys::Replace::allowed);
   if (w) return kOk;
   std::cerr << "warplab: --json: " << w.message << "\n";
   return kBadInput;

@@ -30,7 +30,7 @@ class RunCounters {
 
   // After the script, whether or not it succeeded: the table, the JSON, or offline the
   // note. Returns kOk, or the exit code for counters that could not be read (a fault of a
-  // counted kernel: 6; the JSON not written: 1), their sentence said on stderr. After the
+  // counted kernel: 6; the JSON not written: 4), their sentence said on stderr. After the
   // watchdog fired, nothing is read (`timed_out`).
   int finish(bool timed_out);
 
@@ -41,5 +41,10 @@ class RunCounters {
   std::unique_ptr<lab::CounterSession> session_;  // null offline
   lab::CounterSelection offline_;                 // offline: the names, checked
 };
+
+// --json FILE's text written ("-": stdout): kOk, or kBadInput with "warplab: --json: " and
+// the writer's sentence on stderr (a file the run read meanwhile, a full disk). Checked
+// before the script ran (run/command.cpp); `run --counters` and `run --lines` both end here.
+int write_json_output(const std::string& path, const std::string& text);
 
 }  // namespace warplab::app

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "app/cli/exit_codes.hpp"
+#include "app/run/counters.hpp"
 #include "app/run/quiet.hpp"
 #include "bind/state.hpp"
 #include "cu/error.hpp"
@@ -116,15 +117,7 @@ int RunLines::show(const lab::LineReport& report) {
     std::cout << "\n" << lab::lines_text(report, color_, args_.sass);
     return kOk;
   }
-  const std::string text = lab::lines_json(report).dump(2) + "\n";
-  if (args_.json == "-") {
-    std::cout << text;
-    return kOk;
-  }
-  const sys::WriteResult w = sys::write_file(args_.json, text, sys::Replace::allowed);
-  if (w) return kOk;
-  std::cerr << "warplab: --json: " << w.message << "\n";
-  return kFailed;
+  return write_json_output(args_.json, lab::lines_json(report).dump(2) + "\n");
 }
 
 }  // namespace warplab::app
