@@ -258,7 +258,7 @@ if unshare -m true 2>/dev/null; then
   unshare -m bash -c 'cd "$1" && mount -t tmpfs -o ro tmpfs /tmp && exec env TMPDIR=/nonexistent BROWSER=./here.sh "$2" --profile h100 watch s.lua --open' \
     _ "$PWD" "$BIN" >noprivate.out 2>noprivate.err &
   PIDS+=($!)
-  for _ in $(seq 200); do [ -s opened ] && break; sleep 0.05; done
+  for _ in $(seq 600); do [ -s opened ] && break; sleep 0.05; done  # 30 s: a loaded machine
   url=$(sed -n 's/.*the page is at //p' noprivate.err)
   [ -n "$url" ] && [ "$(cat opened 2>/dev/null)" = "$url" ] ||
     fail "--open without a private folder: opened '$(cat opened 2>/dev/null)', printed '$url'"

@@ -29,6 +29,8 @@ const std::vector<EnvVar>& environment() {
       {"NO_COLOR", "set: no ANSI colours (as --no-color)"},
       {"TERM", "dumb: no colours in attrs"},
       {"CUDA_HOME, CUDA_PATH", "a CUDA toolkit's folder: its headers, CUPTI, compute-sanitizer, cuobjdump"},
+      {"CUDA_INJECTION64_PATH",
+       "set (by ncu, nsys): --counters and --lines say another NVIDIA tool is attached"},
       {"CUDAToolkit_ROOT", "a CUDA toolkit's folder where run --sanitize also looks for compute-sanitizer"},
       {"PATH", "where compute-sanitizer, cuobjdump, nvdisasm and xdg-open are looked for"},
       {"BROWSER", "the browser --open starts with the page's URL (default: xdg-open)"},
