@@ -35,7 +35,7 @@ struct TensorMap {
   cu::TiledMapSpec spec;
   std::size_t box_bytes = 0;  // what one copy of a box moves
   bool encoded = false;       // made on a GPU: `map` holds the driver's descriptor
-  alignas(64) CUtensorMap map{};
+  CUtensorMap map{};          // 128-byte aligned by its own declaration (cuda.h)
   bool freed() const { return !buf || !buf->valid(); }
 };
 
