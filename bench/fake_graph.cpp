@@ -3,10 +3,10 @@
 // running it; a stream joins a capture by waiting for an event recorded in it and must be
 // joined back before the capture ends (else CUDA_ERROR_STREAM_CAPTURE_UNJOINED); while this
 // thread captures in THREAD_LOCAL or GLOBAL mode a synchronizing call fails and invalidates
-// the capture. A replay runs the nodes in order (kernels count as launches, copies copy).
-// cuGraphExecUpdate refuses a changed node count (topology) or a changed node type and,
-// as drivers since CUDA 11.2 do, accepts a kernel node that launches another function.
-// Needs cuda.h only.
+// the capture, as does destroying a graph or an executable graph. A replay runs the nodes in order (kernels
+// count as launches, copies copy). cuGraphExecUpdate refuses a changed node count (topology) or a changed
+// node type and, as drivers since CUDA 11.2 do, accepts a kernel node that launches another function. Needs
+// cuda.h only.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -165,12 +165,16 @@ CUresult f_node_type(CUgraphNode n, CUgraphNodeType* t) {
   return ok();
 }
 
+// Destroying a graph or an executable graph while this thread captures invalidates the
+// capture, as an H200's driver 580 does (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED at its end).
 CUresult f_graph_destroy(CUgraph g) {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   delete reinterpret_cast<Graph*>(g);
   return ok();
 }
 
 CUresult f_exec_destroy(CUgraphExec e) {
+  if (refused_during_capture()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   delete reinterpret_cast<Exec*>(e);
   return ok();
 }

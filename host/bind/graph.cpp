@@ -78,9 +78,10 @@ lab::GraphObj& push_graph(lua_State* L) {
   return *g;
 }
 
-// :free() and __close (idempotent): the graph and what it kept go now.
+// :free() and __close (idempotent): the graph and what it kept go now (during a capture,
+// the driver's objects once it ends: lab::Capture::release).
 int graph_release(lua_State* L) {
-  static_cast<lab::GraphObj*>(arg_udata(L, 1, kGraphMeta))->free();
+  static_cast<lab::GraphObj*>(arg_udata(L, 1, kGraphMeta))->free(record_of(L).run.capture);
   lua_pushnil(L);              // +1
   lua_setiuservalue(L, 1, 1);  // -1: the arrays it kept may be collected
   return 0;

@@ -84,8 +84,10 @@ DeferredFrees& DeferredFrees::operator=(DeferredFrees&& o) noexcept {
     free_now();
     device_ = std::move(o.device_);
     host_ = std::move(o.host_);
+    graphs_ = std::move(o.graphs_);
     o.device_.clear();
     o.host_.clear();
+    o.graphs_.clear();
   }
   return *this;
 }
@@ -93,8 +95,13 @@ DeferredFrees& DeferredFrees::operator=(DeferredFrees&& o) noexcept {
 void DeferredFrees::free_now() noexcept {
   for (auto& b : device_) b->free();
   for (auto& b : host_) b->free();
+  for (Graphs& g : graphs_) {
+    g.exec.destroy();  // the executable before the graph it was made from
+    g.graph.destroy();
+  }
   device_.clear();
   host_.clear();
+  graphs_.clear();
 }
 
 Captured Capture::end() {
@@ -245,6 +252,17 @@ void Capture::release(HostArray& h, bool leak) {
     return;
   }
   lab::release(h, leak);
+}
+
+void Capture::release(cu::GraphExec& e, cu::Graph& g) {
+  if (active() && (e.valid() || g.valid())) {
+    deferred_.add(std::move(e), std::move(g));  // destroyed after the graph being captured is made
+    e = cu::GraphExec();
+    g = cu::Graph();
+    return;
+  }
+  e.destroy();
+  g.destroy();
 }
 
 }  // namespace warplab::lab

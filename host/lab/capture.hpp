@@ -56,9 +56,11 @@ struct UsedBuffer {
 class DeferredFrees {
  public:
   DeferredFrees() = default;
-  DeferredFrees(DeferredFrees&& o) noexcept : device_(std::move(o.device_)), host_(std::move(o.host_)) {
+  DeferredFrees(DeferredFrees&& o) noexcept
+      : device_(std::move(o.device_)), host_(std::move(o.host_)), graphs_(std::move(o.graphs_)) {
     o.device_.clear();
     o.host_.clear();
+    o.graphs_.clear();
   }
   DeferredFrees& operator=(DeferredFrees&& o) noexcept;
   DeferredFrees(const DeferredFrees&) = delete;
@@ -67,13 +69,22 @@ class DeferredFrees {
 
   void add(std::shared_ptr<cu::DeviceBuffer> b) { device_.push_back(std::move(b)); }
   void add(std::shared_ptr<cu::HostBuffer> b) { host_.push_back(std::move(b)); }
-  bool empty() const noexcept { return device_.empty() && host_.empty(); }
+  // A graph freed during a capture (g:free() in fn, its own g:update's included): destroying
+  // it is a call the driver forbids while a stream captures (the capture would be
+  // invalidated), so its executable and graph go with the buffers.
+  void add(cu::GraphExec e, cu::Graph g) { graphs_.push_back({std::move(e), std::move(g)}); }
+  bool empty() const noexcept { return device_.empty() && host_.empty() && graphs_.empty(); }
   // Frees them now (idempotent).
   void free_now() noexcept;
 
  private:
   std::vector<std::shared_ptr<cu::DeviceBuffer>> device_;
   std::vector<std::shared_ptr<cu::HostBuffer>> host_;
+  struct Graphs {
+    cu::GraphExec exec;
+    cu::Graph graph;
+  };
+  std::vector<Graphs> graphs_;
 };
 
 // What a finished capture hands to a graph. `frees` is declared last, so it is destroyed
@@ -165,6 +176,10 @@ class Capture {
   // capture ends and freed then (its handle detaches now); otherwise lab::release.
   void release(DeviceArray& a, bool leak);
   void release(HostArray& h, bool leak);
+  // g:free() or a garbage collection of a graph: while capturing, its executable and graph
+  // are kept until the capture ends (destroying them would invalidate the capture);
+  // otherwise destroyed now.
+  void release(cu::GraphExec& e, cu::Graph& g);
 
  private:
   [[noreturn]] void refuse_now(CaptureOp op, std::string_view what) const;

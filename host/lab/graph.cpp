@@ -128,9 +128,8 @@ void launch(Run& run, const GraphObj& g, CUstream stream, const Where& where) {
   if (run.opts.sync) synchronize_launched(run);
 }
 
-void GraphObj::free() noexcept {
-  exec_.destroy();
-  graph_.destroy();
+void GraphObj::free(Capture& cap) noexcept {
+  cap.release(exec_, graph_);
   used_.clear();
   nodes_ = 0;
 }

@@ -60,8 +60,9 @@ class GraphObj {
   // says which and why. The capture's deferred frees are done after it, on return.
   GraphUpdate update(Captured c);
 
-  // Releases the graph now; idempotent. Later use throws "attempt to use a freed graph".
-  void free() noexcept;
+  // Releases the graph; idempotent. Later use throws "attempt to use a freed graph".
+  // During a capture (`cap` active) the driver's objects go when the capture ends.
+  void free(Capture& cap) noexcept;
 
  private:
   [[noreturn]] void refuse_launch(const Capture& cap) const;

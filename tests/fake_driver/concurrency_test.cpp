@@ -353,6 +353,23 @@ TEST_F(FakeDriver, FreesDuringACaptureWaitForTheGraph) {
             std::string::npos);
 }
 
+// g:free() inside another capture's fn (or its own g:update's): destroying a graph while a
+// stream captures invalidates the capture on a real driver, so the graph's objects wait for
+// the capture's end, as freed arrays do; the capture still succeeds.
+TEST_F(FakeDriver, AGraphFreedDuringACaptureGoesAfterIt) {
+  const cu::Stream s(ctx);
+  lab::Capture cap;
+  lab::GraphObj g(capture(cap, s, [&] { launch(kernel("k1"), s.get()); }));
+  lab::GraphObj g2(capture(cap, s, [&] {
+    launch(kernel("k2"), s.get());
+    g.free(cap);
+    EXPECT_TRUE(g.freed());  // the handle let go at once
+  }));
+  EXPECT_EQ(g2.nodes(), 1u);  // the capture was not invalidated
+  replay(g2, cap, s.get());
+  EXPECT_EQ(error_of([&] { replay(g, cap, s.get()); }), "attempt to use a freed graph");
+}
+
 TEST_F(FakeDriver, AGraphRefusesUseAfterFreeAndLaunchDuringACapture) {
   const cu::Stream s(ctx), s2(ctx);
   lab::Capture cap;
@@ -364,7 +381,7 @@ TEST_F(FakeDriver, AGraphRefusesUseAfterFreeAndLaunchDuringACapture) {
       "before the capture or after it");
   cap.abort();
   replay(g, cap, s.get());
-  g.free();
+  g.free(cap);
   EXPECT_EQ(error_of([&] { replay(g, cap, s.get()); }), "attempt to use a freed graph");
   EXPECT_EQ(error_of([&] { g.nodes(); }), "attempt to use a freed graph");
 }

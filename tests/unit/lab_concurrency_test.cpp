@@ -238,7 +238,7 @@ TEST(LabGraph, AFreedGraphRefusesEveryUse) {
   EXPECT_EQ(error_of([&] { g.nodes(); }), "attempt to use a freed graph");
   EXPECT_EQ(error_of([&] { g.check_launch(cap); }), "attempt to use a freed graph");
   EXPECT_EQ(error_of([&] { g.update({}); }), "attempt to use a freed graph");
-  g.free();  // idempotent
+  g.free(cap);  // idempotent
   EXPECT_TRUE(g.freed());
 }
 
