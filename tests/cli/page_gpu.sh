@@ -4,7 +4,9 @@
 # has no browser): the page itself, then run 1's record: its checks all passed (the timing
 # and the counters' witness), its summary, its tables, the pictures it wrote (served as
 # SVG), the counters table of its launches, and the counters the watcher said; the
-# annotated source when the run sent one. Skips (77) without a GPU.
+# annotated source only with --lines. Then `watch --serve --lines` of the same experiment:
+# run 1's record carries the annotated source, with the conflicted shared-memory line
+# (wavefronts above the ideal) of its kernel. Skips (77) without a GPU.
 # Usage: bash page_gpu.sh <warplab binary> <source root>
 set -u
 W=$1 ROOT=$2
@@ -71,10 +73,52 @@ notes = "\n".join(i["text"] for i in items if i["kind"] == "note")
 assert "counters:" in notes, notes
 print(f"run 1: {len(checks)} checks passed, {len(tables)} tables, {len(svgs)} pictures, "
       f"{len(counters[0]['rows'])} counter rows of {len(names)} counters")
-print("annotated source: " + ("%d files" % len(run["lines"]["files"]) if run["lines"] else "none sent (no --lines)"))
+assert not run["lines"], "an annotated source without --lines"
 PY
 kill -INT "$WPID"
 wait "$WPID"; rc=$?
 WPID=""
 [ $rc = 0 ] || fail "watch --serve stopped with $rc"
+
+# The annotated source: watch --serve --lines.
+"$W" watch "$ROOT/examples/memory/banks.lua" --serve --lines -p reps=2 >out2 2>err &
+WPID=$!
+for _ in $(seq 400); do grep -q 'the page is at' err && break; sleep 0.05; done
+URL=$(sed -n 's/^warplab: the page is at //p' err)
+[ -n "$URL" ] || fail "no URL (--lines)"
+python3 - "$URL" <<'PY' || fail "the page's annotated source"
+import json, sys, time, urllib.request
+url = sys.argv[1]
+base, token = url.split("?")[0], url.split("token=")[1]
+def get(path):
+    with urllib.request.urlopen(base + path + ("&" if "?" in path else "?") + "token=" + token, timeout=30) as r:
+        return json.loads(r.read())
+end = time.monotonic() + 300
+while True:
+    runs = get("api/state")["runs"]
+    if runs and runs[0]["outcome"]:
+        break
+    assert time.monotonic() < end, "run 1 (--lines) did not end within 300 s"
+    time.sleep(0.5)
+end = time.monotonic() + 20
+run = get("api/run?run=1&from=0")
+while not run["lines"] and time.monotonic() < end:
+    time.sleep(0.5)
+    run = get("api/run?run=1&from=0")
+assert run["outcome"] == "ok", (run["outcome"], run["line"])
+lines = run["lines"]
+assert lines and lines["rows"], "no annotated source with --lines"
+assert "shared" in lines["columns"], lines["columns"]
+rows = [r for r in lines["rows"] if "bank" in (r["kernel"] or "")]
+assert rows, sorted({r["kernel"] for r in lines["rows"]})
+conflicted = [r for r in rows if (r["shared_wavefronts"] or 0) > (r["shared_ideal"] or 0) > 0]
+assert conflicted, [(r["line"], r["text"], r["shared_wavefronts"], r["shared_ideal"]) for r in rows]
+r = max(conflicted, key=lambda r: r["shared_wavefronts"] / r["shared_ideal"])
+print(f"annotated source: {len(lines['rows'])} rows; {r['kernel']} line {r['line']} ({r['text'].strip()}): "
+      f"{r['shared_wavefronts']:.0f} wavefronts, ideal {r['shared_ideal']:.0f}")
+PY
+kill -INT "$WPID"
+wait "$WPID"; rc=$?
+WPID=""
+[ $rc = 0 ] || fail "watch --serve --lines stopped with $rc"
 echo ok

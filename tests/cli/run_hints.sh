@@ -3,7 +3,8 @@
 # parameter the script declares is a forgotten -p: exit 2 and "pass it as -p n=4096", the
 # script not run past its params{}; after `--` (or naming no parameter) it stays a script
 # argument. A script that is not there gets "did you mean" the example of that file name
-# ("ids.lua": warps/ids.lua) or a close .lua name in its folder.
+# ("ids.lua": warps/ids.lua) or a close .lua name in its folder. The forgotten -p is said
+# under `run --html` and `watch` too.
 # Usage: bash run_hints.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
 export NO_COLOR=1 WARPLAB_CACHE_DIR="$T/cache"
@@ -36,6 +37,16 @@ run 0 run first.lua m=3 -p n=4096
 [ "$(cat "$T/out")" = $'n=4096\targs:\tm=3' ] || fail "run first.lua m=3 -p n=4096: $(cat "$T/out")"
 run 0 run first.lua input=a.bin -- n=5
 [ "$(cat "$T/out")" = $'n=1024\targs:\tinput=a.bin\tn=5' ] || fail "input=a.bin -- n=5: $(cat "$T/out")"
+# The same under `run --html` (the run is a child of the page's process) and `watch` (each
+# run is one): said, not ignored.
+run 2 run first.lua n=4096 --html page.html
+grep -qF "pass it as -p n=4096" "$T/err" || fail "run --html first.lua n=4096: $(cat "$T/err")"
+grep -qF "pass it as -p n=4096" page.html || fail "run --html: the page does not show the sentence"
+timeout -s INT 6 "$BIN" -q watch first.lua n=4096 >"$T/out" 2>"$T/err" </dev/null
+grep -qF "pass it as -p n=4096" "$T/out" "$T/err" || fail "watch first.lua n=4096: $(cat "$T/out" "$T/err")"
+grep -q "^n=" "$T/out" && fail "watch first.lua n=4096 ran on: $(cat "$T/out")"
+timeout -s INT 6 "$BIN" -q watch first.lua -- n=4096 >"$T/out" 2>"$T/err" </dev/null
+grep -q $'^n=1024\targs:\tn=4096' "$T/out" || fail "watch first.lua -- n=4096: $(cat "$T/out" "$T/err")"
 # A script without params{} keeps key=value arguments.
 printf 'print(...)\n' >plain.lua
 run 0 run plain.lua n=4096

@@ -2,6 +2,7 @@
 // here, path in WARPLAB_CUDA_H): every enum value present, every name and alias right,
 // deprecations marked; lookups; every entry described; values formatted for people.
 #include "cu/attributes.hpp"
+#include "test_paths.hpp"  // WARPLAB_SOURCE_DIR, WARPLAB_CUDA_H
 
 #include <gtest/gtest.h>
 

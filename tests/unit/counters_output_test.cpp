@@ -5,6 +5,7 @@
 // --counters` prints after each run (all, then changes old -> new), and how the REPL's
 // :counters tells its counter names from the chunk.
 #include <gtest/gtest.h>
+#include "test_paths.hpp"  // WARPLAB_SOURCE_DIR, WARPLAB_CUDA_H
 
 #include <cctype>
 #include <cmath>

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <cstdlib>
 #include "cu/error.hpp"
+#include "test_paths.hpp"  // WARPLAB_SOURCE_DIR, WARPLAB_CUDA_H
 
 TEST(Driver, VersionString) { EXPECT_EQ(warplab::cu::version_string(13000), "13.0"); }
 TEST(Driver, ErrorCarriesCallAndObject) {

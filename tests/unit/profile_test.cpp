@@ -2,6 +2,7 @@
 // fixture (tests/data/profiles), every malformed profile in tests/data/profiles/bad with the
 // sentence a user sees, lookup by name or path, and DeviceSnapshot::summary.
 #include "cu/profile.hpp"
+#include "test_paths.hpp"  // WARPLAB_SOURCE_DIR, WARPLAB_CUDA_H
 
 #include <gtest/gtest.h>
 

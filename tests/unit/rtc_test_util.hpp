@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include "test_paths.hpp"  // WARPLAB_SOURCE_DIR, WARPLAB_CUDA_H
 
 namespace warplab::test {
 

@@ -4,6 +4,7 @@
 // tool is looked for and the child's command line.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include "test_paths.hpp"  // WARPLAB_SOURCE_DIR, WARPLAB_CUDA_H
 
 #include <filesystem>
 #include <fstream>

@@ -2,6 +2,7 @@
 // cuobjdump SASS into kernels, the before/after report over a code folder, and the
 // resource line with its occupancy from the records a run writes (lab/watch_feed.hpp).
 #include <gtest/gtest.h>
+#include "test_paths.hpp"  // WARPLAB_SOURCE_DIR, WARPLAB_CUDA_H
 
 #include <fstream>
 

@@ -135,6 +135,7 @@ struct PreparedRun {
   std::string modules;              // what the last run built
   CounterArgs counters;             // watch --counters: each run's, as `run --counters` takes them
   LineArgs lines;                   // watch --lines: each run's, as `run --lines` takes them
+  std::vector<std::string> bare;    // the arguments before `--`: a forgotten -p among them is said
 };
 int run_prepared(const Globals& g, const PreparedRun& r, const std::function<bool()>& ready);
 

@@ -264,7 +264,7 @@ int run_script(const Globals& g, const RunArgs& given) {
   lines.json = a.counters.json;                          // --json: the counters' or the lines' rows
   check_outputs(a.counters, a.page, g, a.script, args);  // before any work
   if (a.page.any())
-    return run_with_page(g, a.page, PreparedRun{a.script, a.params, args, "", a.counters, lines});
+    return run_with_page(g, a.page, PreparedRun{a.script, a.params, args, "", a.counters, lines, a.args});
   lab::feed_dependency(a.script);           // for `warplab watch` (a no-op otherwise)
   sys::note_input(a.script, "the script");  // no output of this run replaces it
   auto fresh = [&g, &params, &a] {
@@ -290,7 +290,11 @@ void make_ready(lua_State* L, const std::string& modules) {
 
 int run_prepared(const Globals& g, const PreparedRun& a, const std::function<bool()>& ready) {
   const auto params = parse_params(a.params);
-  auto fresh = [&g, &params] { return state_with(g, params); };
+  auto fresh = [&g, &params, &a] {
+    bind::StatePtr s = state_with(g, params);
+    set_bare_params(s.get(), a.bare);  // a forgotten -p, under watch and run --serve too
+    return s;
+  };
   bind::StatePtr state = fresh();
   lab::start_counted_launch_watchdog(g.opts.timeout, kTimeout);
   if (a.lines.on()) ::setenv("WARPLAB_LINEINFO", "1", 1);  // the modules built ahead too (run/lines.cpp)

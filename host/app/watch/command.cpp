@@ -147,7 +147,8 @@ class Watch {
   std::unique_ptr<watch::ChildRun> fork_run() {
     ++forks_;
     const std::string deps = keep_.dir().empty() ? "" : keep_.dir() + "/deps." + std::to_string(forks_);
-    const PreparedRun pr{a_.script, a_.params, args_, modules_, reports_.counters(), reports_.lines()};
+    const PreparedRun pr{a_.script,           a_.params,        args_,  modules_,
+                         reports_.counters(), reports_.lines(), a_.args};
     const std::string code = code_ ? code_->dir() : "";
     const Globals& g = g_;
     auto body = [&g, pr, deps, code](const watch::ChildRun::Ready& ready) {
