@@ -206,17 +206,20 @@ LineReport LineSession::end() {
     return nullptr;
   };
   std::size_t unknown = 0;
+  // The row of the line a record's instruction is on, or nullptr (counted as unknown).
+  auto row_at = [&](std::uint64_t crc, bool low32, const std::string& fn, std::uint64_t pc) -> LineRow* {
+    Mapped* m = find(crc, low32, fn);
+    const LineInst* at = m ? m->map.at(pc) : nullptr;
+    LineRow* r = at ? row(*m, *at) : nullptr;
+    if (!r) ++unknown;
+    return r;
+  };
   for (const cu::SassRecord& rec : counted) {
     // CUPTI patches every function of a launched module and reports each instruction, run
     // or not: the ones that never ran say nothing.
     if (std::all_of(rec.values.begin(), rec.values.end(), [](std::uint64_t v) { return v == 0; })) continue;
-    Mapped* m = find(rec.crc, true, rec.function);
-    const LineInst* at = m ? m->map.at(rec.pc) : nullptr;
-    LineRow* rp = at ? row(*m, *at) : nullptr;
-    if (!rp) {
-      ++unknown;
-      continue;
-    }
+    LineRow* rp = row_at(rec.crc, true, rec.function, rec.pc);
+    if (!rp) continue;
     LineRow& r = *rp;
     const auto& v = rec.values;  // in line_metrics() order
     if (columns_.counts()) {
@@ -232,13 +235,8 @@ LineReport LineSession::end() {
     if (columns_.instructions) add(r.divergent_branches, static_cast<double>(v[8]));
   }
   for (const cu::PcRecord& rec : sampled.pcs) {
-    Mapped* m = find(rec.crc, false, rec.function);
-    const LineInst* at = m ? m->map.at(rec.pc) : nullptr;
-    LineRow* rp = at ? row(*m, *at) : nullptr;
-    if (!rp) {
-      ++unknown;
-      continue;
-    }
+    LineRow* rp = row_at(rec.crc, false, rec.function, rec.pc);
+    if (!rp) continue;
     LineRow& r = *rp;
     for (const auto& [index, n] : rec.stalls) {
       const auto named = reasons.find(index);
