@@ -176,10 +176,10 @@ static int module_index(lua_State* L) {
       if (lua_rawget(L, -2) != LUA_TNIL) return 1;  // -1 +1
       lua_pop(L, 1);                                // -1
       const std::string mangled = lab::find_entry(*now, key);
-      push_module_kernel(L, now, mangled, rtc::demangle(mangled));  // +1
-      lua_pushvalue(L, 2);                                          // +1 key
-      lua_pushvalue(L, -2);                                         // +1 kernel
-      lua_rawset(L, -4);                                            // -2 cache it
+      push_module_kernel(L, now, mangled, now->result.signature(mangled));  // +1
+      lua_pushvalue(L, 2);                                                  // +1 key
+      lua_pushvalue(L, -2);                                                 // +1 kernel
+      lua_rawset(L, -4);                                                    // -2 cache it
     }
     return 1;
   });
@@ -210,7 +210,7 @@ static int module_kernel(lua_State* L) {
     const char* s = arg_string(L, 2, &len);
     const std::string name(s, len);  // all of it: "k\0x" must not find k
     const std::string mangled = lab::find_entry(*m, name);
-    std::optional<rtc::Signature> sig = rtc::demangle(mangled);
+    std::optional<rtc::Signature> sig = m->result.signature(mangled);
     if (!lua_isnoneornil(L, 3)) sig = rtc::parse_signature(name, arg_string(L, 3));
     push_module_kernel(L, m, mangled, std::move(sig));
     return 1;

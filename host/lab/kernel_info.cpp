@@ -9,12 +9,40 @@
 #include "cu/launch.hpp"
 #include "lab/fault.hpp"
 #include "rtc/sass.hpp"
+#include "sys/shown.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::lab {
 
+DeclareHint declare_hint(const KernelObj& k) {
+  DeclareHint h;
+  const rtc::ExternCParams* e = k.module ? k.module->result.extern_c_params(k.mangled) : nullptr;
+  if (e) h.why = e->why;
+  const std::string name = sys::printable(k.display);
+  if (e && !e->written.empty()) {
+    h.what = "its parameters";
+    h.call = "m:kernel(\"" + name + "\", \"" + sys::printable(e->written) + "\")";
+    return h;
+  }
+  // The list was not found (a kernel made by a macro): its count and sizes, from the layout.
+  std::string sizes, types;
+  for (std::size_t i = 0; i < k.sizes.size(); ++i) {
+    sizes += (i == 0 ? "" : i + 1 == k.sizes.size() ? " and " : ", ") + std::to_string(k.sizes[i]);
+    types += i == 0 ? "type" : ", type";
+  }
+  h.what = k.sizes.empty()
+               ? "its parameters"
+               : "its " + sys::plural(static_cast<long long>(k.sizes.size()), "parameter") + " (" + sizes +
+                     (k.sizes.size() == 1 && k.sizes[0] == 1 ? " byte)" : " bytes)");
+  h.call = "m:kernel(\"" + name + "\", \"" + (!types.empty() ? types : e ? "void" : "types") + "\")";
+  return h;
+}
+
 std::string signature_text(const KernelObj& k) {
-  if (!k.sig) return k.display + "(?)  -- extern \"C\": declare it with m:kernel(name, \"types\")";
-  return k.sig->to_string();
+  if (k.sig) return k.sig->to_string();
+  if (!k.module || !k.module->result.extern_c_params(k.mangled))  // a module that says nothing of it
+    return k.display + "(?)  -- extern \"C\": declare it with m:kernel(name, \"types\")";
+  return k.display + "(?)  -- extern \"C\", types unknown: declare them with " + declare_hint(k).call;
 }
 
 std::string kernel_sass(const KernelObj& k) {

@@ -12,8 +12,17 @@
 
 namespace warplab::lab {
 
-// "saxpy(const float*, float*, int)", or for an undeclared extern "C" kernel a hint.
+// "saxpy(const float*, float*, int)", or for an extern "C" kernel whose types are unknown a
+// hint.
 std::string signature_text(const KernelObj& k);
+// For an extern "C" kernel whose types are unknown: why (a clause; "" when its module does
+// not say), what to declare ("its parameters", or "its 2 parameters (8 and 4 bytes)" when
+// the source's list was not found) and the call that declares them, with the list as the
+// source writes it: m:kernel("k", "REAL* x, int n").
+struct DeclareHint {
+  std::string why, what, call;
+};
+DeclareHint declare_hint(const KernelObj& k);
 // "sm_90a" -> 90: what CU_FUNC_ATTRIBUTE_PTX/BINARY_VERSION report for a kernel that
 // NVRTC compiled for that architecture, so offline answers match the live ones; else 0.
 int arch_number(const std::string& arch);

@@ -9,6 +9,7 @@
 
 #include "cu/error.hpp"
 #include "lab/counters.hpp"
+#include "lab/kernel_info.hpp"
 #include "lab/lines.hpp"
 #include "lab/sync.hpp"
 #include "lab/tensor_map.hpp"
@@ -68,9 +69,12 @@ std::string range_text(const ArgSlot& s) {
 }
 
 std::string arity_error(const KernelObj& k, int n) {
-  if (!k.sig)
-    return "kernel " + k.display + " is extern \"C\": declare its parameters with m:kernel(\"" + k.display +
-           "\", \"const float*, float*, int\")";
+  if (!k.sig) {
+    const DeclareHint h = declare_hint(k);
+    return "kernel " + k.display + " is extern \"C\"" +
+           (h.why.empty() ? "" : " and its parameter types are unknown (" + h.why + ")") + ": declare " +
+           h.what + " with " + h.call;
+  }
   // A long parameter list is cut at a parameter: one sentence, not a dump (64 ints).
   std::string sig = k.sig->to_string();
   if (const std::size_t cut = sig.rfind(", ", 150); sig.size() > 160 && cut != std::string::npos)

@@ -19,7 +19,7 @@ std::string find_entry(const ModuleObj& m, const std::string& name) {
   std::string matched;  // the candidates' signatures, for the ambiguity message
   for (const auto& e : m.result.entries) {
     if (e == name) return e;
-    auto s = rtc::demangle(e);
+    auto s = m.result.signature(e);
     if (s && s->to_string() == name) return e;
     if (s && (s->name == name || s->base == name)) {
       hits.push_back(e);
@@ -50,7 +50,10 @@ std::vector<std::string> kernel_names(const rtc::CompileResult& r) {
 std::vector<std::string> kernel_bases(const rtc::CompileResult& r) {
   std::vector<std::string> out;
   for (const auto& e : r.entries)
-    if (auto s = rtc::demangle(e)) out.push_back(s->base);
+    if (auto s = rtc::demangle(e))
+      out.push_back(s->base);
+    else if (r.extern_c_params(e))  // an extern "C" kernel: its name
+      out.push_back(e);
   return out;
 }
 

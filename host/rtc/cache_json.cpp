@@ -51,6 +51,10 @@ nlohmann::json to_cache_json(const CompileResult& r) {
   j["options"] = r.options;
   j["lowered"] = nlohmann::json::array();
   for (const auto& [e, m] : r.lowered) j["lowered"].push_back({e, m});
+  j["extern_c"] = nlohmann::json::array();
+  for (const auto& e : r.extern_c)
+    j["extern_c"].push_back(
+        {{"entry", e.entry}, {"written", e.written}, {"known", e.known}, {"types", e.types}, {"why", e.why}});
   j["kernels"] = nlohmann::json::array();
   for (const auto& k : r.kernels)
     j["kernels"].push_back({{"mangled", k.mangled},
@@ -88,6 +92,11 @@ void from_cache_json(const nlohmann::json& j, CompileResult& r) {
   r.options = j.at("options").get<std::vector<std::string>>();
   for (const auto& l : j.at("lowered"))
     r.lowered.emplace_back(l.at(0).get<std::string>(), l.at(1).get<std::string>());
+  if (j.contains("extern_c"))
+    for (const auto& e : j.at("extern_c"))
+      r.extern_c.push_back({e.at("entry").get<std::string>(), e.at("written").get<std::string>(),
+                            e.at("known").get<bool>(), e.at("types").get<std::string>(),
+                            e.at("why").get<std::string>()});
   for (const auto& k : j.at("kernels")) {
     KernelResources x;
     x.mangled = k.at("mangled").get<std::string>();

@@ -157,7 +157,7 @@ Diagnostic silent_failure(nvrtcResult rc) {
 std::string cache_key(const Source& named, const Options& opt, const CompileResult& r,
                       const ResolvedIncludes& inc) {
   KeyBuilder k;
-  k.add("warplab-cache-v4").add(r.nvrtc_version).add(r.arch);
+  k.add("warplab-cache-v5").add(r.nvrtc_version).add(r.arch);
   for (const std::string& o : r.options) k.add(o);
   k.add("names");
   for (const std::string& e : opt.name_expressions) k.add(e);
@@ -324,7 +324,10 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
   r.kernels = parse_ptxas_report(r.log);
   if (!r.ok && r.errors() == 0) r.diagnostics.push_back(silent_failure(rc));
   const auto t_outputs = Clock::now();
-  if (r.ok) collect_outputs(raw, opt, r);
+  if (r.ok) {
+    collect_outputs(raw, opt, r);
+    read_extern_c(inc, name, opt, r);  // extern "C" kernels' parameter types (extern_c.hpp)
+  }
   const auto t1 = std::chrono::steady_clock::now();
   r.times.outputs = ms_between(t_outputs, t1);
   // An entry with an unknown number would outlive the reason it is unknown: not stored.
@@ -339,6 +342,23 @@ CompileResult compile(const Source& src, const Options& opt, Cache* cache) {
 const KernelResources* CompileResult::resources(const std::string& mangled) const {
   for (const KernelResources& k : kernels)
     if (k.mangled == mangled) return &k;
+  return nullptr;
+}
+
+std::optional<Signature> CompileResult::signature(const std::string& entry) const {
+  if (auto s = demangle(entry)) return s;
+  const ExternCParams* e = extern_c_params(entry);
+  if (!e || !e->known) return std::nullopt;
+  try {
+    return parse_signature(entry, e->types);
+  } catch (const Error&) {  // a cache entry written by hand: types unknown, as before
+    return std::nullopt;
+  }
+}
+
+const ExternCParams* CompileResult::extern_c_params(const std::string& entry) const {
+  for (const ExternCParams& e : extern_c)
+    if (e.entry == entry) return &e;
   return nullptr;
 }
 

@@ -3,12 +3,14 @@
 // diagnostics, per-kernel resources, entries, lowered names and the headers it used. A source that does not
 // compile is a value (ok = false); only misuse throws rtc::Error. No GPU, no Lua.
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "rtc/diagnostics.hpp"
 #include "rtc/error.hpp"
+#include "rtc/extern_c.hpp"
 #include "rtc/includes.hpp"
 #include "rtc/ptx.hpp"
 #include "rtc/resources.hpp"
@@ -45,7 +47,7 @@ struct CompileTimes {
   double cache = 0;     // the on-disk cache's lookup (and store)
   double nvrtc = 0;     // nvrtcCompileProgram, all of it
   double frontend = -1, optimizer = -1, ptx = -1, ptxas = -1;
-  double outputs = 0;  // PTX, cubin and its ELF records read back
+  double outputs = 0;  // PTX, cubin and its ELF records read back, extern "C" kernels' types
 };
 
 struct CompileResult {
@@ -59,6 +61,7 @@ struct CompileResult {
   std::vector<std::string> resource_notes;
   std::vector<std::pair<std::string, std::string>> lowered;  // name expression -> mangled
   std::vector<std::string> entries;                          // every kernel's (mangled) name, PTX order
+  std::vector<ExternCParams> extern_c;                       // per entry without a mangled name
   std::vector<Dependency> dependencies;                      // every header warplab resolved
   // Exactly the options NVRTC received, but for those that leave its output alone: a PCH
   // (pch tells) and --time (CompileTimes).
@@ -76,6 +79,11 @@ struct CompileResult {
   // nullptr / "" when unknown.
   const KernelResources* resources(const std::string& mangled) const;
   std::string lowered_name(const std::string& expression) const;
+  // An entry's parameter types: demangled (C++), or read for an extern "C" kernel
+  // (extern_c.hpp); nullopt when they are not known.
+  std::optional<Signature> signature(const std::string& entry) const;
+  // What was read for an extern "C" entry; nullptr for others.
+  const ExternCParams* extern_c_params(const std::string& entry) const;
 };
 
 // Throws rtc::Error for an unsupported arch (the sentence lists supported_archs()), for an

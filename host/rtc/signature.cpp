@@ -11,10 +11,8 @@
 #include "sys/shown.hpp"
 
 namespace warplab::rtc {
-namespace {
+namespace detail {
 
-// Splits at top-level commas; <...> counts as nesting except inside (...), where '<'
-// and '>' may be operators of a template argument expression.
 std::vector<std::string> split_top(std::string_view s) {
   std::vector<std::string> out;
   std::string stack;
@@ -38,6 +36,12 @@ std::vector<std::string> split_top(std::string_view s) {
   out.emplace_back(s.substr(start));
   return out;
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::split_top;
 
 bool blank(std::string_view s) { return s.find_first_not_of(" \t\n") == std::string_view::npos; }
 

@@ -53,6 +53,9 @@ namespace warplab::rtc::detail {
 // parse_param_type without the throw: the type in `out` (nullopt), or the reason ("names
 // no type"). `allow_name` accepts a trailing parameter name ("int n").
 std::optional<std::string> parse_type(std::string_view text, bool allow_name, ParamType& out);
+// A parameter list split at its top-level commas; <...> counts as nesting except inside
+// (...), where '<' and '>' may be operators of a template argument expression.
+std::vector<std::string> split_top(std::string_view s);
 // "> >" -> ">>" (the demangler's old spelling of nested template arguments).
 std::string tidy_angles(std::string s);
 }  // namespace warplab::rtc::detail

@@ -25,6 +25,8 @@ $2" "$T/out" 2>"$T/py" || { fail "$1: $(tail -n 3 "$T/py")"; }
 
 cat >"$T/k.cu" <<'EOF'
 extern "C" __global__ void plain(float* x) { x[threadIdx.x] = 1.0f; }
+struct P { int a; };
+extern "C" __global__ void opaque(int P::* f, P* p) { p->*f = 1; }
 __global__ void __launch_bounds__(256) bounded(float* x, int n) {
   __shared__ float s[64];
   s[threadIdx.x % 64] = x[threadIdx.x];
@@ -42,7 +44,7 @@ for args in "compile --json $T/k.cu --arch sm_90 --kernel scaled<3>" "compile $T
 assert list(j) == ['file', 'arch', 'nvrtc', 'ok', 'ptx_only', 'from_cache', 'kernels', 'notes', 'diagnostics'], list(j)
 assert j['ok'] is True and j['arch'] == 'sm_90' and j['ptx_only'] is False and j['file'].endswith('k.cu')
 k = {x['name']: x for x in j['kernels']}
-assert sorted(k) == ['bounded', 'plain', 'scaled<3>'], sorted(k)
+assert sorted(k) == ['bounded', 'opaque', 'plain', 'scaled<3>'], sorted(k)
 for x in j['kernels']:
     assert list(x) == $KERNEL_KEYS, list(x)
     assert x['arch'] == 'sm_90' and isinstance(x['regs'], int) and x['regs'] > 0, x
@@ -50,7 +52,8 @@ for x in j['kernels']:
 b = k['bounded']
 assert b['signature'] == 'bounded(float*, int)' and b['shared'] == 256 and b['barriers'] == 1, b
 assert b['max_threads'] == 256 and b['expression'] is None and b['local'] == 0, b
-assert k['plain']['signature'] is None and k['plain']['mangled'] == 'plain' and k['plain']['max_threads'] is None
+assert k['plain']['signature'] == 'plain(float*)' and k['plain']['mangled'] == 'plain' and k['plain']['max_threads'] is None
+assert k['opaque']['signature'] is None and k['opaque']['mangled'] == 'opaque'
 assert k['scaled<3>']['expression'] == 'scaled<3>' and k['scaled<3>']['signature'] == 'scaled<3>(float*)'
 assert j['notes'] == [] and j['diagnostics'] == []
 "

@@ -1,5 +1,5 @@
 -- api_kernel.lua: kernel handles: lookup (base name, full name, signature, mangled name,
--- ambiguous, missing), extern "C" kernels with and without a declared signature, the
+-- ambiguous, missing), extern "C" kernels with their types read and declared, the
 -- fields and tostring, and argument checking (count, integer ranges, types), which
 -- happens before the driver is involved, so it is tested offline. Runs offline
 -- (CTest lua.NAME) and live (gpu-check): every launch here is rejected before it runs,
@@ -75,12 +75,12 @@ t.case("tostring(k): signature and resources", function()
   assert(tostring(m.with_shared):find(" regs, 4096 B shared, 0 B local, max 1024 threads, sm_90]", 1, true))
 end)
 
-t.case("extern \"C\": no types until declared", function()
+t.case("extern \"C\": types read from the source, a declaration still wins", function()
   local k = m.ec
-  t.eq(k.signature, 'ec(?)  -- extern "C": declare it with m:kernel(name, "types")')
-  t.eq(k.params, {})
-  t.checkerror('kernel ec is extern "C": declare its parameters with m:kernel("ec", "const float*, float*, int")',
-               k.launch, k, 1, 32, nil, 0)
+  t.eq(k.signature, "ec(float*, int)")
+  t.eq(k.params, {"float*", "int"})
+  t.checkerror("ec expects 2 arguments (ec(float*, int)), got 1", k.launch, k, 1, 32, nil)
+  t.checkerror("argument 2 (int) of ec: expected an integer, got 0.5", k.launch, k, 1, 32, nil, 0.5)
   local d = m:kernel("ec", "float* a, int n")
   t.eq(d.signature, "ec(float*, int)")
   t.eq(d.params, {"float*", "int"})

@@ -219,7 +219,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     table << "0 kernels" << hint << "\n";
   if (ptx_only) {  // no cubin, so no resources: the kernels by name, and why
     for (const rtc::KernelResources& k : r.kernels) {
-      const auto sig = rtc::demangle(k.mangled);
+      const auto sig = r.signature(k.mangled);
       table << (sig ? sig->to_string() : k.mangled) << "\n";
     }
     for (const std::string& n : r.resource_notes) table << "note: " << n << "\n";

@@ -41,12 +41,13 @@ nlohmann::json declared_max_threads(const std::vector<rtc::ElfKernel>& elf, cons
 
 }  // namespace
 
-// One row per kernel: signature (demangled when C++), then its resources (rtc/resources.hpp).
+// One row per kernel: signature (demangled when C++, read when extern "C"), then its resources
+// (rtc/resources.hpp).
 void print_table(std::ostream& os, const rtc::CompileResult& r) {
   std::vector<std::string> names;
   std::size_t width = 6;
   for (const rtc::KernelResources& k : r.kernels) {
-    const auto sig = rtc::demangle(k.mangled);
+    const auto sig = r.signature(k.mangled);
     names.push_back(sig ? sig->to_string() : k.mangled);
     width = std::max(width, names.back().size());
   }
@@ -109,13 +110,13 @@ nlohmann::ordered_json result_json(const std::string& file, const rtc::CompileRe
   }  // the notes already say why the CUBIN could not be read
   j["kernels"] = nlohmann::ordered_json::array();
   for (const rtc::KernelResources& k : r.kernels) {
-    const auto sig = rtc::demangle(k.mangled);
+    const auto sig = r.signature(k.mangled);
     std::string expression;
     for (const auto& [e, m] : r.lowered)
       if (m == k.mangled) expression = e;
     nlohmann::ordered_json o;
     o["name"] = sig ? sig->name : k.mangled;
-    // extern "C" names carry no parameter types: the signature is unknown.
+    // null: an extern "C" kernel whose parameter types could not be read (rtc/extern_c.hpp).
     o["signature"] = sig ? nlohmann::ordered_json(sig->to_string()) : nlohmann::ordered_json(nullptr);
     o["mangled"] = k.mangled;
     o["expression"] =
