@@ -204,6 +204,14 @@ OccupancyResult occupancy(const KernelLimits& k, int block, long long dynamic_sh
   return occupancy(k, block, dynamic_shared, device_limits(d), carveout_percent);
 }
 
+int max_block_threads(const KernelLimits& k, const DeviceLimits& d) {
+  int best = 0;
+  if (d.warp_size <= 0) return 0;
+  for (int b = d.warp_size; b <= d.max_threads_per_block; b += d.warp_size)
+    if (occupancy(k, b, 0, d).blocks_per_sm > 0) best = b;
+  return best;
+}
+
 int driver_occupancy(const Function& f, int block_threads, std::size_t dynamic_shared, unsigned flags) {
   f.context()->make_current();
   // The driver answers for the kernel's current dynamic limit; raise it as launch() would.

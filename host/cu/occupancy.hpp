@@ -53,6 +53,12 @@ OccupancyResult occupancy(const KernelLimits& k, int block_threads, long long dy
 OccupancyResult occupancy(const KernelLimits& k, int block_threads, long long dynamic_shared,
                           const DeviceSnapshot& d, int carveout_percent = -1);
 
+// The largest block (a multiple of the warp size, up to the device's max_threads_per_block)
+// of which one fits on an SM: the register part of what the driver reports as a kernel's
+// max_threads_per_block when `k` declares no cap of its own (max_threads_per_block 0).
+// 0 when no block fits.
+int max_block_threads(const KernelLimits& k, const DeviceLimits& d);
+
 // The driver's answer: cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags. Opts the
 // kernel in first when `dynamic_shared` exceeds its current dynamic limit, as a launch
 // would. Throws cu::Error on a driver error.

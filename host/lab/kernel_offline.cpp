@@ -12,24 +12,12 @@
 #include "rtc/ptx.hpp"
 
 namespace warplab::lab {
-namespace {
-
-// The largest block (a multiple of the warp size) whose registers fit on an SM: the
-// register part of what the driver reports as the kernel's max_threads_per_block.
-int register_max_threads(const cu::KernelLimits& k, const cu::DeviceLimits& d) {
-  int best = 0;
-  for (int b = d.warp_size; b <= d.max_threads_per_block; b += d.warp_size)
-    if (cu::occupancy(k, b, 0, d).blocks_per_sm > 0) best = b;
-  return best;
-}
-
-}  // namespace
 
 void offline_max_threads(KernelObj& k, const cu::DeviceLimits& d) {
   const std::optional<rtc::PtxEntry> e = rtc::ptx_entry(k.module->result.ptx, k.mangled);
   cu::KernelLimits bare = k.limits;
   bare.max_threads_per_block = 0;
-  int cap = register_max_threads(bare, d);
+  int cap = cu::max_block_threads(bare, d);
   if (e && e->max_threads() > 0) cap = static_cast<int>(std::min<long long>(cap, e->max_threads()));
   k.limits.max_threads_per_block = cap;
 }

@@ -103,7 +103,10 @@ void refuse(const KernelObj& k, const std::string& why) {
 
 void refuse_argument(const char* arg_error) { throw Error(ErrorKind::bad_input, arg_error); }
 
-void refuse_unloaded(Run& run, const KernelObj& k) {
+void refuse_unloaded(Run& run, KernelObj& k, const cu::LaunchConfig& c) {
+  // The launch runs nothing, but its block size is the script's: `warplab watch` offline
+  // shows the occupancy there as a GPU run would (watch_feed.hpp).
+  k.last_launch.note(c);
   run.require_gpu("a kernel launch");
   // Live, a kernel without a function is one whose code was not loaded: another arch's.
   const auto v = cu::check_code(k.limits, run.limits());

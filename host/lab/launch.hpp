@@ -75,7 +75,9 @@ std::optional<cu::Violation> broken_rule(const KernelObj& k, const cu::LaunchCon
 namespace detail {
 [[noreturn]] void refuse(const KernelObj& k, const std::string& why);  // Error bad_input "K: why"
 [[noreturn]] void refuse_argument(const char* arg_error);              // Error bad_input, as it is
-[[noreturn]] void refuse_unloaded(Run& run, const KernelObj& k);       // no GPU, or another arch's code
+// No GPU, or another arch's code. The configuration, which passed the checks, is noted as the
+// kernel's last launch all the same: offline, what `warplab watch` computes occupancy at.
+[[noreturn]] void refuse_unloaded(Run& run, KernelObj& k, const cu::LaunchConfig& c);
 // broken_rule against run.limits(), remembered in k when it passes (k.passed).
 void check_config(Run& run, KernelObj& k, const cu::LaunchConfig& c);
 }  // namespace detail
@@ -86,7 +88,8 @@ void check_config(Run& run, KernelObj& k, const cu::LaunchConfig& c);
 // not checked again: the check is a pure function of the two); `arg_error`, the sentence
 // for the first argument that did not marshal (nullptr: none), so a bad configuration is
 // named first; then no GPU ("no CUDA device: a kernel launch needs a GPU (...)", kind
-// no_gpu), or code for another architecture, not loaded. Allocates nothing unless it throws.
+// no_gpu), or code for another architecture, not loaded (the configuration noted in
+// k.last_launch first). Allocates nothing unless it throws.
 inline void preflight(Run& run, KernelObj& k, const cu::LaunchConfig& c, const char* arg_error) {
   if (run.opts.check) {
     const cu::LaunchConfig& p = k.passed;
@@ -100,7 +103,7 @@ inline void preflight(Run& run, KernelObj& k, const cu::LaunchConfig& c, const c
   if (arg_error) [[unlikely]]
     detail::refuse_argument(arg_error);
   if (!k.fn) [[unlikely]]
-    detail::refuse_unloaded(run, k);
+    detail::refuse_unloaded(run, k, c);
 }
 
 // The configuration the driver is given: a kernel's compile-time cluster is the driver's to

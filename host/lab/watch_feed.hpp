@@ -44,8 +44,9 @@ void feed_code(const std::string& module_name, const rtc::CompileResult& r);
 void feed_device(const cu::DeviceSnapshot& d);
 
 // A kernel's last launch in this run, what `warplab watch` computes occupancy at: noted by
-// every launch that runs now (one store, lab/launch.cpp), fed once, when the kernel is
-// released (KernelObj's destructor: feed_launch).
+// every launch that runs now (one store, lab/launch.cpp) and, offline, by the launch the
+// preflight refuses for want of a GPU after its checks passed (the script's block size all
+// the same); fed once, when the kernel is released (KernelObj's destructor: feed_launch).
 struct LastLaunch {
   unsigned threads = 0;  // per block; 0: never launched
   unsigned dynamic_shared = 0;

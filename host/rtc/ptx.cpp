@@ -116,6 +116,9 @@ std::vector<PtxEntry> ptx_entry_list(const std::string& ptx) {
       std::array<unsigned, 3> rank{};
       read_dims(dirs, ".maxclusterrank", rank);
       e.max_cluster_rank = rank[0];
+      std::array<unsigned, 3> min_blocks{};
+      read_dims(dirs, ".minnctapersm", min_blocks);
+      e.min_blocks = min_blocks[0];
       // A compile-time cluster size implies the explicit cluster (NVRTC writes both).
       e.explicit_cluster = dirs.find(".explicitcluster") != std::string::npos || e.cluster[0] != 0;
       const std::size_t last = ptx.find("\n}", body);

@@ -27,6 +27,7 @@ struct PtxEntry {
   std::array<unsigned, 3> cluster{};  // .reqnctapercluster: the compile-time cluster; zeros: none
   bool explicit_cluster = false;      // .explicitcluster: launched only as clusters
   unsigned max_cluster_rank = 0;      // .maxclusterrank: blocks per cluster at most; 0: not declared
+  unsigned min_blocks = 0;            // .minnctapersm: __launch_bounds__' blocks per SM; 0: not declared
   std::size_t begin = 0, end = 0;     // the entry's text: [begin, end) of the PTX
   // The smaller of the .maxntid and .reqntid products; 0 when neither is declared.
   long long max_threads() const;

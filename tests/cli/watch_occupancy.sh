@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # watch_occupancy.sh: after a good re-run `warplab watch` prints, per changed kernel, one
 # line of its resources old -> new and its occupancy at the block size the run last
-# launched it with; without --diff, and with no PTX diff. The launch path runs through the
-# stand-in driver (build/fake_driver/libcuda.so.1: launches run nothing, the block is
-# recorded all the same). The expected occupancies come from warplab's own calculator on
-# the same device's attributes (captured with `attrs --json`, then k:occupancy offline).
+# launched it with (blocks per SM and the limiter, old -> new); without --diff, and with no
+# PTX diff. The launch path runs through the stand-in driver (build/fake_driver/libcuda.so.1:
+# launches run nothing, the block is recorded all the same). The expected occupancies come
+# from warplab's own calculator on the same device's attributes (captured with `attrs
+# --json`, then k:occupancy offline).
 # Usage: bash watch_occupancy.sh <warplab binary> <source root>
 set -u
 W="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -45,12 +46,13 @@ cat > calc.lua <<'LUA'
 for _, cap in ipairs{255, 32} do
   local k = assert(cuda.compile{file = "b.cu", max_registers = cap, defines = {SCALE = "1"}}).big
   local o = k:occupancy{block = 256}
-  print(k.regs, string.format("%.3g", 100 * o.occupancy), o.limiter)
+  print(k.regs, string.format("%.3g", 100 * o.occupancy), o.blocks_per_sm, o.limiter)
 end
 LUA
 WARPLAB_NO_DRIVER=1 "$W" --profile fake.json run calc.lua > want 2>"$T/err" || fail "the offline calculation"
-read -r regs_a occ_a _ < <(sed -n 1p want)
-read -r regs_b occ_b lim_b < <(sed -n 2p want)
+read -r regs_a occ_a blocks_a lim_a < <(sed -n 1p want)
+read -r regs_b occ_b blocks_b lim_b < <(sed -n 2p want)
+[ "$lim_a" = "$lim_b" ] && limiter="$lim_b" || limiter="$lim_a→$lim_b"
 [ "$occ_a" != "$occ_b" ] || fail "the cap does not move occupancy here ($occ_a %): the test cannot tell"
 
 export LD_LIBRARY_PATH="$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -59,7 +61,7 @@ WPID=$!
 wait_for "$T/err" 'run 1 ok'
 sed 's/CAP/32/' s.lua > run.lua
 wait_for "$T/err" 'run 2 ok'
-wait_for "$T/err" "^big\\(const float\\*, float\\*\\): regs $regs_a→$regs_b, .*occupancy $occ_a %→$occ_b % at block 256 \\($lim_b\\)$"
+wait_for "$T/err" "^big\\(const float\\*, float\\*\\): regs $regs_a→$regs_b, .*occupancy $occ_a %→$occ_b % at block 256 \\($blocks_a→$blocks_b blocks/SM, limiter $limiter\\)$"
 # The same resources with other code: said in a word, without --diff no PTX.
 sed -e 's/CAP/32/' -e 's/SCALE = "1"/SCALE = "2"/' s.lua > run.lua
 wait_for "$T/err" 'run 3 ok'

@@ -44,7 +44,8 @@ TEST(PtxReader, LayoutCapsAndExtentOfEachEntry) {
 
 // The cluster directives, as NVRTC writes them: __cluster_dims__(x, y, z) gives
 // .explicitcluster and .reqnctapercluster, __cluster_dims__() .explicitcluster alone, and
-// __launch_bounds__' third value .maxclusterrank. The launch check reads these (cu::check).
+// __launch_bounds__' third value .maxclusterrank (its second, .minnctapersm, is read beside
+// them). The launch check reads these (cu::check); `warplab watch` shows them changing.
 TEST(PtxReader, ClusterDirectives) {
   rtc::Source src;
   src.name = "c.cu";
@@ -77,10 +78,12 @@ TEST(PtxReader, ClusterDirectives) {
   EXPECT_EQ(capped->max_cluster_rank, 4u);
   EXPECT_FALSE(capped->explicit_cluster);
   EXPECT_EQ(capped->max_threads(), 128);
+  EXPECT_EQ(capped->min_blocks, 1u) << "__launch_bounds__' second value: .minnctapersm";
   const auto plain = rtc::ptx_entry(r.ptx, "plain");
   ASSERT_TRUE(plain);
   EXPECT_FALSE(plain->explicit_cluster);
   EXPECT_EQ(plain->cluster[0], 0u);
+  EXPECT_EQ(plain->min_blocks, 0u);
 }
 
 // PTX written by hand may give fewer than three sizes: the rest are 1.

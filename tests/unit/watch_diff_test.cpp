@@ -138,31 +138,115 @@ TEST(WatchDiff, AChangedKernelGetsItsResourcesOldToNew) {
   EXPECT_NE(r.find("\u2192"), std::string::npos) << r;
 }
 
+namespace {
+
+const char* const kSynthetic = WARPLAB_SOURCE_DIR "/tests/data/profiles/synthetic_profile.json";
+
+// A kernel as a run left it: 32 registers, nothing else, launched at 256 threads.
+KernelNumbers plain_kernel() {
+  KernelNumbers k;
+  k.elf.registers = 32;
+  k.spill_store = k.spill_load = 0;
+  k.launch = {256, 0};
+  return k;
+}
+
+}  // namespace
+
 // The resource line's occupancy: on the synthetic profile (registers 64 Ki per SM, 2048
-// threads), 72 registers at 256 threads leave room for 3 blocks (768 of 2048 threads).
+// threads), 72 registers at 256 threads leave room for 3 blocks (768 of 2048 threads), and a
+// block of at most 896 threads (28 warps of 2304 registers).
 TEST(WatchDiff, ResourceLineGivesOccupancyOldToNewAtTheLaunchedBlock) {
   using namespace warplab;
-  const cu::DeviceLimits dev = cu::device_limits(
-      cu::load_profile(std::string(WARPLAB_SOURCE_DIR) + "/tests/data/profiles/synthetic_profile.json"));
-  KernelNumbers a, b;
-  a.elf.registers = 32;
+  const cu::DeviceLimits dev = cu::device_limits(cu::load_profile(kSynthetic));
+  KernelNumbers a = plain_kernel(), b = plain_kernel();
   b.elf.registers = 72;
-  a.spill_store = a.spill_load = b.spill_load = 0;
   b.spill_store = 16;
-  const lab::LastLaunch at{256, 0};
-  EXPECT_EQ(resource_line(a, b, &at, &dev),
-            "regs 32\u219272, spills 0\u219216 B, occupancy 100 %\u219237.5 % at block 256 (registers)");
-  EXPECT_EQ(resource_line(b, a, nullptr, &dev), "regs 72\u219232, spills 16\u21920 B")
-      << "no launch: no occupancy";
+  EXPECT_EQ(resource_line(a, b, &dev),
+            "regs 32\u219272, spills 0\u219216 B, max threads 1024\u2192896 (registers), occupancy "
+            "100 %\u219237.5 % at block 256 (8\u21923 blocks/SM, limiter warps\u2192registers)");
+  a.launch = b.launch = {};
+  EXPECT_EQ(resource_line(b, a, &dev), "regs 72\u219232, spills 16\u21920 B, max threads 896\u21921024")
+      << "never launched: no occupancy";
+  a.launch = {256, 0};
+  EXPECT_EQ(
+      resource_line(b, a, &dev),
+      "regs 72\u219232, spills 16\u21920 B, max threads 896\u21921024, occupancy 37.5 %\u2192100 % at block "
+      "256 (3\u21928 blocks/SM, limiter registers\u2192warps)")
+      << "launched by one run only: that launch for both";
+  b = plain_kernel();
   b.elf.registers = 24;  // fewer registers, still warp-bound: the occupancy is the same
-  EXPECT_EQ(resource_line(a, b, &at, &dev),
-            "regs 32\u219224, spills 0\u219216 B, occupancy 100 % at block 256");
-  EXPECT_EQ(resource_line(a, a, &at, &dev), "") << "nothing moved";
-  a.elf.shared_bytes = 200 * 1024;  // no block of it fits in 228 KiB with the next one
-  const lab::LastLaunch big{1024, 0};
-  a.elf.registers = b.elf.registers = 128;
-  EXPECT_NE(resource_line(a, b, &big, &dev).find("occupancy 0 %"), std::string::npos)
-      << resource_line(a, b, &big, &dev);
+  EXPECT_EQ(resource_line(a, b, &dev),
+            "regs 32\u219224, occupancy 100 % at block 256 (same: 8 blocks/SM, limiter warps)");
+  EXPECT_EQ(resource_line(a, a, &dev), "") << "nothing moved";
+  a.elf.registers = 64;  // a block of 1024 threads fits once; with 128 registers not at all
+  b.elf.registers = 128;
+  a.launch = b.launch = {1024, 0};
+  const std::string none = resource_line(a, b, &dev);
+  EXPECT_NE(none.find("occupancy 50 %\u21920 % at block 1024 (1\u21920 blocks/SM: block of 1024 threads "),
+            std::string::npos)
+      << "why no block fits, in a sentence: " << none;
+}
+
+// Every number the line compares, each moved alone from a plain kernel (32 registers,
+// launched at 256 threads on the synthetic profile: 8 blocks/SM, bound by warps): its name,
+// old -> new, and the occupancy at the script's block, moved or the same.
+TEST(WatchDiff, ResourceLineNamesEachLimitThatMovedAlone) {
+  using namespace warplab;
+  const cu::DeviceLimits dev = cu::device_limits(cu::load_profile(kSynthetic));
+  const std::string same = ", occupancy 100 % at block 256 (same: 8 blocks/SM, limiter warps)";
+  struct Case {
+    const char* what;
+    void (*edit)(KernelNumbers&);
+    std::string want;
+  };
+  const Case cases[] = {
+      {"registers", [](KernelNumbers& k) { k.elf.registers = 40; },
+       "regs 32\u219240, occupancy 100 %\u219275 % at block 256 (8\u21926 blocks/SM, limiter "
+       "warps\u2192registers)"},
+      {"register cap", [](KernelNumbers& k) { k.elf.max_registers = 32; },
+       "register cap none\u219232" + same},
+      {"spills", [](KernelNumbers& k) { k.spill_load = 8; }, "spills 0\u21928 B" + same},
+      {"stack", [](KernelNumbers& k) { k.elf.stack_bytes = 64; }, "stack 0\u219264 B" + same},
+      {"static shared", [](KernelNumbers& k) { k.elf.shared_bytes = 4096; }, "shared 0\u21924096 B" + same},
+      {"dynamic shared", [](KernelNumbers& k) { k.launch.dynamic_shared = 48 * 1024; },
+       "dynamic shared 0\u219249152 B, occupancy 100 %\u219250 % at block 256 (8\u21924 blocks/SM, limiter "
+       "warps\u2192shared memory)"},
+      {"constant", [](KernelNumbers& k) { k.elf.const_bytes = 1024; }, "constant 0\u21921024 B" + same},
+      {"barriers", [](KernelNumbers& k) { k.elf.barriers = 2; }, "barriers 0\u21922" + same},
+      {"launch bounds",
+       [](KernelNumbers& k) {
+         k.elf.max_threads = {256, 1, 1};
+       },
+       "max threads 1024\u2192256 (__launch_bounds__)" + same},
+      {"required block",
+       [](KernelNumbers& k) {
+         k.elf.reqntid = {256, 1, 1};
+       },
+       "max threads 1024\u2192256 (__launch_bounds__), required block none\u2192256x1x1" + same},
+      {"min blocks", [](KernelNumbers& k) { k.entry.min_blocks = 2; }, "min blocks/SM none\u21922" + same},
+      {"cluster",
+       [](KernelNumbers& k) {
+         k.entry.cluster = {2, 1, 1}, k.entry.explicit_cluster = true;
+       },
+       "cluster none\u21922x1x1" + same},
+      {"clusters only", [](KernelNumbers& k) { k.entry.explicit_cluster = true; },
+       "clusters only no\u2192yes" + same},
+      {"max cluster blocks", [](KernelNumbers& k) { k.entry.max_cluster_rank = 4; },
+       "max cluster blocks none\u21924" + same},
+      {"block size", [](KernelNumbers& k) { k.launch.threads = 128; },
+       "occupancy 100 % at block 256\u2192128 (8\u219216 blocks/SM, limiter warps)"},
+  };
+  for (const Case& c : cases) {
+    KernelNumbers a = plain_kernel(), b = plain_kernel();
+    c.edit(b);
+    EXPECT_EQ(resource_line(a, b, &dev), c.want) << c.what;
+  }
+  // Without the run's device: the numbers, the declared bound alone, no occupancy.
+  KernelNumbers a = plain_kernel(), b = plain_kernel();
+  b.elf.max_threads = {256, 1, 1};
+  EXPECT_EQ(resource_line(a, b, nullptr), "max threads ?\u2192256 (__launch_bounds__)");
+  EXPECT_EQ(resource_line(b, a, nullptr), "max threads 256\u2192?");
 }
 
 // The records a run writes (lab/watch_feed.hpp) are what the watcher reads: a kernel launched at
@@ -202,9 +286,12 @@ TEST(WatchDiff, RunRecordsGiveTheOccupancyLine) {
   const auto occ = [&](unsigned regs) {
     return cu::occupancy(cu::KernelLimits{static_cast<int>(regs), 0, 0, 1}, 256, 0, cu::device_limits(dev));
   };
-  char want[64];
-  std::snprintf(want, sizeof want, "occupancy %.3g %%\u2192%.3g %% at block 256 (%s)",
-                100 * occ(before).occupancy, 100 * occ(after).occupancy,
-                std::string(cu::limiter_name(occ(after).limiter)).c_str());
+  char want[128];
+  std::snprintf(want, sizeof want,
+                "occupancy %.3g %%\u2192%.3g %% at block 256 (%d\u2192%d blocks/SM, limiter ",
+                100 * occ(before).occupancy, 100 * occ(after).occupancy, occ(before).blocks_per_sm,
+                occ(after).blocks_per_sm);
+  EXPECT_NE(r.find(want), std::string::npos) << r << "\nwant: " << want;
+  std::snprintf(want, sizeof want, "%s)\n", std::string(cu::limiter_name(occ(after).limiter)).c_str());
   EXPECT_NE(r.find(want), std::string::npos) << r << "\nwant: " << want;
 }

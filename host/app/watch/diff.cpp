@@ -282,14 +282,18 @@ std::string CodeDiff::collect(bool whole_run) {
   std::map<std::string, Lines> ptx, sass;
   std::map<std::string, KernelNumbers> res;
   std::map<std::string, std::pair<long, long>> spills;
+  std::map<std::string, rtc::PtxEntry> entries;
   std::string report;  // what could not be read first, then what changed
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir_, ec)) {
     const std::string stem = e.path().stem().string();  // "<n>.<module>"
     const std::string module = stem.substr(stem.find('.') + 1);
     const std::string ext = e.path().extension().string();
-    if (ext == ".ptx")
-      for (auto& [k, v] : ptx_kernels(read(e.path(), report))) ptx[module + "|" + k] = std::move(v);
+    if (ext == ".ptx") {
+      const std::string text = read(e.path(), report);
+      for (auto& [k, v] : ptx_kernels(text)) ptx[module + "|" + k] = std::move(v);
+      for (rtc::PtxEntry& k : rtc::ptx_entry_list(text)) entries[module + "|" + k.name] = std::move(k);
+    }
     if (ext == ".spills")
       for (auto& [k, v] : parse_spills(read(e.path(), report))) spills[module + "|" + k] = v;
     if (ext == ".cubin") {
@@ -309,6 +313,10 @@ std::string CodeDiff::collect(bool whole_run) {
   for (auto& [key, sp] : spills)
     if (auto r = res.find(key); r != res.end()) std::tie(r->second.spill_store, r->second.spill_load) = sp;
   for (auto& [key, l] : parse_launches(read(fs::path(dir_) / "launches", report))) launched_[key] = l;
+  for (auto& [key, k] : res) {  // the PTX's directives, and the newest launch known
+    if (auto e = entries.find(key); e != entries.end()) k.entry = std::move(e->second);
+    if (auto l = launched_.find(key); l != launched_.end()) k.launch = l->second;
+  }
   if (auto d = parse_device(read(fs::path(dir_) / "device.json", report))) dev_ = d;
   discard();
   std::set<std::string> seen;  // the modules this run compiled
@@ -328,9 +336,7 @@ std::string CodeDiff::collect(bool whole_run) {
       // flag can move them with the same PTX; a changed PTX with the same numbers says so.
       std::string line;
       if (auto r_new = res.find(key), r_old = res_.find(key); r_new != res.end() && r_old != res_.end()) {
-        auto at = launched_.find(key);
-        line = resource_line(r_old->second, r_new->second, at == launched_.end() ? nullptr : &at->second,
-                             dev_ ? &*dev_ : nullptr);
+        line = resource_line(r_old->second, r_new->second, dev_ ? &*dev_ : nullptr);
       }
       const std::string d = code_diffs_ ? line_diff(old->second, code, 2, 40) : "";  // "": only renumbered
       if (!line.empty())
