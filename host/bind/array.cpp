@@ -115,7 +115,8 @@ static int array_newindex(lua_State* L) {
   return guard(L, [L] {
     lab::DeviceArray& a = check_array(L, 1);
     if (lua_type(L, 2) != LUA_TNUMBER)
-      raise(L, "array fields are read-only: a[i] = v takes an index 1..%d", static_cast<int>(a.count));
+      raise(L, "array fields are read-only: a[i] = v takes an index 1..%I",
+            static_cast<lua_Integer>(a.count));
     const std::size_t i = lab::index0(arg_integer(L, 2), a.count, "array");
     unsigned char v[8];
     to_element(L, 3, a.type, v, "value");
@@ -140,8 +141,8 @@ static int array_tostring(lua_State* L) {
     if (a->freed())
       lua_pushstring(L, "cuda.array (freed)");
     else
-      lua_pushfstring(L, "cuda.array(%s, %d)%s%s", cu::dtype_info(a->type).name.data(),
-                      static_cast<int>(a->count), a->buf->is_managed() ? " managed" : "",
+      lua_pushfstring(L, "cuda.array(%s, %I)%s%s", cu::dtype_info(a->type).name.data(),
+                      static_cast<lua_Integer>(a->count), a->buf->is_managed() ? " managed" : "",
                       a->view ? " view" : "");
     return 1;
   });

@@ -118,7 +118,8 @@ static int host_array_newindex(lua_State* L) {
   return guard(L, [L] {
     lab::HostArray& h = check_host_array(L, 1);
     if (lua_type(L, 2) != LUA_TNUMBER)
-      raise(L, "host array fields are read-only: h[i] = v takes an index 1..%d", static_cast<int>(h.count));
+      raise(L, "host array fields are read-only: h[i] = v takes an index 1..%I",
+            static_cast<lua_Integer>(h.count));
     const std::size_t i = lab::index0(arg_integer(L, 2), h.count, "host array");
     to_element(L, 3, h.type, h.data() + i * h.elem(), "value");
     return 0;
@@ -138,8 +139,8 @@ static int host_array_tostring(lua_State* L) {
     if (h->freed())
       lua_pushstring(L, "cuda.host_array (freed)");
     else
-      lua_pushfstring(L, "cuda.host_array(%s, %d, %s)%s", cu::dtype_info(h->type).name.data(),
-                      static_cast<int>(h->count), h->buf->is_pinned() ? "pinned" : "pageable",
+      lua_pushfstring(L, "cuda.host_array(%s, %I, %s)%s", cu::dtype_info(h->type).name.data(),
+                      static_cast<lua_Integer>(h->count), h->buf->is_pinned() ? "pinned" : "pageable",
                       h->view ? " view" : "");
     return 1;
   });

@@ -196,6 +196,7 @@ static int cuda_lines(lua_State* L) {
   return guard(L, [L] {
     if (void* p = luaL_testudata(L, 1, kModuleMeta)) {
       const lab::ModuleRef m = *static_cast<lab::ModuleRef*>(p);
+      if (!m || m->freed) raise(L, "cuda.lines: attempt to use a freed module");  // m:free() empties it
       if (!m->result.ok) raise(L, "cuda.lines: this module did not compile");
       std::vector<lab::KernelLines> maps;
       for (const std::string& e : m->result.entries) maps.push_back(lab::kernel_lines(*m, e, display_of(e)));

@@ -3,6 +3,7 @@
 // holds its rules), passed to a kernel's `const __grid_constant__ CUtensorMap` parameter.
 // Offline it is made and checked the same, only not encoded (a launch needs a GPU anyway).
 // The userdata and its release, the options, the fields, then the registration.
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -26,7 +27,7 @@ namespace {
 constexpr const char* kWho = "cuda.tensor_map";
 
 TensorMapHandle& check_handle(lua_State* L, int idx) {
-  return *static_cast<TensorMapHandle*>(luaL_checkudata(L, idx, kTensorMapMeta));
+  return *static_cast<TensorMapHandle*>(arg_udata(L, idx, kTensorMapMeta));
 }
 
 // :free() and __close (idempotent): the descriptor goes, the array it kept may be collected.
@@ -137,7 +138,7 @@ lab::TensorMapRequest read_request(lua_State* L, int idx, bool& dims_given) {
 
 int cuda_tensor_map(lua_State* L) {
   return guard(L, [L] {
-    luaL_checkudata(L, 1, kArrayMeta);
+    arg_udata(L, 1, kArrayMeta);  // named when Lua cannot name the call (args.hpp)
     if (!lua_istable(L, 2))
       raise(L, "%s: expected an array and a table of options {dims =, box =, ...}, got %s for the options",
             kWho, luaL_typename(L, 2));
@@ -148,7 +149,7 @@ int cuda_tensor_map(lua_State* L) {
     lab::TensorMapRequest r = read_request(L, 2, dims_given);
     if (r.box.empty())
       raise(L, "%s: box = is required (how many elements one copy moves, per dimension)", kWho);
-    const auto& a = *static_cast<lab::DeviceArray*>(luaL_checkudata(L, 1, kArrayMeta));
+    const auto& a = *static_cast<lab::DeviceArray*>(arg_udata(L, 1, kArrayMeta));
     if (!dims_given && !a.freed()) r.dims.push_back(static_cast<std::int64_t>(a.count));  // 1-D: all of it
     lab::Run& run = record_of(L).run;
     const bool live = !run.offline();
@@ -172,17 +173,19 @@ void push_list(lua_State* L, const auto& v, unsigned n) {
   }
 }
 
-// The fields (register_type's __index, after the methods).
+// The fields (register_type's __index, after the methods). The map is held for the call:
+// a list's table is allocated while the list is read from it, and the allocation may run
+// a finalizer (a script's __gc) that frees the map (t:free()).
 int tensor_map_index(lua_State* L) {
   return guard(L, [L] {
-    const TensorMapHandle& h = check_handle(L, 1);
+    const std::shared_ptr<const lab::TensorMap> held = check_handle(L, 1).map;
     if (lua_type(L, 2) != LUA_TSTRING)
       raise(L, "a tensor map's fields have names (map.dims, map.box, ...), got %s", luaL_typename(L, 2));
     const std::string key = lua_tostring(L, 2);
-    if (key == "freed") return lua_pushboolean(L, !h.map || h.map->freed()), 1;
+    if (key == "freed") return lua_pushboolean(L, !held || held->freed()), 1;
     auto map = [&]() -> const lab::TensorMap& {  // a field of a released map is refused
-      if (!h.map) raise(L, "attempt to use a freed tensor map");
-      return *h.map;
+      if (!held) raise(L, "attempt to use a freed tensor map");
+      return *held;
     };
     if (key == "dims") return push_list(L, map().spec.dims, map().spec.rank), 1;
     if (key == "box") return push_list(L, map().spec.box, map().spec.rank), 1;
@@ -223,7 +226,8 @@ void add_tensor_map(lua_State* L) {
                            {"__tostring", tensor_map_tostring}, {"__gc", tensor_map_gc},
                            {"__close", tensor_map_release},     {nullptr, nullptr}};
   const luaL_Reg methods[] = {{"free", tensor_map_release}, {nullptr, nullptr}};
-  register_type(L, {.name = kTensorMapMeta, .meta = meta, .methods = methods, .fields = fields});
+  register_type(L,
+                {.name = kTensorMapMeta, .meta = meta, .methods = methods, .fields = fields, .var = "map"});
   const luaL_Reg fns[] = {{"tensor_map", cuda_tensor_map}, {nullptr, nullptr}};
   luaL_setfuncs(L, fns, 0);  // into cuda
 }

@@ -4,7 +4,9 @@
 # build/fake_driver/libcuda.so.1, so its cases with streams, events, graphs and pinned
 # memory run with no GPU (offline, CTest runs the file as bad_inputs.lua.reentrancy): every
 # case passes, nothing crashes, and each s:free() that cuda.bench defers says so on stderr
-# with the script's line. gpu.cases runs the same file on a GPU.
+# with the script's line. gpu.cases runs the same file on a GPU. Then coroutines.lua (a yield
+# inside such a call) the same way, with the stand-in CUPTI (build/fake_cupti) when it is
+# there, so cuda.counters' function yields too.
 # Usage: bash bad_inputs_reentrancy.sh <warplab binary> <source root>
 set -u
 W="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; SRC="$2"
@@ -20,9 +22,18 @@ cd "$SRC/tests/bad_inputs/lua" || exit 1
 rc=$?
 [ $rc -eq 0 ] || fail "reentrancy.lua with the stand-in driver exited $rc"
 tail -n 1 "$T/out" | grep -Eq '^[0-9]+ passed, 0 failed$' || fail "reentrancy.lua did not pass"
-[ "$(tail -n 1 "$T/out" | cut -d' ' -f1)" -ge 35 ] || fail "reentrancy.lua ran fewer than its 35 live cases"
+[ "$(tail -n 1 "$T/out" | cut -d' ' -f1)" -ge 37 ] || fail "reentrancy.lua ran fewer than its 37 live cases"
+re="$(tail -n 1 "$T/out")"
 grep -Eq '^warplab: reentrancy\.lua:[0-9]+: s:free\(\) while cuda\.bench uses this stream: the stream is destroyed when cuda\.bench returns$' "$T/out" ||
   fail "a stream freed inside cuda.bench is not said"
+CUPTI="$(dirname "$W")/fake_cupti"
+[ -f "$CUPTI/libcupti.so.13" ] && export WARPLAB_CUPTI_DIR="$CUPTI"
+"$W" run coroutines.lua >"$T/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "coroutines.lua with the stand-in driver exited $rc"
+tail -n 1 "$T/out" | grep -Eq '^[0-9]+ passed, 0 failed$' || fail "coroutines.lua did not pass"
+[ "$(tail -n 1 "$T/out" | cut -d' ' -f1)" -ge 26 ] || fail "coroutines.lua ran fewer than its 26 live cases"
+co="$(tail -n 1 "$T/out")"
 echo 'print(tostring(cuda.device()))' >"$T/which.lua"
 "$W" -q run "$T/which.lua" 2>&1 | grep -q "fake driver" || { echo "FAIL: the stand-in driver was not the one loaded"; exit 1; }
-echo "bad_inputs_reentrancy: ok ($(tail -n 1 "$T/out"))"
+echo "bad_inputs_reentrancy: ok (reentrancy.lua: $re; coroutines.lua: $co)"

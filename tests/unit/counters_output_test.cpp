@@ -301,6 +301,10 @@ TEST(CountersOutput, ReplTellsNamesFromTheChunk) {
   // A chunk holding "]]" gets brackets of a level it does not hold.
   EXPECT_EQ(counted_chunk("shared x = t[a[1]]").lua,
             "return cuda.counters(" + load + "([=[\nx = t[a[1]]]=]), \"shared\")");
+  // A chunk that ends in "]" (or "]=") would close "[[" ("[=[") one bracket early.
+  EXPECT_EQ(counted_chunk("shared x = t[1]").lua,
+            "return cuda.counters(" + load + "([=[\nx = t[1]]=]), \"shared\")");
+  EXPECT_NE(counted_chunk("shared x = t[a[1]]=").lua.find("([==[\nx = t[a[1]]=]==])"), std::string::npos);
   c = counted_chunk("k:launch(1, 32, a)");  // no names: the default sets
   EXPECT_EQ(c.sets, warplab::app::repl::kDefaultCounters);
   EXPECT_EQ(c.chunk, "k:launch(1, 32, a)");

@@ -2,6 +2,7 @@
 #include "app/repl/counters.hpp"
 
 #include <cctype>
+#include <string>
 
 #include "lab/counters.hpp"
 #include "sys/text.hpp"
@@ -40,6 +41,18 @@ bool looks_like_names(const std::string& word, const std::string& rest) {
   return !rest.empty() && (std::isalpha(static_cast<unsigned char>(rest[0])) || rest[0] == '_');
 }
 
+// `chunk` as a Lua long string, "[==[\n" CHUNK "]==]": the level is the first whose
+// closing bracket appears only at the end, counting the chunk's own end too (a chunk that
+// ends in "]", "x = t[1]", would otherwise close "[[...]]" one bracket early).
+std::string long_string(const std::string& chunk) {
+  std::string level;
+  for (;;) {
+    const std::string close = "]" + level + "]", whole = chunk + close;
+    if (whole.find(close) == chunk.size()) return "[" + level + "[\n" + whole;
+    level += '=';
+  }
+}
+
 }  // namespace
 
 CountedChunk counted_chunk(const std::string& arg) {
@@ -63,12 +76,10 @@ CountedChunk counted_chunk(const std::string& arg) {
   // It goes in as a long string whose brackets it does not hold, its load error raised
   // as it is; the call stays on line 1, where cuda.counters' own errors point. The names
   // are plain words (checked above, or the default), so quoting them is safe.
-  std::string level;
-  while (c.chunk.find("]" + level + "]") != std::string::npos) level += '=';
   c.lua =
       "return cuda.counters((function(s) local f, e = load(s, \"=repl\", \"t\") if not f then error(e, 0) "
-      "end return f end)([" +
-      level + "[\n" + c.chunk + "]" + level + "]), \"" + c.sets + "\")";
+      "end return f end)(" +
+      long_string(c.chunk) + "), \"" + c.sets + "\")";
   return c;
 }
 
@@ -87,13 +98,10 @@ CountedChunk lined_chunk(const std::string& arg) {
   }
   if (c.chunk.empty()) return c;
   // Compiled as typed, as :counters' chunk (above): its errors cite repl:1.
-  std::string level;
-  while (c.chunk.find("]" + level + "]") != std::string::npos) level += '=';
   c.lua =
       "return cuda.lines((function(s) local f, e = load(s, \"=repl\", \"t\") if not f then error(e, 0) "
-      "end return f end)([" +
-      level + "[\n" + c.chunk + "]" + level + "]" + (c.sets.empty() ? "" : "), \"" + c.sets + "\"") +
-      (c.sets.empty() ? "))" : ")");
+      "end return f end)(" +
+      long_string(c.chunk) + (c.sets.empty() ? "" : "), \"" + c.sets + "\"") + (c.sets.empty() ? "))" : ")");
   return c;
 }
 

@@ -105,6 +105,19 @@ cases.errors{
 }
 
 cases.fine{
+  {"an array of more than 2^31 elements is counted as it is, in its name and its sentences", function()
+    -- Offline a cuda.array is host memory, left untouched here (no page is written).
+    local ok, a = pcall(cuda.array, "u8", (1 << 31) + 5)
+    if not ok then  -- a machine with under 4 GiB refuses it: a sentence, then nothing to check
+      assert(a:find("more than this machine's", 1, true), a)
+      return
+    end
+    cases.eq(tostring(a), "cuda.array(u8, 2147483653)")
+    cases.eq(#a, 2147483653)
+    local bad, err = pcall(function() a.x = 1 end)
+    assert(not bad and err:find("takes an index 1..2147483653", 1, true), err)
+    a:free()
+  end},
   {"aliases, integral floats and string numbers", function()
     local x = H("int", 2)
     x[1] = 127.0

@@ -87,6 +87,11 @@ local errs = {
       if key == "reps" then a:free() end
     end}))
   end},
+  {"cuda.lines(m) of a freed module", "cuda.lines: attempt to use a freed module", function()
+    local m2 = assert(cuda.compile{source = "__global__ void g(int* p) { p[0] = 1; }"})
+    m2:free()
+    return cuda.lines(m2)
+  end},
 }
 
 -- A call Lua cannot name (called by pcall, a coroutine, a tail call) is named all the same.
@@ -192,6 +197,32 @@ local fine = {
     cases.eq(math.type(occ.blocks_per_sm), "integer")
     cases.eq(tostring(m2), "cuda.module (freed)")
     cases.eq(math.type(g:occupancy{block = 64}.blocks_per_sm), "integer")
+  end},
+  {"a tensor map freed by a finalizer while its fields are read: each list is whole", function()
+    -- Reading t.dims makes a table, an allocation that may run the finalizer, which frees
+    -- the map: the field is read from the map the call holds (the sanitizer build saw a
+    -- read of freed memory here), and the next read says the map was freed.
+    collectgarbage("incremental", 1, 1000)
+    local arr, t = cuda.array("f32", 1024), nil
+    local gc = {__gc = function() if t then t:free() end end}
+    local function fields() return t.dims, t.box, t.strides end
+    local freed = 0
+    for _ = 1, 200 do
+      t = cuda.tensor_map(arr, {dims = {32, 32}, box = {16, 4}})
+      setmetatable({}, gc)
+      for _ = 1, 20 do
+        local ok, dims, box, strides = pcall(fields)
+        if not ok then
+          assert(dims:find("attempt to use a freed tensor map", 1, true), dims)
+          freed = freed + 1
+          break
+        end
+        cases.eq({dims, box, strides}, {{32, 32}, {16, 4}, {128}})
+      end
+    end
+    collectgarbage("incremental", 200, 100)
+    collectgarbage()
+    assert(freed > 0, "no finalizer freed a map while the loop ran")
   end},
   {"a module freed by a finalizer while it is read", function()
     collectgarbage("incremental", 1, 1000)

@@ -16,6 +16,15 @@ __global__ void takes_ptr(unsigned* out) { if (out) out[0] = 1; }
 cases.errors{
   {"no options", "expected an array and a table of options", function() return TM(a) end},
   {"not an array", "warplab.array expected", function() return TM({}, {box = {16}}) end},
+  -- Named where Lua cannot name the call (pcall, a coroutine), never "bad argument #1 to '?'".
+  {"pcall(cuda.tensor_map, 5, ...)", "bad argument #1 to 'cuda.tensor_map' (warplab.array expected, got number)",
+   function() error(select(2, pcall(cuda.tensor_map, 5, {box = {16}}))) end},
+  {"a host array through a coroutine", "bad argument #1 to 'cuda.tensor_map' (warplab.array expected, got warplab.host_array)",
+   function() return coroutine.wrap(cuda.tensor_map)(cuda.host_array("u32", 64, {pinned = false}), {box = {16}}) end},
+  {"pcall(map.free, 5)", "bad argument #1 to 'map:free' (warplab.tensor_map expected, got number)", function()
+    local t = TM(a, {box = {16}})
+    error(select(2, pcall(t.free, 5)))
+  end},
   {"unknown option", "cuda.tensor_map: unknown option 'interleave'", function() return TM(a, {box = {16}, interleave = 16}) end},
   {"no box", "cuda.tensor_map: box = is required", function() return TM(a, {dims = {256, 256}}) end},
   {"rank 0", "dims has 0 entries: a tensor map has rank 1 to 5", function() return TM(a, {dims = {}, box = {16}}) end},
