@@ -105,7 +105,9 @@ run = get("api/run?run=1&from=0")
 while not run["lines"] and time.monotonic() < end:
     time.sleep(0.5)
     run = get("api/run?run=1&from=0")
-assert run["outcome"] == "ok", (run["outcome"], run["line"])
+# Its timing checks ran on patched kernels and the counters' witness is left out under
+# --lines: a check may fail (exit 1, "failed"); an error ("stopped") may not.
+assert run["outcome"] in ("ok", "failed"), (run["outcome"], run["line"])
 lines = run["lines"]
 assert lines and lines["rows"], "no annotated source with --lines"
 assert "shared" in lines["columns"], lines["columns"]
