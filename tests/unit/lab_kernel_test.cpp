@@ -12,6 +12,7 @@
 #include "cu/limits.hpp"
 #include "lab/fault.hpp"
 #include "lab/kernel_info.hpp"
+#include "lab/launch.hpp"
 #include "lab/module.hpp"
 
 namespace warplab_test {
@@ -164,6 +165,26 @@ TEST(LabKernelInfo, SummaryAndSignatureOfAnUndeclaredExternCKernel) {
   EXPECT_EQ(lab::kernel_summary(*k),
             "saxpy(?)  -- extern \"C\": declare it with m:kernel(name, \"types\")  [32 regs, 0 B shared, ? B "
             "local, max 1024 threads, sm_90a]");
+}
+
+// An extern "C" kernel whose types could not be told: the hint names the list as the
+// source writes it, or, when the source has none (a kernel made by a macro), the count and
+// sizes to declare.
+TEST(LabKernelInfo, HintNamesTheListAsWritten) {
+  const auto k = offline_kernel();
+  k->mangled = "saxpy";
+  k->sizes = {8, 4};
+  k->module->result.extern_c = {{"saxpy", "REAL* x, int n", false, "", "NVRTC could not tell them"}};
+  EXPECT_EQ(
+      lab::signature_text(*k),
+      "saxpy(?)  -- extern \"C\", types unknown: declare them with m:kernel(\"saxpy\", \"REAL* x, int n\")");
+  EXPECT_EQ(lab::arity_error(*k, 2),
+            "kernel saxpy is extern \"C\" and its parameter types are unknown (NVRTC could not tell them): "
+            "declare its parameters with m:kernel(\"saxpy\", \"REAL* x, int n\")");
+  k->module->result.extern_c[0].written = "";
+  EXPECT_EQ(lab::arity_error(*k, 0),
+            "kernel saxpy is extern \"C\" and its parameter types are unknown (NVRTC could not tell them): "
+            "declare its 2 parameters (8 and 4 bytes) with m:kernel(\"saxpy\", \"type, type\")");
 }
 
 TEST(LabKernelInfo, OccupancyRequestErrors) {

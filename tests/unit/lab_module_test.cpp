@@ -210,6 +210,12 @@ TEST(LabFindEntry, ByBaseFullSignatureOrEntry) {
   EXPECT_EQ(lab::find_entry(lowered, "reduce<64>"), "_Z6reduceILi64EEvPf");
   EXPECT_EQ(lab::kernel_names(m.result), (std::vector<std::string>{"saxpy", "reduce<256>", "plain_c"}));
   EXPECT_EQ(lab::kernel_bases(m.result), (std::vector<std::string>{"saxpy", "reduce"}));
+  // An extern "C" kernel whose types were read (rtc/extern_c.hpp): its name completes, and
+  // its signature finds it as a C++ kernel's does.
+  auto read = module_with({"_Z5saxpyifPKfPf", "plain_c"});
+  read.result.extern_c = {{"plain_c", "int* p", true, "int*", ""}};
+  EXPECT_EQ(lab::kernel_bases(read.result), (std::vector<std::string>{"saxpy", "plain_c"}));
+  EXPECT_EQ(lab::find_entry(read, "plain_c(int*)"), "plain_c");
 }
 
 TEST(LabFindEntry, MissingAndAmbiguousSentences) {
