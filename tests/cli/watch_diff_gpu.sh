@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # watch_diff_gpu.sh: `warplab watch --diff` on a real GPU. A script launches a kernel with
 # 64 live values at 256 threads; capping its registers gives the line "regs A→B, ...,
-# occupancy X %→Y % at block 256 (LIMIT)", with A, B, X, Y and LIMIT from the same GPU
-# (k.regs and k:occupancy in a plain run); changing one constant gives a unified SASS diff
+# occupancy X %→Y % at block 256 (N→M blocks/SM, limiter LIMIT)", with each number from the
+# same GPU (k.regs and k:occupancy in a plain run); changing one constant gives a unified SASS diff
 # (cuobjdump or nvdisasm, required here) and a PTX diff. Prints what the watcher said.
 # Skips (77) without a GPU.
 set -u
@@ -45,12 +45,13 @@ cat > calc.lua <<'LUA'
 for _, cap in ipairs{255, 32} do
   local k = assert(cuda.compile{file = "b.cu", max_registers = cap, defines = {SCALE = "1"}}).big
   local o = k:occupancy{block = 256}
-  print(k.regs, string.format("%.3g", 100 * o.occupancy), o.limiter)
+  print(k.regs, string.format("%.3g", 100 * o.occupancy), o.blocks_per_sm, o.limiter)
 end
 LUA
 "$W" -q run calc.lua > want 2>"$T/err" || fail "the expectation run"
-read -r regs_a occ_a _ < <(sed -n 1p want)
-read -r regs_b occ_b lim_b < <(sed -n 2p want)
+read -r regs_a occ_a blocks_a lim_a < <(sed -n 1p want)
+read -r regs_b occ_b blocks_b lim_b < <(sed -n 2p want)
+[ "$lim_a" = "$lim_b" ] && limiter="$lim_b" || limiter="$lim_a→$lim_b"
 [ "$occ_a" != "$occ_b" ] || fail "the cap does not move occupancy on this GPU ($occ_a %): the test cannot tell"
 
 sed -e 's/CAP/255/' -e 's/SC"/1"/' s.lua > run.lua
@@ -60,7 +61,7 @@ wait_for "$T/err" 'run 1 ok'
 wait_for "$T/out" '^out\[1\] = 64(\.0)?$'
 sed -e 's/CAP/32/' -e 's/SC"/1"/' s.lua > run.lua
 wait_for "$T/err" 'run 2 ok'
-wait_for "$T/err" "^big\\(const float\\*, float\\*\\): regs $regs_a→$regs_b, .*occupancy $occ_a %→$occ_b % at block 256 \\($lim_b\\)$"
+wait_for "$T/err" "^big\\(const float\\*, float\\*\\): regs $regs_a→$regs_b, .*occupancy $occ_a %→$occ_b % at block 256 \\($blocks_a→$blocks_b blocks/SM, limiter $limiter\\)$"
 sed -e 's/CAP/32/' -e 's/SC"/2"/' s.lua > run.lua
 wait_for "$T/err" 'run 3 ok'
 wait_for "$T/out" '^out\[1\] = 128(\.0)?$'
