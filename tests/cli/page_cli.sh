@@ -184,8 +184,22 @@ serve_until_url() {  # serve_until_url OUT ARGS...: warplab in the background un
   for _ in $(seq 200); do grep -q 'the page is at\|in use' "$out.err" 2>/dev/null && break; sleep 0.05; done
   sleep 0.2
 }
-python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' >port
+# A base port with the 21 above it free, below the kernel's range for ports bound to 0
+# (other tests' servers and clients take those at any moment, and the cases below need
+# the very next port free).
+python3 -c 'import random, socket
+def free(p):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p)); return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+while True:
+    base = random.randrange(20000, 32000)
+    if all(free(p) for p in range(base, base + 22)):
+        print(base); break' >port
 P=$(cat port)
 python3 - "$P" >taken.log 2>&1 <<'PY' &
 import socket, sys, time
@@ -264,5 +278,41 @@ if unshare -m true 2>/dev/null; then
     fail "--open without a private folder: opened '$(cat opened 2>/dev/null)', printed '$url'"
   kill -INT "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null
 fi
+# watch --serve --lines offline: run 1's record carries the line map (lab::lines_json's
+# rows: the kernel's lines, what each compiled to), as the GPU's carries the counts.
+cat >l.lua <<'LUA'
+local m = assert(cuda.compile{name = "conflict.cu", source = [[
+__global__ void conflict(float* y) {
+  __shared__ float s[32 * 32];
+  s[threadIdx.x * 32] = threadIdx.x;
+  __syncthreads();
+  y[threadIdx.x] = s[threadIdx.x * 32];
+}
+]]})
+print("compiled")
+LUA
+serve_until_url lines --profile h100 watch l.lua --serve --lines
+url=$(sed -n 's/.*the page is at //p' lines.err)
+python3 - "$url" >lines.log 2>&1 <<'PY' || fail "watch --serve --lines: the record has no line map: $(tail -n 3 lines.log)"
+import json, sys, time, urllib.request
+base, token = sys.argv[1].split("?")[0], sys.argv[1].split("token=")[1]
+def get(path):
+    with urllib.request.urlopen(base + path + ("&" if "?" in path else "?") + "token=" + token, timeout=10) as r:
+        return json.loads(r.read())
+end = time.monotonic() + 60
+run = {}
+while not run.get("lines") or not run.get("outcome"):
+    assert time.monotonic() < end, f"no line map within 60 s: {run}"
+    time.sleep(0.2)
+    if get("api/state")["runs"]:
+        run = get("api/run?run=1&from=0")
+assert run["outcome"] == "ok", run["outcome"]
+rows = {r["line"]: r for r in run["lines"]["rows"] if r["kernel"] == "conflict"}
+assert "shared store" in rows[3]["kinds"] and "s[threadIdx.x * 32] = threadIdx.x;" in rows[3]["text"], rows
+assert "shared load" in rows[5]["kinds"] and "global store" in rows[5]["kinds"], rows
+PY
+grep -q "lines (no GPU: what they compiled to)" lines.err || fail "watch --serve --lines: the terminal lost its lines: $(cat lines.err)"
+kill -INT "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null
+
 [ $failures -eq 0 ] && echo "ok: the page's command line"
 exit $((failures > 0))

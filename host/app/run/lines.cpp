@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "app/cli/exit_codes.hpp"
+#include "app/cli/page.hpp"
 #include "app/run/counters.hpp"
 #include "app/run/quiet.hpp"
 #include "bind/state.hpp"
@@ -113,11 +114,18 @@ std::optional<lab::LineReport> RunLines::sample_again(const ScriptAgain& again) 
 }
 
 int RunLines::show(const lab::LineReport& report) {
+  // On a run's page (--serve, --html, watch --serve) the annotated source is a table of
+  // its own; the terminal shows the text (under watch, which asks for --json, its diff).
+  nlohmann::json event{{"kind", "lines"}, {"lines", lab::lines_json(report)}};
   if (args_.json.empty()) {
-    std::cout << "\n" << lab::lines_text(report, color_, args_.sass);
+    const std::string text = "\n" + lab::lines_text(report, color_, args_.sass);
+    std::cout.flush();
+    event["text"] = text.substr(0, text.find_last_not_of('\n') + 1);
+    if (!page_event(event)) std::cout << text;
     return kOk;
   }
-  return write_json_output(args_.json, lab::lines_json(report).dump(2) + "\n");
+  (void)page_event(event);
+  return write_json_output(args_.json, event["lines"].dump(2) + "\n");
 }
 
 }  // namespace warplab::app

@@ -215,24 +215,74 @@
       default: return null;
     }
   }
-  // The kernel's source line by line, when the run sent it (`--lines`).
+  // The kernel's source line by line, when the run sent it (`--lines`): the rows of
+  // `warplab run --lines --json` (lab::lines_json), one table per kernel, cells as the
+  // terminal's listing writes them, its three hottest lines marked.
+  const has = (v) => typeof v === "number" && isFinite(v);
+  const fixed = (v, d) => (has(v) ? v.toFixed(d) : "-");
+  function lineCells(cols, r) {
+    const c = [];
+    if (!cols.counted && !cols.stalls) c.push(["instr", r.instructions]);
+    if (cols.instructions) {
+      c.push(["warp inst", fixed(r.inst, 0)], ["thread inst", fixed(r.thread_inst, 0)],
+             ["pred off", has(r.predicated_off) ? (100 * r.predicated_off).toFixed(1) + " %" : "-"]);
+    }
+    if (cols.shared) c.push(["shared", has(r.shared_way) ? r.shared_way.toFixed(1) + "-way" : "-"]);
+    if (cols.global)
+      c.push(["global", has(r.global_ideal) && r.global_ideal > 0 ? (r.global_sectors / r.global_ideal).toFixed(2) + "x" : "-"]);
+    if (cols.local) c.push(["local", has(r.local_sectors) && r.local_sectors > 0 ? r.local_sectors.toFixed(0) : "-"]);
+    if (cols.stalls) {
+      const top = Object.entries(r.reasons || {}).sort((a, b) => b[1] - a[1]).slice(0, 2)
+        .map(([k, n]) => k + " " + (has(r.samples) && r.samples > 0 ? Math.round(100 * n / r.samples) : 0) + "%");
+      c.push(["stalls", has(r.samples) && r.samples > 0 ? (100 * r.share).toFixed(1) + " %" : "-"],
+             ["top reasons", top.join(", ")]);
+    }
+    return c;
+  }
+  function heat(r) {
+    if (has(r.inst)) return r.inst;
+    if (has(r.samples)) return r.samples;
+    return r.instructions || 0;
+  }
   function linesSection(lines) {
     const s = el("section", "lines");
     s.appendChild(el("h2", null, "Source, line by line"));
-    for (const f of lines.files || []) {
-      s.appendChild(el("div", "tabletitle", f.path));
-      const t = s.appendChild(el("table"));
+    const names = lines.columns || [], allRows = lines.rows || [];
+    for (const k of lines.kernels || []) {
+      const ran = k.launches > 0;
+      const cols = { counted: ran && names.some((n) => n !== "stalls"), stalls: ran && names.includes("stalls") };
+      for (const n of ["instructions", "shared", "global", "local"]) cols[n] = cols.counted && names.includes(n);
+      const rows = allRows.filter((r) => r.kernel === k.kernel);
+      const insts = rows.reduce((a, r) => a + (r.instructions || 0), 0);
+      const box = s.appendChild(el("div", "tablebox"));
+      box.appendChild(el("div", "tabletitle", k.kernel + ": " + (ran
+        ? k.launches + (k.launches === 1 ? " launch" : " launches") +
+          (cols.counted ? ", exact counts" : "") + (cols.stalls ? ", " + Math.round(k.samples) + " stall samples" : "")
+        : insts + (k.from === "sass" ? " SASS" : " PTX") + " instructions on " + rows.length + " lines")));
+      if (k.note) box.appendChild(el("div", "note", k.note));
+      const hot = rows.slice().sort((a, b) => heat(b) - heat(a)).slice(0, 3).filter((r) => heat(r) > 0);
+      const t = box.appendChild(el("table"));
       const head = el("tr");
-      for (const h of ["line", "source"].concat(lines.columns || [])) head.appendChild(el("th", null, h));
+      const shown = rows.length ? lineCells(cols, rows[0]).map((c) => c[0]) : [];
+      for (const h of ["line"].concat(shown, ["source", "compiled to"])) head.appendChild(el("th", null, h));
       t.appendChild(el("thead")).appendChild(head);
       const body = t.appendChild(el("tbody"));
-      for (const r of f.rows || []) {
-        const tr = body.appendChild(el("tr"));
-        tr.appendChild(el("td", "num", r.line));
-        tr.appendChild(el("td", "src", r.source));
-        for (const v of r.values || []) tr.appendChild(el("td", "num", typeof v === "number" ? number(v) : v));
+      let file = null;
+      for (const r of rows) {
+        if (r.file !== file) {
+          file = r.file;
+          const ft = body.appendChild(el("tr", "linefile"));
+          const td = ft.appendChild(el("td", null, file || "(no line information)"));
+          td.colSpan = shown.length + 3;
+        }
+        const tr = body.appendChild(el("tr", hot.includes(r) ? "hot" : null));
+        tr.appendChild(el("td", "num", r.line || "-"));
+        for (const [, v] of lineCells(cols, r)) tr.appendChild(el("td", "num", v));
+        tr.appendChild(el("td", "src", r.text));
+        tr.appendChild(el("td", "kinds", (r.kinds || []).join(", ")));
       }
     }
+    if (lines.note) s.appendChild(el("div", "note", lines.note));
     return s;
   }
 

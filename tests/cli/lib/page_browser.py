@@ -64,6 +64,17 @@ util.write_file("evil.svg", '<svg xmlns="http://www.w3.org/2000/svg" width="40" 
 c:summary()
 os.exit(check.exit_code())
 '''
+# A kernel whose store and load go to one bank from 32 lanes: --lines maps them.
+LINES_SCRIPT = r'''local m = assert(cuda.compile{name = "conflict.cu", source = [[
+__global__ void conflict(float* y) {
+  __shared__ float s[32 * 32];
+  s[threadIdx.x * 32] = threadIdx.x;
+  __syncthreads();
+  y[threadIdx.x] = s[threadIdx.x * 32];
+}
+]]})
+print("compiled")
+'''
 BROKEN = r'''local m = assert(cuda.compile{source = [[
 __global__ void fill(float* y, float v) { y[i] = v; }
 ]]})
@@ -403,6 +414,36 @@ def main():
         console_errors(d, "the file")
         shot(d, "5-run-html-file")
         docs_pictures(d, folder)
+
+        # run --html --lines: the annotated source as a table of its own (offline: the
+        # line map, what each line compiled to), the terminal's listing kept.
+        with open(os.path.join(folder, "l.lua"), "w") as f:
+            f.write(LINES_SCRIPT)
+        r = subprocess.run([WARPLAB, "--profile", "h100", "run", "l.lua", "--html", "lines.html", "--lines"], cwd=folder,
+                           env=dict(os.environ, NO_COLOR="1", WARPLAB_NO_DRIVER="1"), capture_output=True, text=True)
+        check(r.returncode == 0, f"run --html --lines: exit {r.returncode}: {r.stderr}")
+        check("conflict: " in r.stdout and "[shared store]" in r.stdout and "\x1e" not in r.stdout,
+              f"run --html --lines: the terminal lost the listing: {r.stdout!r}")
+        d.get_log("browser")  # (the page before was checked)
+        d.get("file://" + os.path.join(folder, "lines.html"))
+        until(d, run_is(1, "ok"), what="the --lines file's run")
+        until(d, "return document.querySelectorAll('#run section.lines tr').length > 0", what="the lines section")
+        title = text(d, "#run section.lines .tabletitle")
+        check(any(t.startswith("conflict: ") and "instructions on 5 lines" in t for t in title),
+              f"run --html --lines: no table titled for kernel conflict in {title}")
+        rows = d.execute_script(
+            "return Array.from(document.querySelectorAll('#run section.lines tbody tr')).map(tr =>"
+            " [tr.className, Array.from(tr.cells).map(c => c.textContent)])")
+        stored = [c for cls, c in rows if len(c) > 2 and "s[threadIdx.x * 32] = threadIdx.x;" in c[-2]]
+        check(len(stored) == 1 and stored[0][0] == "3" and "shared store" in stored[0][-1],
+              f"run --html --lines: no row for line 3 (its source, 'shared store') in {rows}")
+        loaded = [(cls, c) for cls, c in rows if len(c) > 2 and c[0] == "5"]
+        check(len(loaded) == 1 and "shared load" in loaded[0][1][-1] and "global store" in loaded[0][1][-1],
+              f"run --html --lines: line 5 is not a shared load and a global store in {rows}")
+        check(sum(1 for cls, _ in rows if cls == "hot") == 3, f"run --html --lines: not three hot lines in {rows}")
+        check(any(c == ["conflict.cu"] for _, c in rows), f"run --html --lines: no row naming the file in {rows}")
+        console_errors(d, "the --lines file")
+        shot(d, "6-run-html-lines")
     finally:
         if d:
             d.quit()
