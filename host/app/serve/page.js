@@ -277,7 +277,7 @@
         }
         const tr = body.appendChild(el("tr", hot.includes(r) ? "hot" : null));
         tr.appendChild(el("td", "num", r.line || "-"));
-        for (const [, v] of lineCells(cols, r)) tr.appendChild(el("td", "num", v));
+        for (const [h, v] of lineCells(cols, r)) tr.appendChild(el("td", h === "top reasons" ? "reasons" : "num", v));
         tr.appendChild(el("td", "src", r.text));
         tr.appendChild(el("td", "kinds", (r.kinds || []).join(", ")));
       }

@@ -10,6 +10,7 @@ Content-Security-Policy refusal would show there). A screenshot of each state go
 artifacts folder; with WARPLAB_DOCS_SCREENSHOTS=1 the first two also to docs/images/.
 Usage: page_browser.py WARPLAB SOURCE_ROOT ARTIFACTS_DIR
 """
+import json
 import os
 import re
 import shutil
@@ -444,6 +445,46 @@ def main():
         check(any(c == ["conflict.cu"] for _, c in rows), f"run --html --lines: no row naming the file in {rows}")
         console_errors(d, "the --lines file")
         shot(d, "6-run-html-lines")
+
+        # The same page with counts, as a GPU's run sends them (the record's rows given the
+        # values a 32-way conflicted launch has): the cells read as the terminal's listing.
+        with open(os.path.join(folder, "lines.html")) as f:
+            page = f.read()
+        m = re.search(r'(<script type="application/json" id="warplab-data">)(.*?)(</script>)', page, re.S)
+        data = json.loads(m.group(2))
+        lines = data["runs"][0]["lines"]
+        lines["columns"] = ["instructions", "shared", "global", "stalls"]
+        lines["kernels"][0].update(launches=1, samples=200.0)
+        for r in lines["rows"]:
+            r.update(inst=32.0, thread_inst=1024.0, predicated_off=0.0, shared_way=None, shared_wavefronts=None,
+                     shared_ideal=None, global_sectors=None, global_ideal=None, samples=10.0, share=0.05,
+                     reasons={"barrier": 10.0})
+            if r["line"] == 3:
+                r.update(inst=64.0, shared_wavefronts=1024.0, shared_ideal=32.0, shared_way=32.0, samples=150.0,
+                         share=0.75, reasons={"mio_throttle": 120.0, "short_scoreboard": 30.0})
+            if r["line"] == 5:
+                r.update(global_sectors=8.0, global_ideal=4.0)
+        blob = json.dumps(data).replace("<", "\\u003c")
+        with open(os.path.join(folder, "counted.html"), "w") as f:
+            f.write(page[:m.start(2)] + blob + page[m.end(2):])
+        d.get_log("browser")
+        d.get("file://" + os.path.join(folder, "counted.html"))
+        until(d, "return document.querySelectorAll('#run section.lines tbody tr').length > 0", what="the counted lines")
+        head = d.execute_script("return Array.from(document.querySelectorAll('#run section.lines th')).map(h => h.textContent)")
+        check(head == ["line", "warp inst", "thread inst", "pred off", "shared", "global", "stalls", "top reasons",
+                       "source", "compiled to"], f"the counted lines' columns: {head}")
+        cells = {c[0]: c for c in d.execute_script(
+            "return Array.from(document.querySelectorAll('#run section.lines tbody tr')).map(tr =>"
+            " Array.from(tr.cells).map(c => c.textContent))") if len(c) > 2}
+        check(cells.get("3", [])[1:8] == ["64", "1024", "0.0 %", "32.0-way", "-", "75.0 %", "mio_throttle 80%, short_scoreboard 20%"],
+              f"the conflicted line's cells: {cells.get('3')}")
+        check(cells.get("5", [])[5] == "2.00x", f"the line with twice the sectors: {cells.get('5')}")
+        title = text(d, "#run section.lines .tabletitle")
+        check(title and title[0] == "conflict: 1 launch, exact counts, 200 stall samples", f"the counted kernel's title: {title}")
+        hot = d.execute_script("return Array.from(document.querySelectorAll('#run section.lines tr.hot')).map(tr => tr.cells[0].textContent)")
+        check(len(hot) == 3 and "3" in hot, f"line 3 (the hottest) is not among three marked: {hot}")
+        console_errors(d, "the counted lines")
+        shot(d, "7-lines-counted")
     finally:
         if d:
             d.quit()
