@@ -41,6 +41,7 @@ code 1 attrs --diff "$FIX" b.json --json
 code 2 run ok.lua --bogus
 code 2 attrs -- warp
 code 2 compile "$GOOD" --json --ptx
+code 2 compile "$GOOD" --diff
 code 2 attrs --json --csv
 code 2 --device x run ok.lua
 code 2 cache frobnicate
@@ -65,6 +66,12 @@ code 5 compile "$GOOD" --kernel 'nope<1>'
 WARPLAB_COMPUTE_SANITIZER=$T/none code 8 --profile h100 run --sanitize memcheck ok.lua
 [ -x /usr/local/cuda/bin/cuobjdump ] || [ -x /usr/local/cuda/bin/nvdisasm ] ||
   PATH=/usr/bin:/bin CUDA_HOME=$T/none CUDA_PATH=$T/none code 8 compile "$GOOD" --arch sm_90 --sass
+# ... and a cuobjdump that cannot print SASS without nvdisasm (as the real one fails).
+mkdir -p only
+printf '#!/bin/sh\necho "cuobjdump fatal   : Could not find executable file '"'"'nvdisasm'"'"'" >&2\nexit 1\n' >only/cuobjdump
+chmod +x only/cuobjdump
+[ -x /usr/local/cuda/bin/nvdisasm ] ||
+  PATH=$T/only:/usr/bin:/bin CUDA_HOME=$T/none CUDA_PATH=$T/none code 8 compile "$GOOD" --arch sm_90 --sass
 
 # The kind, not the words: each kind raised by a script in words warplab never uses.
 printf 'warplab.raise("no_gpu", "my own words for a missing GPU")\n' >raise3.lua

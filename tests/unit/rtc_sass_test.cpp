@@ -1,11 +1,13 @@
 // rtc_sass_test.cpp: the one disassembler finder (rtc/sass.hpp): cuobjdump before nvdisasm,
-// on PATH before the toolkit folders; a CUBIN disassembled by the tool found (a stand-in
-// script here: the toolkit's tools are not needed to test what warplab does with them);
-// one kernel cut out of either tool's output; the note when neither exists.
+// on PATH before the toolkit folders, told where nvdisasm is; a CUBIN disassembled by the
+// tool found (a stand-in script here: the toolkit's tools are not needed to test what
+// warplab does with them); one kernel cut out of either tool's output; a failure with the
+// tool's own reason; the note, and where nvdisasm comes from, when it is missing.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -103,8 +105,74 @@ TEST(Sass, NvdisasmWhenNoCuobjdumpAndAFailureSaysSo) {
     rtc::disassemble({'E', 'L', 'F'}, "k.sass");
     FAIL() << "no error";
   } catch (const rtc::Error& e) {
-    EXPECT_EQ(std::string(e.what()), "k.sass: " + tool.path + " failed (exit 3)");
+    EXPECT_EQ(std::string(e.what()), "k.sass: " + tool.path + " failed (exit 3, nothing on stderr)");
+    EXPECT_EQ(e.kind(), warplab::ErrorKind::failed);
   }
+}
+
+// cuobjdump prints SASS through nvdisasm. Without one anywhere it fails as the real one does
+// (its words on stderr, exit 1): the sentence keeps its reason and says where nvdisasm comes
+// from, and the kind is a missing tool (exit 8), not a failure.
+TEST(Sass, CuobjdumpWithoutNvdisasmSaysItsReasonAndIsAMissingTool) {
+  ScratchDir d;
+  executable(
+      d, "bin/cuobjdump",
+      "#!/bin/sh\nprintf '\\n\\tcode for sm_90\\n'\n"
+      "echo \"cuobjdump fatal   : Could not find executable file 'nvdisasm'; you can try adding path to "
+      "environment variables PATH or NVDISASM_PATH\" >&2\nexit 1\n");
+  Env path("PATH", (d.path() / "bin").string());
+  Env home("CUDA_HOME", d.path().string());
+  Env cpath("CUDA_PATH", d.path().string());
+  const rtc::SassTool tool = rtc::find_sass_tool();
+  if (!tool.nvdisasm_dir.empty()) GTEST_SKIP() << "/usr/local/cuda/bin has nvdisasm";
+  try {
+    rtc::disassemble({'E', 'L', 'F'}, "--sass");
+    FAIL() << "no error";
+  } catch (const rtc::Error& e) {
+    const std::string w = e.what();
+    EXPECT_EQ(e.kind(), warplab::ErrorKind::tool) << w;
+    EXPECT_EQ(
+        w.rfind("--sass: " + tool.path +
+                    " failed (exit 1): cuobjdump fatal : Could not find executable file 'nvdisasm'; you "
+                    "can try adding path to environment variables PATH or NVDISASM_PATH; cuobjdump needs "
+                    "nvdisasm for SASS and none was found (PATH, CUDA_HOME, /usr/local/cuda): nvdisasm "
+                    "comes with the CUDA toolkit (NVIDIA's package cuda-nvdisasm-",
+                0),
+        0u)
+        << w;
+    EXPECT_EQ(w.find('\n'), std::string::npos) << "one sentence: " << w;
+  }
+}
+
+// An nvdisasm warplab finds where cuobjdump would not look (CUDA_HOME, not PATH) is handed to
+// it as NVDISASM_PATH; one the user set is left alone.
+TEST(Sass, CuobjdumpIsToldWhereNvdisasmIs) {
+  ScratchDir d;
+  executable(d, "bin/cuobjdump", "#!/bin/sh\necho \"Function : $NVDISASM_PATH\"\n");
+  executable(d, "toolkit/bin/nvdisasm", "#!/bin/sh\nexit 0\n");
+  Env path("PATH", (d.path() / "bin").string());
+  Env home("CUDA_HOME", (d.path() / "toolkit").string());
+  const rtc::SassTool tool = rtc::find_sass_tool();
+  ASSERT_FALSE(tool.nvdisasm);
+  EXPECT_EQ(tool.nvdisasm_dir, (d.path() / "toolkit" / "bin").string());
+  {
+    Env unset("NVDISASM_PATH", "");
+    ::unsetenv("NVDISASM_PATH");
+    EXPECT_EQ(rtc::disassemble({'E', 'L', 'F'}, "--sass"), "Function : " + tool.nvdisasm_dir + "\n");
+  }
+  Env mine("NVDISASM_PATH", "/elsewhere");
+  EXPECT_EQ(rtc::disassemble({'E', 'L', 'F'}, "--sass"), "Function : /elsewhere\n");
+}
+
+TEST(Sass, SectionsInOrder) {
+  const auto s = rtc::sass_sections(kCuobjdump);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].first, "_Z1aPi");
+  EXPECT_EQ(s[1].first, "_Z1bPf");
+  EXPECT_NE(s[1].second.find("BRA 0x10"), std::string::npos);
+  const auto n = rtc::sass_sections(kNvdisasm);
+  ASSERT_EQ(n.size(), 2u);
+  EXPECT_EQ(n[1].first, "_Z1bPf");
 }
 
 TEST(Sass, NeitherToolIsOneSentence) {
@@ -117,7 +185,16 @@ TEST(Sass, NeitherToolIsOneSentence) {
     rtc::disassemble({'E', 'L', 'F'}, "--sass");
     FAIL() << "no error";
   } catch (const rtc::Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "--sass: neither cuobjdump nor nvdisasm found (PATH, CUDA_HOME, /usr/local/cuda)");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "--sass: neither cuobjdump nor nvdisasm found (PATH, CUDA_HOME, /usr/local/cuda): nvdisasm comes "
+        "with the CUDA toolkit (NVIDIA's package cuda-nvdisasm-" +
+            [] {
+              std::string v = rtc::nvrtc_version();
+              std::replace(v.begin(), v.end(), '.', '-');
+              return v;
+            }() +
+            ")");
+    EXPECT_EQ(e.kind(), warplab::ErrorKind::tool);
   }
 }

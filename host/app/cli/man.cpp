@@ -94,7 +94,9 @@ struct Code {
 };
 constexpr Code kCodes[] = {
     {kOk, "success, also offline on a profile"},
-    {kFailed, "a script raised an error or a check failed; attrs --diff found differences"},
+    {kFailed,
+     "a script raised an error or a check failed; attrs --diff or compile --diff found differences; the "
+     "disassembler failed"},
     {kUsage, "bad command line (an unknown command or option, a missing or bad value)"},
     {kNoDevice, "a GPU was needed and there is none, or a value the profile does not know"},
     {kBadInput,
@@ -103,7 +105,8 @@ constexpr Code kCodes[] = {
     {kCompileError, "NVRTC rejected the source (in run: a script raised its diagnostics)"},
     {kCudaError, "a CUDA driver call failed"},
     {kTimeout, "the kernel watchdog (--timeout) fired"},
-    {kNoSanitizer, "a CUDA tool warplab runs was not found (compute-sanitizer, cuobjdump or nvdisasm)"},
+    {kNoSanitizer,
+     "a CUDA tool warplab runs was not found (compute-sanitizer; nvdisasm, which cuobjdump needs for SASS)"},
     {kSanitizerFindings, "run --sanitize: compute-sanitizer reported errors"},
     {kInternal, "an internal error in warplab (a bug)"},
 };

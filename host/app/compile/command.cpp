@@ -2,25 +2,24 @@
 // diagnostics (stderr), a resource table per kernel (or JSON), the PTX or the cubin on
 // request; --kernel instantiates templates. The arch comes from --arch (compute_XX: PTX
 // only), else the live device or profile (select_target), else sm_90 with a note.
-// --sass prints the SASS (rtc/sass.hpp); --timings says where the time went; --pch keeps
-// the headers warm first, as watch does.
+// --sass prints the SASS, clean or as the disassembler does (code.hpp); --diff compares it
+// with a second variant's; --timings says where the time went; --pch keeps the headers warm
+// first, as watch does.
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <iomanip>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "app/cli/cleanup.hpp"
 #include "app/cli/command.hpp"
+#include "app/compile/args.hpp"
+#include "app/compile/code.hpp"
 #include "app/compile/lines.hpp"
 #include "app/compile/report.hpp"
-#include "cu/context.hpp"
-#include "cu/module.hpp"
 #include "cu/profile.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
@@ -33,36 +32,20 @@
 namespace warplab::app {
 namespace {
 
-struct CompileArgs {
-  std::string file;
-  std::string arch;
-  std::vector<std::string> defines;
-  std::vector<std::string> include_dirs;
-  bool ptx = false;
-  bool sass = false;  // --sass: the SASS on stdout (cuobjdump or nvdisasm: rtc/sass.hpp)
-  std::string cubin;
-  bool cubin_given = false;  // --cubin "" is an error, not "no --cubin"
-  bool lineinfo = false;
-  std::size_t max_errors = 10;
-  bool arch_given = false;           // --arch "" is an error, not "no --arch"
-  std::vector<std::string> kernels;  // --kernel 'NAME<...>': name expressions to instantiate
-  bool json = false;
-  bool timings = false;  // where the time went
-  bool pch = false;      // headers kept warm before the compile
-  bool lines = false;    // --lines: each kernel's source lines and the instructions they made (lines.hpp)
-};
-
-std::string join_archs() {
-  std::string out;
-  for (const std::string& a : rtc::supported_archs()) out += (out.empty() ? "" : ", ") + a;
-  return out + " (or compute_XX for PTX only)";
+// --sass's value: clean (the listing, --sass alone) or raw (the disassembler's text).
+CLI::Validator sass_mode() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        return v == "clean" || v == "raw" ? std::string() : "--sass=raw or --sass alone (got '" + v + "')";
+      },
+      "MODE");
 }
 
 // --arch, else the target's (the profile asked for, the live device, the default
 // profile), else sm_90, saying so. A profile that was asked for and fails is an error.
 // `live`: the device, when the arch is the live GPU's (--timings then times a load).
-std::string choose_arch(const CompileArgs& a, const Globals& g, int* live) {
-  if (!a.arch.empty()) return a.arch;
+std::string choose_arch(const Variant& v, const Globals& g, int* live) {
+  if (!v.arch.empty()) return v.arch;
   if (!g.opts.profile.empty()) return select_target(g, true).arch();
   try {
     const cu::DeviceSnapshot t = select_target(g, true);
@@ -72,48 +55,6 @@ std::string choose_arch(const CompileArgs& a, const Globals& g, int* live) {
     if (!g.opts.quiet) std::cerr << "warplab: " << e.what() << "; compiling for sm_90 (choose with --arch)\n";
     return "sm_90";
   }
-}
-
-std::string ms(double v) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(v < 10 ? 1 : 0) << v;
-  return o.str();
-}
-
-// --timings: "time: 212 ms: includes 0.4, cache 0.2, NVRTC 205 (front end 180, ...)",
-// whether a PCH was used, and on a GPU the context and the module load.
-void print_timings(std::ostream& os, const rtc::CompileResult& r, const rtc::WarmResult* warm, int live) {
-  const rtc::CompileTimes& t = r.times;
-  os << "time: " << ms(r.compile_ms) << " ms: includes " << ms(t.includes) << ", cache " << ms(t.cache);
-  if (r.from_cache) {
-    os << " (a hit: no NVRTC)\n";
-  } else {
-    os << ", NVRTC " << ms(t.nvrtc);
-    std::string split;
-    for (const auto& [name, v] :
-         {std::pair{"front end", t.frontend}, {"optimizer", t.optimizer}, {"PTX", t.ptx}, {"ptxas", t.ptxas}})
-      if (v >= 0) split += (split.empty() ? "" : ", ") + std::string(name) + " " + ms(v);
-    os << (split.empty() ? "" : " (" + split + ")") << ", outputs " << ms(t.outputs) << "\n";
-  }
-  if (warm)
-    os << "PCH: headers kept warm in " << ms(warm->ms) << " ms"
-       << (warm->made ? "" : " (none: " + warm->why + ")") << "; "
-       << (r.pch          ? "used"
-           : r.from_cache ? "not needed"
-                          : "not used (" + r.pch_note + ")")
-       << "\n";
-  else
-    os << "PCH: not used (none kept warm in this process; --pch keeps them, as watch does)\n";
-  if (live < 0 || r.cubin.empty()) return;
-  const auto t0 = std::chrono::steady_clock::now();
-  const cu::ContextPtr ctx = cu::primary_context(live);
-  const auto t1 = std::chrono::steady_clock::now();
-  const cu::ModulePtr m =
-      cu::Module::load_cubin(ctx, std::string_view(r.cubin.data(), r.cubin.size()), r.arch);
-  const auto t2 = std::chrono::steady_clock::now();
-  auto d = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-  os << "load: " << ms(d(t1, t2)) << " ms into device " << live << " (its context first: " << ms(d(t0, t1))
-     << " ms)\n";
 }
 
 // What to say when the source compiled to no kernel at all.
@@ -139,18 +80,30 @@ void write_cubin(const CompileArgs& a, const rtc::CompileResult& r) {
   if (!w) throw Error(ErrorKind::bad_input, "--cubin: " + w.message);  // as any file named that fails (4)
 }
 
+// --diff: the second variant compiled as the first was, then what changed, kernel by kernel.
+int run_diff(const CompileArgs& a, const Globals& g, const rtc::CompileResult& first, rtc::Cache* cache) {
+  const std::string file = a.diff_file.empty() ? a.file : a.diff_file;
+  const rtc::Source src = rtc::load_source(file);  // an unreadable file: bad input (4)
+  const rtc::Options opt = options_of(a, &a.second, a.second.arch_given ? a.second.arch : first.arch);
+  const rtc::CompileResult r = rtc::compile(src, opt, cache);
+  std::cerr << rtc::format_diagnostics(r, a.max_errors, g.opts.color && isatty(STDERR_FILENO));
+  const CodeSide one{variant_label(a.file, nullptr), &first}, two{variant_label(file, &a.second), &r};
+  if (!r.ok) {
+    std::cerr << "warplab: " << two.label << " did not compile for " << r.arch << " ("
+              << sys::plural(r.errors(), "error") << ")\n";
+    return kCompileError;
+  }
+  if (!g.opts.quiet) {
+    print_summary(std::cerr, one.label, first);
+    print_summary(std::cerr, two.label, r);
+  }
+  const bool differ = print_code_diff(std::cout, one, two, a.ptx, a.diff_lines);
+  return differ ? kFailed : kOk;  // as diff: 1 when they differ
+}
+
 int run_compile(const CompileArgs& a, const Globals& g) {
-  if (a.arch_given && a.arch.empty())
-    throw Error(ErrorKind::bad_input,
-                "--arch needs an architecture, e.g. sm_90 (valid: " + join_archs() + ")");
-  if (a.cubin_given && a.cubin.empty())
-    throw Error(ErrorKind::usage, "--cubin needs a file name: --cubin FILE");
-  if (!a.cubin.empty() && rtc::is_virtual_arch(a.arch))
-    throw Error(ErrorKind::bad_input,
-                "--cubin needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
-  if (a.sass && rtc::is_virtual_arch(a.arch))
-    throw Error(ErrorKind::bad_input,
-                "--sass needs a real architecture (sm_XX): " + a.arch + " gives PTX only");
+  check_args(a);
+  const bool sass = a.wants_sass();
   if (!a.cubin.empty()) {  // before the compile (sys/output.hpp): never the source or the profile
     std::vector<sys::NamedInput> inputs = {{a.file, "the source"}};
     if (!g.opts.profile.empty() && !cu::find_embedded_profile(g.opts.profile))
@@ -159,18 +112,8 @@ int run_compile(const CompileArgs& a, const Globals& g) {
       throw Error(ErrorKind::bad_input, "--cubin: " + *why);
   }
   const rtc::Source src = rtc::load_source(a.file);  // an unreadable file: bad input (4)
-  rtc::Options opt;
   int live = -1;
-  opt.arch = choose_arch(a, g, &live);
-  try {
-    for (const std::string& d : a.defines) opt.defines.push_back(rtc::parse_define(d));
-  } catch (const rtc::Error& e) {
-    throw Error(ErrorKind::usage, std::string("-D: ") + e.what());
-  }
-  opt.include_dirs = a.include_dirs;
-  opt.lineinfo = a.lineinfo || a.lines;  // --lines needs the line table
-  opt.allow_virtual = true;              // compute_XX: PTX only
-  opt.name_expressions = a.kernels;
+  const rtc::Options opt = options_of(a, nullptr, choose_arch(a.both, g, &live));
   // An rtc::Error is bad input (the arch, an include folder), or internal when NVRTC broke.
   rtc::CompileResult r;
   std::optional<rtc::Cache> cache;
@@ -202,19 +145,14 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     if (a.timings) print_timings(std::cerr, r, warm ? &*warm : nullptr, -1);
     return kCompileError;
   }
+  if (a.diff) return run_diff(a, g, r, cache ? &*cache : nullptr);
   write_cubin(a, r);
   if (a.json) return kOk;
   // With --ptx or --sass, stdout carries only that code (so it can be redirected); the
   // table moves to stderr.
-  std::ostream& table = a.ptx || a.sass ? std::cerr : std::cout;
+  std::ostream& table = a.ptx || sass ? std::cerr : std::cout;
   const bool ptx_only = rtc::is_virtual_arch(r.arch);
-  if (!g.opts.quiet || r.kernels.empty()) {
-    std::ostringstream ms;
-    ms << std::fixed << std::setprecision(0) << r.compile_ms;
-    table << a.file << ": " << sys::plural(r.kernels.size(), "kernel") << " for " << r.arch << " (NVRTC "
-          << r.nvrtc_version << ", " << ms.str() << " ms" << (r.from_cache ? ", from the cache" : "")
-          << (ptx_only ? ", PTX only" : "") << ")\n";
-  }
+  if (!g.opts.quiet || r.kernels.empty()) print_summary(table, a.file, r);
   if (const std::string hint = r.kernels.empty() ? no_kernels_hint(src, a) : ""; !hint.empty())
     table << "0 kernels" << hint << "\n";
   if (ptx_only) {  // no cubin, so no resources: the kernels by name, and why
@@ -230,9 +168,9 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   // The listing, with --sass each line's SASS under it. Without a disassembler --sass is
   // kind tool, exit 8, as run --sanitize without its tool; the tool failing: exit 1.
   if (a.lines)
-    std::cout << compile_lines(src, opt, r, a.sass, g.opts.color && isatty(STDOUT_FILENO));
-  else if (a.sass)
-    std::cout << rtc::disassemble(r.cubin, "--sass");
+    std::cout << compile_lines(src, opt, r, sass, g.opts.color && isatty(STDOUT_FILENO));
+  else if (sass)
+    std::cout << (a.sass == "raw" ? rtc::disassemble(r.cubin, "--sass") : sass_listing(r, "--sass"));
   if (!a.cubin.empty() && !g.opts.quiet)
     table << "cubin: " << a.cubin << " (" << r.cubin.size() << " bytes)\n";
   if (a.timings) print_timings(table, r, warm ? &*warm : nullptr, live);
@@ -253,19 +191,34 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* sub =
       app.add_subcommand("compile", "compile a .cu file with NVRTC: diagnostics, resources per kernel, PTX");
   sub->add_option("file", args->file, "CUDA source file")->required()->type_name("FILE.cu");
+  // -D, -I and --arch are read as they come: after --diff they are the second variant's.
   sub->add_option_function<std::string>(
          "--arch",
          [args](const std::string& v) {
-           args->arch = v;
-           args->arch_given = true;
+           args->variant().arch = v;
+           args->variant().arch_given = true;
          },
          "target architecture: sm_90, sm_90a, ... (default: the GPU's); compute_90: PTX only")
+      ->trigger_on_parse()
       ->type_name("ARCH");
   // One value per flag, so `-D N=1 file.cu` does not swallow the file name.
-  sub->add_option("-D", args->defines, "define a macro: NAME or NAME=VALUE")
+  // (A list, emptied at each use: each -D is handed over alone, to the variant of its place.)
+  sub->add_option_function<std::vector<std::string>>(
+         "-D",
+         [args](const std::vector<std::string>& v) {
+           for (const std::string& d : v) args->variant().defines.push_back(d);
+         },
+         "define a macro: NAME or NAME=VALUE")
+      ->trigger_on_parse()
       ->allow_extra_args(false)
       ->type_name("NAME[=VALUE]");
-  sub->add_option("-I", args->include_dirs, "add a directory for #include \"...\"")
+  sub->add_option_function<std::vector<std::string>>(
+         "-I",
+         [args](const std::vector<std::string>& v) {
+           for (const std::string& d : v) args->variant().include_dirs.push_back(d);
+         },
+         "add a directory for #include \"...\"")
+      ->trigger_on_parse()
       ->allow_extra_args(false)
       ->type_name("DIR");
   sub->add_option("--kernel", args->kernels,
@@ -276,9 +229,14 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
   auto* json =
       sub->add_flag("--json", args->json, "print the kernels and their resources as JSON (unknown: null)");
   json->excludes(ptx);
+  // A flag with an optional value (--sass, --sass=raw): it never takes the next word.
   auto* sass =
-      sub->add_flag("--sass", args->sass,
-                    "print the SASS on stdout, from cuobjdump or nvdisasm (the table goes to stderr)");
+      sub->add_flag("--sass{clean}", args->sass,
+                    "print each kernel's SASS on stdout, from cuobjdump or nvdisasm (the table goes to "
+                    "stderr): its instructions without encodings, branch targets as labels; "
+                    "--sass=raw: the tool's own text")
+          ->check(sass_mode())
+          ->type_name("[=raw]");
   sass->excludes(ptx);
   sass->excludes(json);
   auto* lines =
@@ -288,6 +246,28 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
                     "information; with --sass, each line's SASS under it");
   lines->excludes(ptx);
   lines->excludes(json);
+  // --diff [FILE]: a file is taken only as its value (the source stays the first word that
+  // is not an option's); the options after it are the second variant's.
+  auto* diff = sub->add_option_function<std::string>(
+                      "--diff",
+                      [args](const std::string& v) {
+                        args->diff = true;
+                        args->diff_file = v;
+                      },
+                      "compare the SASS (with --ptx the PTX) with a second variant's, kernel by kernel, "
+                      "renumbered registers and labels taken for no change: another file, or the same file "
+                      "with the -D, -I and --arch that follow --diff (exit 1 when they differ)")
+                   ->expected(0, 1)
+                   ->trigger_on_parse()
+                   ->type_name("FILE.cu");
+  diff->excludes(json);
+  diff->excludes(lines);
+  sub->add_option("--diff-lines", args->diff_lines,
+                  "with --diff, show at most N lines of each kernel's diff (0: all)")
+      ->check(count_upto(1000000))
+      ->capture_default_str()
+      ->needs(diff)
+      ->type_name("N");
   sub->add_option_function<std::string>(
          "--cubin",
          [args](const std::string& v) {
@@ -295,22 +275,27 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
            args->cubin_given = true;
          },
          "write the cubin (ELF) to this file, replacing it (never a file the compile read)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->excludes(diff);
   sub->add_flag("--lineinfo", args->lineinfo, "generate line information (-lineinfo)");
   sub->add_flag("--timings", args->timings,
-                "say where the time went: includes, cache, NVRTC's phases, ptxas, PCH, the load on a GPU");
+                "say where the time went: includes, cache, NVRTC's phases, ptxas, PCH, the load on a GPU")
+      ->excludes(diff);
   sub->add_flag("--pch", args->pch,
-                "keep the headers the file opens with warm first (as watch does), then compile with them");
+                "keep the headers the file opens with warm first (as watch does), then compile with them")
+      ->excludes(diff);
   sub->add_option("--max-errors", args->max_errors, "show at most N diagnostics (0: all)")
       ->check(count_upto(1000000))
       ->capture_default_str()
       ->type_name("N");
   set_help(sub,
-           {"warplab compile kernels_src/warps/thread_ids.cu --arch sm_90",
+           {"warplab compile kernels_src/warps/thread_ids.cu --arch sm_90 --sass",
             "warplab compile k.cu --kernel 'reduce<256>' --json",
-            "warplab compile k.cu --arch compute_90 --ptx > k.ptx"},
-           "Exit status: 0 compiled; 4 unreadable file or unsupported architecture; 5 NVRTC "
-           "rejected the source; 8 --sass without cuobjdump or nvdisasm.\n");
+            "warplab compile k.cu --diff -D PAD   # what -D PAD changes in the SASS (or --diff b.cu)"},
+           "Exit status: 0 compiled (with --diff: the same code); 1 --diff found differences, or the "
+           "disassembler failed (its reason is said); 2 bad command line; 4 unreadable file or "
+           "unsupported architecture; 5 NVRTC rejected the source; 8 --sass or --diff without "
+           "nvdisasm (cuobjdump needs it too).\n");
   out.push_back({sub, [args, &g] { return run_compile(*args, g); }});
 }
 

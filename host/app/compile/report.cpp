@@ -1,14 +1,19 @@
-// compile/report.cpp: the resource table and the JSON of `warplab compile` (report.hpp),
-// and the template kernels a source declares.
+// compile/report.cpp: the summary line, resource table, resource changes, timings and JSON
+// of `warplab compile` (report.hpp), and the template kernels a source declares.
 #include "app/compile/report.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <iomanip>
 #include <optional>
 #include <regex>
+#include <sstream>
 #include <string_view>
 
+#include "cu/context.hpp"
+#include "cu/module.hpp"
 #include "sys/regex_span.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::app {
 namespace {
@@ -18,6 +23,12 @@ std::string human_bytes(std::optional<long> b) {
   if (!b) return "?";
   if (*b >= 1024 && *b % 1024 == 0) return std::to_string(*b / 1024) + " KiB";
   return std::to_string(*b) + " B";
+}
+
+std::string ms(double v) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(v < 10 ? 1 : 0) << v;
+  return o.str();
 }
 
 template <class T>
@@ -40,6 +51,15 @@ nlohmann::json declared_max_threads(const std::vector<rtc::ElfKernel>& elf, cons
 }
 
 }  // namespace
+
+// "k.cu: 1 kernel for sm_90 (NVRTC 13.0, 80 ms)", on `os`.
+void print_summary(std::ostream& os, const std::string& file, const rtc::CompileResult& r) {
+  std::ostringstream t;
+  t << std::fixed << std::setprecision(0) << r.compile_ms;
+  os << file << ": " << sys::plural(r.kernels.size(), "kernel") << " for " << r.arch << " (NVRTC "
+     << r.nvrtc_version << ", " << t.str() << " ms" << (r.from_cache ? ", from the cache" : "")
+     << (rtc::is_virtual_arch(r.arch) ? ", PTX only" : "") << ")\n";
+}
 
 // One row per kernel: signature (demangled when C++, read when extern "C"), then its resources
 // (rtc/resources.hpp).
@@ -65,6 +85,58 @@ void print_table(std::ostream& os, const rtc::CompileResult& r) {
   }
   // One line per reason a number above is "?", or where the CUBIN and ptxas disagree.
   for (const std::string& n : r.resource_notes) os << "note: " << n << "\n";
+}
+
+// "regs 32→40, shared 1 KiB→2 KiB": what moved, in the table's order; "" when nothing did.
+std::string resource_changes(const rtc::KernelResources& a, const rtc::KernelResources& b) {
+  std::string out;
+  auto add = [&](const char* name, const std::string& x, const std::string& y) {
+    if (x != y) out += (out.empty() ? "" : ", ") + std::string(name) + " " + x + "\u2192" + y;
+  };
+  add("regs", num(a.registers), num(b.registers));
+  add("shared", human_bytes(a.shared_bytes), human_bytes(b.shared_bytes));
+  add("const", human_bytes(a.const_bytes), human_bytes(b.const_bytes));
+  add("stack", human_bytes(a.stack_bytes), human_bytes(b.stack_bytes));
+  add("spill st/ld", num(a.spill_store_bytes) + "/" + num(a.spill_load_bytes),
+      num(b.spill_store_bytes) + "/" + num(b.spill_load_bytes));
+  add("barriers", num(a.barriers), num(b.barriers));
+  return out;
+}
+
+// --timings: "time: 212 ms: includes 0.4, cache 0.2, NVRTC 205 (front end 180, ...)",
+// whether a PCH was used, and on a GPU the context and the module load.
+void print_timings(std::ostream& os, const rtc::CompileResult& r, const rtc::WarmResult* warm, int live) {
+  const rtc::CompileTimes& t = r.times;
+  os << "time: " << ms(r.compile_ms) << " ms: includes " << ms(t.includes) << ", cache " << ms(t.cache);
+  if (r.from_cache) {
+    os << " (a hit: no NVRTC)\n";
+  } else {
+    os << ", NVRTC " << ms(t.nvrtc);
+    std::string split;
+    for (const auto& [name, v] :
+         {std::pair{"front end", t.frontend}, {"optimizer", t.optimizer}, {"PTX", t.ptx}, {"ptxas", t.ptxas}})
+      if (v >= 0) split += (split.empty() ? "" : ", ") + std::string(name) + " " + ms(v);
+    os << (split.empty() ? "" : " (" + split + ")") << ", outputs " << ms(t.outputs) << "\n";
+  }
+  if (warm)
+    os << "PCH: headers kept warm in " << ms(warm->ms) << " ms"
+       << (warm->made ? "" : " (none: " + warm->why + ")") << "; "
+       << (r.pch          ? "used"
+           : r.from_cache ? "not needed"
+                          : "not used (" + r.pch_note + ")")
+       << "\n";
+  else
+    os << "PCH: not used (none kept warm in this process; --pch keeps them, as watch does)\n";
+  if (live < 0 || r.cubin.empty()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const cu::ContextPtr ctx = cu::primary_context(live);
+  const auto t1 = std::chrono::steady_clock::now();
+  const cu::ModulePtr m =
+      cu::Module::load_cubin(ctx, std::string_view(r.cubin.data(), r.cubin.size()), r.arch);
+  const auto t2 = std::chrono::steady_clock::now();
+  auto d = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  os << "load: " << ms(d(t1, t2)) << " ms into device " << live << " (its context first: " << ms(d(t0, t1))
+     << " ms)\n";
 }
 
 // The names of `template ... __global__` kernels in the source: what --kernel can

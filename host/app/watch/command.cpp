@@ -49,6 +49,7 @@ struct WatchArgs {
   std::vector<std::string> args;
   bool clear = false;
   bool diff = false;
+  int diff_lines = 40;   // --diff-lines N: at most N lines of each diff (0: all)
   double timeout = 0;    // seconds per run, 0 = none
   CounterArgs counters;  // --counters SET[,SET]: passed to each run, changes shown
   LineArgs lines;        // --lines[=SET]: passed to each run, changes shown
@@ -91,7 +92,7 @@ class Watch {
   // One poll over the signalfd, inotify and the standby's "ready"; the timeout is the
   // nearer of the pending batch's deadline and the run's --timeout.
   int loop() {
-    if (!keep_.dir().empty()) code_ = std::make_unique<watch::CodeDiff>(a_.diff, keep_.dir());
+    if (!keep_.dir().empty()) code_ = std::make_unique<watch::CodeDiff>(a_.diff, keep_.dir(), a_.diff_lines);
     start(nullptr);
     for (;;) {
       int timeout = files_.timeout_ms();
@@ -354,8 +355,13 @@ void add_watch_command(CLI::App& app, Globals& g, Commands& out) {
       ->type_name("SCRIPT.lua");
   add_script_options(sub, a->params, g);
   sub->add_flag("--clear", a->clear, "clear the screen before each run");
-  sub->add_flag("--diff", a->diff,
-                "also show what an edit changed in the PTX (and SASS with cuobjdump or nvdisasm)");
+  auto* diff = sub->add_flag(
+      "--diff", a->diff, "also show what an edit changed in the PTX (and SASS with cuobjdump or nvdisasm)");
+  sub->add_option("--diff-lines", a->diff_lines, "with --diff, show at most N lines of each diff (0: all)")
+      ->check(count_upto(1000000))
+      ->capture_default_str()
+      ->needs(diff)
+      ->type_name("N");
   // Shadows the global --timeout after `watch` (docs/cli.md): that one, the kernel
   // watchdog, goes before the subcommand.
   sub->add_option("--timeout", a->timeout,

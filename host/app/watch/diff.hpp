@@ -2,38 +2,26 @@
 // PTX, CUBIN, spills, last launches and device into a folder (lab/watch_feed.hpp); after a good run
 // the watcher compares them kernel by kernel with the previous run's: one line of resources
 // and occupancy per changed kernel (resources.hpp), and with --diff a unified diff of the PTX
-// and, when cuobjdump or nvdisasm is installed, of the SASS.
+// and, when cuobjdump or nvdisasm is installed, of the SASS (rtc/listing.hpp: the same
+// cleaning and diff as `compile --diff`).
 #pragma once
 #include <map>
 #include <string>
 #include <vector>
 
 #include "app/watch/resources.hpp"
+#include "rtc/listing.hpp"
 
 namespace warplab::app::watch {
 
-using Lines = std::vector<std::string>;
-
-// A line with register numbers replaced by '#' (%r12 -> %r#, R12 -> R#, UP1 -> UP#).
-std::string normalize(const std::string& line);
-// True when the two differ at most in register numbers (what line_diff shows as no change).
-bool same_code(const Lines& a, const Lines& b);
-// Unified diff of two line lists: hunks "@@ -a,n +b,m @@" of "- old", "+ new" and "  context"
-// lines, compared with normalize() so that renumbered registers are no change; at most
-// max_lines lines of output, then a count of the rest.
-std::string line_diff(const Lines& a, const Lines& b, int context, int max_lines);
-// Kernel name (mangled) -> its PTX body, without comments and blank lines.
-std::map<std::string, Lines> ptx_kernels(const std::string& ptx);
-// Kernel name (mangled) -> its SASS instructions, from `cuobjdump -sass` output with the
-// addresses and encodings stripped (so a diff shows instructions, not offsets).
-std::map<std::string, Lines> sass_kernels(const std::string& cuobjdump_output);
+using rtc::Lines;  // the listings compared, and their diff: rtc/listing.hpp
 
 class CodeDiff {
  public:
   // Makes the folder runs write into, in `under` (else the temporary folder); `code_diffs`:
-  // also the PTX/SASS diffs (--diff). dir() is "" when no folder could be made (then
-  // collect() says nothing).
-  explicit CodeDiff(bool code_diffs = true, const std::string& under = {});
+  // also the PTX/SASS diffs (--diff), each at most `max_lines` lines (0: all). dir() is ""
+  // when no folder could be made (then collect() says nothing).
+  explicit CodeDiff(bool code_diffs = true, const std::string& under = {}, int max_lines = 40);
   ~CodeDiff();  // removes it
   CodeDiff(const CodeDiff&) = delete;
   CodeDiff& operator=(const CodeDiff&) = delete;
@@ -49,9 +37,11 @@ class CodeDiff {
  private:
   std::string dir_;
   bool code_diffs_;
-  std::vector<std::string> tool_;  // cuobjdump -sass or nvdisasm; empty: SASS diffs unavailable
+  int max_lines_;
+  bool sass_ = false;       // a disassembler was found (and can print SASS): SASS diffs
+  bool sass_said_ = false;  // its failure was said (once)
   bool first_ = true;
-  std::map<std::string, Lines> ptx_, sass_;          // "<module>|<kernel>" -> code
+  std::map<std::string, Lines> ptx_, sass_code_;     // "<module>|<kernel>" -> code
   std::map<std::string, KernelNumbers> res_;         // "<module>|<kernel>" -> its resources
   std::map<std::string, lab::LastLaunch> launched_;  // the newest run that launched it
   std::optional<cu::DeviceLimits> dev_;              // the newest run's device
