@@ -2,12 +2,15 @@
 // hardware counters can be tested offline: with WARPLAB_CUPTI_DIR=build/fake_cupti and
 // LD_LIBRARY_PATH=build/fake_driver, cuda.counters, k:counters and run --counters take their
 // whole path (session, counted launch, rows, nesting) without a GPU. It counts nothing real:
-// chip GH100 knows four metrics (gpu__time_duration, smsp__warps_launched,
-// smsp__inst_executed: counters with .sum, .avg, .max; sm__throughput: a throughput with
-// .avg.pct_of_peak_sustained_elapsed), a selection of one of them takes 1 replay pass and
-// more take 2, and each launch the stand-in driver runs between Start and Stop is one range
-// (a graph's replay one range, as CUPTI's own), whose value for metric m (in the order
-// asked) is 1000 * (range + 1) + m. Ranges beyond the session's maximum are dropped, as
+// chip GH100 knows six metrics (gpu__time_duration, smsp__warps_launched,
+// smsp__inst_executed, smsp__sass_branch_targets: counters with .sum, .avg, .max;
+// smsp__sass_average_branch_targets_threads_uniform: a ratio with .pct and .ratio;
+// sm__throughput: a throughput with .avg.pct_of_peak_sustained_elapsed), a selection of one
+// of them takes 1 replay pass and more take 2, and each launch the stand-in driver runs
+// between Start and Stop is one range (a graph's replay one range, as CUPTI's own), whose
+// value for metric m (in the order asked) is 1000 * (range + 1) + m, but 0 for
+// smsp__sass_branch_targets: the stand-in's kernels run no code, so they branch nowhere
+// (and branch_efficiency, a share of those, is no value). Ranges beyond the session's maximum are dropped, as
 // CUPTI drops them. The same file answers as libnvperf_host.so (a link beside it), which
 // warplab preloads. Never packed for the GPU machine. Needs the CUPTI headers only.
 #include <cupti_profiler_host.h>
@@ -36,15 +39,38 @@ const Metric kMetrics[] = {
     {"gpu__time_duration", CUPTI_METRIC_TYPE_COUNTER, "the launch's duration (stand-in)"},
     {"smsp__warps_launched", CUPTI_METRIC_TYPE_COUNTER, "warps launched (stand-in)"},
     {"smsp__inst_executed", CUPTI_METRIC_TYPE_COUNTER, "instructions executed (stand-in)"},
+    {"smsp__sass_branch_targets", CUPTI_METRIC_TYPE_COUNTER, "branch targets (stand-in: none)"},
+    {"smsp__sass_average_branch_targets_threads_uniform", CUPTI_METRIC_TYPE_RATIO,
+     "uniform branch targets (stand-in)"},
     {"sm__throughput", CUPTI_METRIC_TYPE_THROUGHPUT, "SM throughput (stand-in)"},
 };
 const char* const kCounterSubs[] = {".sum", ".avg", ".max"};
+const char* const kRatioSubs[] = {".pct", ".ratio"};
 const char* const kThroughputSubs[] = {".avg.pct_of_peak_sustained_elapsed"};
 
+// The suffixes a metric of `type` takes, and how many.
+const char* const* subs_of(CUpti_MetricType type, std::size_t* n) {
+  if (type == CUPTI_METRIC_TYPE_THROUGHPUT) {
+    *n = 1;
+    return kThroughputSubs;
+  }
+  if (type == CUPTI_METRIC_TYPE_RATIO) {
+    *n = 2;
+    return kRatioSubs;
+  }
+  *n = 3;
+  return kCounterSubs;
+}
+
+// The metric whose base `name` starts with: the longest such base (smsp__sass_branch_targets
+// is also the start of a longer one's name).
 const Metric* base_of(const std::string& name) {
+  const Metric* best = nullptr;
   for (const Metric& m : kMetrics)
-    if (name.compare(0, std::strlen(m.base), m.base) == 0) return &m;
-  return nullptr;
+    if (name.compare(0, std::strlen(m.base), m.base) == 0 &&
+        (!best || std::strlen(m.base) > std::strlen(best->base)))
+      best = &m;
+  return best;
 }
 
 // A base alone, or a base with one of its suffixes.
@@ -55,9 +81,10 @@ const Metric* find(const char* name) {
   if (!m) return nullptr;
   const std::string suffix = n.substr(std::strlen(m->base));
   if (suffix.empty()) return m;
-  if (m->type == CUPTI_METRIC_TYPE_THROUGHPUT) return suffix == kThroughputSubs[0] ? m : nullptr;
-  for (const char* s : kCounterSubs)
-    if (suffix == s) return m;
+  std::size_t count = 0;
+  const char* const* subs = subs_of(m->type, &count);
+  for (std::size_t i = 0; i < count; ++i)
+    if (suffix == subs[i]) return m;
   return nullptr;
 }
 
@@ -150,9 +177,9 @@ FAKE_API CUptiResult cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBase
 FAKE_API CUptiResult cuptiProfilerHostGetSubMetrics(CUpti_Profiler_Host_GetSubMetrics_Params* p) {
   const Metric* m = find(p->pMetricName);
   if (!m || m->type != p->metricType) return CUPTI_ERROR_INVALID_METRIC_NAME;
-  const bool counter = m->type != CUPTI_METRIC_TYPE_THROUGHPUT;
-  p->ppSubMetrics = const_cast<const char**>(counter ? kCounterSubs : kThroughputSubs);
-  p->numOfSubmetrics = counter ? 3 : 1;
+  std::size_t n = 0;
+  p->ppSubMetrics = const_cast<const char**>(subs_of(m->type, &n));
+  p->numOfSubmetrics = n;
   return CUPTI_SUCCESS;
 }
 
@@ -161,7 +188,7 @@ FAKE_API CUptiResult cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_Ge
   if (!m) return CUPTI_ERROR_INVALID_METRIC_NAME;
   p->pDescription = m->description;
   p->pHwUnit = "sm";
-  p->pDimUnit = m->type == CUPTI_METRIC_TYPE_THROUGHPUT ? "%" : "";
+  p->pDimUnit = m->type == CUPTI_METRIC_TYPE_COUNTER ? "" : "%";
   p->metricType = m->type;
   return CUPTI_SUCCESS;
 }
@@ -200,8 +227,11 @@ FAKE_API CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_Ev
   if (p->counterDataImageSize >= 8) std::memcpy(&ranges, p->pCounterDataImage, 8);
   if (p->rangeIndex >= ranges) return CUPTI_ERROR_INVALID_PARAMETER;
   for (std::size_t i = 0; i < p->numMetrics; ++i) {
-    if (!find(p->ppMetricNames[i])) return CUPTI_ERROR_INVALID_METRIC_NAME;
-    p->pMetricValues[i] = 1000.0 * static_cast<double>(p->rangeIndex + 1) + static_cast<double>(i);
+    const Metric* m = find(p->ppMetricNames[i]);
+    if (!m) return CUPTI_ERROR_INVALID_METRIC_NAME;
+    const bool branches = std::strcmp(m->base, "smsp__sass_branch_targets") == 0;  // none: no code ran
+    p->pMetricValues[i] =
+        branches ? 0.0 : 1000.0 * static_cast<double>(p->rangeIndex + 1) + static_cast<double>(i);
   }
   return CUPTI_SUCCESS;
 }

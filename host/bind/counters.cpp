@@ -124,7 +124,7 @@ static int cuda_counters(lua_State* L) {
   });
 }
 
-// cuda.counter_sets() -> {{name, meaning, metrics = {{name, unit, meaning, raw, per}...}}...}
+// cuda.counter_sets() -> {{name, meaning, metrics = {{name, unit, meaning, raw, per, of}...}}...}
 static int cuda_counter_sets(lua_State* L) {
   const auto& sets = lab::counter_sets();
   lua_createtable(L, static_cast<int>(sets.size()), 0);  // +1 list
@@ -135,12 +135,13 @@ static int cuda_counter_sets(lua_State* L) {
     lua_createtable(L, static_cast<int>(sets[i].metrics.size()), 0);  // +1 metrics
     for (std::size_t m = 0; m < sets[i].metrics.size(); ++m) {
       const lab::CounterDef& d = sets[i].metrics[m];
-      lua_createtable(L, 0, 5);  // +1 metric
+      lua_createtable(L, 0, 6);  // +1 metric
       set_string(L, "name", std::string(d.name));
       set_string(L, "unit", std::string(d.unit));
       set_string(L, "meaning", std::string(d.meaning));
       set_string(L, "raw", std::string(d.raw));
       if (!d.per.empty()) set_string(L, "per", std::string(d.per));
+      if (!d.of.empty()) set_string(L, "of", std::string(d.of));
       lua_rawseti(L, -2, static_cast<lua_Integer>(m + 1));  // -1
     }
     lua_setfield(L, -2, "metrics");                       // -1

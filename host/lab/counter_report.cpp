@@ -41,6 +41,14 @@ bool alike(const CounterRow& a, const CounterRow& b) {
          same_values(a.values, b.values);
 }
 
+// The CUPTI value `metric` of a row (its `collected`, in sel.collect's order); NaN when it
+// was not collected.
+double collected_value(const CounterSelection& sel, const CounterRow& row, const std::string& metric) {
+  for (std::size_t i = 0; i < sel.collect.size() && i < row.collected.size(); ++i)
+    if (sel.collect[i] == metric) return row.collected[i];
+  return std::nan("");
+}
+
 // "shared, memory and 1 CUPTI metric": what was asked for, as the heading names it.
 std::string what_counted(const CounterSelection& sel) {
   std::vector<std::string> sets;
@@ -125,16 +133,19 @@ CounterReport by_kernel(const CounterReport& r) {
     }
     for (std::size_t i = 0; i < row.collected.size(); ++i)
       if (!is_count(sel.collect[i])) row.collected[i] /= static_cast<double>(row.launches);
-    auto collected = [&](const std::string& m) {
-      for (std::size_t i = 0; i < sel.collect.size(); ++i)
-        if (sel.collect[i] == m) return row.collected[i];
-      return std::nan("");
-    };
+    auto collected = [&](const std::string& m) { return collected_value(sel, row, m); };
     for (std::size_t c = 0; c < sel.counters.size(); ++c) {
       const Counter& k = sel.counters[c];
       if (!k.per.empty() && is_count(k.raw) && is_count(k.per)) {
         const double per = collected(k.per);
         row.values.push_back(per == 0.0 ? std::nan("") : collected(k.raw) / per);
+      } else if (!k.of.empty()) {  // a share of a count: the launches weighed by it
+        double sum = 0, weight = 0;
+        for (const CounterRow* x : group) {
+          const double w = collected_value(sel, *x, k.of);
+          if (w > 0 && !std::isnan(x->values[c])) sum += x->values[c] * w, weight += w;
+        }
+        row.values.push_back(weight > 0 ? sum / weight : std::nan(""));
       } else if (!k.per.empty()) {  // a ratio of rates: the mean of the launches' ratios
         double sum = 0;
         for (const CounterRow* x : group) sum += x->values[c] * x->launches;
@@ -226,7 +237,8 @@ nlohmann::json counters_json(const CounterReport& r, bool by_kernel_rows) {
                              {"unit", c.unit},
                              {"meaning", c.meaning},
                              {"raw", c.raw},
-                             {"per", c.per.empty() ? nlohmann::json() : nlohmann::json(c.per)}});
+                             {"per", c.per.empty() ? nlohmann::json() : nlohmann::json(c.per)},
+                             {"of", c.of.empty() ? nlohmann::json() : nlohmann::json(c.of)}});
   j["rows"] = nlohmann::json::array();
   const std::vector<std::string> labels = kernel_labels(r.rows);
   for (std::size_t i = 0; i < r.rows.size(); ++i) {

@@ -20,7 +20,9 @@ std::vector<std::string> kernel_labels(const std::vector<CounterRow>& rows);
 // One row per kernel (its name, signature and module; the row's kernel is its label
 // above), in the order each was first launched: counts (CUPTI metrics with the .sum
 // rollup) summed over its launches, a ratio of two counts recomputed from the sums
-// (sectors/request over every request), any other metric (a rate, a percentage) averaged.
+// (sectors/request over every request), a share of a count (Counter::of: branch
+// efficiency) weighed by that count over the launches that counted it (NaN when none
+// did), any other metric (a rate, a percentage) averaged.
 // grid and block are the first launch's, zero where the launches differed; launches says
 // how many rows became one. Rows with no kernel name combine as one.
 CounterReport by_kernel(const CounterReport& r);
@@ -39,7 +41,7 @@ std::string counter_value_text(double v);
 std::string counters_text(const CounterReport& r, bool by_kernel_rows = false);
 
 // {"chip", "passes", "by": "launch" | "kernel", "counters": [{name, set, unit, meaning,
-// raw, per}], "rows": [{kernel, site, grid: [x, y, z], block: [...], launches, values:
+// raw, per, of}], "rows": [{kernel, site, grid: [x, y, z], block: [...], launches, values:
 // {name: number | null}}], "unavailable": [...], "note"} (docs/cli.md).
 nlohmann::json counters_json(const CounterReport& r, bool by_kernel_rows = false);
 

@@ -23,27 +23,6 @@
 namespace warplab::lab {
 namespace {
 
-// The counters' values from one range's CUPTI values (in the order of sel.collect).
-std::vector<double> counter_values(const CounterSelection& sel, const std::vector<double>& collected) {
-  auto value_of = [&](const std::string& metric) {
-    for (std::size_t i = 0; i < sel.collect.size(); ++i)
-      if (sel.collect[i] == metric) return collected[i];
-    return std::numeric_limits<double>::quiet_NaN();  // unreachable: collect holds every metric
-  };
-  std::vector<double> out;
-  out.reserve(sel.counters.size());
-  for (const Counter& c : sel.counters) {
-    const double raw = value_of(c.raw);
-    if (c.per.empty()) {
-      out.push_back(raw);
-      continue;
-    }
-    const double per = value_of(c.per);
-    out.push_back(per == 0.0 ? std::numeric_limits<double>::quiet_NaN() : raw / per);
-  }
-  return out;
-}
-
 // The counted launch inside the driver now, for the watchdog thread (overdue()).
 struct InDriver {
   std::mutex mu;
@@ -58,6 +37,30 @@ InDriver& in_driver() {
 }
 
 }  // namespace
+
+std::vector<double> counter_values(const CounterSelection& sel, const std::vector<double>& collected) {
+  auto value_of = [&](const std::string& metric) {
+    for (std::size_t i = 0; i < sel.collect.size(); ++i)
+      if (sel.collect[i] == metric) return collected[i];
+    return std::numeric_limits<double>::quiet_NaN();  // unreachable: collect holds every metric
+  };
+  std::vector<double> out;
+  out.reserve(sel.counters.size());
+  for (const Counter& c : sel.counters) {
+    const double raw = value_of(c.raw);
+    if (!c.of.empty() && value_of(c.of) == 0.0) {  // a share of nothing: CUPTI's 0 % is no value
+      out.push_back(std::numeric_limits<double>::quiet_NaN());
+      continue;
+    }
+    if (c.per.empty()) {
+      out.push_back(raw);
+      continue;
+    }
+    const double per = value_of(c.per);
+    out.push_back(per == 0.0 ? std::numeric_limits<double>::quiet_NaN() : raw / per);
+  }
+  return out;
+}
 
 CountedKernel counted_kernel(const KernelObj& k) {
   CountedKernel out{k.display, k.sig ? k.sig->to_string() : k.mangled, ""};

@@ -92,8 +92,9 @@ std::vector<CounterSet> make_sets() {
            {"threads_per_instruction", "threads",
             "threads active per warp instruction executed: the warp size when no lane sits out",
             "smsp__thread_inst_executed.sum", "smsp__inst_executed.sum"},
+           // NaN (printed "-") for a kernel that branched nowhere, where CUPTI says 0 %.
            {"branch_efficiency", "%", "branch targets every active thread of the warp went to together",
-            "smsp__sass_average_branch_targets_threads_uniform.pct", ""},
+            "smsp__sass_average_branch_targets_threads_uniform.pct", "", "smsp__sass_branch_targets.sum"},
            {"divergent_branches", "branches", "branch targets the threads of a warp split over",
             "smsp__sass_branch_targets_threads_divergent.sum", ""},
            {"branches", "instructions", "warp-level branch instructions executed",

@@ -1,9 +1,11 @@
 // counters.cpp: words -> a CounterSelection for a chip (set names, short names, raw CUPTI
-// names checked with CUPTI's host library), "did you mean" for the rest, the replay passes
-// of the selection, and the chip of a device or a profile.
+// names checked with CUPTI's host library), "did you mean" for the rest (a word that is no
+// name at all: counter_search.cpp's guesses, before CUPTI loads), the replay passes of the
+// selection, and the chip of a device or a profile.
 #include "lab/counters.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <mutex>
 
@@ -27,26 +29,16 @@ const cu::MetricHost& catalog(const std::string& chip) {
   return *it->second;
 }
 
-// Up to three names closest to `word`: within a third of its length by edit distance, else
-// those that contain it.
+// Up to three names closest to `word` by spelling, else those that contain it, shortest
+// first.
 std::vector<std::string> closest(const std::string& word, const std::vector<std::string>& names) {
+  std::vector<std::string> out = closest_names(word, names);
+  if (!out.empty()) return out;
   std::vector<std::pair<std::size_t, std::string>> scored;
-  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   for (const auto& n : names)
-    if (const std::size_t d = sys::edit_distance(word, n); d <= limit) scored.emplace_back(d, n);
-  if (scored.empty())
-    for (const auto& n : names)
-      if (n.find(word) != std::string::npos) scored.emplace_back(n.size(), n);
+    if (n.find(word) != std::string::npos) scored.emplace_back(n.size(), n);
   std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
   for (std::size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
-  return out;
-}
-
-std::string quoted_list(const std::vector<std::string>& names, const char* last = " or ") {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? last : ", ") + ("'" + names[i] + "'");
   return out;
 }
 
@@ -101,21 +93,27 @@ std::string no_such_metric(const cu::MetricHost& host, const std::string& name) 
       guess(b + (subs.empty() ? "" : subs.front()));
     }
   std::string msg = "chip " + host.chip() + " has no counter metric '" + name + "'";
-  if (!guesses.empty()) return msg + ": did you mean " + quoted_list(guesses) + "?";
+  if (!guesses.empty()) return msg + ": did you mean " + quoted_names(guesses) + "?";
   return msg + " (CUPTI metric names look like 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum')";
 }
 
-// A word that is not a set, a short name or a raw name (raw names have "__").
+// A word that is not a set, a short name or a raw name (raw names have "__"): the
+// guesses, and where to see them all (`warplab counters WORD` for a word a shell passes
+// as it is).
 std::string unknown_word(const std::string& word) {
-  std::vector<std::string> names;
-  for (const auto& s : counter_sets()) {
-    names.emplace_back(s.name);
-    for (const auto& m : s.metrics) names.emplace_back(m.name);
-  }
-  const auto guesses = closest(word, names);
+  const std::string guesses = counter_guesses(word);
+  std::size_t matched = 0;
+  for (const CounterMatch& m : search_counters(word)) matched += m.metrics.size();
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  });
+  const std::string where = plain && matched > 0 && word.front() != '-'
+                                ? "warplab counters " + word + " lists the " +
+                                      sys::plural(static_cast<long long>(matched), "metric") + " that match"
+                                : "warplab counters lists them all";
   return "unknown counter set or metric '" + sys::shown(word) + "'" +
-         (guesses.empty() ? "" : ": did you mean " + quoted_list(guesses) + "?") + " (sets: " + set_names() +
-         "; or a CUPTI metric name such as 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum')";
+         (guesses.empty() ? "" : ": did you mean " + guesses + "?") + " (sets: " + set_names() +
+         "; or a CUPTI metric name; " + where + ")";
 }
 
 // The first alternative of "a|b" the chip has; "" when none.
@@ -147,6 +145,12 @@ CounterSelection resolve_counters(const std::vector<std::string>& words, const s
   if (words.empty())
     throw Error(ErrorKind::bad_input,
                 "no counters asked for: name a set (" + set_names() + ") or a CUPTI metric");
+  // A word that is no set, short name or CUPTI name is said before CUPTI loads.
+  for (const std::string& word : words) {
+    const CounterSet* set = nullptr;
+    if (!find_counter_set(word) && !find_short_name(word, &set) && word.find("__") == std::string::npos)
+      throw Error(ErrorKind::bad_input, unknown_word(word));
+  }
   const cu::MetricHost& host = catalog(chip);
   CounterSelection sel;
   sel.chip = chip;
@@ -160,17 +164,22 @@ CounterSelection resolve_counters(const std::vector<std::string>& words, const s
     if (seen(name)) return;
     const std::string raw = available(host, d.raw);
     const std::string per = d.per.empty() ? "" : available(host, d.per);
-    if (raw.empty() || (!d.per.empty() && per.empty())) {
+    const std::string of = d.of.empty() ? "" : available(host, d.of);
+    const bool lacks_per = !d.per.empty() && per.empty(), lacks_of = !d.of.empty() && of.empty();
+    if (raw.empty() || lacks_per || lacks_of) {
       if (by_name)
         throw Error(ErrorKind::bad_input, "chip " + chip + " has no counter for '" + name +
-                                              "' (CUPTI metric " + std::string(raw.empty() ? d.raw : d.per) +
+                                              "' (CUPTI metric " +
+                                              std::string(raw.empty() ? d.raw
+                                                          : lacks_per ? d.per
+                                                                      : d.of) +
                                               ")");
       if (std::find(sel.unavailable.begin(), sel.unavailable.end(), name) == sel.unavailable.end())
         sel.unavailable.push_back(name);
       return;
     }
     sel.counters.push_back(
-        {name, std::string(s.name), std::string(d.unit), std::string(d.meaning), raw, per});
+        {name, std::string(s.name), std::string(d.unit), std::string(d.meaning), raw, per, of});
   };
   for (const std::string& word : words) {
     const CounterSet* set = find_counter_set(word);
@@ -187,18 +196,18 @@ CounterSelection resolve_counters(const std::vector<std::string>& words, const s
         for (const auto& s : likely_suffixes(host, word, p->type)) guesses.push_back(word + s);
         throw Error(ErrorKind::bad_input, "counter metric '" + word +
                                               "' needs a rollup such as .sum or .avg: did you mean " +
-                                              quoted_list(guesses) + "?");
+                                              quoted_names(guesses) + "?");
       }
-      if (!seen(word)) sel.counters.push_back({word, "", p->dim_unit, p->description, word, ""});
+      if (!seen(word)) sel.counters.push_back({word, "", p->dim_unit, p->description, word, "", ""});
     } else {
       throw Error(ErrorKind::bad_input, unknown_word(word));
     }
   }
   if (sel.counters.empty())
     throw Error(ErrorKind::bad_input, "chip " + chip + " has none of the counters asked for (it lacks " +
-                                          quoted_list(sel.unavailable, " and ") + ")");
+                                          quoted_names(sel.unavailable, " and ") + ")");
   for (const Counter& c : sel.counters)
-    for (const std::string* m : {&c.raw, &c.per})
+    for (const std::string* m : {&c.raw, &c.per, &c.of})
       if (!m->empty() && std::find(sel.collect.begin(), sel.collect.end(), *m) == sel.collect.end())
         sel.collect.push_back(*m);
   return sel;

@@ -3,8 +3,9 @@
 // unit and a one-line meaning, mapped to CUPTI metrics (or a ratio of two counts, for "per
 // request"); any raw CUPTI metric name too, checked against the chip with "did you mean";
 // the replay passes a selection needs; and CounterSession, which counts every kernel launch
-// on a context between its start and end() (sessions nest). Checking names needs CUPTI's
-// host library, not a GPU; what a front end prints of a report is counter_report.hpp's.
+// on a context between its start and end() (sessions nest). Finding a counter by a word
+// needs nothing but the tables; checking names for a chip needs CUPTI's host library, not
+// a GPU; what a front end prints of a report is counter_report.hpp's.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +41,10 @@ struct CounterDef {
   std::string_view meaning;  // one line
   std::string_view raw;      // CUPTI metric; alternatives "a|b": the first one the chip has
   std::string_view per;      // when not empty: the value is raw / per (NaN when per counted 0)
+  // When not empty: the CUPTI count that raw, a percentage CUPTI computes, is a share of
+  // (branch_efficiency: of the branch targets). CUPTI says 0 % for a share of nothing;
+  // warplab says NaN when this counted 0, and weighs a kernel's launches by it.
+  std::string_view of = {};
 };
 
 struct CounterSet {
@@ -54,6 +59,33 @@ const std::vector<CounterSet>& counter_sets();
 // The set called `name`, or null.
 const CounterSet* find_counter_set(std::string_view name);
 
+// ---- finding counters by a word (counter_search.cpp): warplab's tables, no CUPTI -------
+
+// What a word found in one set: the set, and those of its metrics to show.
+struct CounterMatch {
+  const CounterSet* set = nullptr;
+  bool whole = false;                      // every metric of the set: its name or meaning has the word
+  std::vector<const CounterDef*> metrics;  // in the set's order
+};
+// The sets and metrics that have `word` in a name, a meaning or a CUPTI name, ignoring
+// case, '_' and '-' read as spaces ("bank_conflicts" finds "bank conflicts"): a set whose
+// name has it whole, else its metrics that have it, else (only its meaning has it) whole.
+// An empty word finds every set whole. In the sets' order.
+std::vector<CounterMatch> search_counters(std::string_view word);
+// The guesses for a word that names no set or metric, at most three, as "did you mean"
+// says them ("'shared_ld_conflicts' or 'shared_st_conflicts' (set shared)", "the set
+// 'memory'"); "" when nothing is near. The first of: the sets whose names have the word
+// ("mem": 'memory'); the metrics whose short names have it ("global"); the set and short
+// names it is a misspelling of ("sahred": 'shared'); the metrics whose CUPTI names have it
+// ("sector_hit_rate"); those whose meanings have it. A name that only extends another
+// guess's (as _per_request does) is left out; more than three: the sets they are in.
+std::string counter_guesses(const std::string& word);
+// Up to three of `names` within a third of `word`'s length (at least 2) by edit distance,
+// closest first (alphabetical among equals).
+std::vector<std::string> closest_names(const std::string& word, const std::vector<std::string>& names);
+// "'a', 'b' or 'c'" (`last` between the last two).
+std::string quoted_names(const std::vector<std::string>& names, const char* last = " or ");
+
 // ---- a selection, resolved for a chip (counters.cpp) -----------------------------------
 
 // One reported metric.
@@ -64,6 +96,7 @@ struct Counter {
   std::string meaning;  // the set's line; CUPTI's description for a raw name
   std::string raw;      // the CUPTI metric collected (the alternative this chip has)
   std::string per;      // the CUPTI metric it is divided by; "" for none
+  std::string of = {};  // the CUPTI count it is a share of (NaN when 0: CounterDef::of); "" for none
 };
 
 struct CounterSelection {
@@ -77,7 +110,8 @@ struct CounterSelection {
 // Resolves `words` for `chip`: each is a set name ("shared"), the short name of a set's
 // metric ("shared_st_conflicts_per_request") or a raw CUPTI metric name (it has "__").
 // Needs CUPTI, not a GPU. Throws Error (bad_input) for a word that is none of these, with "did you
-// mean" and the closest names; for no words; for a metric asked by name that the chip lacks.
+// mean" (counter_guesses) and where `warplab counters` lists them, before CUPTI loads; for
+// no words; for a metric asked by name that the chip lacks.
 // Throws cu::CuptiError when CUPTI is missing or does not know the chip.
 CounterSelection select_counters(const std::vector<std::string>& words, const std::string& chip);
 // The same without the replay passes (0): names only, no configuration made (a session
@@ -116,6 +150,11 @@ struct CounterReport {
   std::vector<CounterRow> rows;  // one per counted launch, in launch order
   std::string note;              // "" or one sentence: launches not counted, or unmatched
 };
+
+// The counters' values of one counted launch from CUPTI's values (`collected`, in the order
+// of sel.collect): each counter's raw metric; raw / per for a ratio (NaN when per counted
+// 0); NaN for a share of a count (Counter::of) that counted 0, where CUPTI says 0 %.
+std::vector<double> counter_values(const CounterSelection& sel, const std::vector<double>& collected);
 
 // What a counted launch of `k` records of its kernel: CounterRow's kernel, signature and
 // module.

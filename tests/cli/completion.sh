@@ -2,6 +2,7 @@
 # completion.sh: `warplab completion bash|zsh` prints scripts generated from the CLI: bash's
 # is driven here through COMP_WORDS (subcommands, every option each `--help` lists plus
 # the global ones after the subcommand, profile names, attribute names after `attrs`,
+# counter sets and short names after `counters` and `--counters`,
 # --arch values, files by extension, script arguments after --); zsh's is parsed and,
 # where zsh is installed, driven through a pty (zsh/zpty) with the same cases.
 # Usage: bash completion.sh <warplab binary> <source root>
@@ -38,12 +39,12 @@ lacks() {
 }
 
 cd "$ROOT" || exit 1
-for sub in attrs compile run cache repl watch list; do offers "$sub" warplab ""; done
+for sub in attrs compile run cache repl watch list counters; do offers "$sub" warplab ""; done
 lacks completion warplab ""
 offers run warplab --profile h100 r
 offers run warplab -q r
 # Every option `SUB --help` lists, and every global one, after the subcommand.
-for sub in attrs compile run cache repl watch list; do
+for sub in attrs compile run cache repl watch list counters; do
   complete_words warplab "$sub" - >"$T/c"
   for o in $("$BIN" "$sub" --help | sed -n '/^Options:/,/^$/p;/^Global options/,/^$/p' |
              grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z-]*' | tr -d ' ,' | sort -u); do
@@ -64,6 +65,13 @@ offers sm_90a warplab compile k.cu --arch sm_90
 offers compute_90 warplab compile --arch compute_9
 offers racecheck warplab run --sanitize r
 offers clear warplab cache c
+# Counter sets and short names: `counters WORD`, and --counters (with list).
+offers shared warplab counters sh
+offers shared_ld_conflicts warplab counters shared_ld_c
+lacks list warplab counters l
+offers list warplab run x.lua --counters l
+offers memory warplab run --counters mem
+offers stall_barrier warplab watch x.lua --counters stall_b
 # Files: .cu for compile, .lua for run and watch, anything after --.
 offers kernels_src/warps/thread_ids.cu warplab compile kernels_src/warps/thread_
 lacks kernels_src/warps/thread_ids.cu warplab run kernels_src/warps/thread_
@@ -133,6 +141,7 @@ warplab watch x.lua --cl
 warplab run --sanitize race
 warplab run examples/warps/ids.lua -p ro
 warplab -q run warps/ids.lua --param gr
+warplab counters shared_st_conflicts_p
 EOF
 cat >"$T/want" <<'EOF'
 warplab --profile 
@@ -149,6 +158,7 @@ warplab watch x.lua --clear
 warplab run --sanitize racecheck 
 warplab run examples/warps/ids.lua -p rows=
 warplab -q run warps/ids.lua --param grid=
+warplab counters shared_st_conflicts_per_request 
 EOF
 timeout 60 zsh -f "$T/drive.zsh" "$T/zfunc" "$T/cases" >"$T/got" 2>&1 || fail "the zsh pty session failed or timed out"
 diff "$T/want" "$T/got" >"$T/diff" || fail "zsh completions differ (want, got):

@@ -7,7 +7,8 @@
 # (exit 3, the file named); --counters with --sanitize
 # (exit 2, in either order); --counters-by and --json only with --counters; through the
 # stand-in driver, CUPTI's refusal is one line (exit 6), a misspelling is still exit 4,
-# and a script's own cuda.counters error leaves it running; `watch --counters` passes it to its runs; the REPL's :counters.
+# and a script's own cuda.counters error leaves it running; `watch --counters` passes it to
+# its runs; the REPL's :counters; `warplab counters --profile P` checks the sets for P's chip.
 # Usage: bash counters.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
 export NO_COLOR=1 XDG_STATE_HOME=$T/state
@@ -52,13 +53,39 @@ for args in "--counters sahred s.lua" "s.lua --counters shared,sahred" "--counte
   # shellcheck disable=SC2086
   w --profile h100 run $args
   [ $rc -eq 4 ] || fail "$args: exit $rc, want 4"
-  grep -qxF "warplab: --counters: unknown counter set or metric 'sahred': did you mean 'shared'? (sets: shared, memory, warps, stalls, sync, local, time; or a CUPTI metric name such as 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum')" "$T/err" ||
+  grep -qxF "warplab: --counters: unknown counter set or metric 'sahred': did you mean 'shared'? (sets: shared, memory, warps, stalls, sync, local, time; or a CUPTI metric name; warplab counters lists them all)" "$T/err" ||
     fail "$args: the did-you-mean sentence"
   grep -q "script ran" "$T/out" && fail "$args: the script ran"
 done
 w --profile h100 run --counters l1tex__data_bank_conflict_pipe_lsu_mem_shared_op_st.sum s.lua
 [ $rc -eq 4 ] && grep -qF "did you mean 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'" "$T/err" ||
   fail "a misspelled CUPTI name: exit $rc"
+
+# `warplab counters` for a profile: each set checked for its chip with CUPTI's host library
+# (its replay passes, the CUPTI name that chip has); the listing alone loads no CUPTI
+# (counters_list.sh).
+w --profile h100 counters shared
+[ $rc -eq 0 ] || fail "counters --profile h100: exit $rc"
+head -1 "$T/out" | grep -qE "^counters matching 'shared': [0-9]+ metrics in [0-9]+ sets, checked for chip GH100 \(profile h100\)$" ||
+  fail "counters --profile h100: the heading"
+grep -qE '^shared: .* \[1 replay pass\]$' "$T/out" || fail "counters --profile h100: shared's passes"
+w counters --profile rtx5090 dram_read --json
+[ $rc -eq 0 ] || fail "counters --profile rtx5090 --json: exit $rc"
+python3 - "$T/out" <<'PY' || fail "counters --profile rtx5090 --json: the chip's names"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["chip"] == "GB202" and j["target"] == "profile rtx5090" and j["note"] is None, j
+(s,) = j["sets"]
+assert s["name"] == "memory" and s["passes"] >= 1, s
+(m,) = s["metrics"]
+assert m["name"] == "dram_read_bytes" and m["raw"] == "dram__bytes_op_read.sum" and m["available"] is True, m
+PY
+"$BIN" --profile h100 counters --json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert all(x["available"] for s in j["sets"] for x in s["metrics"]), "GH100 lacks a metric of a set"
+assert {s["name"]: s["passes"] for s in j["sets"]}["shared"] == 1
+' || fail "counters --profile h100 --json: every metric available"
 
 # Usage errors: exit 2, nothing run.
 w --profile h100 run s.lua --counters
@@ -130,7 +157,7 @@ LUA
   # exit 4 with "did you mean", from run --counters and from cuda.counters alike.
   fake run --counters shared,sahred fake.lua
   [ $rc -eq 4 ] || fail "stand-in driver, a misspelled name: exit $rc, want 4"
-  grep -qxF "warplab: --counters: unknown counter set or metric 'sahred': did you mean 'shared'? (sets: shared, memory, warps, stalls, sync, local, time; or a CUPTI metric name such as 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum')" "$T/err" &&
+  grep -qxF "warplab: --counters: unknown counter set or metric 'sahred': did you mean 'shared'? (sets: shared, memory, warps, stalls, sync, local, time; or a CUPTI metric name; warplab counters lists them all)" "$T/err" &&
     [ "$(wc -l <"$T/err")" -eq 1 ] || fail "stand-in driver, a misspelled name: the one sentence"
   grep -q "still running" "$T/out" && fail "stand-in driver, a misspelled name: the script ran"
   sed -i 's/"shared")/"shared,sahred")/' fake.lua

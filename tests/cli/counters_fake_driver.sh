@@ -7,7 +7,8 @@
 # (cuda.counters inside run --counters); a launch captured by cuda.graph is not counted
 # (nothing runs), and g:launch while counters count is refused with one sentence before the
 # graph runs (the stand-in driver runs nothing, so the GPU test counters_graph_gpu.sh shows
-# that the graph's result is kept). Exit 77 without the stand-ins.
+# that the graph's result is kept); branch_efficiency of a kernel that branched nowhere is
+# "-" (null, NaN), not CUPTI's 0 %. Exit 77 without the stand-ins.
 # Usage: bash counters_fake_driver.sh <warplab binary> <source root>
 set -u
 W="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; SRC="$2"
@@ -121,6 +122,35 @@ timeout 60 "$W" run nested.lua --counters duration >"$T/out" 2>"$T/err"; rc=$?
 [ $rc -eq 0 ] || fail "run --counters nested: exit $rc"
 grep -q "^inner rows 1 k$" "$T/out" || fail "the inner session's row"
 [ "$(grep -cE '^#[0-9]+ k  grid [123]  block 1  nested\.lua:[346]$' "$T/out")" -eq 3 ] || fail "the outer table's three launches"
+
+# branch_efficiency of a kernel that branched nowhere (the stand-in's kernels run no code:
+# smsp__sass_branch_targets counts 0) is no value, where CUPTI says 0 %: "-" in the table,
+# per launch and per kernel, null in the JSON, NaN in Lua.
+cat >branches.lua <<'LUA'
+local m = assert(cuda.compile{source = "__global__ void flat(int* a) { a[0] = 1; }", name = "b.cu"})
+local a = cuda.array("i32", 1)
+m.flat:launch(1, 1, a)
+local row = m.flat:counters{grid = 1, block = 1, args = {a}, metrics = {"branch_efficiency", "duration"}}
+print("lua nan " .. tostring(row.branch_efficiency ~= row.branch_efficiency) .. " duration " .. tostring(row.duration > 0))
+LUA
+timeout 60 "$W" run branches.lua --counters branch_efficiency >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] || fail "branch_efficiency without branches: exit $rc"
+grep -qxF "lua nan true duration true" "$T/out" || fail "k:counters: branch_efficiency is not NaN"
+[ "$(grep -cxF "    branch_efficiency  -  %" "$T/out")" -eq 2 ] || fail "run --counters: branch_efficiency is not -"
+timeout 60 "$W" run branches.lua --counters branch_efficiency --counters-by kernel >"$T/out" 2>"$T/err"
+grep -qE '^flat  2 launches  grid 1  block 1$' "$T/out" && grep -qxF "    branch_efficiency  -  %" "$T/out" ||
+  fail "run --counters-by kernel: branch_efficiency is not -"
+timeout 60 "$W" run branches.lua --counters warps --json "$T/c.json" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] || fail "run --counters warps --json: exit $rc"
+python3 - "$T/c.json" <<'PY' || fail "run --counters warps --json: branch_efficiency is not null"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert len(j["rows"]) == 2, j["rows"]
+for r in j["rows"]:
+    assert r["values"]["branch_efficiency"] is None, r
+assert [c["of"] for c in j["counters"]] == ["smsp__sass_branch_targets.sum"], j["counters"]
+assert j["unavailable"] == ["achieved_occupancy", "threads_per_instruction", "divergent_branches", "branches"], j
+PY
 
 [ $failures -eq 0 ] && echo "counters_fake_driver: all passed"
 [ $failures -eq 0 ]

@@ -5,7 +5,8 @@
 # one name kept apart by signature or module), and --json
 # writes the same numbers; a script's own cuda.counters inside `run --counters` (nested
 # sessions) gets its rows and the outer table keeps every launch; `watch --counters` shows
-# 31 -> 0 after an edit, and says when a run launched nothing; the REPL's :counters prints the table; a counted kernel that
+# 31 -> 0 after an edit, and says when a run launched nothing; branch_efficiency of a
+# kernel without branches is "-" (NaN), not 0; the REPL's :counters prints the table; a counted kernel that
 # faults is one sentence (the script catching it goes on); one that never ends is the
 # watchdog's sentence, exit 7, under --timeout. Exit 77 without a GPU.
 # Usage: bash counters_gpu.sh <warplab binary> <source root>
@@ -127,6 +128,32 @@ timeout 60 "$W" watch none.lua --counters shared >"$T/out" 2>"$T/err" &
 WPID=$!
 seen "^counters: no kernel was launched$" || fail "watch: a run without launches"
 kill -INT $WPID; wait $WPID; WPID=""
+
+# branch_efficiency of a kernel that takes no branch is no value ("-", NaN) where CUPTI
+# says 0 %: the branch targets it is a share of counted 0; a kernel whose warps split is a
+# percentage below 100. The CUPTI counts are printed either way.
+cat >branch.lua <<'LUA'
+local m = assert(cuda.compile{source = [[
+extern "C" __global__ void flat(int* o) { o[threadIdx.x] = threadIdx.x; }
+extern "C" __global__ void split(int* o, int n) {
+  int v = threadIdx.x;
+  if (threadIdx.x & 1) { for (int i = 0; i < n; ++i) v = v * 3 + 1; }
+  else { for (int i = 0; i < 2 * n; ++i) v ^= v >> 1; }
+  o[threadIdx.x] = v;
+}]]})
+local flat, split = m:kernel("flat", "int*"), m:kernel("split", "int*, int")
+local a = cuda.array("i32", 64)
+local targets, pct = "smsp__sass_branch_targets.sum", "smsp__sass_average_branch_targets_threads_uniform.pct"
+local rows = cuda.counters(function() flat:launch(1, 32, a); split:launch(1, 64, a, 16) end,
+                           {"branch_efficiency", targets, pct})
+for _, r in ipairs(rows) do print(r.kernel, r.branch_efficiency, r[targets], r[pct]) end
+print(rows)
+assert(rows[1][targets] == 0, "flat: " .. rows[1][targets] .. " branch targets")
+assert(rows[1].branch_efficiency ~= rows[1].branch_efficiency, "flat: branch_efficiency is not NaN")
+assert(rows[2][targets] > 0 and rows[2].branch_efficiency < 100, "split: no divergent branch counted")
+LUA
+w run branch.lua
+[ $rc -eq 0 ] && grep -qE "^ +branch_efficiency +-  %$" "$T/out" || fail "branch_efficiency without branches (exit $rc)"
 
 # The REPL.
 printf 'm = cuda.compile{source = "extern \\"C\\" __global__ void s(int* o) { __shared__ int b[1024]; b[threadIdx.x * 32] = 1; __syncwarp(); o[threadIdx.x] = b[threadIdx.x]; }"}\nk = m:kernel("s", "int*")\na = cuda.array("i32", 32)\n:counters shared_st_conflicts k:launch(1, 32, a)\n' |

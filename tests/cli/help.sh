@@ -24,7 +24,7 @@ mkdir -p "$T/ex" "$HOME"
 ln -s "$ROOT/examples" "$T/ex/examples"
 ln -s "$ROOT/kernels_src" "$T/ex/kernels_src"
 warplab() { "$BIN" "$@"; }
-for sub in attrs compile run cache repl watch list completion; do
+for sub in attrs compile run cache repl watch list counters completion; do
   "$BIN" "$sub" --help >"$T/h" 2>&1 || fail "$sub --help: exit $?"
   grep -q "^Usage: warplab $sub " "$T/h" || fail "$sub --help: no usage line"
   # Its own options are listed (CLI11's section) ...
@@ -33,7 +33,7 @@ for sub in attrs compile run cache repl watch list completion; do
     compile) own="--arch -D -I --kernel --ptx --json --cubin --lineinfo --max-errors" ;;
     run) own="--param --no-check --sanitize" ;;
     watch) own="--param --clear --diff --timeout --no-check" ;;
-    cache | list) own="--json" ;;
+    cache | list | counters) own="--json" ;;
     *) own="" ;;
   esac
   for o in $own; do
@@ -57,7 +57,7 @@ for sub in attrs compile run cache repl watch list completion; do
 done
 # Options that exclude each other say so after their description, not with CLI11's
 # "Excludes:" wedged between the name and the description.
-for sub in attrs compile run watch repl list cache; do
+for sub in attrs compile run watch repl list cache counters; do
   "$BIN" "$sub" --help 2>&1 | grep -q "Excludes" && fail "$sub --help shows CLI11's Excludes:"
 done
 "$BIN" compile --help | grep -qE '^  --ptx +print the PTX .*\(not with --json, --sass, --lines\)$' ||

@@ -21,12 +21,13 @@ check rtc 'lua|lauxlib|lualib|bind/|app/|lab/|cu/' "Lua or a layer above it"
 check lab 'lua|lauxlib|lualib|bind/|app/' "Lua or a layer above it (bind, app)"
 check bind 'app/' "the program (host/app)"
 # host/app is a folder per front end: cli/ (main and what every command shares), run/,
-# repl/, watch/, sanitize/, attrs/, compile/, cache/, list/. A folder includes another only
-# through app/cli's interfaces (or the layers below); includes name their folder
-# ("app/repl/worker.hpp"), so no relative path goes around the rule.
+# repl/, watch/, sanitize/, attrs/, compile/, cache/, list/, counters_list/. A folder
+# includes another only through app/cli's interfaces (or the layers below); includes name
+# their folder ("app/repl/worker.hpp"), so no relative path goes around the rule.
 # Lua and the bindings are included only by run/, repl/ and cli/lua_state.*: the commands
-# that run no Lua (compile, attrs, cache, list), watch (its runs are child processes),
-# sanitize and the rest of cli/ include neither, nor app/cli/lua_state.hpp, which does.
+# that run no Lua (compile, attrs, cache, list, counters), watch (its runs are child
+# processes), sanitize and the rest of cli/ include neither, nor app/cli/lua_state.hpp,
+# which does.
 while IFS= read -r f; do
   rel=${f#"$ROOT"/host/app/}
   case $rel in

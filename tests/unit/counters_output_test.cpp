@@ -1,7 +1,8 @@
 // counters_output_test.cpp: what the front ends show of hardware counters, on made-up
 // reports (no GPU, no CUPTI): the rows of one kernel combined (counts summed, ratios of
 // counts recomputed from the sums, rates averaged), the table (identical consecutive
-// launches shown once, NaN as "-", the note), the JSON `run --json` writes, what `watch
+// launches shown once, NaN as "-", the note), a share of a count of 0 (branch_efficiency
+// without branches) as no value, the JSON `run --json` writes, what `watch
 // --counters` prints after each run (all, then changes old -> new), and how the REPL's
 // :counters tells its counter names from the chunk.
 #include <gtest/gtest.h>
@@ -230,6 +231,64 @@ TEST(CountersOutput, TheDocsSayTheLaunchLimitsOfTheCode) {
   EXPECT_NE(api.find("`run --counters`: over 4,096 in the script"), std::string::npos);
   EXPECT_NE(cli.find("counts up to 4,096 launches"), std::string::npos);
   EXPECT_NE(cli.find("`cuda.counters` up to 1,024 a call"), std::string::npos);
+}
+
+// A share of a count (branch_efficiency: a percentage of the branch targets) over a
+// launch that counted none is no value: "-" in the table, null in the JSON, NaN in Lua,
+// where CUPTI says 0 %. A kernel's launches combine weighed by that count.
+lab::CounterSelection branch_selection() {
+  lab::CounterSelection sel;
+  sel.chip = "GH100";
+  sel.passes = 2;
+  sel.collect = {"uniform.pct", "targets.sum", "inst.sum"};
+  sel.counters = {{"branch_efficiency", "warps", "%", "uniform targets", "uniform.pct", "", "targets.sum"},
+                  {"per_inst", "", "targets/inst", "a ratio", "targets.sum", "inst.sum"}};
+  return sel;
+}
+
+TEST(CountersOutput, AShareOfNothingIsNoValue) {
+  const lab::CounterSelection sel = branch_selection();
+  const std::vector<double> none = lab::counter_values(sel, {0.0, 0.0, 0.0});
+  ASSERT_EQ(none.size(), 2u);
+  EXPECT_TRUE(std::isnan(none[0])) << "branch_efficiency of a kernel without branches: " << none[0];
+  EXPECT_TRUE(std::isnan(none[1])) << "a ratio over a count of 0: " << none[1];
+  const std::vector<double> some = lab::counter_values(sel, {87.5, 16.0, 64.0});
+  EXPECT_EQ(some[0], 87.5);
+  EXPECT_EQ(some[1], 0.25);
+
+  lab::CounterReport r;
+  r.selection = sel;
+  auto row = [&](std::string k, double pct, double targets) {
+    lab::CounterRow w;
+    w.kernel = std::move(k);
+    w.grid = {1, 1, 1};
+    w.block = {32, 1, 1};
+    w.collected = {pct, targets, 64.0};
+    w.values = lab::counter_values(sel, w.collected);
+    return w;
+  };
+  r.rows = {row("flat", 0.0, 0.0), row("split", 100.0, 10.0), row("split", 50.0, 30.0),
+            row("split", 0.0, 0.0)};
+  const std::string text = lab::counters_text(r);
+  EXPECT_NE(text.find("#1 flat  grid 1  block 32\n"
+                      "    branch_efficiency      -  %\n"
+                      "    per_inst               0  targets/inst\n"),  // 0 targets of 64 instructions
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("branch_efficiency  0"), std::string::npos) << text;
+  const nlohmann::json j = lab::counters_json(r);
+  EXPECT_TRUE(j["rows"][0]["values"]["branch_efficiency"].is_null());
+  EXPECT_EQ(j["rows"][1]["values"]["branch_efficiency"], 100.0);
+  EXPECT_EQ(j["counters"][0]["of"], "targets.sum");
+  EXPECT_TRUE(j["counters"][1]["of"].is_null());
+
+  const lab::CounterReport k = lab::by_kernel(r);
+  ASSERT_EQ(k.rows.size(), 2u);
+  EXPECT_TRUE(std::isnan(k.rows[0].values[0]));  // no launch of flat branched
+  // (100 % of 10 targets + 50 % of 30) over 40 targets; the launch without branches weighs 0.
+  EXPECT_EQ(k.rows[1].values[0], 62.5);
+  EXPECT_NE(lab::counters_text(k, true).find("    branch_efficiency  62.50  %\n"), std::string::npos)
+      << lab::counters_text(k, true);
 }
 
 TEST(CountersOutput, JsonHasEveryRowAndNullForNaN) {

@@ -116,6 +116,7 @@ TEST(Counters, ShortNamesAreUniqueUnlessTheDefinitionIsOne) {
       if (fresh) continue;
       EXPECT_EQ(it->second->raw, m.raw) << m.name << " has two definitions";
       EXPECT_EQ(it->second->per, m.per) << m.name << " has two definitions";
+      EXPECT_EQ(it->second->of, m.of) << m.name << " has two definitions";
       EXPECT_EQ(it->second->unit, m.unit) << m.name << " has two definitions";
     }
 }
@@ -126,7 +127,7 @@ TEST(Counters, EveryMetricOfEverySetExistsForGH100) {
   const cu::MetricHost host("GH100");
   for (const auto& s : lab::counter_sets()) {
     for (const auto& m : s.metrics)
-      for (std::string_view part : {m.raw, m.per}) {
+      for (std::string_view part : {m.raw, m.per, m.of}) {
         if (part.empty()) continue;
         // The first alternative is the GH100's name (later ones are for other chips).
         const std::string first(part.substr(0, part.find('|')));
@@ -185,6 +186,33 @@ TEST(Counters, WordsMixSetsShortNamesAndRawNamesEachOnce) {
   std::set<std::string> collect(sel.collect.begin(), sel.collect.end());
   EXPECT_EQ(collect.size(), sel.collect.size()) << "a metric collected twice";
   EXPECT_TRUE(collect.count(ratio.per));
+}
+
+// branch_efficiency is CUPTI's percentage with the count it is a share of collected beside
+// it, so that a kernel that branched nowhere is no value rather than 0 %.
+TEST(Counters, BranchEfficiencyCollectsWhatItIsAShareOf) {
+  SKIP_IF_SANITIZED();
+  const auto sel = lab::select_counters({"branch_efficiency"}, "GH100");
+  ASSERT_EQ(sel.counters.size(), 1u);
+  EXPECT_EQ(sel.counters[0].raw, "smsp__sass_average_branch_targets_threads_uniform.pct");
+  EXPECT_EQ(sel.counters[0].of, "smsp__sass_branch_targets.sum");
+  EXPECT_EQ(sel.collect, (std::vector<std::string>{"smsp__sass_average_branch_targets_threads_uniform.pct",
+                                                   "smsp__sass_branch_targets.sum"}));
+}
+
+// A word that is no set, short name or CUPTI name is said from warplab's own tables, before
+// CUPTI loads: with no CUPTI at all it is still "did you mean", not "no CUPTI library".
+TEST(Counters, AMisspellingIsSaidWithoutCupti) {
+  const EnvVar none("WARPLAB_CUPTI_DIR", "/nonexistent/warplab-no-cupti");
+  const std::string e = error_of([] { lab::select_counters({"shared", "bank_conflicts"}, "GH100"); });
+  EXPECT_HAS(e,
+             "unknown counter set or metric 'bank_conflicts': did you mean 'shared_ld_conflicts' or "
+             "'shared_st_conflicts' (set shared)?");
+  EXPECT_HAS(e, "warplab counters bank_conflicts lists the 4 metrics that match)");
+  EXPECT_HAS(
+      error_of([] { lab::resolve_counters({"list"}, "GH100"); }),
+      "unknown counter set or metric 'list' (sets: shared, memory, warps, stalls, sync, local, time; or a "
+      "CUPTI metric name; warplab counters lists them all)");
 }
 
 TEST(Counters, DidYouMean) {

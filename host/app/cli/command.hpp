@@ -34,6 +34,7 @@ struct Globals {
   // Hidden --offline-noted: the offline note was already printed (by `watch`, which passes
   // it to each run, or by the REPL before a worker restart), so it is not said again.
   bool offline_noted = false;
+  bool device_given = false;      // --device was given (`counters` checks that GPU's chip)
   std::vector<std::string> argv;  // the command line as given (run --sanitize runs it again)
   // What follows the first `--`: the script's arguments, after those before it (run, watch).
   std::vector<std::string> script_args;
@@ -68,6 +69,8 @@ void add_cache_command(CLI::App& app, const Globals& g, Commands& out);
 void add_repl_command(CLI::App& app, const Globals& g, Commands& out);
 void add_watch_command(CLI::App& app, Globals& g, Commands& out);  // sets g.opts.check
 void add_list_command(CLI::App& app, const Globals& g, Commands& out);
+// `counters [WORD...]` (counters_list/command.cpp): the counter sets; run --counters is cli/counters.cpp's.
+void add_counters_list_command(CLI::App& app, const Globals& g, Commands& out);
 // The hidden `completion bash|zsh` (completion.cpp): scripts generated from `app`.
 void add_completion_command(CLI::App& app, Commands& out);
 // `help [COMMAND]` (help.cpp) and the hidden `man` (man.cpp): the manual page in roff.

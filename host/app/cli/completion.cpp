@@ -2,8 +2,9 @@
 // CLI11 definition itself, so it never lags behind the program. A value completes by its
 // option's type name: PROFILE, ARCH, TOOL (cli/sanitize.hpp), ATTR (cu/attributes.hpp),
 // SCRIPT.lua (files, and the shipped examples by their `warplab list` names), FILE.cu
-// (files), DIR, FILE, COMMAND (the commands), KEY=VALUE (the parameters the script
-// declares, from `warplab run SCRIPT --params`), and literal lists such as "info|clear".
+// (files), DIR, FILE, COMMAND (the commands), WORD and SET[,SET] (counter sets and short
+// names: `counters`, `--counters`), KEY=VALUE (the parameters the script declares, from
+// `warplab run SCRIPT --params`), and literal lists such as "info|clear".
 #include <algorithm>
 #include <cctype>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include "app/cli/sanitize.hpp"
 #include "cu/attributes.hpp"
 #include "cu/profile.hpp"
+#include "lab/counters.hpp"
 #include "sys/text.hpp"
 
 namespace warplab::app {
@@ -87,7 +89,13 @@ std::vector<std::string> words_for(const std::string& type) {
     for (const cu::AttributeInfo& a : cu::attribute_table()) out.emplace_back(a.name);
   else if (type == "COMMAND")
     out = command_names;
-  else if (type == "SCRIPT.lua")  // the examples by name (`run warps/ids.lua`), besides files
+  else if (type == "WORD" || type == "SET[,SET]") {  // `counters WORD`, `--counters SET`: the names
+    if (type != "WORD") out.emplace_back("list");
+    for (const lab::CounterSet& s : lab::counter_sets()) out.emplace_back(s.name);
+    for (const lab::CounterSet& s : lab::counter_sets())
+      for (const lab::CounterDef& d : s.metrics)
+        if (std::find(out.begin(), out.end(), d.name) == out.end()) out.emplace_back(d.name);
+  } else if (type == "SCRIPT.lua")  // the examples by name (`run warps/ids.lua`), besides files
     out = example_names();
   else if (type.find('|') != std::string::npos) {
     std::istringstream in(type);

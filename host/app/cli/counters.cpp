@@ -1,5 +1,8 @@
-// cli/counters.cpp: the --counters options (counters.hpp).
+// cli/counters.cpp: the --counters options (counters.hpp); `--counters list` prints what
+// `warplab counters` does (counters_list/command.cpp).
 #include "app/cli/counters.hpp"
+
+#include <iostream>
 
 #include "sys/text.hpp"
 
@@ -12,6 +15,13 @@ CLI::Option* add_counter_options(CLI::App* sub, CounterArgs& a, bool run_options
                       "sync, local, time) or CUPTI metric names, comma-separated")
           ->delimiter(',')
           ->allow_extra_args(false)  // one SET[,SET] per --counters: the next word is the script's
+          // `--counters list`: the listing of `warplab counters`, exit 0, nothing run. Said
+          // while parsing, as --help is, so that it needs no script.
+          ->each([](const std::string& v) {
+            if (sys::trim(v) != "list") return;
+            std::cout << counter_list_text();
+            throw CLI::Success();
+          })
           ->type_name("SET[,SET]");
   if (!run_options) return counters;
   sub->add_option("--counters-by", a.by,

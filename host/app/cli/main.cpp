@@ -47,6 +47,7 @@ void add_global_options(CLI::App& app, warplab::app::Globals& g) {
   warplab::lab::Options& o = g.opts;
   app.add_option("--device", o.device, "CUDA device index")
       ->check(warplab::app::device_index())
+      ->each([&g](const std::string&) { g.device_given = true; })
       ->type_name("N");
   app.add_option("--profile", o.profile,
                  warplab::app::profile_help("work from a device profile instead of a GPU"))
@@ -161,6 +162,7 @@ int main(int argc, char** argv) {
   add_repl_command(app, g, commands);
   add_watch_command(app, g, commands);
   add_list_command(app, g, commands);
+  add_counters_list_command(app, g, commands);
   add_completion_command(app, commands);
   add_help_command(app, commands);
   add_man_command(app, commands);
