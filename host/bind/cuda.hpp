@@ -2,10 +2,11 @@
 // its type's file: device.cpp, array.cpp, ...; each type registered through
 // metatable.hpp), and what those files share: push_timing (cuda.bench, k:bench).
 // cuda.counters and k:counters share what counters.cpp defines, cuda.lines and k:lines
-// what lines.cpp defines.
+// what lines.cpp defines; the REPL and warplab.show the value printer of pretty.cpp.
 #pragma once
 #include <lua.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -34,7 +35,8 @@ void add_kernel(lua_State* L);      // kernel handles, no cuda.* function (kerne
 void add_json(lua_State* L);        // package.preload["warplab.json_c"]: decode (json.cpp)
 void add_lines(lua_State* L);       // cuda.lines, cuda.lines_available (lines.cpp)
 void add_counters(lua_State* L);  // cuda.counters, cuda.counter_sets, cuda.counters_available (counters.cpp)
-// The global `warplab` table: mkdir(dir), write_file(path, bytes), now() (warplab_table.cpp).
+// The global `warplab` table: mkdir(dir), write_file(path, bytes), now(), raise(...),
+// show(...) (warplab_table.cpp).
 void add_warplab_table(lua_State* L);
 
 // Pushes the timing table of `ms` (bench.cpp): warplab.stats.summary of the samples
@@ -56,5 +58,25 @@ int push_counted(lua_State* L, const std::vector<std::string>& words, const char
 int push_collected(lua_State* L, const std::vector<std::string>& words, const char* who,
                    const std::function<void()>& body);
 int push_kernel_lines(lua_State* L, const lab::KernelObj& k);
+
+// pretty.cpp: how the REPL shows a Lua value, and warplab.show a script's: nested tables
+// with sorted keys, cut at a depth and a width; strings quoted inside tables; warplab
+// objects (userdata) and anything with __tostring through tostring.
+struct PrettyOptions {
+  int max_depth = 3;             // deeper tables show as {...}
+  int max_items = 24;            // entries shown per table, then "... (N more)"
+  std::size_t line_width = 72;   // a table that fits stays on one line
+  std::size_t max_string = 200;  // longer strings inside tables are cut
+};
+// The value at `idx`, formatted. A string at top level is shown raw (as print does).
+// May run __tostring metamethods, so call it inside a protected call.
+std::string pretty(lua_State* L, int idx, const PrettyOptions& opts = {});
+// The values at first..last, each formatted, separated by tabs (as print separates them):
+// one answer of the REPL, one line of warplab.show.
+std::string pretty_values(lua_State* L, int first, int last, const PrettyOptions& opts = {});
+// `s` as a Lua string literal ("a\"b\n").
+std::string quote(const std::string& s);
+// True for a Lua identifier that is not a reserved word.
+bool is_identifier(const std::string& s);
 
 }  // namespace warplab::bind

@@ -2,8 +2,10 @@
 // program runs it (docs/lua-library.md): mkdir(dir) (parents too, no shell; nil and the
 // sentence on failure), write_file(path, bytes) (the one writer, replacing a result file;
 // nil and the sentence on failure), now() (monotonic seconds, sub-microsecond; os.time()
-// ticks whole seconds) and raise(kind, message [, level]) (error() with a kind `run` ends
-// by: warplab.params' -p refusals are "parameter"). Adapters over lab/warplab_table.hpp.
+// ticks whole seconds), raise(kind, message [, level]) (error() with a kind `run` ends
+// by: warplab.params' -p refusals are "parameter") and show(...) (values printed as the REPL
+// shows them: what a session saved by :save prints with). Adapters over
+// lab/warplab_table.hpp and pretty.cpp.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -73,14 +75,25 @@ static int warplab_raise(lua_State* L) {
   raise_noted(L, *kind, message, static_cast<int>(std::min<lua_Integer>(level, 1 << 20)));
 }
 
+// warplab.show(...): one line of the values as the REPL shows them (tables nested with
+// sorted keys, strings inside them quoted, tab between values), written through the
+// state's print; nothing at all for no values, as the REPL shows nothing for `x = 1`.
+static int warplab_show(lua_State* L) {
+  const int n = lua_gettop(L);
+  if (n == 0) return 0;
+  const std::string line = pretty_values(L, 1, n);  // may run __tostring: Lua's errors pass
+  lua_getglobal(L, "print");                        // +1
+  lua_pushlstring(L, line.data(), line.size());     // +1
+  lua_call(L, 1, 0);                                // -2
+  return 0;
+}
+
 }  // namespace
 
 void add_warplab_table(lua_State* L) {
-  const luaL_Reg fns[] = {{"mkdir", warplab_mkdir},
-                          {"write_file", warplab_write_file},
-                          {"now", warplab_now},
-                          {"raise", warplab_raise},
-                          {nullptr, nullptr}};
+  const luaL_Reg fns[] = {{"mkdir", warplab_mkdir}, {"write_file", warplab_write_file},
+                          {"now", warplab_now},     {"raise", warplab_raise},
+                          {"show", warplab_show},   {nullptr, nullptr}};
   luaL_newlib(L, fns);          // +1
   lua_setglobal(L, "warplab");  // -1
 }

@@ -21,11 +21,12 @@
 #include "app/repl/attrs.hpp"
 #include "app/repl/complete.hpp"
 #include "app/repl/eval.hpp"
+#include "app/repl/help.hpp"
 #include "app/repl/open_chunk.hpp"
-#include "app/repl/pretty.hpp"
 #include "app/repl/protocol.hpp"
 #include "app/repl/save.hpp"
 #include "app/repl/worker.hpp"
+#include "bind/cuda.hpp"
 #include "bind/state.hpp"
 #include "sys/error.hpp"
 
@@ -48,9 +49,9 @@ bind::StatePtr test_state() {
   return bind::open_state(lab::Options{}, d, true, "unit test");
 }
 
-std::string show(lua_State* L, const char* expr, PrettyOptions o = {}) {
+std::string show(lua_State* L, const char* expr, bind::PrettyOptions o = {}) {
   EXPECT_EQ(luaL_dostring(L, (std::string("return ") + expr).c_str()), LUA_OK) << lua_tostring(L, -1);
-  std::string s = pretty(L, -1, o);
+  std::string s = bind::pretty(L, -1, o);
   lua_settop(L, 0);
   return s;
 }
@@ -79,7 +80,7 @@ TEST(ReplPretty, NestedTablesSortedQuotedAndCut) {
   EXPECT_EQ(show(L, "'top'"), "top") << "a top-level string prints raw, as print does";
   EXPECT_EQ(show(L, "{['a b'] = 1, [true] = 2, ['end'] = 3}"), "{[\"a b\"] = 1, [\"end\"] = 3, [true] = 2}");
   EXPECT_EQ(show(L, "{a = {b = {c = {d = 1}}}}"), "{a = {b = {c = {...}}}}");
-  PrettyOptions o;
+  bind::PrettyOptions o;
   o.max_items = 3;
   EXPECT_EQ(show(L, "{1, 2, 3, 4, 5, x = 1}", o), "{1, 2, 3, ... (3 more)}");
   EXPECT_EQ(show(L, "{}"), "{}");
@@ -401,27 +402,149 @@ TEST(ReplProtocol, LostRepliesCarryTheFaultedEvaluations) {
   EXPECT_EQ(lost_reply(lost_payload(r)).text, r.text);
 }
 
-// What :save writes runs: statements as typed, a bare expression printed, a faulted
-// launch left out as a comment.
-TEST(ReplSave, TheScriptRuns) {
+// The lines `print` and warplab.show wrote in `L` since the last call (print is replaced by
+// one that keeps them), each print one entry.
+void keep_prints(lua_State* L) {
+  ASSERT_EQ(luaL_dostring(L,
+                          "printed = {} print = function(...) local t = table.pack(...) "
+                          "for i = 1, t.n do t[i] = tostring(t[i]) end printed[#printed + 1] = "
+                          "table.concat(t, '\t') end"),
+            LUA_OK);
+}
+std::vector<std::string> take_prints(lua_State* L) {
+  std::vector<std::string> out;
+  lua_getglobal(L, "printed");
+  for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; ++i) {
+    out.push_back(lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+  EXPECT_EQ(luaL_dostring(L, "printed = {}"), LUA_OK);
+  return out;
+}
+
+// What :save writes runs and prints what the session printed: `dev` is bound; a value the
+// REPL showed (a table nested, a multi-line expression, `return` of statements) is shown
+// the same way; a local lasts for its input, as at the prompt; a statement starting with
+// '(' is not read as a call of the input before it.
+TEST(ReplSave, TheScriptPrintsWhatTheSessionPrinted) {
+  const std::vector<std::string> inputs = {"x = 41",
+                                           "x -- the answer",
+                                           "{b = x, a = {1, 2}}",
+                                           "t = {\n  n = 3,\n}",
+                                           "{\n  t.n,\n  'two'\n}",
+                                           "local hidden = 1",
+                                           "hidden",
+                                           "for i = 1, t.n do print(i) end",
+                                           "f = print",
+                                           "(f)('paren')",
+                                           "select(2, 'a', 'b')",
+                                           "print('p')",
+                                           "return x + 1, 'r'",
+                                           "dev.name, nil",
+                                           "::top:: y = 1",
+                                           "::top:: y = 2",
+                                           "y"};
+  auto repl_state = test_state();
+  lua_State* L = repl_state.get();
+  keep_prints(L);
+  std::vector<std::string> session;
+  std::vector<SavedInput> saved;
+  {
+    Evaluator ev(L);
+    for (const std::string& in : inputs) {
+      const Reply r = ev.eval(in, true);
+      ASSERT_EQ(r.status, Status::kOk) << in << ": " << r.text;
+      for (const std::string& line : take_prints(L)) session.push_back(line);
+      if (!r.text.empty()) session.push_back(r.text);
+      saved.push_back({in, !r.text.empty()});
+    }
+  }
+  ASSERT_GE(session.size(), 10u);
+  EXPECT_EQ(session[1], "{a = {1, 2}, b = 41}") << "a table, nested";
+  const std::string script = session_script(saved);
+  EXPECT_EQ(script.find("print(x"), std::string::npos) << script;
+  EXPECT_NE(script.find("\ndev = cuda.device()"), std::string::npos) << script;
+  EXPECT_NE(script.find("\nwarplab.show({\n  t.n,\n  'two'\n})\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("\nwarplab.show(x -- the answer\n)\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("\ndo\nlocal hidden = 1\nend\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("\n;(f)('paren')\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("\nwarplab.show(select(2, 'a', 'b'))\n"), std::string::npos)
+      << "a call the REPL printed";
+  EXPECT_NE(script.find("\nprint('p')\n"), std::string::npos) << "a call that printed no value: as typed";
+
+  auto run_state = test_state();  // a fresh state, as `warplab run` opens one
+  lua_State* R = run_state.get();
+  keep_prints(R);
+  ASSERT_EQ(luaL_loadbufferx(R, script.data(), script.size(), "=session.lua", "t"), LUA_OK)
+      << lua_tostring(R, -1) << "\n"
+      << script;
+  ASSERT_EQ(lua_pcall(R, 0, 0, 0), LUA_OK) << lua_tostring(R, -1) << "\n" << script;
+  EXPECT_EQ(take_prints(R), session) << script;
+}
+
+// The chunks of :counters and :lines go inside cuda.counters and cuda.lines with their
+// sets; a faulted launch is a comment; the script parses.
+TEST(ReplSave, CountedChunksAndFaults) {
+  const std::string script =
+      session_script({{"x = 41"},
+                      {"m.poke:launch(1, 1, 16)", false, true},
+                      {"k:launch(1, 32, a)", true, false, Via::kCounters, "shared,memory"},
+                      {"k:launch(1, 32, a)", true, false, Via::kLines, ""},
+                      {"k:launch(1, 32, a)", true, false, Via::kLines, "stalls"},
+                      {"k:occupancy(256)", true},
+                      {"k:launch(1, 32, a)"}});
+  EXPECT_EQ(script,
+            "-- saved from warplab repl: the session's successful inputs, in order (warplab run FILE\n"
+            "-- runs it). warplab.show prints a value as the REPL printed it.\n"
+            "dev = cuda.device()  -- as the REPL binds it\n"
+            "x = 41\n"
+            "-- left out: this input launched a kernel that faulted\n"
+            "-- m.poke:launch(1, 1, 16)\n"
+            "warplab.show(cuda.counters(function()\nk:launch(1, 32, a)\nend, \"shared,memory\"))\n"
+            "warplab.show(cuda.lines(function()\nk:launch(1, 32, a)\nend))\n"
+            "warplab.show(cuda.lines(function()\nk:launch(1, 32, a)\nend, \"stalls\"))\n"
+            "warplab.show(k:occupancy(256))\n"
+            "k:launch(1, 32, a)\n");
   EXPECT_TRUE(is_bare_expression("m.k"));
   EXPECT_TRUE(is_bare_expression("1, 2 -- two values"));
   EXPECT_FALSE(is_bare_expression("x = 1"));
   EXPECT_FALSE(is_bare_expression("print(1)")) << "a call is a statement too";
   EXPECT_FALSE(is_bare_expression("m.k:launch(1, 32, a)"));
-  const std::string script = session_script({{"x = 41", false},
-                                             {"x -- the answer", false},
-                                             {"m.poke:launch(1, 1, 16)", true},
-                                             {"for i = 1, 2 do\n  x = x + 1\nend", false}});
-  EXPECT_EQ(script,
-            "-- saved from warplab repl: the session's successful inputs, in order\n"
-            "x = 41\n"
-            "print(x -- the answer\n)\n"
-            "-- left out: this input launched a kernel that faulted\n"
-            "-- m.poke:launch(1, 1, 16)\n"
-            "for i = 1, 2 do\n  x = x + 1\nend\n");
   auto st = test_state();
   EXPECT_EQ(luaL_loadstring(st.get(), script.c_str()), LUA_OK) << lua_tostring(st.get(), -1);
+}
+
+// warplab.show prints as the REPL shows: one print of the values, tab separated; nothing
+// for no values.
+TEST(ReplSave, WarplabShowPrintsAsTheRepl) {
+  auto st = test_state();
+  lua_State* L = st.get();
+  keep_prints(L);
+  ASSERT_EQ(luaL_dostring(L, "warplab.show({b = 'x', a = {1}}, 2, nil) warplab.show() warplab.show('raw')"),
+            LUA_OK)
+      << lua_tostring(L, -1);
+  EXPECT_EQ(take_prints(L), (std::vector<std::string>{"{a = {1}, b = \"x\"}\t2\tnil", "raw"}));
+}
+
+// :help prints terminal text: a link as its text and where it leads, no "(below)", no
+// backticks, no HTML comments.
+TEST(ReplHelp, CellsAsTerminalText) {
+  EXPECT_EQ(terminal_text("returns the graph ([Graphs](#graphs))", "lua-api.md"),
+            "returns the graph (Graphs in docs/lua-api.md)");
+  EXPECT_EQ(terminal_text("read by `params{}` ([lua-library.md](lua-library.md))", "lua-api.md"),
+            "read by params{} (docs/lua-library.md)");
+  EXPECT_EQ(terminal_text("the [script arguments](cli.md#script-arguments) too", "lua-api.md"),
+            "the script arguments in docs/cli.md too");
+  EXPECT_EQ(terminal_text("the occupancy table (below); also `k:occupancy(256)`", "lua-api.md"),
+            "the occupancy table; also k:occupancy(256)");
+  EXPECT_EQ(terminal_text("launches with a table (fields below)", "lua-api.md"), "launches with a table");
+  EXPECT_EQ(terminal_text("`x.lua` <!-- check: gpu -->", "lua-api.md"), "x.lua");
+  EXPECT_EQ(terminal_text("`m[\"f(x)\"]` and `[[s]]` (kept below 2^40)", "lua-api.md"),
+            "m[\"f(x)\"] and [[s]] (kept below 2^40)")
+      << "code is kept as written; a parenthesis that says more than where stays";
+  EXPECT_EQ(terminal_text("see [the site](https://example.org/x)", "lua-api.md"),
+            "see the site (https://example.org/x)");
 }
 
 // `:save ~/x` is the home folder's x, as a shell reads it (it was a folder named "~").

@@ -45,8 +45,8 @@ constexpr const char* kHelp =
     "                    (SETS: shared,memory,... or CUPTI names; default memory,warps)\n"
     "  :lines [SETS] CHUNK  run CHUNK and print each kernel's source lines with what the GPU\n"
     "                    did on each (SETS: instructions,shared,global,local; stalls; all)\n"
-    "  :save FILE        write this session's successful inputs to FILE as a script `run` runs\n"
-    "                    (an expression as print(...)); :save! FILE replaces an existing FILE\n"
+    "  :save FILE        write this session's successful inputs to FILE as a script `run` runs,\n"
+    "                    printing what they printed; :save! FILE replaces an existing FILE\n"
     "  :help             this text\n"
     "  :quit             leave (Ctrl-D too)\n"
     "Tab completes globals, fields (dev.attr.max_<Tab>) and methods (obj:<Tab>).\n"
@@ -93,7 +93,7 @@ class Session {
     if (open_.surely_incomplete() && more_waiting_()) return true;
     const repl::Reply r = w_.eval(pending_, false);
     if (r.status != repl::Status::kIncomplete) {
-      if (r.status == repl::Status::kOk) inputs_.push_back({pending_, r.eval});
+      if (r.status == repl::Status::kOk) inputs_.push_back({{pending_, !r.text.empty()}, r.eval});
       last_chunk_ = pending_;
       last_syntax_error_ = r.status == repl::Status::kSyntax;
       drop_pending();
@@ -187,9 +187,11 @@ class Session {
     else if (cmd == ":time")
       time_chunk(arg);
     else if (cmd == ":counters")
-      wrapped_chunk(repl::counted_chunk(arg), ":counters needs a chunk: :counters shared k:launch(1, 32, a)");
+      wrapped_chunk(repl::counted_chunk(arg), repl::Via::kCounters,
+                    ":counters needs a chunk: :counters shared k:launch(1, 32, a)");
     else if (cmd == ":lines")
-      wrapped_chunk(repl::lined_chunk(arg), ":lines needs a chunk: :lines k:launch(1, 32, a)");
+      wrapped_chunk(repl::lined_chunk(arg), repl::Via::kLines,
+                    ":lines needs a chunk: :lines k:launch(1, 32, a)");
     else if (cmd == ":attrs")
       show(w_.attrs(arg));
     else if (cmd == ":reload") {
@@ -224,14 +226,14 @@ class Session {
         continue;
       }
       const repl::Reply r = w_.eval(in.text, true);
+      inputs_.push_back(in);
+      inputs_.back().eval = r.eval;  // numbered in this worker: a fault it caused is marked
       if (r.status != repl::Status::kOk) {
-        inputs_.push_back({in.text, r.eval});  // numbered in this worker: a fault it caused is marked
         inputs_.insert(inputs_.end(), all.begin() + static_cast<long>(i) + 1, all.end());
         show(r);
         std::fprintf(stderr, "replay stopped at input %zu of %zu\n", i + 1, all.size());
         return;
       }
-      inputs_.push_back({in.text, r.eval});
       ++done;
     }
     std::printf("replayed %s", sys::plural(done, "input").c_str());
@@ -254,7 +256,7 @@ class Session {
     const repl::Reply r = w_.eval(chunk, true);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (r.status == repl::Status::kOk) inputs_.push_back({chunk, r.eval});
+    if (r.status == repl::Status::kOk) inputs_.push_back({{chunk, !r.text.empty()}, r.eval});
     show(r);
     std::printf("(%.3f ms)\n", ms);
     std::fflush(stdout);
@@ -264,10 +266,10 @@ class Session {
   // cuda.lines (an input of the session when it succeeds), the table of its launches or the
   // listing of its kernels printed. SETS is a first word made only of counter or column
   // names (repl/counters.cpp), else the chunk starts there.
-  void wrapped_chunk(const repl::CountedChunk& c, const char* usage) {
+  void wrapped_chunk(const repl::CountedChunk& c, repl::Via via, const char* usage) {
     if (c.chunk.empty()) return show({repl::Status::kError, usage});
     const repl::Reply r = w_.eval(c.lua, true);
-    if (r.status == repl::Status::kOk) inputs_.push_back({c.chunk, r.eval});
+    if (r.status == repl::Status::kOk) inputs_.push_back({{c.chunk, true, false, via, c.sets}, r.eval});
     show(r);
   }
 
@@ -284,19 +286,16 @@ class Session {
     };
     if (const auto why = sys::output_refusal(file, mode)) return refuse(*why);
     if (const repl::Reply c = w_.check_output(file); c.status == repl::Status::kError) return refuse(c.text);
-    std::vector<repl::SavedInput> saved;
-    for (const Input& in : inputs_) saved.push_back({in.text, in.faulted});
+    const std::vector<repl::SavedInput> saved(inputs_.begin(), inputs_.end());
     const sys::WriteResult w = sys::write_file(file, repl::session_script(saved), mode);
     if (!w) return refuse(w.message);  // already there by now, a full disk: the reason
     std::printf("saved %s to %s\n", sys::plural(inputs_.size(), "input").c_str(), file.c_str());
   }
 
-  // A successful input: its text, its number in the worker that ran it (0 once that worker
-  // is gone), and whether it made the launch a fault named.
-  struct Input {
-    std::string text;
+  // A successful input (save.hpp: what :save writes of it; :replay runs its chunk alone)
+  // and its number in the worker that ran it (0 once that worker is gone).
+  struct Input : repl::SavedInput {
     unsigned long long eval = 0;
-    bool faulted = false;
   };
 
   repl::Worker& w_;

@@ -8,7 +8,7 @@
 #include <cctype>
 #include <set>
 
-#include "app/repl/pretty.hpp"
+#include "bind/cuda.hpp"
 
 namespace warplab::app::repl {
 namespace {
@@ -70,7 +70,7 @@ class Collector {
 
   void consider(const std::string& name, int type) {
     if (methods_only_ && type != LUA_TFUNCTION) return;
-    if (name.compare(0, prefix_.size(), prefix_) != 0 || !is_identifier(name)) return;
+    if (name.compare(0, prefix_.size(), prefix_) != 0 || !bind::is_identifier(name)) return;
     names.insert(name);
   }
 

@@ -2,6 +2,7 @@
 // handler that trims tracebacks, the interrupt hook.
 #include "app/repl/eval.hpp"
 
+#include "bind/cuda.hpp"
 #include "bind/state.hpp"
 
 #include <csignal>
@@ -11,7 +12,6 @@
 
 #include "app/repl/attrs.hpp"
 #include "app/repl/complete.hpp"
-#include "app/repl/pretty.hpp"
 
 namespace warplab::app::repl {
 namespace {
@@ -55,9 +55,7 @@ int message_handler(lua_State* L) {
 
 // Runs under pcall: formats the n values below it into one string.
 int format_values(lua_State* L) {
-  const int n = lua_gettop(L);
-  std::string out;
-  for (int i = 1; i <= n; ++i) out += (i > 1 ? "\t" : "") + pretty(L, i);
+  const std::string out = bind::pretty_values(L, 1, lua_gettop(L));
   lua_pushlstring(L, out.data(), out.size());  // +1
   return 1;
 }

@@ -1,8 +1,9 @@
 // repl/help.cpp: `:help NAME` (help.hpp). lua-api.md is found beside the binary (a build
 // tree's ../docs, an install's ../share/doc/warplab/docs) or in the source tree it was built
-// from.
+// from. Its cells are Markdown; the terminal gets them as plain text (terminal_text).
 #include "app/repl/help.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <vector>
@@ -48,14 +49,70 @@ std::vector<std::string> cells(const std::string& row) {
   return out;
 }
 
-std::string strip_ticks(std::string s) {
-  std::string out;
-  for (char c : s)
-    if (c != '`') out += c;
-  return out;
+// A link's target as the terminal shows it: a section of `page` ("#graphs") or another page
+// of the docs ("cli.md#script-arguments") named by its file; a web address as it is.
+std::string link_text(const std::string& text, const std::string& target, const std::string& page) {
+  if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0) return text + " (" + target + ")";
+  const std::string file = target.substr(0, target.find('#'));
+  if (file.empty()) return text + " in docs/" + page;
+  if (text == file) return "docs/" + file;
+  return text + " in docs/" + file;
+}
+
+// At `at`, "[text](target)" with no brackets or blanks where they cannot be: its length and
+// parts, or 0.
+std::size_t link_at(const std::string& s, std::size_t at, std::string& text, std::string& target) {
+  const std::size_t close = s.find(']', at + 1);
+  if (close == std::string::npos || close + 1 >= s.size() || s[close + 1] != '(') return 0;
+  const std::size_t end = s.find(')', close + 2);
+  if (end == std::string::npos) return 0;
+  text = s.substr(at + 1, close - at - 1);
+  target = s.substr(close + 2, end - close - 2);
+  if (text.empty() || target.empty() || text.find('[') != std::string::npos ||
+      target.find_first_of(" \t(") != std::string::npos)
+    return 0;
+  return end + 1 - at;
+}
+
+// At `at`, a pointer into the page, "(below)", "(above)", "(fields below)": its length, or 0.
+std::size_t pointer_at(const std::string& s, std::size_t at) {
+  const std::size_t end = s.find(')', at);
+  if (end == std::string::npos || end - at > 20) return 0;
+  const std::string inside = s.substr(at + 1, end - at - 1);
+  const std::size_t last = inside.rfind(' ');
+  const std::string word = last == std::string::npos ? inside : inside.substr(last + 1);
+  const bool words = std::count(inside.begin(), inside.end(), ' ') <= 1;
+  return words && (word == "below" || word == "above") ? end + 1 - at : 0;
 }
 
 }  // namespace
+
+std::string terminal_text(const std::string& cell, const std::string& page) {
+  std::string out;
+  bool code = false;  // inside `...`: kept as written
+  for (std::size_t i = 0; i < cell.size();) {
+    std::string text, target;
+    std::size_t n = 0;
+    if (cell[i] == '`') {
+      code = !code;
+      ++i;
+    } else if (code) {
+      out += cell[i++];
+    } else if (cell.compare(i, 4, "<!--") == 0) {  // a note for the docs' own checks
+      const std::size_t end = cell.find("-->", i);
+      i = end == std::string::npos ? cell.size() : end + 3;
+    } else if (cell[i] == '[' && (n = link_at(cell, i, text, target)) > 0) {
+      out += link_text(terminal_text(text, page), target, page);
+      i += n;
+    } else if (cell[i] == '(' && (n = pointer_at(cell, i)) > 0) {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      i += n;
+    } else {
+      out += cell[i++];
+    }
+  }
+  return sys::trim(out, " ");
+}
 
 std::string api_help(const std::string& name) {
   for (const fs::path& p : candidates()) {
@@ -65,13 +122,15 @@ std::string api_help(const std::string& name) {
     if (const auto e = sys::read_whole(p.string(), text, 16u << 20))
       return "cannot read " + p.string() + ": " + *e;
     std::istringstream in(text);
+    const std::string page = p.filename().string();
     std::string out;
     for (std::string line; std::getline(in, line);) {
       if (line.rfind("| `", 0) != 0) continue;
       const std::vector<std::string> c = cells(line);
       if (c.size() < 2 || c[0].find(name) == std::string::npos) continue;
-      out += strip_ticks(c[0]) + ": " + strip_ticks(c[1]);
-      if (c.size() > 2 && !c[2].empty()) out += "  (e.g. " + strip_ticks(c[2]) + ")";
+      const std::string example = c.size() > 2 ? terminal_text(c[2], page) : "";
+      out += terminal_text(c[0], page) + ": " + terminal_text(c[1], page);
+      if (!example.empty()) out += "  (e.g. " + example + ")";
       out += "\n";
     }
     if (!out.empty()) return out.substr(0, out.size() - 1);

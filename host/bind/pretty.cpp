@@ -1,7 +1,7 @@
-// repl/pretty.cpp: the REPL's value printer (pretty.hpp). Tables are walked with lua_next;
-// keys are collected into a scratch table so they can be sorted without keeping Lua values
-// in C++.
-#include "app/repl/pretty.hpp"
+// pretty.cpp: the value printer of the REPL and of warplab.show (cuda.hpp). Tables are
+// walked with lua_next; keys are collected into a scratch table so they can be sorted
+// without keeping Lua values in C++.
+#include "bind/cuda.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warplab::app::repl {
+namespace warplab::bind {
 namespace {
 
 constexpr std::array<std::string_view, 22> kReserved = {
@@ -173,6 +173,12 @@ std::string pretty(lua_State* L, int idx, const PrettyOptions& opts) {
   return p.value(idx, 0);
 }
 
+std::string pretty_values(lua_State* L, int first, int last, const PrettyOptions& opts) {
+  std::string out;
+  for (int i = first; i <= last; ++i) out += (i > first ? "\t" : "") + pretty(L, i, opts);
+  return out;
+}
+
 std::string quote(const std::string& s) {
   std::string out = "\"";
   for (const unsigned char c : s) {
@@ -209,4 +215,4 @@ bool is_identifier(const std::string& s) {
   return std::find(kReserved.begin(), kReserved.end(), s) == kReserved.end();
 }
 
-}  // namespace warplab::app::repl
+}  // namespace warplab::bind
