@@ -38,12 +38,12 @@ lacks() {
 }
 
 cd "$ROOT" || exit 1
-for sub in attrs compile run cache repl watch list; do offers "$sub" warplab ""; done
+for sub in attrs compile occupancy run cache repl watch list; do offers "$sub" warplab ""; done
 lacks completion warplab ""
 offers run warplab --profile h100 r
 offers run warplab -q r
 # Every option `SUB --help` lists, and every global one, after the subcommand.
-for sub in attrs compile run cache repl watch list; do
+for sub in attrs compile occupancy run cache repl watch list; do
   complete_words warplab "$sub" - >"$T/c"
   for o in $("$BIN" "$sub" --help | sed -n '/^Options:/,/^$/p;/^Global options/,/^$/p' |
              grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z-]*' | tr -d ' ,' | sort -u); do
@@ -62,6 +62,14 @@ offers warp_size warplab attrs --profile h100 warp_s
 offers all warplab attrs --device a
 offers sm_90a warplab compile k.cu --arch sm_90
 offers compute_90 warplab compile --arch compute_9
+# occupancy: its .cu file, its own --profile (profile names, as the global one), its options.
+offers kernels_src/warps/thread_ids.cu warplab occupancy kernels_src/warps/thread_
+lacks examples/tour.lua warplab occupancy examples/to
+offers rtx4090 warplab occupancy k.cu --profile rtx
+offers a100 warplab occupancy --block 256 k.cu --profile ""
+offers --shared warplab occupancy k.cu --sh
+offers --block warplab --profile h100 occupancy k.cu --bl
+offers kernels_src/warps/thread_ids.cu warplab occupancy --block 256 --shared 4K kernels_src/warps/thread_
 offers racecheck warplab run --sanitize r
 offers clear warplab cache c
 # Files: .cu for compile, .lua for run and watch, anything after --.
