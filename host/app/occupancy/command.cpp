@@ -5,8 +5,6 @@
 // (lab/module.hpp), so the numbers are k:occupancy's (lab/kernel_info.hpp). report.cpp prints.
 #include <unistd.h>
 
-#include <cerrno>
-#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -271,7 +269,7 @@ void add_occupancy_command(CLI::App& app, const Globals& g, Commands& out) {
   set_help(
       sub,
       {"warplab occupancy kernels_src/reductions/ladder.cu --kernel reduce_shuffle --block 256",
-       "warplab occupancy kernels_src/memory/banks.cu --block 64..1024:64 --shared 4K --profile a100,rtx4090",
+       "warplab occupancy kernels_src/memory/banks.cu --block 64..1024 --shared 4K --profile a100,rtx4090",
        "warplab occupancy kernels_src/warps/thread_ids.cu --block 128,256 --json"},
       "Without --profile: the GPU, else the default profile (with a note). Exit status: 0; 2 a bad "
       "--block, --shared or --carveout value; 4 a file or kernel not found, an unknown profile, a block "
