@@ -60,27 +60,32 @@ const EmbeddedProfile* find_embedded_profile(const std::string& name) {
   return nullptr;
 }
 
+// Made once: every --profile help line asks for it while the command line is built, and
+// the embedded profiles never change.
 std::string shipped_profiles() {
-  std::vector<std::string> groups[3];
-  for (const EmbeddedProfile& p : embedded_profiles()) {
-    const auto j = nlohmann::json::parse(p.json, nullptr, false);
-    const bool product = j.is_object() && j.contains("base");
-    const bool arch = j.is_object() && j.value("kind", "") == kProfileArchitecture;
-    groups[product ? 1 : arch ? 2 : 0].emplace_back(p.name);
-  }
-  // sm_80 before sm_100: by the number, not the text.
-  std::sort(groups[2].begin(), groups[2].end(), [](const std::string& a, const std::string& b) {
-    return a.size() != b.size() ? a.size() < b.size() : a < b;
-  });
-  const char* what[3] = {"captured", "products", "architectures"};
-  std::string out;
-  for (int g = 0; g < 3; ++g) {
-    if (groups[g].empty()) continue;
-    out += out.empty() ? "" : "; ";
-    for (size_t i = 0; i < groups[g].size(); ++i) out += (i ? ", " : "") + groups[g][i];
-    out += std::string(" (") + what[g] + ")";
-  }
-  return out;
+  static const std::string text = [] {
+    std::vector<std::string> groups[3];
+    for (const EmbeddedProfile& p : embedded_profiles()) {
+      const auto j = nlohmann::json::parse(p.json, nullptr, false);
+      const bool product = j.is_object() && j.contains("base");
+      const bool arch = j.is_object() && j.value("kind", "") == kProfileArchitecture;
+      groups[product ? 1 : arch ? 2 : 0].emplace_back(p.name);
+    }
+    // sm_80 before sm_100: by the number, not the text.
+    std::sort(groups[2].begin(), groups[2].end(), [](const std::string& a, const std::string& b) {
+      return a.size() != b.size() ? a.size() < b.size() : a < b;
+    });
+    const char* what[3] = {"captured", "products", "architectures"};
+    std::string out;
+    for (int g = 0; g < 3; ++g) {
+      if (groups[g].empty()) continue;
+      out += out.empty() ? "" : "; ";
+      for (size_t i = 0; i < groups[g].size(); ++i) out += (i ? ", " : "") + groups[g][i];
+      out += std::string(" (") + what[g] + ")";
+    }
+    return out;
+  }();
+  return text;
 }
 
 // H100 first: it is the card most readers have met, and the tour's numbers assume it.
@@ -122,9 +127,17 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
         name_or_path.find('/') != std::string::npos || sys::lower(name_or_path).ends_with(".json");
     if (looks_like_path) bad(name_or_path, "no such file");
     const std::string shipped = shipped_profiles();
-    throw Error("unknown profile '" + name_or_path + "': " +
+    // The nearest shipped name, when a letter or two (a third of the word) away: "rtx490".
+    std::string nearest;
+    std::size_t best = std::max<std::size_t>(1, name_or_path.size() / 3) + 1;
+    for (const EmbeddedProfile& p : embedded_profiles())
+      if (const std::size_t d = sys::edit_distance(sys::lower(name_or_path), p.name); d < best)
+        nearest = p.name, best = d;
+    throw Error("unknown profile '" + name_or_path + "'" +
+                (nearest.empty() ? ": " : "; did you mean '" + nearest + "'? ") +
                 (shipped.empty() ? "this build ships no profiles; give"
-                                 : "shipped profiles are " + shipped + "; or give") +
+                                 : (nearest.empty() ? "shipped" : "Shipped") + std::string(" profiles are ") +
+                                       shipped + "; or give") +
                 " a path to a .json file");
   }
   if (fs::is_directory(st)) bad(name_or_path, "is a directory, not a .json file");

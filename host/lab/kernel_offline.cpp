@@ -13,13 +13,18 @@
 
 namespace warplab::lab {
 
-void offline_max_threads(KernelObj& k, const cu::DeviceLimits& d) {
-  const std::optional<rtc::PtxEntry> e = rtc::ptx_entry(k.module->result.ptx, k.mangled);
-  cu::KernelLimits bare = k.limits;
+int compiled_max_threads(const rtc::CompileResult& r, const std::string& mangled, const cu::KernelLimits& k,
+                         const cu::DeviceLimits& d) {
+  const std::optional<rtc::PtxEntry> e = rtc::ptx_entry(r.ptx, mangled);
+  cu::KernelLimits bare = k;
   bare.max_threads_per_block = 0;
   int cap = cu::max_block_threads(bare, d);
   if (e && e->max_threads() > 0) cap = static_cast<int>(std::min<long long>(cap, e->max_threads()));
-  k.limits.max_threads_per_block = cap;
+  return cap;
+}
+
+void offline_max_threads(KernelObj& k, const cu::DeviceLimits& d) {
+  k.limits.max_threads_per_block = compiled_max_threads(k.module->result, k.mangled, k.limits, d);
 }
 
 void set_code_arch(cu::KernelLimits& k, const std::string& arch) {

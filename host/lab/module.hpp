@@ -98,6 +98,10 @@ KernelRef make_kernel(const ModuleRef& m, const std::string& mangled, std::optio
 // When no driver can be asked (kernel_offline.cpp, from the module's PTX): the kernel's
 // max threads per block (registers and launch bounds), and its parameter layout.
 void offline_max_threads(KernelObj& k, const cu::DeviceLimits& d);
+// The same from a compile alone (`compile --json`): kernel `mangled` of `r`, using `k`'s
+// registers, shared memory and barriers on `d`; the largest block it can be launched with.
+int compiled_max_threads(const rtc::CompileResult& r, const std::string& mangled, const cu::KernelLimits& k,
+                         const cu::DeviceLimits& d);
 void ptx_layout(KernelObj& k);
 // Live or not: the rules the kernel's code carries into k.limits (the launch check's):
 // its architecture, and its PTX's cluster directives (__cluster_dims__, .maxclusterrank).

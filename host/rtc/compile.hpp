@@ -115,7 +115,8 @@ void set_phase_times(bool on);
 
 std::string nvrtc_version();  // "13.0"
 // {"sm_75", ..., "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", ...}: NVRTC's numbers,
-// each followed by the a/f variants this NVRTC accepts (asked once per process).
+// each followed by the a/f variants NVIDIA's rule gives them (no compile: fast enough for
+// shell completion); a variant given to compile() is checked by NVRTC itself.
 std::vector<std::string> supported_archs();
 bool is_virtual_arch(const std::string& arch);  // "compute_90" (Options::allow_virtual)
 

@@ -4,7 +4,8 @@
 # the global ones after the subcommand, profile names, attribute names after `attrs`,
 # counter sets and short names after `counters` and `--counters`,
 # --arch values, files by extension, script arguments after --); zsh's is parsed and,
-# where zsh is installed, driven through a pty (zsh/zpty) with the same cases.
+# where zsh is installed, driven through a pty (zsh/zpty) with the same cases. Writing a
+# script takes no longer than `--version` does.
 # Usage: bash completion.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -14,6 +15,22 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 "$BIN" completion fish >/dev/null 2>"$T/err"
 [ $? -eq 2 ] || fail "completion fish: want exit 2"
 bash -n "$T/warplab.bash" || fail "the bash script does not parse"
+# Writing the script costs what starting warplab costs (`--version`): no compile (listing
+# the --arch values compiled 24 empty programs: 0.35 s and more), no Lua state, no driver.
+# The best of five runs each, so a loaded machine's pauses do not count.
+best_ms() {
+  local best=999999 start ms
+  for _ in 1 2 3 4 5; do
+    start=$(date +%s%N)
+    "$@" >/dev/null 2>&1
+    ms=$((($(date +%s%N) - start) / 1000000))
+    [ "$ms" -lt "$best" ] && best=$ms
+  done
+  echo "$best"
+}
+v=$(best_ms "$BIN" --version) b=$(best_ms "$BIN" completion bash) z=$(best_ms "$BIN" completion zsh)
+[ "$b" -le $((3 * v + 100)) ] && [ "$z" -le $((3 * v + 100)) ] ||
+  fail "completion is slower than start-up: bash $b ms, zsh $z ms, --version $v ms"
 
 # complete WORDS...: the candidates bash would offer for the last word.
 complete_words() {
@@ -39,12 +56,12 @@ lacks() {
 }
 
 cd "$ROOT" || exit 1
-for sub in attrs compile run cache repl watch list counters; do offers "$sub" warplab ""; done
+for sub in attrs compile occupancy run cache repl watch list counters; do offers "$sub" warplab ""; done
 lacks completion warplab ""
 offers run warplab --profile h100 r
 offers run warplab -q r
 # Every option `SUB --help` lists, and every global one, after the subcommand.
-for sub in attrs compile run cache repl watch list counters; do
+for sub in attrs compile occupancy run cache repl watch list counters; do
   complete_words warplab "$sub" - >"$T/c"
   for o in $("$BIN" "$sub" --help | sed -n '/^Options:/,/^$/p;/^Global options/,/^$/p' |
              grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z-]*' | tr -d ' ,' | sort -u); do
@@ -63,6 +80,14 @@ offers warp_size warplab attrs --profile h100 warp_s
 offers all warplab attrs --device a
 offers sm_90a warplab compile k.cu --arch sm_90
 offers compute_90 warplab compile --arch compute_9
+# occupancy: its .cu file, its own --profile (profile names, as the global one), its options.
+offers kernels_src/warps/thread_ids.cu warplab occupancy kernels_src/warps/thread_
+lacks examples/tour.lua warplab occupancy examples/to
+offers rtx4090 warplab occupancy k.cu --profile rtx
+offers a100 warplab occupancy --block 256 k.cu --profile ""
+offers --shared warplab occupancy k.cu --sh
+offers --block warplab --profile h100 occupancy k.cu --bl
+offers kernels_src/warps/thread_ids.cu warplab occupancy --block 256 --shared 4K kernels_src/warps/thread_
 offers racecheck warplab run --sanitize r
 offers clear warplab cache c
 # Counter sets and short names: `counters WORD`, and --counters (with list).

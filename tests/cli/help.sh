@@ -24,13 +24,14 @@ mkdir -p "$T/ex" "$HOME"
 ln -s "$ROOT/examples" "$T/ex/examples"
 ln -s "$ROOT/kernels_src" "$T/ex/kernels_src"
 warplab() { "$BIN" "$@"; }
-for sub in attrs compile run cache repl watch list counters completion; do
+for sub in attrs compile occupancy run cache repl watch list counters completion; do
   "$BIN" "$sub" --help >"$T/h" 2>&1 || fail "$sub --help: exit $?"
   grep -q "^Usage: warplab $sub " "$T/h" || fail "$sub --help: no usage line"
   # Its own options are listed (CLI11's section) ...
   case $sub in
     attrs) own="--device --profile --json --csv --diff --no-color" ;;
     compile) own="--arch -D -I --kernel --ptx --json --cubin --lineinfo --max-errors" ;;
+    occupancy) own="--kernel --block --shared --carveout --profile -D -I --json" ;;
     run) own="--param --no-check --sanitize" ;;
     watch) own="--param --clear --diff --timeout --no-check" ;;
     cache | list | counters) own="--json" ;;
@@ -57,7 +58,7 @@ for sub in attrs compile run cache repl watch list counters completion; do
 done
 # Options that exclude each other say so after their description, not with CLI11's
 # "Excludes:" wedged between the name and the description.
-for sub in attrs compile run watch repl list cache counters; do
+for sub in attrs compile occupancy run watch repl list cache counters; do
   "$BIN" "$sub" --help 2>&1 | grep -q "Excludes" && fail "$sub --help shows CLI11's Excludes:"
 done
 "$BIN" compile --help | grep -qE '^  --ptx +print the PTX .*\(not with --json, --sass, --lines\)$' ||

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # json_output.sh: the machine-readable outputs: `compile --json` (per kernel: name,
-# signature, regs, shared, local, spills, barriers, max_threads, arch; null where a number
-# is unknown, as for a virtual arch; diagnostics when it fails), `cache info --json` and
-# `cache clear --json`, `list --json`; --json in any position. (`attrs --diff --json`:
+# signature, regs, shared, local, spills, barriers, max_threads (the largest block: launch
+# bounds and registers, as the table and k.max_threads say), launch_bounds, arch; null
+# where a number is unknown, as for a virtual arch; diagnostics when it fails),
+# `cache info --json` and `cache clear --json`, `list --json`; --json in any position. (`attrs --diff --json`:
 # attrs_diff.sh.) Needs python3 to read the JSON (skips without).
 # Usage: bash json_output.sh <warplab binary> <source root>
 source "$(dirname "$0")/lib/offline.sh" "$@"
@@ -35,7 +36,7 @@ __global__ void __launch_bounds__(256) bounded(float* x, int n) {
 }
 template <int N> __global__ void scaled(float* x) { x[threadIdx.x] *= N; }
 EOF
-KERNEL_KEYS='["name", "signature", "mangled", "expression", "regs", "shared", "const", "local", "spill_store", "spill_load", "spills", "barriers", "max_threads", "arch"]'
+KERNEL_KEYS='["name", "signature", "mangled", "expression", "regs", "shared", "const", "local", "spill_store", "spill_load", "spills", "barriers", "max_threads", "launch_bounds", "arch"]'
 for args in "compile --json $T/k.cu --arch sm_90 --kernel scaled<3>" "compile $T/k.cu --json --arch sm_90 --kernel scaled<3>" \
             "-q compile $T/k.cu --arch sm_90 --kernel scaled<3> --json" "--no-cache compile $T/k.cu --kernel scaled<3> --arch sm_90 --json"; do
   # shellcheck disable=SC2086
@@ -51,8 +52,9 @@ for x in j['kernels']:
     assert x['spills'] == x['spill_store'] + x['spill_load'], x
 b = k['bounded']
 assert b['signature'] == 'bounded(float*, int)' and b['shared'] == 256 and b['barriers'] == 1, b
-assert b['max_threads'] == 256 and b['expression'] is None and b['local'] == 0, b
-assert k['plain']['signature'] == 'plain(float*)' and k['plain']['mangled'] == 'plain' and k['plain']['max_threads'] is None
+assert b['max_threads'] == 256 and b['launch_bounds'] == 256 and b['expression'] is None and b['local'] == 0, b
+assert k['plain']['signature'] == 'plain(float*)' and k['plain']['mangled'] == 'plain', k['plain']
+assert k['plain']['max_threads'] == 1024 and k['plain']['launch_bounds'] is None, k['plain']
 assert k['opaque']['signature'] is None and k['opaque']['mangled'] == 'opaque'
 assert k['scaled<3>']['expression'] == 'scaled<3>' and k['scaled<3>']['signature'] == 'scaled<3>(float*)'
 assert j['notes'] == [] and j['diagnostics'] == []
@@ -64,7 +66,7 @@ run 0 compile "$T/k.cu" --arch compute_90 --json
 check "compute_90" "
 assert j['ptx_only'] is True and j['ok'] is True
 for x in j['kernels']:
-    for f in ['regs', 'shared', 'const', 'local', 'spill_store', 'spill_load', 'spills', 'barriers', 'max_threads']:
+    for f in ['regs', 'shared', 'const', 'local', 'spill_store', 'spill_load', 'spills', 'barriers', 'max_threads', 'launch_bounds']:
         assert x[f] is None, (x['name'], f, x[f])
 assert any('virtual architecture' in n for n in j['notes']), j['notes']
 "

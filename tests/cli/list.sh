@@ -81,5 +81,50 @@ rc=$?
 grep -qF "warplab: examples folder '$TMP/nope' is not a directory" "$TMP/err" ||
   fail "missing folder message: $(cat "$TMP/err")"
 
+# Piped (above): one line per example, however long, so `list | grep` finds the name with
+# its whole summary; some summaries are longer than any terminal (the check means something).
+"$WL" list >"$TMP/piped" 2>&1
+awk 'length > 120 {found = 1} END {exit !found}' "$TMP/piped" || fail "list: no line over 120 columns piped"
+# On a terminal (a pty): wrapped to $COLUMNS, else to the terminal's width, a summary's
+# continuation lines under its column, and no word lost.
+if command -v python3 >/dev/null; then
+  for how in "COLUMNS=60" "ioctl 72" "COLUMNS=abc ioctl 90"; do
+    python3 - "$WL" "$how" >"$TMP/tty" 2>&1 <<'PY' || fail "list on a pty ($how): $(head -c 500 "$TMP/tty")"
+import fcntl, os, struct, subprocess, sys, termios
+wl, how = sys.argv[1], sys.argv[2].split()
+env = dict(os.environ)
+env.pop("COLUMNS", None)
+master, slave = os.openpty()
+for i, w in enumerate(how):
+    if w.startswith("COLUMNS="):
+        env["COLUMNS"] = w[8:]
+    if w == "ioctl":  # the terminal's size, set before warplab starts
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, int(how[i + 1]), 0, 0))
+p = subprocess.Popen([wl, "list"], stdin=slave, stdout=slave, stderr=slave, env=env)
+os.close(slave)
+out = b""
+while True:
+    try:
+        chunk = os.read(master, 65536)
+    except OSError:  # EIO: the terminal's other side closed
+        break
+    if not chunk:
+        break
+    out += chunk
+p.wait()
+sys.stdout.write(out.decode().replace("\r\n", "\n"))
+sys.exit(p.returncode)
+PY
+    width=${how##* }
+    [ "$how" = "COLUMNS=60" ] && width=60
+    awk -v w="$width" 'NR > 1 && length > w {print "too long: " $0; bad = 1} END {exit bad}' "$TMP/tty" ||
+      fail "list on a pty ($how): lines over $width columns"
+    # The words of the piped listing, in order, are those of the wrapped one.
+    diff <(tr -s ' \n' '\n\n' <"$TMP/piped") <(tr -s ' \n' '\n\n' <"$TMP/tty") >/dev/null ||
+      fail "list on a pty ($how): the words differ from the piped listing"
+    grep -qE '^ {8,}[^ ]' "$TMP/tty" || fail "list on a pty ($how): no continuation line under the summaries"
+  done
+fi
+
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 echo "list.sh: all passed ($n examples)"

@@ -208,6 +208,13 @@ TEST(Profile, FindingProfiles) {
   const std::string unknown = error_of([] { cu::load_profile("no-such-gpu"); });
   EXPECT_EQ(unknown.rfind("unknown profile 'no-such-gpu': " + shipped, 0), 0u) << unknown;
   EXPECT_NE(unknown.find("a path to a .json file"), std::string::npos);
+  // A shipped name mistyped by a letter: the nearest one, before the list.
+  if (cu::find_embedded_profile("rtx4090")) {
+    const std::string near = error_of([] { cu::load_profile("rtx490"); });
+    EXPECT_EQ(near.rfind("unknown profile 'rtx490'; did you mean 'rtx4090'? Shipped profiles are ", 0), 0u)
+        << near;
+    EXPECT_NE(error_of([] { cu::load_profile("A10"); }).find("did you mean 'a100'?"), std::string::npos);
+  }
   EXPECT_EQ(error_of([] { cu::load_profile("nowhere/x.json"); }), "profile 'nowhere/x.json': no such file");
   const std::string dir = kRoot + "/tests/data/profiles";
   EXPECT_EQ(error_of([&] { cu::load_profile(dir); }),

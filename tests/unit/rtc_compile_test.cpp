@@ -180,6 +180,25 @@ TEST(Compile, SupportedArchsComeFromNvrtc) {
   EXPECT_THROW(rtc::compile(inline_source(kGood), for_arch("sm_75a")), rtc::Error);
 }
 
+// The listing follows a rule (no compile per variant); here each variant it lists compiles
+// and each one it leaves out is refused, for every architecture number this NVRTC has.
+TEST(Compile, SupportedArchsAreWhatNvrtcAccepts) {
+  const auto archs = rtc::supported_archs();
+  for (const auto& a : archs) {
+    if (a.back() != 'a' && a.back() != 'f') continue;
+    EXPECT_NO_THROW(rtc::compile(inline_source(kGood), for_arch(a))) << a << " is listed but refused";
+  }
+  for (const auto& a : archs) {
+    if (a.back() == 'a' || a.back() == 'f') continue;
+    for (const char* suffix : {"a", "f"}) {
+      if (std::find(archs.begin(), archs.end(), a + suffix) == archs.end()) {
+        EXPECT_THROW(rtc::compile(inline_source(kGood), for_arch(a + suffix)), rtc::Error)
+            << a + suffix << " is accepted but not listed";
+      }
+    }
+  }
+}
+
 TEST(Compile, VirtualArchGivesPtxOnlyWhenAllowed) {
   rtc::Options o = for_arch("compute_90");
   o.allow_virtual = true;

@@ -64,6 +64,7 @@ void note_offline(const Globals& g, const std::string& reason, const std::string
 // Each folder's command.cpp defines one of these.
 void add_attrs_command(CLI::App& app, const Globals& g, Commands& out);
 void add_compile_command(CLI::App& app, const Globals& g, Commands& out);
+void add_occupancy_command(CLI::App& app, const Globals& g, Commands& out);
 void add_run_command(CLI::App& app, Globals& g, Commands& out);  // sets g.opts.check
 void add_cache_command(CLI::App& app, const Globals& g, Commands& out);
 void add_repl_command(CLI::App& app, const Globals& g, Commands& out);

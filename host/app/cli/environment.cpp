@@ -28,6 +28,7 @@ const std::vector<EnvVar>& environment() {
       {"WARPLAB_UNSAFE_DEBUG", "1: scripts get Lua's whole debug library (warplab's own tests)"},
       {"NO_COLOR", "set: no ANSI colours (as --no-color)"},
       {"TERM", "dumb: no colours in attrs"},
+      {"COLUMNS", "the width `warplab list` wraps to on a terminal (default: the terminal's)"},
       {"CUDA_HOME, CUDA_PATH",
        "a CUDA toolkit's folder: its headers, CUPTI, compute-sanitizer, cuobjdump, nvdisasm"},
       {"CUDA_INJECTION64_PATH",

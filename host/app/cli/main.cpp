@@ -157,6 +157,7 @@ int main(int argc, char** argv) {
   Commands commands;
   add_attrs_command(app, g, commands);
   add_compile_command(app, g, commands);
+  add_occupancy_command(app, g, commands);
   add_run_command(app, g, commands);
   add_cache_command(app, g, commands);
   add_repl_command(app, g, commands);

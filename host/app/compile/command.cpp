@@ -20,6 +20,7 @@
 #include "app/compile/code.hpp"
 #include "app/compile/lines.hpp"
 #include "app/compile/report.hpp"
+#include "cu/limits.hpp"
 #include "cu/profile.hpp"
 #include "rtc/cache.hpp"
 #include "rtc/compile.hpp"
@@ -43,18 +44,36 @@ CLI::Validator sass_mode() {
 
 // --arch, else the target's (the profile asked for, the live device, the default
 // profile), else sm_90, saying so. A profile that was asked for and fails is an error.
-// `live`: the device, when the arch is the live GPU's (--timings then times a load).
-std::string choose_arch(const Variant& v, const Globals& g, int* live) {
+// `live`: the device, when the arch is the live GPU's (--timings then times a load);
+// `target`: the device or profile the arch came from.
+std::string choose_arch(const Variant& v, const Globals& g, int* live,
+                        std::optional<cu::DeviceSnapshot>& target) {
   if (!v.arch.empty()) return v.arch;
-  if (!g.opts.profile.empty()) return select_target(g, true).arch();
+  if (!g.opts.profile.empty()) return target.emplace(select_target(g, true)).arch();
   try {
-    const cu::DeviceSnapshot t = select_target(g, true);
+    const cu::DeviceSnapshot& t = target.emplace(select_target(g, true));
     if (t.live()) *live = t.ordinal;
     return t.arch();
   } catch (const std::exception& e) {
     if (!g.opts.quiet) std::cerr << "warplab: " << e.what() << "; compiling for sm_90 (choose with --arch)\n";
     return "sm_90";
   }
+}
+
+// The limits a kernel's largest block is computed on: the target's, when the arch came
+// from it; else the shipped architecture profile of the arch (sm_90a: sm_90), whose
+// per-SM limits are those of every GPU of that architecture; else none (unknown).
+std::optional<cu::DeviceLimits> arch_limits(const std::string& arch,
+                                            const std::optional<cu::DeviceSnapshot>& target) {
+  try {
+    if (target && target->arch() == arch) return cu::device_limits(*target);
+    std::string base = arch;
+    if (base.size() > 3 && (base.back() == 'a' || base.back() == 'f')) base.pop_back();
+    if (cu::find_embedded_profile(base) && !rtc::is_virtual_arch(arch))
+      return cu::device_limits(cu::load_profile(base));
+  } catch (const std::exception&) {
+  }  // a profile without the limits: the number stays unknown
+  return std::nullopt;
 }
 
 // What to say when the source compiled to no kernel at all.
@@ -113,7 +132,8 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   }
   const rtc::Source src = rtc::load_source(a.file);  // an unreadable file: bad input (4)
   int live = -1;
-  const rtc::Options opt = options_of(a, nullptr, choose_arch(a.both, g, &live));
+  std::optional<cu::DeviceSnapshot> target;
+  const rtc::Options opt = options_of(a, nullptr, choose_arch(a.both, g, &live, target));
   // An rtc::Error is bad input (the arch, an include folder), or internal when NVRTC broke.
   rtc::CompileResult r;
   std::optional<rtc::Cache> cache;
@@ -138,7 +158,8 @@ int run_compile(const CompileArgs& a, const Globals& g) {
   // Colour only for a terminal: diagnostics piped into a file or an editor stay plain.
   const bool color = g.opts.color && isatty(STDERR_FILENO);
   std::cerr << rtc::format_diagnostics(r, a.max_errors, color);
-  if (a.json) std::cout << result_json(a.file, r).dump(2) << "\n";
+  const std::optional<cu::DeviceLimits> limits = r.ok ? arch_limits(r.arch, target) : std::nullopt;
+  if (a.json) std::cout << result_json(a.file, r, limits ? &*limits : nullptr).dump(2) << "\n";
   if (!r.ok) {
     std::cerr << "warplab: " << a.file << " did not compile for " << r.arch << " ("
               << sys::plural(r.errors(), "error") << ")\n";
@@ -162,7 +183,7 @@ int run_compile(const CompileArgs& a, const Globals& g) {
     }
     for (const std::string& n : r.resource_notes) table << "note: " << n << "\n";
   } else if (!r.kernels.empty()) {
-    print_table(table, r);
+    print_table(table, r, limits ? &*limits : nullptr);
   }
   if (a.ptx) std::cout << r.ptx;
   // The listing, with --sass each line's SASS under it. Without a disassembler --sass is

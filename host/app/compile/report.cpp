@@ -12,6 +12,7 @@
 
 #include "cu/context.hpp"
 #include "cu/module.hpp"
+#include "lab/module.hpp"
 #include "sys/regex_span.hpp"
 #include "sys/text.hpp"
 
@@ -41,6 +42,18 @@ nlohmann::json opt_json(std::optional<T> v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
+// The largest block kernel k can be launched with on `limits`: its __launch_bounds__ and
+// what its registers allow (lab/module.hpp), as k.max_threads says; unknown without the
+// limits or the kernel's register count.
+std::optional<int> max_threads(const rtc::CompileResult& r, const rtc::KernelResources& k,
+                               const cu::DeviceLimits* limits) {
+  if (!limits || !k.registers || rtc::is_virtual_arch(r.arch)) return std::nullopt;
+  const cu::KernelLimits kl{static_cast<int>(*k.registers), static_cast<int>(k.shared_bytes.value_or(0)), 0,
+                            std::max(1, static_cast<int>(k.barriers.value_or(1)))};
+  const int cap = lab::compiled_max_threads(r, k.mangled, kl, *limits);
+  return cap > 0 ? std::optional<int>(cap) : std::nullopt;
+}
+
 // The __launch_bounds__ cap the CUBIN records (.maxntid / .reqntid), null when none.
 nlohmann::json declared_max_threads(const std::vector<rtc::ElfKernel>& elf, const std::string& name) {
   const rtc::ElfKernel* k = rtc::find_kernel(elf, name);
@@ -63,7 +76,7 @@ void print_summary(std::ostream& os, const std::string& file, const rtc::Compile
 
 // One row per kernel: signature (demangled when C++, read when extern "C"), then its resources
 // (rtc/resources.hpp).
-void print_table(std::ostream& os, const rtc::CompileResult& r) {
+void print_table(std::ostream& os, const rtc::CompileResult& r, const cu::DeviceLimits* limits) {
   std::vector<std::string> names;
   std::size_t width = 6;
   for (const rtc::KernelResources& k : r.kernels) {
@@ -73,7 +86,7 @@ void print_table(std::ostream& os, const rtc::CompileResult& r) {
   }
   os << std::left << std::setw(static_cast<int>(width)) << "kernel" << std::right << std::setw(6) << "regs"
      << std::setw(10) << "shared" << std::setw(10) << "const" << std::setw(10) << "stack" << std::setw(14)
-     << "spill st/ld" << std::setw(10) << "barriers"
+     << "spill st/ld" << std::setw(10) << "barriers" << std::setw(13) << "max threads"
      << "\n";
   for (std::size_t i = 0; i < r.kernels.size(); ++i) {
     const rtc::KernelResources& k = r.kernels[i];
@@ -81,7 +94,7 @@ void print_table(std::ostream& os, const rtc::CompileResult& r) {
        << num(k.registers) << std::setw(10) << human_bytes(k.shared_bytes) << std::setw(10)
        << human_bytes(k.const_bytes) << std::setw(10) << human_bytes(k.stack_bytes) << std::setw(14)
        << (num(k.spill_store_bytes) + "/" + num(k.spill_load_bytes)) << std::setw(10) << num(k.barriers)
-       << "\n";
+       << std::setw(13) << num(max_threads(r, k, limits)) << "\n";
   }
   // One line per reason a number above is "?", or where the CUBIN and ptxas disagree.
   for (const std::string& n : r.resource_notes) os << "note: " << n << "\n";
@@ -167,7 +180,8 @@ std::vector<std::string> template_kernels(const std::string& text) {
 }
 
 // `compile --json`: one object; unknown numbers are null, never 0 (docs/cli.md).
-nlohmann::ordered_json result_json(const std::string& file, const rtc::CompileResult& r) {
+nlohmann::ordered_json result_json(const std::string& file, const rtc::CompileResult& r,
+                                   const cu::DeviceLimits* limits) {
   nlohmann::ordered_json j;
   j["file"] = file;
   j["arch"] = r.arch;
@@ -203,7 +217,8 @@ nlohmann::ordered_json result_json(const std::string& file, const rtc::CompileRe
                       ? nlohmann::ordered_json(*k.spill_store_bytes + *k.spill_load_bytes)
                       : nlohmann::ordered_json(nullptr);
     o["barriers"] = opt_json(k.barriers);
-    o["max_threads"] = declared_max_threads(elf, k.mangled);
+    o["max_threads"] = opt_json(max_threads(r, k, limits));
+    o["launch_bounds"] = declared_max_threads(elf, k.mangled);
     o["arch"] = r.arch;
     j["kernels"].push_back(o);
   }

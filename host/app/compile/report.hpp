@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cu/limits.hpp"
 #include "rtc/compile.hpp"
 #include "rtc/pch.hpp"
 
@@ -15,9 +16,11 @@ namespace warplab::app {
 // "k.cu: 1 kernel for sm_90 (NVRTC 13.0, 80 ms)", on `os`.
 void print_summary(std::ostream& os, const std::string& file, const rtc::CompileResult& r);
 
-// One row per kernel: signature (demangled when C++), then its resources; "?" for an
-// unknown number, with the result's notes below saying why.
-void print_table(std::ostream& os, const rtc::CompileResult& r);
+// One row per kernel: signature (demangled when C++, read when extern "C"), then its
+// resources and the largest block it can be launched with on `limits` (launch bounds and
+// registers, as k.max_threads says; unknown without limits); "?" for an unknown number,
+// with the result's notes below saying why.
+void print_table(std::ostream& os, const rtc::CompileResult& r, const cu::DeviceLimits* limits);
 
 // "regs 32→40, shared 1 KiB→2 KiB": the table's numbers that differ; "" when none does.
 std::string resource_changes(const rtc::KernelResources& a, const rtc::KernelResources& b);
@@ -31,7 +34,9 @@ void print_timings(std::ostream& os, const rtc::CompileResult& r, const rtc::War
 std::vector<std::string> template_kernels(const std::string& text);
 
 // `compile --json`: {file, arch, nvrtc, ok, ptx_only, from_cache, kernels, notes,
-// diagnostics}; unknown numbers are null, never 0 (docs/cli.md).
-nlohmann::ordered_json result_json(const std::string& file, const rtc::CompileResult& r);
+// diagnostics}; unknown numbers are null, never 0 (docs/cli.md). A kernel's max_threads
+// is print_table's, on `limits`.
+nlohmann::ordered_json result_json(const std::string& file, const rtc::CompileResult& r,
+                                   const cu::DeviceLimits* limits);
 
 }  // namespace warplab::app

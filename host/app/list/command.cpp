@@ -1,8 +1,13 @@
 // list/command.cpp: `warplab list [FOLDER]`: every example script (examples/**/*.lua) with
 // the one-line summary of its header, grouped by folder. The shipped examples are found by
 // cli/examples.cpp (beside the binary, else the source tree); `warplab run FOLDER/NAME.lua`
-// runs one of them from any folder.
+// runs one of them from any folder. On a terminal the summaries wrap to its width under
+// their own column; piped, each example stays one line (for grep).
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -16,6 +21,44 @@ namespace fs = std::filesystem;
 
 namespace warplab::app {
 namespace {
+
+// The width to wrap at: 0 (none) when stdout is not a terminal, so that `warplab list |
+// grep shared` finds an example's name with its whole summary; else $COLUMNS when it is a
+// number, else the terminal's own width, else 80.
+std::size_t wrap_width() {
+  if (!isatty(STDOUT_FILENO)) return 0;
+  if (const char* c = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long n = std::strtol(c, &end, 10);
+    if (*c && *end == '\0' && n > 0 && n < 10000) return static_cast<std::size_t>(n);
+  }
+  winsize ws = {};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+
+// `text` after `lead` (printed first, `indent` columns wide), its words filling lines of
+// `width` columns, each continuation indented to the same column (a hanging indent); a
+// word longer than a line gets a line of its own. Width 0: one line.
+std::string wrapped(const std::string& lead, const std::string& text, std::size_t indent, std::size_t width) {
+  if (width == 0) return lead + text + "\n";
+  width = std::max(width, indent + 20);  // a narrow terminal still gets 20 columns of text
+  std::string out = lead;
+  std::size_t col = lead.size();
+  bool empty = true;  // no word on this line yet
+  std::istringstream words(text);
+  for (std::string w; words >> w;) {
+    if (!empty && col + 1 + w.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      col = indent;
+      empty = true;
+    }
+    out += (empty ? "" : " ") + w;
+    col += w.size() + (empty ? 0 : 1);
+    empty = false;
+  }
+  return out + "\n";
+}
 
 fs::path find_examples(const std::string& given) {
   std::error_code ec;
@@ -111,6 +154,7 @@ int list_examples(const std::string& folder, bool json) {
     groups[rel == "." ? "" : rel].push_back(e.path());
   }
   std::size_t width = 0;
+  const std::size_t columns = wrap_width();
   for (auto& [dir, files] : groups) {
     std::sort(files.begin(), files.end());
     for (const fs::path& f : files) width = std::max(width, f.filename().string().size());
@@ -128,15 +172,18 @@ int list_examples(const std::string& folder, bool json) {
         summary = "(cannot read it: " + s.unreadable + ")";
       else if (summary.empty())
         summary = "(no summary: its first line should read \"-- " + name + ": what it shows\")";
-      std::cout << "  " << name << std::string(width - name.size() + 2, ' ') << summary << "\n";
+      std::cout << wrapped("  " + name + std::string(width - name.size() + 2, ' '), summary, width + 4,
+                           columns);
     }
   }
   if (!groups.empty()) {
     const fs::path first = groups.begin()->second.front().lexically_normal();
     const std::string name = shipped ? first.lexically_relative(root).generic_string() : first.string();
-    std::cout << "\nrun one: warplab run " << name << "  ("
-              << (shipped ? "by its name, from any folder; " : "")
-              << "--params lists what -p key=value sets)\n";
+    std::cout << "\n"
+              << wrapped("run one: warplab run " + name + "  ",
+                         std::string("(") + (shipped ? "by its name, from any folder; " : "") +
+                             "--params lists what -p key=value sets)",
+                         2, columns);
   }
   return kOk;
 }
