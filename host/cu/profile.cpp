@@ -14,6 +14,7 @@
 #include "sys/output.hpp"
 #include "sys/read.hpp"
 #include "sys/text.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::cu {
 namespace {
@@ -133,7 +134,7 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
     for (const EmbeddedProfile& p : embedded_profiles())
       if (const std::size_t d = sys::edit_distance(sys::lower(name_or_path), p.name); d < best)
         nearest = p.name, best = d;
-    throw Error("unknown profile '" + name_or_path + "'" +
+    throw Error("unknown profile '" + sys::shown(name_or_path) + "'" +
                 (nearest.empty() ? ": " : "; did you mean '" + nearest + "'? ") +
                 (shipped.empty() ? "this build ships no profiles; give"
                                  : (nearest.empty() ? "shipped" : "Shipped") + std::string(" profiles are ") +

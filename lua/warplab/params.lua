@@ -51,6 +51,14 @@ local function refuse(message, level, how)
   error(message, level)
 end
 
+-- A value as a sentence shows it: itself up to 200 characters, else its first 80 and its
+-- length (a 10 MB -p is not echoed whole).
+local function shown(v)
+  local s = tostring(v)
+  if #s <= 200 then return s end
+  return s:sub(1, 80) .. "... (" .. #s .. " characters)"
+end
+
 local BOOLEAN = {["true"] = true, ["1"] = true, yes = true, on = true,
                  ["false"] = false, ["0"] = false, no = false, off = false}
 
@@ -148,11 +156,11 @@ local function declare(decl, level)
       end
       local declared = next(defaults) and table.concat(sorted_keys(defaults), ", ") or "none"
       refuse(string.format("params: -p %s: unknown parameter%s; "
-                           .. "this script declares: %s", tostring(k), hint, declared), level)
+                           .. "this script declares: %s", shown(k), hint, declared), level)
     end
     local v = coerce(raw, default)
     if v == nil then
-      refuse(string.format("params: -p %s=%s: expected %s, like the default %s", k, tostring(raw),
+      refuse(string.format("params: -p %s=%s: expected %s, like the default %s", k, shown(raw),
                            TYPE_WORDS[kind(default)], tostring(default)), level)
     end
     p[k], set[k] = v, true
@@ -166,7 +174,7 @@ local function declare(decl, level)
       local k = type(word) == "string" and word:match("^([%a_][%w_]*)=")
       if k and defaults[k] ~= nil then
         refuse(string.format("params: the argument %s names the parameter %s: pass it as -p %s "
-                             .. "(after --, it stays a script argument)", word, k, word), level, "usage")
+                             .. "(after --, it stays a script argument)", shown(word), k, shown(word)), level, "usage")
       end
     end
   end

@@ -1,6 +1,7 @@
 // cli/script_options.cpp: the options `run` and `watch` share, defined once: -p key=value
 // (the script's parameters, read by require "warplab.params") and --no-check.
 #include "app/cli/command.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::app {
 
@@ -17,7 +18,7 @@ std::map<std::string, std::string> parse_params(const std::vector<std::string>& 
   for (const auto& p : kv) {
     const auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw Error(ErrorKind::bad_input, "parameter '" + p + "' must look like key=value");
+      throw Error(ErrorKind::bad_input, "parameter '" + sys::shown(p) + "' must look like key=value");
     out[p.substr(0, eq)] = p.substr(eq + 1);
   }
   return out;

@@ -16,6 +16,7 @@
 
 #include "app/cli/command.hpp"
 #include "sys/read.hpp"
+#include "sys/shown.hpp"
 
 namespace fs = std::filesystem;
 
@@ -64,7 +65,7 @@ fs::path find_examples(const std::string& given) {
   std::error_code ec;
   if (!given.empty()) {
     if (!fs::is_directory(given, ec))
-      throw Error(ErrorKind::bad_input, "examples folder '" + given + "' is not a directory");
+      throw Error(ErrorKind::bad_input, "examples folder '" + sys::shown(given) + "' is not a directory");
     return given;
   }
   if (const std::string d = shipped_examples(); !d.empty()) return d;

@@ -234,7 +234,7 @@ int run_script(const Globals& g, const RunArgs& given) {
   if (!a.sanitize.empty() && !sanitize::valid_tool(a.sanitize)) {
     std::string valid;
     for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
-    throw Error(ErrorKind::usage, "--sanitize: unknown tool '" + a.sanitize + "' (valid: " + valid + ")");
+    throw Error(ErrorKind::usage, "--sanitize: unknown tool '" + sys::shown(a.sanitize) + "' (valid: " + valid + ")");
   }
   if (!a.sanitize.empty() && !a.counters.words.empty())
     throw Error(ErrorKind::usage,

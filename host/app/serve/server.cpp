@@ -25,6 +25,7 @@
 #include "app/serve/address.hpp"
 #include "app/serve/html.hpp"
 #include "app/serve/record.hpp"
+#include "sys/shown.hpp"
 
 namespace warplab::app::serve {
 namespace {
@@ -291,7 +292,7 @@ Server::Server(Runs& runs, const std::string& address_text, int port) {
   const std::optional<Address> a = parse_address(address_text);
   if (!a)
     throw Error(ErrorKind::bad_input,
-                "--listen: '" + address_text +
+                "--listen: '" + sys::shown(address_text) +
                     "' is not an IP address (127.0.0.1, ::1, 0.0.0.0 or a machine's own address)");
   impl_ = std::make_unique<Impl>(runs, *a);
   Impl& s = *impl_;
