@@ -13,8 +13,8 @@
 #include "cu/error.hpp"
 #include "sys/output.hpp"
 #include "sys/read.hpp"
-#include "sys/text.hpp"
 #include "sys/shown.hpp"
+#include "sys/text.hpp"
 
 namespace warplab::cu {
 namespace {

@@ -141,16 +141,19 @@ const CounterDef* find_short_name(std::string_view name, const CounterSet** set)
 
 }  // namespace
 
-CounterSelection resolve_counters(const std::vector<std::string>& words, const std::string& chip) {
+void check_counter_spelling(const std::vector<std::string>& words) {
   if (words.empty())
     throw Error(ErrorKind::bad_input,
                 "no counters asked for: name a set (" + set_names() + ") or a CUPTI metric");
-  // A word that is no set, short name or CUPTI name is said before CUPTI loads.
   for (const std::string& word : words) {
     const CounterSet* set = nullptr;
     if (!find_counter_set(word) && !find_short_name(word, &set) && word.find("__") == std::string::npos)
       throw Error(ErrorKind::bad_input, unknown_word(word));
   }
+}
+
+CounterSelection resolve_counters(const std::vector<std::string>& words, const std::string& chip) {
+  check_counter_spelling(words);  // a word that is no set, short name or CUPTI name: before CUPTI loads
   const cu::MetricHost& host = catalog(chip);
   CounterSelection sel;
   sel.chip = chip;

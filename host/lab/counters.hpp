@@ -117,6 +117,10 @@ CounterSelection select_counters(const std::vector<std::string>& words, const st
 // The same without the replay passes (0): names only, no configuration made (a session
 // counts its passes from its own configuration).
 CounterSelection resolve_counters(const std::vector<std::string>& words, const std::string& chip);
+// The check of the words that needs no CUPTI (what select_counters says first): each a
+// set, a short name or shaped like a CUPTI metric ("__"); none at all is an error too.
+// Throws Error (bad_input) with select_counters' sentence.
+void check_counter_spelling(const std::vector<std::string>& words);
 // The names checked for a live device before CUPTI starts on it, so that a misspelling is
 // said (bad_input, "did you mean") even where the profiler then fails to start: against the
 // chip of its compute capability, with CUPTI's host library only. Throws as select_counters.

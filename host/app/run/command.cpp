@@ -213,8 +213,8 @@ void check_outputs(const CounterArgs& ca, const PageOptions& page, const Globals
     namespace fs = std::filesystem;
     if (fs::absolute(ca.json, e1).lexically_normal() == fs::absolute(page.html, e2).lexically_normal() ||
         fs::equivalent(ca.json, page.html, e3))
-      throw Error(ErrorKind::usage, "--json and --html name one file ('" + sys::shown(page.html) +
-                                        "'): give each its own");
+      throw Error(ErrorKind::usage,
+                  "--json and --html name one file ('" + sys::shown(page.html) + "'): give each its own");
   }
   std::vector<sys::NamedInput> inputs = {{script, "the script"}};
   if (!g.opts.profile.empty() && !cu::find_embedded_profile(g.opts.profile))
@@ -234,7 +234,8 @@ int run_script(const Globals& g, const RunArgs& given) {
   if (!a.sanitize.empty() && !sanitize::valid_tool(a.sanitize)) {
     std::string valid;
     for (const std::string& t : sanitize::tools()) valid += (valid.empty() ? "" : ", ") + t;
-    throw Error(ErrorKind::usage, "--sanitize: unknown tool '" + sys::shown(a.sanitize) + "' (valid: " + valid + ")");
+    throw Error(ErrorKind::usage,
+                "--sanitize: unknown tool '" + sys::shown(a.sanitize) + "' (valid: " + valid + ")");
   }
   if (!a.sanitize.empty() && !a.counters.words.empty())
     throw Error(ErrorKind::usage,

@@ -31,6 +31,8 @@
 #include "app/watch/warm.hpp"
 #include "cu/profile.hpp"
 #include "cu/trace.hpp"
+#include "lab/counters.hpp"
+#include "lab/lines.hpp"
 #include "lab/run.hpp"
 #include "lab/script.hpp"
 #include "rtc/cache.hpp"
@@ -316,6 +318,17 @@ int run_watch(const Globals& g, const WatchArgs& given) {
   }
   parse_params(a.params);
   check_page_options(a.page);
+  // --counters and --lines words every run would refuse alike: said once, before any run.
+  try {
+    if (!a.counters.words.empty()) lab::check_counter_spelling(counter_words(a.counters));
+  } catch (const Error& e) {
+    throw Error(e.kind(), std::string("--counters: ") + e.what());
+  }
+  try {
+    if (a.lines.on()) (void)lab::line_columns(a.lines.words());
+  } catch (const Error& e) {
+    throw Error(e.kind(), std::string("--lines: ") + e.what());
+  }
   // The keeper first, while this process has no thread: it removes the runs' files and
   // kills their groups however watch ends, SIGKILL included.
   Cleanup keep("watch");
