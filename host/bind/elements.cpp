@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -161,6 +162,11 @@ static int array_get(lua_State* L) {
     // The table is made before the elements are read: an allocation may run a finalizer
     // (a __gc of the script's), which may free the array; nothing below allocates.
     const std::size_t count = test_host_array(L, 1) ? check_host_array(L, 1).count : check_array(L, 1).count;
+    if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      raise(L,
+            "get() of %s elements: a Lua table holds at most 2147483647; read part of it "
+            "(a:view(i, n):get(), a[i])",
+            std::to_string(count).c_str());
     lua_createtable(L, static_cast<int>(count), 0);  // +1 table
     const lab::Elements e = elements(L, 1, "a:get()");
     e.load();

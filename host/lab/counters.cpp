@@ -92,7 +92,7 @@ std::string no_such_metric(const cu::MetricHost& host, const std::string& name) 
       const auto subs = p ? likely_suffixes(host, b, p->type) : std::vector<std::string>{};
       guess(b + (subs.empty() ? "" : subs.front()));
     }
-  std::string msg = "chip " + host.chip() + " has no counter metric '" + name + "'";
+  std::string msg = "chip " + host.chip() + " has no counter metric '" + sys::shown(name) + "'";
   if (!guesses.empty()) return msg + ": did you mean " + quoted_names(guesses) + "?";
   return msg + " (CUPTI metric names look like 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum')";
 }

@@ -158,7 +158,8 @@ std::optional<std::string> parse(const std::vector<std::string>& options, std::v
     if (o.empty()) return std::string("an empty string is not an option; ") + kWhere;
     if (o[0] != '-') return "'" + sys::shown(o) + "' is not an option (options start with -); " + kWhere;
     if (o.find_first_of("\r\n") != std::string::npos)
-      return "an option holds a line break ('" + o.substr(0, o.find_first_of("\r\n")) + "...'); " + kWhere;
+      return "an option holds a line break ('" + sys::shown(o.substr(0, o.find_first_of("\r\n"))) +
+             "...'); " + kWhere;
     const std::size_t eq = o.find('=');
     const std::string name = o.substr(0, eq);
     Parsed p{o, nullptr, eq == std::string::npos ? std::string() : o.substr(eq + 1)};
@@ -171,8 +172,8 @@ std::optional<std::string> parse(const std::vector<std::string>& options, std::v
           p.value = o.substr(2);
         }
     if (!p.spec && name.size() == 3 && name.rfind("-O", 0) == 0 && name[2] >= '0' && name[2] <= '3')
-      return "'" + o + "' is not an NVRTC option; ptxas's is -Xptxas " + name + "; " + kWhere;
-    if (!p.spec) return "'" + o + "' is not among the options warplab passes to NVRTC; " + kWhere;
+      return "'" + sys::shown(o) + "' is not an NVRTC option; ptxas's is -Xptxas " + name + "; " + kWhere;
+    if (!p.spec) return "'" + sys::shown(o) + "' is not among the options warplab passes to NVRTC; " + kWhere;
     // "-arch sm_80": the value is the next element (not for "-arch=sm_80" or "-DNAME").
     const bool takes_next = (p.spec->value == Value::split || p.spec->value == Value::attached) &&
                             (o == p.spec->name || (p.spec->short_ && o == p.spec->short_)) &&
@@ -182,14 +183,14 @@ std::optional<std::string> parse(const std::vector<std::string>& options, std::v
       p.written += " " + p.value;
     }
     if (p.spec->refused == kArch && !p.value.empty())  // name the architecture they asked for
-      return "'" + p.written +
-             "' chooses the architecture, which goes in the arch field (cuda.compile{arch = \"" + p.value +
-             "\"}, warplab compile --arch " + p.value + "), where warplab checks it against the device; " +
-             kWhere;
-    if (p.spec->refused) return "'" + p.written + "' " + p.spec->refused + "; " + kWhere;
+      return "'" + sys::shown(p.written) +
+             "' chooses the architecture, which goes in the arch field (cuda.compile{arch = \"" +
+             sys::shown(p.value) + "\"}, warplab compile --arch " + sys::shown(p.value) +
+             "), where warplab checks it against the device; " + kWhere;
+    if (p.spec->refused) return "'" + sys::shown(p.written) + "' " + p.spec->refused + "; " + kWhere;
     if (std::strcmp(p.spec->name, "--ptxas-options") == 0 && !ptxas_ok(p.value))
-      return "'" + p.written + "': '" + p.value + "' is not among the ptxas options warplab accepts; " +
-             kWhere;
+      return "'" + sys::shown(p.written) + "': '" + sys::shown(p.value) +
+             "' is not among the ptxas options warplab accepts; " + kWhere;
     if (out) out->push_back(std::move(p));
   }
   return std::nullopt;

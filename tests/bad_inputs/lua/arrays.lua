@@ -116,6 +116,9 @@ cases.fine{
     cases.eq(#a, 2147483653)
     local bad, err = pcall(function() a.x = 1 end)
     assert(not bad and err:find("takes an index 1..2147483653", 1, true), err)
+    -- a:get() refuses at once: no table of 2^31 elements is started
+    bad, err = pcall(a.get, a)
+    assert(not bad and err:find("get() of 2147483653 elements: a Lua table holds at most 2147483647", 1, true), err)
     a:free()
   end},
   {"aliases, integral floats and string numbers", function()
