@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "sys/shown.hpp"
 
@@ -26,6 +27,11 @@ std::map<Key, std::string>& inputs() {
   return m;
 }
 
+std::vector<NamedInput>& reserved() {  // under inputs_mutex()
+  static std::vector<NamedInput> v;
+  return v;
+}
+
 std::string quoted(const std::string& p) { return "'" + shown(p) + "'"; }
 
 }  // namespace
@@ -40,6 +46,15 @@ void note_input(const std::string& path, const std::string& role) noexcept {
   try {
     const std::lock_guard<std::mutex> lock(inputs_mutex());
     inputs().emplace(Key{st.st_dev, st.st_ino}, role);  // the first role noted stays
+  } catch (...) {
+  }
+}
+
+void reserve_output(const std::string& path, const std::string& role) noexcept {
+  if (path.empty()) return;
+  try {
+    const std::lock_guard<std::mutex> lock(inputs_mutex());
+    reserved().push_back({path, role});
   } catch (...) {
   }
 }
@@ -74,6 +89,18 @@ std::optional<std::string> output_refusal(const std::string& path, Replace repla
     std::error_code e1, e2;
     if (fs::absolute(in.path, e1).lexically_normal() == mine || fs::equivalent(path, in.path, e2))
       return input_refusal(path, in.role);
+  }
+  {
+    std::vector<NamedInput> outs;
+    {
+      const std::lock_guard<std::mutex> lock(inputs_mutex());
+      outs = reserved();
+    }
+    for (const NamedInput& out : outs) {
+      std::error_code e1, e2;
+      if (fs::absolute(out.path, e1).lexically_normal() == mine || fs::equivalent(path, out.path, e2))
+        return quoted(path) + " is " + out.role + ": the script cannot write it";
+    }
   }
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {

@@ -26,12 +26,18 @@ std::string input_refusal(const std::string& path, const std::string& role);
 // name; a folder; a folder that does not exist or is not a folder; a symbolic link (never
 // written through or replaced); an input of this process (note_input) or one of `inputs`
 // (files the command reads that are not noted yet: a script argument, the source of
-// compile), by name or as the same file; a file already there when `replace` is never;
-// anything at the name but a regular file, a character device or a FIFO. The sentence
+// compile), by name or as the same file; an output reserved (reserve_output); a file already there when
+// `replace` is never; anything at the name but a regular file, a character device or a FIFO. The sentence
 // starts with the quoted path and names no option (the caller puts "--json: " before it).
 struct NamedInput {
   std::string path, role;  // role as note_input takes it
 };
+
+// Notes `path` as an output this process writes when it ends (`role`: "the --json file of
+// this run"), so that no other writer of the process takes it meanwhile: output_refusal
+// refuses it, by name or as the same file ("'r.json' is the --json file of this run: the
+// script cannot write it"). Thread-safe.
+void reserve_output(const std::string& path, const std::string& role) noexcept;
 std::optional<std::string> output_refusal(const std::string& path, Replace replace,
                                           const std::vector<NamedInput>& inputs = {});
 

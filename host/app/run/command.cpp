@@ -226,6 +226,9 @@ void check_outputs(const CounterArgs& ca, const PageOptions& page, const Globals
   if (!page.html.empty())
     if (const auto why = sys::output_refusal(page.html, sys::Replace::allowed, inputs))
       throw Error(ErrorKind::bad_input, "--html: " + *why);
+  // The script's own writes (warplab.write_file, report.save) keep off them meanwhile.
+  if (!ca.json.empty() && ca.json != "-") sys::reserve_output(ca.json, "the --json file of this run");
+  if (!page.html.empty()) sys::reserve_output(page.html, "the --html file of this run");
 }
 
 int run_script(const Globals& g, const RunArgs& given) {
