@@ -114,12 +114,24 @@ run 0 run --profile "$P" "$T/s.lua" -- -p x
 [ "$(cut -f2- "$T/out")" = "2	-p	x" ] || fail "-- -p x: $(cat "$T/out")"
 # An option warplab does not know: exit 2, and the way to hand it to the script.
 run 2 --profile "$P" run "$T/s.lua" a --flag
-grep -qF "The following argument was not expected: --flag" "$T/err" || fail "unknown option message"
+grep -qF "warplab: run: unknown option '--flag' (\`warplab run --help\` lists its options)" "$T/err" || fail "unknown option message: $(cat "$T/err")"
 grep -qF "To pass options to the script, put them after --: warplab run SCRIPT.lua -- --flag" "$T/err" ||
   fail "no hint for the script option"
 run 2 attrs -- warp
 run 2 compile "$GOOD" --bogus
 grep -q "put them after --" "$T/err" && fail "compile got the script hint"
+# After the command too, a misspelt option is said with the nearest name (the command's or
+# a global one), a lone letter with the one long option it starts.
+run 2 --profile "$P" run "$T/s.lua" --parms
+grep -qxF "warplab: run: unknown option '--parms'; did you mean '--params'?" "$T/err" || fail "--parms: $(cat "$T/err")"
+run 2 compile "$GOOD" --sas
+grep -qxF "warplab: compile: unknown option '--sas'; did you mean '--sass'?" "$T/err" || fail "--sas: $(cat "$T/err")"
+run 2 occupancy "$GOOD" --blok 256
+grep -qxF "warplab: occupancy: unknown option '--blok'; did you mean '--block'?" "$T/err" || fail "--blok: $(cat "$T/err")"
+run 2 occupancy "$GOOD" -p a100
+grep -qxF "warplab: occupancy: unknown option '-p'; did you mean '--profile'?" "$T/err" || fail "-p: $(cat "$T/err")"
+run 2 attrs warp --profle h100
+grep -qxF "warplab: attrs: unknown option '--profle'; did you mean '--profile'?" "$T/err" || fail "--profle: $(cat "$T/err")"
 
 # A subcommand's own option wins after it: attrs --device asks for a live GPU (exit 3
 # offline), watch --timeout is its per-run limit (shown in its --help), while before the

@@ -98,6 +98,13 @@ std::string command_word(const CLI::App& app, const std::vector<std::string>& wo
 // "unknown option '--prøfile'; did you mean '--profile'?": an option before the command
 // that no global option is.
 std::string unknown_option(const CLI::App& app, const std::string& word);
+// After a command: the first word of `words` (in order, before any `--`) that starts with
+// '-', is no negative number, and that neither `sub` nor the global options (`app`) take,
+// said as "run: unknown option '--parms'; did you mean '--params'?" (the nearest of both,
+// or the long option a lone letter starts: `-p` in occupancy is '--profile'), else where
+// its options are listed; "" when every such word is taken (CLI11's sentence stays).
+std::string unknown_option_after(const CLI::App& app, const CLI::App& sub,
+                                 const std::vector<std::string>& words);
 // The examples and notes set_help gave a subcommand (for the man page).
 struct HelpNotes {
   std::vector<std::string> examples;

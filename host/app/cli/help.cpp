@@ -5,6 +5,7 @@
 // short help of a bare `warplab`, `warplab help [COMMAND]`, and "unknown command 'attr';
 // did you mean 'attrs'?".
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -163,6 +164,43 @@ std::string unknown_option(const CLI::App& app, const std::string& word) {
       if (const std::size_t d = sys::edit_distance(name, "--" + n); d < best_d) best = "--" + n, best_d = d;
   if (!best.empty()) return msg + "; did you mean '" + best + "'?";
   return msg + " (`warplab --help` lists the global options; a command's own go after it)";
+}
+
+std::string unknown_option_after(const CLI::App& app, const CLI::App& sub,
+                                 const std::vector<std::string>& words) {
+  auto takes = [](const CLI::App& a, const std::string& name) {
+    for (const CLI::Option* o : a.get_options()) {
+      if (name.rfind("--", 0) == 0 && o->check_lname(name.substr(2))) return true;
+      if (name.size() == 2 && name[0] == '-' && o->check_sname(name.substr(1))) return true;
+    }
+    return false;
+  };
+  for (const std::string& w : words) {
+    if (w.size() < 2 || w[0] != '-' || std::isdigit(static_cast<unsigned char>(w[1])) || w[1] == '.')
+      continue;
+    // "--name=value", "-Dvalue": the name alone; a short option with its value glued on is taken.
+    const std::string name = w.rfind("--", 0) == 0 ? w.substr(0, w.find('=')) : w.substr(0, 2);
+    if (takes(sub, name) || takes(app, name)) continue;
+    const std::string cmd = sub.get_name();
+    std::string msg = cmd + ": unknown option '" + sys::shown(name) + "'";
+    std::string best;
+    std::size_t best_d = 3;  // at most 2 edits
+    for (const CLI::App* a : {&sub, &app})
+      for (const CLI::Option* o : a->get_options())
+        for (const std::string& n : o->get_lnames())
+          if (const std::size_t d = sys::edit_distance(name, "--" + n); d < best_d)
+            best = "--" + n, best_d = d;
+    if (best.empty() && name.size() == 2) {  // `-p`: the one long option of the command it starts
+      std::vector<std::string> starts;
+      for (const CLI::Option* o : sub.get_options())
+        for (const std::string& n : o->get_lnames())
+          if (n[0] == name[1]) starts.push_back("--" + n);
+      if (starts.size() == 1) best = starts[0];
+    }
+    if (!best.empty()) return msg + "; did you mean '" + best + "'?";
+    return msg + " (`warplab " + cmd + " --help` lists its options)";
+  }
+  return "";
 }
 
 // The first word that is not a global option or its value: the command; or an option

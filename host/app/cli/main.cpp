@@ -102,8 +102,20 @@ void hold_standard_streams() {
   }
 }
 
-// CLI11's sentence for a word nobody takes, with the way to hand it to a script.
-int usage_error(CLI::App& app, const CLI::ParseError& e) {
+// CLI11's sentence for a word nobody takes, with the way to hand it to a script; an
+// option the command does not take is said as ours, with the nearest name.
+int usage_error(CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& words) {
+  if (dynamic_cast<const CLI::ExtrasError*>(&e))
+    for (const CLI::App* sub : app.get_subcommands({}))
+      if (sub->parsed())
+        if (const std::string why = warplab::app::unknown_option_after(app, *sub, words); !why.empty()) {
+          std::cerr << "warplab: " << why << "\n";
+          for (const char* s : {"run", "watch"})
+            if (sub->get_name() == s)
+              std::cerr << "To pass options to the script, put them after --: warplab " << s
+                        << " SCRIPT.lua -- --flag\n";
+          return warplab::app::kUsage;
+        }
   const int rc = app.exit(e);
   if (rc == 0) return output_written(warplab::app::kOk);  // --help, --version: said only if written
   if (dynamic_cast<const CLI::ExtrasError*>(&e))
@@ -193,7 +205,7 @@ int main(int argc, char** argv) {
     if (g.dashdash && !app.get_subcommand("run")->parsed() && !app.get_subcommand("watch")->parsed())
       throw CLI::ExtrasError({"--"});
   } catch (const CLI::ParseError& e) {
-    return usage_error(app, e);
+    return usage_error(app, e, {words.rbegin(), words.rend()});
   }
   warplab::cu::trace("command line parsed");
   for (const Command& c : commands)
