@@ -97,7 +97,13 @@ else
   [ "$rc" -eq 8 ] || fail "compile --sass without a tool: exit $rc, want 8"
   grep -qF "warplab: --sass: $NOTE: nvdisasm comes with the CUDA toolkit (NVIDIA's package cuda-nvdisasm-" "$T/err" ||
     fail "compile --sass: the note and where nvdisasm comes from"
+  grep -qF "; --ptx prints the PTX without it" "$T/err" || fail "compile --sass without a tool: what works without it"
   [ ! -s "$T/out" ] || fail "compile --sass without a tool: nothing on stdout"
+  PATH=$NOTOOLS CUDA_HOME=$T/empty CUDA_PATH=$T/empty "$BIN" compile k.cu --diff -D X >"$T/out" 2>"$T/err"
+  rc=$?
+  [ "$rc" -eq 8 ] && grep -qF "warplab: --diff: $NOTE: nvdisasm comes with" "$T/err" &&
+    grep -qF "; --diff --ptx compares the PTX without it" "$T/err" ||
+    fail "compile --diff without a tool: exit $rc, $(cat "$T/err")"
   PATH=$NOTOOLS CUDA_HOME=$T/empty "$BIN" -q run s.lua >"$T/out" 2>"$T/err"
   grep -qF "k.sass: $NOTE" "$T/err" || fail "k.sass without a tool: the note"
   # watch --diff says the same (the one finder): its first report.
