@@ -110,6 +110,7 @@ std::string lines_text(const LineReport& r, bool color, bool sass) {
   const char* dim = color ? "\x1b[2m" : "";
   const char* off = color ? "\x1b[0m" : "";
   std::string out;
+  std::vector<std::string> said;  // the kernels' notes already in the listing
   for (const LineKernel& k : r.kernels) {
     std::vector<const LineRow*> rows;
     for (const LineRow& row : r.rows)
@@ -127,7 +128,11 @@ std::string lines_text(const LineReport& r, bool color, bool sass) {
       out += std::to_string(insts) + (k.map.from == LineSource::sass ? " SASS" : " PTX") +
              " instructions on " + std::to_string(rows.size()) + " lines";
     out += "\n";
-    if (!k.map.note.empty()) out += "  (" + k.map.note + ")\n";
+    // A note all kernels share (no disassembler) is said under the first one only.
+    if (!k.map.note.empty() && std::find(said.begin(), said.end(), k.map.note) == said.end()) {
+      out += "  (" + k.map.note + ")\n";
+      said.push_back(k.map.note);
+    }
     // The hottest lines of this kernel: up to three with a share of the heat.
     std::vector<const LineRow*> ranked = rows;
     std::stable_sort(ranked.begin(), ranked.end(), [](auto* a, auto* b) { return heat(*a) > heat(*b); });

@@ -109,6 +109,11 @@ w --profile h100 run --lines maps.lua
 [ $rc -eq 0 ] && grep -qx compiled "$T/out" || fail "run --lines offline, a compile: exit $rc"
 grep -q "^banks: .* instructions on [0-9]* lines" "$T/out" || fail "run --lines offline: no map of banks"
 has_row 11 'acc \+= s\[' "shared load" || fail "run --lines offline: line 11 is not a shared load"
+if [ "$NO_TOOL" = 1 ]; then  # the kernels share the note: said once, under the first
+  n=$(grep -c "neither cuobjdump nor nvdisasm found" "$T/out")
+  k=$(grep -cE "^[a-z_<>0-9]+: [0-9]+ (SASS|PTX) instructions on" "$T/out")
+  [ "$n" -eq 1 ] && [ "$k" -gt 1 ] || fail "run --lines offline: the no-disassembler note $n times for $k kernels"
+fi
 w --profile h100 run --lines --json maps.json maps.lua
 [ $rc -eq 0 ] || fail "run --lines --json offline: exit $rc"
 python3 - maps.json <<'PY' || fail "run --lines --json offline: the rows (above)"
