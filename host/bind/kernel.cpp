@@ -29,16 +29,22 @@ namespace {
 
 // ---- the userdata -------------------------------------------------------------------------
 
-// By the metatable's address (udata.hpp); arg_udata words the error otherwise.
+// By the memo of kernel handles, else the metatable's address (udata.hpp); arg_udata words
+// the error otherwise.
 lab::KernelRef& check_kernel(lua_State* L, int idx, StateRecord& st) {
-  if (void* p = fast_testudata(L, idx, st.kernel_meta, kKernelMeta)) return *static_cast<lab::KernelRef*>(p);
+  if (void* p = memo_testudata(L, idx, st.kernel_memo, st.kernel_meta, kKernelMeta)) [[likely]]
+    return *static_cast<lab::KernelRef*>(p);
   return *static_cast<lab::KernelRef*>(arg_udata(L, idx, kKernelMeta));
 }
 
 lab::KernelRef& check_kernel(lua_State* L, int idx) { return check_kernel(L, idx, record_of(L)); }
 
 // By name (arg_udata), as every finalizer here: only the launch path needs the fast test.
-int kernel_gc(lua_State* L) { return finalize<lab::KernelRef>(L, kKernelMeta); }
+// The memo forgets the handle first: its metatable changes now, its memory goes later.
+int kernel_gc(lua_State* L) {
+  record_of(L).kernel_memo.forget(lua_touserdata(L, 1));
+  return finalize<lab::KernelRef>(L, kKernelMeta);
+}
 
 // ---- fields -------------------------------------------------------------------------------
 

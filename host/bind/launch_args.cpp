@@ -28,9 +28,11 @@ unsigned dim_value(lua_State* L, int at, const char* what) {
   return static_cast<unsigned>(n);
 }
 
+}  // namespace
+
 // A dimension that is not one integer: a list of 1 to 3, or an error. Out of line, so the
-// usual case in check_dim saves no registers for it.
-[[gnu::noinline]] cu::Dim3 dim_list(lua_State* L, int idx, const char* what) {
+// usual case in check_dim (args.hpp) saves no registers for it.
+cu::Dim3 dim_list(lua_State* L, int idx, const char* what) {
   if (!lua_istable(L, idx)) return {dim_value(L, idx, what), 1, 1};  // raises
   idx = lua_absindex(L, idx);
   cu::Dim3 d;
@@ -43,15 +45,6 @@ unsigned dim_value(lua_State* L, int at, const char* what) {
     lua_pop(L, 1);  // -1
   }
   return d;
-}
-
-}  // namespace
-
-cu::Dim3 check_dim(lua_State* L, int idx, const char* what) {
-  lua_Integer n = 0;
-  if (read_integer(L, idx, 0, UINT_MAX, n)) [[likely]]
-    return {static_cast<unsigned>(n), 1, 1};  // the usual case
-  return dim_list(L, idx, what);
 }
 
 // ---- the launch table ------------------------------------------------------------------------
@@ -213,7 +206,7 @@ using Kind = rtc::ParamType::Kind;
 const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, int idx, bool check,
                         StateRecord& st, unsigned char* dst) {
   CUdeviceptr ptr = 0;
-  auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, idx, st.array_meta, kArrayMeta));
+  auto* a = static_cast<lab::DeviceArray*>(memo_testudata(L, idx, st.array_memo, st.array_meta, kArrayMeta));
   st.launch_arrays[i] = a;
   if (a) {
     if (!a->buf || !a->buf->valid()) return arg_error(L, k, i, "attempt to use a freed array");

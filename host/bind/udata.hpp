@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "bind/record.hpp"
 #include "cu/stream.hpp"
 #include "lab/array.hpp"
 #include "lab/module.hpp"
@@ -100,6 +101,18 @@ inline void* fast_testudata(lua_State* L, int idx, const void*& meta, const char
   const bool same = lua_topointer(L, -1) == meta;
   lua_pop(L, 1);  // -1 meta
   return same ? lua_touserdata(L, idx) : nullptr;
+}
+
+// fast_testudata through `memo` (record.hpp): a full userdata the memo holds is one of the type.
+inline void* memo_testudata(lua_State* L, int idx, UdataMemo& memo, const void*& meta, const char* name) {
+  if (lua_type(L, idx) == LUA_TUSERDATA) [[likely]] {
+    void* p = lua_touserdata(L, idx);  // a full userdata's block: never null
+    if (memo.has(p)) [[likely]]
+      return p;
+    if ((p = fast_testudata(L, idx, meta, name))) memo.add(p);
+    return p;
+  }
+  return nullptr;
 }
 
 }  // namespace warplab::bind
