@@ -42,7 +42,8 @@ inline void arg_check_type(lua_State* L, int arg, int type) {
   if (lua_type(L, arg) != type) [[unlikely]]
     arg_type_error(L, arg, lua_typename(L, type));
 }
-// The userdata at arg when its metatable is registry[meta] (luaL_checkudata's test).
+// The userdata at arg when its metatable is registry[meta] or one made from it
+// (luaL_checkudata's test, as test_udata in metatable.hpp tells it).
 void* arg_udata(lua_State* L, int arg, const char* meta);
 lua_Integer arg_integer(lua_State* L, int arg);
 lua_Integer arg_opt_integer(lua_State* L, int arg, lua_Integer dflt);

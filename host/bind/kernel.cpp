@@ -20,19 +20,22 @@
 
 namespace warplab::bind {
 
+// Each handle has a metatable of its own (metatable.hpp own_metatables): k:launch finds
+// its method inside Lua.
 void push_kernel(lua_State* L, lab::KernelRef k) {
   new (lua_newuserdatauv(L, sizeof(lab::KernelRef), 0)) lab::KernelRef(std::move(k));  // +1
-  luaL_setmetatable(L, kKernelMeta);
+  set_object_metatable(L, -1, kKernelMeta);
 }
 
 namespace {
 
 // ---- the userdata -------------------------------------------------------------------------
 
-// By the memo of kernel handles, else the metatable's address (udata.hpp); arg_udata words
-// the error otherwise.
+// By the memo of kernel handles, else by its metatable (test_udata: each handle has its
+// own); arg_udata words the error otherwise.
 lab::KernelRef& check_kernel(lua_State* L, int idx, StateRecord& st) {
-  if (void* p = memo_testudata(L, idx, st.kernel_memo, st.kernel_meta, kKernelMeta)) [[likely]]
+  if (void* p = memo_testudata(L, idx, st.kernel_memo,
+                               [](lua_State* L, int i) { return test_udata(L, i, kKernelMeta); })) [[likely]]
     return *static_cast<lab::KernelRef*>(p);
   return *static_cast<lab::KernelRef*>(arg_udata(L, idx, kKernelMeta));
 }
@@ -361,7 +364,8 @@ void add_kernel(lua_State* L) {
                     .methods = methods,
                     .fields = fields,
                     .upvalues = kLaunchKeys,
-                    .var = "k"});  // -keys
+                    .var = "k",
+                    .own_metatables = true});  // -keys
 }
 
 }  // namespace warplab::bind

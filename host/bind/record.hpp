@@ -57,7 +57,6 @@ struct StateRecord {
 
   lab::Run run;
   // Metatables the launch path tells userdata by, at their registry addresses (udata.hpp).
-  const void* kernel_meta = nullptr;
   const void* array_meta = nullptr;
   const void* graph_meta = nullptr;
   const void* launch_keys[7] = {};  // the launch table's key strings (launch_args.cpp)

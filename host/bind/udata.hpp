@@ -103,13 +103,16 @@ inline void* fast_testudata(lua_State* L, int idx, const void*& meta, const char
   return same ? lua_touserdata(L, idx) : nullptr;
 }
 
-// fast_testudata through `memo` (record.hpp): a full userdata the memo holds is one of the type.
-inline void* memo_testudata(lua_State* L, int idx, UdataMemo& memo, const void*& meta, const char* name) {
+// The userdata at idx when `memo` (record.hpp) holds it, else when test(L, idx) tells it
+// (fast_testudata, or test_udata for a type with metatables of its own), which the memo
+// then holds.
+template <class Test>
+inline void* memo_testudata(lua_State* L, int idx, UdataMemo& memo, Test&& test) {
   if (lua_type(L, idx) == LUA_TUSERDATA) [[likely]] {
     void* p = lua_touserdata(L, idx);  // a full userdata's block: never null
     if (memo.has(p)) [[likely]]
       return p;
-    if ((p = fast_testudata(L, idx, meta, name))) memo.add(p);
+    if ((p = test(L, idx))) memo.add(p);
     return p;
   }
   return nullptr;
