@@ -7,6 +7,7 @@
 // so a garbage collection cannot free an array under it; an explicit a:free() still frees,
 // and g:launch then refuses. The rules are lab's (lab/capture.hpp, lab/graph.hpp).
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -123,7 +124,8 @@ lab::Captured capture(lua_State* L, int fn, const char* who) {
   lab::Run& run = st.run;
   const cu::ContextPtr& ctx = run.gpu_context(who);
   const lab::Where w = launch_site(L, st);
-  const std::string where = w.line > 0 ? std::string(w.source) + ":" + std::to_string(w.line) : "";
+  char where[LUA_IDSIZE + 16] = "";  // "x.lua:3", or "" where no Lua line called
+  if (w.line > 0) std::snprintf(where, sizeof where, "%s:%d", w.source, w.line);
   run.capture.check_begin(who);  // captures do not nest
   // What may fail to allocate comes before the capture begins: from there on every way
   // out of this function ends it. The keep table comes first: an allocation may run a

@@ -103,19 +103,18 @@ inline void* fast_testudata(lua_State* L, int idx, const void*& meta, const char
   return same ? lua_touserdata(L, idx) : nullptr;
 }
 
-// The userdata at idx when `memo` (record.hpp) holds it, else when test(L, idx) tells it
-// (fast_testudata, or test_udata for a type with metatables of its own), which the memo
-// then holds.
+// The userdata at idx when `memo` (record.hpp) holds its address, else when test(L, idx)
+// tells it (fast_testudata, or test_udata for a type with metatables of its own), which
+// the memo then holds. A held address is a live object of the type, so the value need not
+// be told a full userdata first: a light userdata can equal it only by pointing at that
+// very object.
 template <class Test>
 inline void* memo_testudata(lua_State* L, int idx, UdataMemo& memo, Test&& test) {
-  if (lua_type(L, idx) == LUA_TUSERDATA) [[likely]] {
-    void* p = lua_touserdata(L, idx);  // a full userdata's block: never null
-    if (memo.has(p)) [[likely]]
-      return p;
-    if ((p = test(L, idx))) memo.add(p);
+  void* p = lua_touserdata(L, idx);
+  if (p && memo.has(p)) [[likely]]
     return p;
-  }
-  return nullptr;
+  if ((p = test(L, idx))) memo.add(p);
+  return p;
 }
 
 }  // namespace warplab::bind

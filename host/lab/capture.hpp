@@ -163,7 +163,7 @@ class Capture {
   // long as the graph), false when idle or already reported.
   bool use(const DeviceArray& a) {
     if (active()) [[unlikely]]
-      return use_device(a);
+      return a.buf.get() != last_device_ && use_device(a);  // the buffer reported last: known
     return false;
   }
   bool use(const HostArray& h) {
@@ -191,10 +191,14 @@ class Capture {
 
   cu::ContextPtr ctx_;
   CUstream stream_ = nullptr;
-  std::uint64_t id_ = 0;  // the driver's capture id, shared by streams that joined
+  // The driver's capture id, shared by streams that joined: asked the first time another
+  // stream is checked (id()), so a capture on one stream makes no such call.
+  std::uint64_t id() const;
+  mutable std::uint64_t id_ = 0;
   std::string label_;
   std::vector<UsedBuffer> used_;
-  std::vector<CUevent> recorded_;  // events recorded inside the capture
+  const cu::DeviceBuffer* last_device_ = nullptr;  // the buffer use() was given last (held in used_)
+  std::vector<CUevent> recorded_;                  // events recorded inside the capture
   DeferredFrees deferred_;
 };
 
