@@ -42,24 +42,22 @@ void keep_in_capture(lua_State* L, int idx) {
   lua_pop(L, 1);          // -1 keep
 }
 
-void keep_launch_args(lua_State* L, const lab::KernelObj& k, int first, int n) {
-  StateRecord& st = record_of(L);
-  // The arrays marshal found, by parameter (a launch that reached here marshaled, so its
-  // count is the kernel's): only a pointer parameter takes one, and a tensor map's array is
-  // used too (the replay reads the memory the map describes).
-  const std::size_t slots = std::min({k.slots.size(), st.launch_arrays.size(), static_cast<std::size_t>(n)});
-  for (std::size_t i = 0; i < slots; ++i) {
-    const int idx = first + static_cast<int>(i);
-    if (k.slots[i].kind == rtc::ParamType::Kind::Pointer) {
-      if (lab::DeviceArray* a = st.launch_arrays[i])
-        if (st.run.capture.use(*a)) keep_in_capture(L, idx);  // once per buffer
-    } else if (k.slots[i].tensor_map && test_tensor_map(L, idx)) {
-      lua_getiuservalue(L, idx, 1);  // +1 the array (the launch refused a released map)
+void keep_launch_args(lua_State* L, StateRecord& st) {
+  // What marshal found new to the capture (the launch was captured, so its arguments were
+  // all read): an array, or a tensor map, whose array is used too (the replay reads the
+  // memory the map describes).
+  for (std::size_t j = 0; j < st.new_use_count; ++j) {
+    const StateRecord::NewUse u = st.new_uses[j];
+    if (u.array) {
+      if (st.run.capture.use(*u.array)) keep_in_capture(L, u.idx);  // once per buffer
+    } else if (test_tensor_map(L, u.idx)) {
+      lua_getiuservalue(L, u.idx, 1);  // +1 the array (the launch refused a released map)
       if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, -1, st.array_meta, kArrayMeta)))
         if (st.run.capture.use(*a)) keep_in_capture(L, -1);
       lua_pop(L, 1);  // -1
     }
   }
+  st.new_use_count = 0;
 }
 
 namespace {

@@ -188,7 +188,7 @@ inline void launch_read(lua_State* L, StateRecord& st, lab::KernelObj& k, const 
   if (!st.run.capture.active()) [[likely]]
     return lab::launch(st.run, k, c, arg_error, launch_site(L, st));
   lab::launch(st.run, k, c, arg_error, lab::Where{});
-  keep_launch_args(L, k, first, n);
+  if (st.new_use_count) keep_launch_args(L, st);  // an array new to the capture
 }
 
 static int kernel_launch(lua_State* L) {

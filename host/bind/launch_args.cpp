@@ -201,15 +201,15 @@ using Kind = rtc::ParamType::Kind;
                    lua_pushfstring(L, "%f is out of range (%s)", static_cast<lua_Number>(x), range.c_str()));
 }
 
-// A pointer parameter: a live cuda.array of an accepted element type, or nil (null). The
-// array is kept in st.launch_arrays[i] for the rest of the call (keep_launch_args).
+// A pointer parameter: a live cuda.array of an accepted element type, or nil (null).
+// During a capture an array whose memory the capture does not use yet is listed in
+// st.new_uses, for keep_launch_args once the launch was captured.
 const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, int idx, bool check,
                         StateRecord& st, unsigned char* dst) {
   CUdeviceptr ptr = 0;
   auto* a = static_cast<lab::DeviceArray*>(memo_testudata(L, idx, st.array_memo, [&st](lua_State* L, int i) {
     return fast_testudata(L, i, st.array_meta, kArrayMeta);
   }));
-  st.launch_arrays[i] = a;
   if (a) {
     if (!a->buf || !a->buf->valid()) return arg_error(L, k, i, "attempt to use a freed array");
     if (check && !lab::accepts(k.slots[i], a->type))
@@ -218,6 +218,8 @@ const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, in
           lua_pushfstring(L, "%s %s array cannot be passed as %s", cu::dtype_article(a->type).data(),
                           cu::dtype_info(a->type).name.data(), k.sig->params[i].spelling.c_str()));
     ptr = a->ptr();
+    if (st.run.capture.active() && !st.run.capture.uses(*a)) [[unlikely]]
+      st.new_uses[st.new_use_count++] = {idx, a};
   } else if (!lua_isnil(L, idx)) {
     if (test_host_array(L, idx))
       return arg_error(
@@ -281,7 +283,11 @@ const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, boo
       return nullptr;
     case Kind::Other: {
       if (s.tensor_map) [[unlikely]]
-        if (const TensorMapHandle* h = test_tensor_map(L, idx)) return put_tensor_map(L, k, i, *h, dst);
+        if (const TensorMapHandle* h = test_tensor_map(L, idx)) {
+          const char* why = put_tensor_map(L, k, i, *h, dst);
+          if (!why && st.run.capture.active()) st.new_uses[st.new_use_count++] = {idx, nullptr};  // its array
+          return why;
+        }
       std::size_t n = 0;
       const char* str = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &n) : nullptr;
       if (!str || n != s.size)
@@ -313,12 +319,13 @@ const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, boo
 }  // namespace
 
 const char* marshal(lua_State* L, StateRecord& st, lab::KernelObj& k, int first, int n) {
+  st.new_use_count = 0;
   if (lab::wrong_arity(k, n)) [[unlikely]]
     return lua_pushstring(L, lab::arity_error(k, n).c_str());
   const bool check = st.run.opts.check;
   const std::size_t want = k.slots.size();
-  if (st.launch_arrays.size() < want) [[unlikely]]
-    st.launch_arrays.resize(want);
+  if (st.new_uses.size() < want) [[unlikely]]
+    st.new_uses.resize(want);
   for (std::size_t i = 0; i < want; ++i)
     if (const char* why = put_arg(L, k, i, first + static_cast<int>(i), check, st)) [[unlikely]]
       return why;

@@ -63,10 +63,17 @@ struct StateRecord {
   // Kernel handles and arrays the launch path told by their metatables lately (udata.hpp;
   // kernel_gc and array_gc forget theirs).
   UdataMemo kernel_memo, array_memo;
-  // The arrays a launch's pointer arguments passed (nullptr: nil, or no array), by
-  // parameter, as marshal read them: valid during that launch's call only (a capture keeps
-  // them, graph.cpp keep_launch_args). Grown to the widest kernel launched.
-  std::vector<lab::DeviceArray*> launch_arrays;
+  // During a capture, the arguments of the launch being read whose memory the capture does
+  // not use yet, as marshal found them: an array (its stack index and the array) or a
+  // tensor map (its index, no array: the map's array). Valid during that launch's call
+  // only: once the launch was captured, keep_launch_args (graph.cpp) reports them to the
+  // capture and keeps them alive with the graph. Grown to the widest kernel launched.
+  struct NewUse {
+    int idx = 0;
+    lab::DeviceArray* array = nullptr;
+  };
+  std::vector<NewUse> new_uses;
+  std::size_t new_use_count = 0;
   // The chunk name of the function that launched last, by the function's address: the
   // function is kept in the registry while it is remembered, so the address stays its.
   const void* source_fn = nullptr;

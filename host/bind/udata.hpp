@@ -82,10 +82,10 @@ TensorMapHandle* test_tensor_map(lua_State* L, int idx);
 // graph.cpp: while a capture runs, keeps the value at idx alive as long as the graph it
 // makes (an array its work uses, a stream that joined it); nothing otherwise.
 void keep_in_capture(lua_State* L, int idx);
-// graph.cpp: after a launch of k during a capture, the arrays its arguments at stack
-// [first, first + n) passed (as marshal found them: StateRecord::launch_arrays) are
-// reported to the capture (lab::Capture::use) and kept alive.
-void keep_launch_args(lua_State* L, const lab::KernelObj& k, int first, int n);
+// graph.cpp: after a launch during a capture, the arrays its arguments passed that were
+// new to the capture (as marshal found them: StateRecord::new_uses) are reported to it
+// (lab::Capture::use) and kept alive.
+void keep_launch_args(lua_State* L, StateRecord& st);
 
 // The userdata at idx when its metatable is registry[name], else nullptr. luaL_testudata
 // looks the metatable up by name on every call (a string lookup with a strcmp); the

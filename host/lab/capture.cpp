@@ -234,6 +234,15 @@ bool Capture::use_device(const DeviceArray& a) {
   return true;
 }
 
+bool Capture::uses_device(const DeviceArray& a) {
+  for (const UsedBuffer& u : used_)
+    if (u.device == a.buf) {
+      last_device_ = a.buf.get();
+      return true;
+    }
+  return false;
+}
+
 bool Capture::use_host(const HostArray& h) {
   if (!h.buf) return false;
   for (const UsedBuffer& u : used_)

@@ -166,6 +166,9 @@ class Capture {
       return a.buf.get() != last_device_ && use_device(a);  // the buffer reported last: known
     return false;
   }
+  // While capturing: the capture uses a's buffer already (use() would answer false), so a
+  // launch that passes it has nothing new to report; a null buffer counts as used.
+  bool uses(const DeviceArray& a) { return !a.buf || a.buf.get() == last_device_ || uses_device(a); }
   bool use(const HostArray& h) {
     if (active()) [[unlikely]]
       return use_host(h);
@@ -186,6 +189,7 @@ class Capture {
   [[noreturn]] void refuse_nested(std::string_view who) const;
   void check_other_stream(CUstream stream, std::string_view what) const;
   bool use_device(const DeviceArray& a);
+  bool uses_device(const DeviceArray& a);
   bool use_host(const HostArray& h);
   void finish() noexcept;  // back to idle, state cleared (deferred frees are the caller's)
 
