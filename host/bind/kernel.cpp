@@ -184,7 +184,7 @@ static int kernel_occupancy(lua_State* L) {
 // into the graph (no line is read: nothing runs, nothing is noted), its arrays kept alive
 // with the graph.
 inline void launch_read(lua_State* L, StateRecord& st, lab::KernelObj& k, const cu::LaunchConfig& c,
-                        const char* arg_error, int first, int n) {
+                        const char* arg_error) {
   if (!st.run.capture.active()) [[likely]]
     return lab::launch(st.run, k, c, arg_error, launch_site(L, st));
   lab::launch(st.run, k, c, arg_error, lab::Where{});
@@ -199,7 +199,7 @@ static int kernel_launch(lua_State* L) {
     c.grid = check_dim(L, 2, "grid");
     c.block = check_dim(L, 3, "block");
     const int n = lua_gettop(L) - 3;
-    launch_read(L, st, k, c, marshal(L, st, k, 4, n), 4, n);
+    launch_read(L, st, k, c, marshal(L, st, k, 4, n));
     return 0;
   });
 }
@@ -214,7 +214,7 @@ static int kernel_call(lua_State* L) {
     const char* arg_error = marshal(L, st, k, t.first, t.n);
     if (arg_error) [[unlikely]]
       recheck_stream(L, t);
-    launch_read(L, st, k, t.config, arg_error, t.first, t.n);
+    launch_read(L, st, k, t.config, arg_error);
     return 0;
   });
 }
