@@ -7,8 +7,11 @@
 // so a garbage collection cannot free an array under it; an explicit a:free() still frees,
 // and g:launch then refuses. The rules are lab's (lab/capture.hpp, lab/graph.hpp).
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
+#include <cstring>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "bind/args.hpp"
@@ -122,8 +125,15 @@ lab::Captured capture(lua_State* L, int fn, const char* who) {
   lab::Run& run = st.run;
   const cu::ContextPtr& ctx = run.gpu_context(who);
   const lab::Where w = launch_site(L, st);
-  char where[LUA_IDSIZE + 16] = "";  // "x.lua:3", or "" where no Lua line called
-  if (w.line > 0) std::snprintf(where, sizeof where, "%s:%d", w.source, w.line);
+  char where[LUA_IDSIZE + 16];  // "x.lua:3", or empty where no Lua line called
+  std::size_t where_len = 0;
+  if (w.line > 0) {
+    where_len = std::strlen(w.source);  // below LUA_IDSIZE
+    std::memcpy(where, w.source, where_len);
+    where[where_len++] = ':';
+    where_len =
+        static_cast<std::size_t>(std::to_chars(where + where_len, std::end(where), w.line).ptr - where);
+  }
   run.capture.check_begin(who);  // captures do not nest
   // What may fail to allocate comes before the capture begins: from there on every way
   // out of this function ends it. The keep table comes first: an allocation may run a
@@ -136,7 +146,7 @@ lab::Captured capture(lua_State* L, int fn, const char* who) {
   lua_pushvalue(L, fn);                          // +1
   lua_pushvalue(L, s_idx);                       // +1
   try {
-    run.capture.begin(ctx, s.stream.get(), who, where);
+    run.capture.begin(ctx, s.stream.get(), who, std::string_view(where, where_len));
   } catch (...) {
     drop_keep(L);
     throw;
