@@ -34,8 +34,9 @@ namespace {
 // By the memo of kernel handles, else by its metatable (test_udata: each handle has its
 // own); arg_udata words the error otherwise.
 lab::KernelRef& check_kernel(lua_State* L, int idx, StateRecord& st) {
-  if (void* p = memo_testudata(L, idx, st.kernel_memo,
-                               [](lua_State* L, int i) { return test_udata(L, i, kKernelMeta); })) [[likely]]
+  if (void* p = memo_testudata(L, idx, st.kernel_memo, [](lua_State* s, int at) {
+        return test_udata(s, at, kKernelMeta);
+      })) [[likely]]
     return *static_cast<lab::KernelRef*>(p);
   return *static_cast<lab::KernelRef*>(arg_udata(L, idx, kKernelMeta));
 }

@@ -207,8 +207,8 @@ using Kind = rtc::ParamType::Kind;
 const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, int idx, bool check,
                         StateRecord& st, unsigned char* dst) {
   CUdeviceptr ptr = 0;
-  auto* a = static_cast<lab::DeviceArray*>(memo_testudata(L, idx, st.array_memo, [&st](lua_State* L, int i) {
-    return fast_testudata(L, i, st.array_meta, kArrayMeta);
+  auto* a = static_cast<lab::DeviceArray*>(memo_testudata(L, idx, st.array_memo, [&st](lua_State* s, int at) {
+    return fast_testudata(s, at, st.array_meta, kArrayMeta);
   }));
   if (a) {
     if (!a->buf || !a->buf->valid()) return arg_error(L, k, i, "attempt to use a freed array");
