@@ -31,7 +31,7 @@ void arg_type_error(lua_State* L, int arg, const char* expected) {
 }
 
 void* arg_udata(lua_State* L, int arg, const char* meta) {
-  void* p = luaL_testudata(L, arg, meta);
+  void* p = test_udata(L, arg, meta);
   if (!p) [[unlikely]] {
     if (const char* gone = finalized_sentence(L, arg)) luaL_error(L, "%s", gone);
     arg_type_error(L, arg, meta);

@@ -5,6 +5,7 @@
 #pragma once
 #include <lua.hpp>
 
+#include <climits>
 #include <cstddef>
 #include <initializer_list>
 #include <optional>
@@ -41,7 +42,8 @@ inline void arg_check_type(lua_State* L, int arg, int type) {
   if (lua_type(L, arg) != type) [[unlikely]]
     arg_type_error(L, arg, lua_typename(L, type));
 }
-// The userdata at arg when its metatable is registry[meta] (luaL_checkudata's test).
+// The userdata at arg when its metatable is registry[meta] or one made from it
+// (luaL_checkudata's test, as test_udata in metatable.hpp tells it).
 void* arg_udata(lua_State* L, int arg, const char* meta);
 lua_Integer arg_integer(lua_State* L, int arg);
 lua_Integer arg_opt_integer(lua_State* L, int arg, lua_Integer dflt);
@@ -80,7 +82,14 @@ void push_launch_keys(lua_State* L);
 
 // A dimension at idx: an integer >= 0 or a list of 1 to 3 of them. Zero passes here so
 // that validation names it ("has a zero dimension") and k:check can answer false for it.
-cu::Dim3 check_dim(lua_State* L, int idx, const char* what);
+// The usual integer is read inline; anything else, and every error, is dim_list's.
+cu::Dim3 dim_list(lua_State* L, int idx, const char* what);
+inline cu::Dim3 check_dim(lua_State* L, int idx, const char* what) {
+  lua_Integer n = 0;
+  if (read_integer(L, idx, 0, UINT_MAX, n)) [[likely]]
+    return {static_cast<unsigned>(n), 1, 1};
+  return dim_list(L, idx, what);
+}
 
 // A launch table, read: its configuration and, when asked for, its argument list's
 // elements, pushed at stack [first, first + n); `stream_at`, where its stream's value

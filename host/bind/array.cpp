@@ -54,6 +54,7 @@ int array_release(lua_State* L) {
 // __gc: the release (a no-op for a view; the owner's memory goes, or leaks after a
 // timeout), then the handle's reference dropped (views keep the memory alive).
 int array_gc(lua_State* L) {
+  record_of(L).array_memo.forget(lua_touserdata(L, 1));  // the launch path's memo (record.hpp)
   array_release(L);
   return finalize<lab::DeviceArray>(L, kArrayMeta);
 }

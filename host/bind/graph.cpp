@@ -7,7 +7,11 @@
 // so a garbage collection cannot free an array under it; an explicit a:free() still frees,
 // and g:launch then refuses. The rules are lab's (lab/capture.hpp, lab/graph.hpp).
 #include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "bind/args.hpp"
@@ -41,24 +45,22 @@ void keep_in_capture(lua_State* L, int idx) {
   lua_pop(L, 1);          // -1 keep
 }
 
-void keep_launch_args(lua_State* L, const lab::KernelObj& k, int first, int n) {
-  StateRecord& st = record_of(L);
-  // The arrays marshal found, by parameter (a launch that reached here marshaled, so its
-  // count is the kernel's): only a pointer parameter takes one, and a tensor map's array is
-  // used too (the replay reads the memory the map describes).
-  const std::size_t slots = std::min({k.slots.size(), st.launch_arrays.size(), static_cast<std::size_t>(n)});
-  for (std::size_t i = 0; i < slots; ++i) {
-    const int idx = first + static_cast<int>(i);
-    if (k.slots[i].kind == rtc::ParamType::Kind::Pointer) {
-      if (lab::DeviceArray* a = st.launch_arrays[i])
-        if (st.run.capture.use(*a)) keep_in_capture(L, idx);  // once per buffer
-    } else if (k.slots[i].tensor_map && test_tensor_map(L, idx)) {
-      lua_getiuservalue(L, idx, 1);  // +1 the array (the launch refused a released map)
+void keep_launch_args(lua_State* L, StateRecord& st) {
+  // What marshal found new to the capture (the launch was captured, so its arguments were
+  // all read): an array, or a tensor map, whose array is used too (the replay reads the
+  // memory the map describes).
+  for (std::size_t j = 0; j < st.new_use_count; ++j) {
+    const StateRecord::NewUse u = st.new_uses[j];
+    if (u.array) {
+      if (st.run.capture.use(*u.array)) keep_in_capture(L, u.idx);  // once per buffer
+    } else if (test_tensor_map(L, u.idx)) {
+      lua_getiuservalue(L, u.idx, 1);  // +1 the array (the launch refused a released map)
       if (auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, -1, st.array_meta, kArrayMeta)))
         if (st.run.capture.use(*a)) keep_in_capture(L, -1);
       lua_pop(L, 1);  // -1
     }
   }
+  st.new_use_count = 0;
 }
 
 namespace {
@@ -123,7 +125,15 @@ lab::Captured capture(lua_State* L, int fn, const char* who) {
   lab::Run& run = st.run;
   const cu::ContextPtr& ctx = run.gpu_context(who);
   const lab::Where w = launch_site(L, st);
-  const std::string where = w.line > 0 ? std::string(w.source) + ":" + std::to_string(w.line) : "";
+  char where[LUA_IDSIZE + 16];  // "x.lua:3", or empty where no Lua line called
+  std::size_t where_len = 0;
+  if (w.line > 0) {
+    where_len = std::strlen(w.source);  // below LUA_IDSIZE
+    std::memcpy(where, w.source, where_len);
+    where[where_len++] = ':';
+    where_len =
+        static_cast<std::size_t>(std::to_chars(where + where_len, std::end(where), w.line).ptr - where);
+  }
   run.capture.check_begin(who);  // captures do not nest
   // What may fail to allocate comes before the capture begins: from there on every way
   // out of this function ends it. The keep table comes first: an allocation may run a
@@ -136,7 +146,7 @@ lab::Captured capture(lua_State* L, int fn, const char* who) {
   lua_pushvalue(L, fn);                          // +1
   lua_pushvalue(L, s_idx);                       // +1
   try {
-    run.capture.begin(ctx, s.stream.get(), who, where);
+    run.capture.begin(ctx, s.stream.get(), who, std::string_view(where, where_len));
   } catch (...) {
     drop_keep(L);
     throw;

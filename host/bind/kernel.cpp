@@ -20,25 +20,35 @@
 
 namespace warplab::bind {
 
+// Each handle has a metatable of its own (metatable.hpp own_metatables): k:launch finds
+// its method inside Lua.
 void push_kernel(lua_State* L, lab::KernelRef k) {
   new (lua_newuserdatauv(L, sizeof(lab::KernelRef), 0)) lab::KernelRef(std::move(k));  // +1
-  luaL_setmetatable(L, kKernelMeta);
+  set_object_metatable(L, -1, kKernelMeta);
 }
 
 namespace {
 
 // ---- the userdata -------------------------------------------------------------------------
 
-// By the metatable's address (udata.hpp); arg_udata words the error otherwise.
+// By the memo of kernel handles, else by its metatable (test_udata: each handle has its
+// own); arg_udata words the error otherwise.
 lab::KernelRef& check_kernel(lua_State* L, int idx, StateRecord& st) {
-  if (void* p = fast_testudata(L, idx, st.kernel_meta, kKernelMeta)) return *static_cast<lab::KernelRef*>(p);
+  if (void* p = memo_testudata(L, idx, st.kernel_memo, [](lua_State* s, int at) {
+        return test_udata(s, at, kKernelMeta);
+      })) [[likely]]
+    return *static_cast<lab::KernelRef*>(p);
   return *static_cast<lab::KernelRef*>(arg_udata(L, idx, kKernelMeta));
 }
 
 lab::KernelRef& check_kernel(lua_State* L, int idx) { return check_kernel(L, idx, record_of(L)); }
 
 // By name (arg_udata), as every finalizer here: only the launch path needs the fast test.
-int kernel_gc(lua_State* L) { return finalize<lab::KernelRef>(L, kKernelMeta); }
+// The memo forgets the handle first: its metatable changes now, its memory goes later.
+int kernel_gc(lua_State* L) {
+  record_of(L).kernel_memo.forget(lua_touserdata(L, 1));
+  return finalize<lab::KernelRef>(L, kKernelMeta);
+}
 
 // ---- fields -------------------------------------------------------------------------------
 
@@ -175,11 +185,11 @@ static int kernel_occupancy(lua_State* L) {
 // into the graph (no line is read: nothing runs, nothing is noted), its arrays kept alive
 // with the graph.
 inline void launch_read(lua_State* L, StateRecord& st, lab::KernelObj& k, const cu::LaunchConfig& c,
-                        const char* arg_error, int first, int n) {
+                        const char* arg_error) {
   if (!st.run.capture.active()) [[likely]]
     return lab::launch(st.run, k, c, arg_error, launch_site(L, st));
   lab::launch(st.run, k, c, arg_error, lab::Where{});
-  keep_launch_args(L, k, first, n);
+  if (st.new_use_count) keep_launch_args(L, st);  // an array new to the capture
 }
 
 static int kernel_launch(lua_State* L) {
@@ -190,7 +200,7 @@ static int kernel_launch(lua_State* L) {
     c.grid = check_dim(L, 2, "grid");
     c.block = check_dim(L, 3, "block");
     const int n = lua_gettop(L) - 3;
-    launch_read(L, st, k, c, marshal(L, st, k, 4, n), 4, n);
+    launch_read(L, st, k, c, marshal(L, st, k, 4, n));
     return 0;
   });
 }
@@ -205,7 +215,7 @@ static int kernel_call(lua_State* L) {
     const char* arg_error = marshal(L, st, k, t.first, t.n);
     if (arg_error) [[unlikely]]
       recheck_stream(L, t);
-    launch_read(L, st, k, t.config, arg_error, t.first, t.n);
+    launch_read(L, st, k, t.config, arg_error);
     return 0;
   });
 }
@@ -355,7 +365,8 @@ void add_kernel(lua_State* L) {
                     .methods = methods,
                     .fields = fields,
                     .upvalues = kLaunchKeys,
-                    .var = "k"});  // -keys
+                    .var = "k",
+                    .own_metatables = true});  // -keys
 }
 
 }  // namespace warplab::bind

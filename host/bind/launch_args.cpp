@@ -28,9 +28,11 @@ unsigned dim_value(lua_State* L, int at, const char* what) {
   return static_cast<unsigned>(n);
 }
 
+}  // namespace
+
 // A dimension that is not one integer: a list of 1 to 3, or an error. Out of line, so the
-// usual case in check_dim saves no registers for it.
-[[gnu::noinline]] cu::Dim3 dim_list(lua_State* L, int idx, const char* what) {
+// usual case in check_dim (args.hpp) saves no registers for it.
+cu::Dim3 dim_list(lua_State* L, int idx, const char* what) {
   if (!lua_istable(L, idx)) return {dim_value(L, idx, what), 1, 1};  // raises
   idx = lua_absindex(L, idx);
   cu::Dim3 d;
@@ -43,15 +45,6 @@ unsigned dim_value(lua_State* L, int at, const char* what) {
     lua_pop(L, 1);  // -1
   }
   return d;
-}
-
-}  // namespace
-
-cu::Dim3 check_dim(lua_State* L, int idx, const char* what) {
-  lua_Integer n = 0;
-  if (read_integer(L, idx, 0, UINT_MAX, n)) [[likely]]
-    return {static_cast<unsigned>(n), 1, 1};  // the usual case
-  return dim_list(L, idx, what);
 }
 
 // ---- the launch table ------------------------------------------------------------------------
@@ -208,13 +201,15 @@ using Kind = rtc::ParamType::Kind;
                    lua_pushfstring(L, "%f is out of range (%s)", static_cast<lua_Number>(x), range.c_str()));
 }
 
-// A pointer parameter: a live cuda.array of an accepted element type, or nil (null). The
-// array is kept in st.launch_arrays[i] for the rest of the call (keep_launch_args).
+// A pointer parameter: a live cuda.array of an accepted element type, or nil (null).
+// During a capture an array whose memory the capture does not use yet is listed in
+// st.new_uses, for keep_launch_args once the launch was captured.
 const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, int idx, bool check,
                         StateRecord& st, unsigned char* dst) {
   CUdeviceptr ptr = 0;
-  auto* a = static_cast<lab::DeviceArray*>(fast_testudata(L, idx, st.array_meta, kArrayMeta));
-  st.launch_arrays[i] = a;
+  auto* a = static_cast<lab::DeviceArray*>(memo_testudata(L, idx, st.array_memo, [&st](lua_State* s, int at) {
+    return fast_testudata(s, at, st.array_meta, kArrayMeta);
+  }));
   if (a) {
     if (!a->buf || !a->buf->valid()) return arg_error(L, k, i, "attempt to use a freed array");
     if (check && !lab::accepts(k.slots[i], a->type))
@@ -223,6 +218,8 @@ const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, in
           lua_pushfstring(L, "%s %s array cannot be passed as %s", cu::dtype_article(a->type).data(),
                           cu::dtype_info(a->type).name.data(), k.sig->params[i].spelling.c_str()));
     ptr = a->ptr();
+    if (st.run.capture.active() && !st.run.capture.uses(*a)) [[unlikely]]
+      st.new_uses[st.new_use_count++] = {idx, a};
   } else if (!lua_isnil(L, idx)) {
     if (test_host_array(L, idx))
       return arg_error(
@@ -286,7 +283,11 @@ const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, boo
       return nullptr;
     case Kind::Other: {
       if (s.tensor_map) [[unlikely]]
-        if (const TensorMapHandle* h = test_tensor_map(L, idx)) return put_tensor_map(L, k, i, *h, dst);
+        if (const TensorMapHandle* h = test_tensor_map(L, idx)) {
+          const char* why = put_tensor_map(L, k, i, *h, dst);
+          if (!why && st.run.capture.active()) st.new_uses[st.new_use_count++] = {idx, nullptr};  // its array
+          return why;
+        }
       std::size_t n = 0;
       const char* str = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &n) : nullptr;
       if (!str || n != s.size)
@@ -318,12 +319,13 @@ const char* put_arg(lua_State* L, lab::KernelObj& k, std::size_t i, int idx, boo
 }  // namespace
 
 const char* marshal(lua_State* L, StateRecord& st, lab::KernelObj& k, int first, int n) {
+  st.new_use_count = 0;
   if (lab::wrong_arity(k, n)) [[unlikely]]
     return lua_pushstring(L, lab::arity_error(k, n).c_str());
   const bool check = st.run.opts.check;
   const std::size_t want = k.slots.size();
-  if (st.launch_arrays.size() < want) [[unlikely]]
-    st.launch_arrays.resize(want);
+  if (st.new_uses.size() < want) [[unlikely]]
+    st.new_uses.resize(want);
   for (std::size_t i = 0; i < want; ++i)
     if (const char* why = put_arg(L, k, i, first + static_cast<int>(i), check, st)) [[unlikely]]
       return why;

@@ -202,7 +202,7 @@ static int cuda_lines(lua_State* L) {
       for (const std::string& e : m->result.entries) maps.push_back(lab::kernel_lines(*m, e, display_of(e)));
       return push_rows(L, lab::map_report(maps));
     }
-    if (void* p = luaL_testudata(L, 1, kKernelMeta))
+    if (void* p = test_udata(L, 1, kKernelMeta))  // a kernel's metatable is its own (kernel.cpp)
       return push_kernel_lines(L, **static_cast<lab::KernelRef*>(p));
     if (lua_type(L, 1) != LUA_TFUNCTION)
       raise(L,

@@ -11,6 +11,12 @@ namespace {
 
 // The registry key (its address) of the table of function names: function -> "k:launch".
 const char kNamesKey = 0;
+// Keys (their addresses) for objects with metatables of their own: in the type's metatable,
+// the metatable of every object's __index table; in an object's metatable, the type's; in
+// its __index table, the object.
+const char kObjectFieldsKey = 0;
+const char kTypeKey = 0;
+const char kObjectKey = 0;
 
 // __index of a type with methods and fields: upvalue 1 the methods table, upvalue 2 the
 // type's fields reader (a light C function), called here directly, so that the level of
@@ -20,6 +26,26 @@ int methods_then_fields(lua_State* L) {
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;  // -1 +1 method
   lua_pop(L, 1);                                                 // -1
   return lua_tocfunction(L, lua_upvalueindex(2))(L);
+}
+
+// __index of an object's own __index table (set_object_metatable), for a key that names no
+// method: upvalue 1 the type's fields reader, called with the object and the key, as
+// methods_then_fields calls it.
+int object_fields(lua_State* L) {
+  lua_rawgetp(L, 1, &kObjectKey);  // +1 the object
+  lua_replace(L, 1);               // -1
+  return lua_tocfunction(L, lua_upvalueindex(1))(L);
+}
+
+// Copies the entries of the table at `from` into the table at `to` (raw); the stack is left
+// as it was.
+void copy_entries(lua_State* L, int from, int to) {
+  lua_pushnil(L);              // +1 key
+  while (lua_next(L, from)) {  // -1 +2 key, value
+    lua_pushvalue(L, -2);      // +1 key
+    lua_insert(L, -2);         // key, key, value
+    lua_rawset(L, to);         // -2
+  }
 }
 
 // __fields(obj): a new list of upvalue 1's names, then what upvalue 2 (more_fields, or
@@ -178,6 +204,13 @@ void register_type(lua_State* L, const LuaType& t) {
       lua_pushcclosure(L, methods_then_fields, 2);  // -2 +1
     }
     lua_setfield(L, meta, "__index");  // -1 the closure, or the methods themselves
+    if (t.own_metatables && fields_reader) {
+      lua_createtable(L, 0, 1);                 // +1 the metatable of each object's __index table
+      lua_pushcfunction(L, fields_reader);      // +1
+      lua_pushcclosure(L, object_fields, 1);    // -1 +1
+      lua_setfield(L, -2, "__index");           // -1
+      lua_rawsetp(L, meta, &kObjectFieldsKey);  // -1
+    }
   } else if (fields_reader) {
     lua_pushcfunction(L, fields_reader);  // +1
     lua_setfield(L, meta, "__index");     // -1
@@ -199,6 +232,38 @@ void register_type(lua_State* L, const LuaType& t) {
   // metamethod (m.free, __close) keeps its method's name.
   name_functions(L, meta, t.name, '.', true);
   lua_settop(L, meta - 1 - nup);  // -meta -upvalues
+}
+
+void set_object_metatable(lua_State* L, int idx, const char* name) {
+  idx = lua_absindex(L, idx);
+  luaL_checkstack(L, 8, name);
+  luaL_getmetatable(L, name);  // +1 the type's
+  const int type = lua_gettop(L), own = type + 1, methods = type + 2, index = type + 3;
+  lua_createtable(L, 0, 16);  // +1 own
+  copy_entries(L, type, own);
+  lua_getfield(L, type, "methods");  // +1 (raw: a metatable has none of its own)
+  lua_createtable(L, 0, 8);          // +1 index: the methods, and the object for its fields
+  copy_entries(L, methods, index);
+  lua_pushvalue(L, idx);                    // +1
+  lua_rawsetp(L, index, &kObjectKey);       // -1
+  lua_rawgetp(L, type, &kObjectFieldsKey);  // +1
+  lua_setmetatable(L, index);               // -1
+  lua_setfield(L, own, "__index");          // -1 index
+  lua_pop(L, 1);                            // -1 methods
+  lua_pushvalue(L, type);                   // +1
+  lua_rawsetp(L, own, &kTypeKey);           // -1
+  lua_setmetatable(L, idx);                 // -1 own (its __gc copied: the object is finalized)
+  lua_pop(L, 1);                            // -1 type
+}
+
+void* test_udata(lua_State* L, int idx, const char* name) {
+  if (void* p = luaL_testudata(L, idx, name)) return p;
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return nullptr;  // +1 its metatable
+  lua_rawgetp(L, -1, &kTypeKey);                                                       // +1 the type's or nil
+  luaL_getmetatable(L, name);                                                          // +1
+  const bool same = lua_type(L, -1) == LUA_TTABLE && lua_rawequal(L, -1, -2);
+  lua_pop(L, 3);  // -3
+  return same ? lua_touserdata(L, idx) : nullptr;
 }
 
 }  // namespace warplab::bind

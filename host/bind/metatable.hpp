@@ -34,6 +34,11 @@ struct LuaType {
   // What the docs call an object of the type ("k" for a kernel): its methods are named
   // "k:launch" where Lua cannot name a call (function_name).
   const char* var = nullptr;
+  // Each object gets a metatable of its own (set_object_metatable), made from the type's,
+  // whose __index is a table: a method call (k:launch) finds its method by one table
+  // lookup inside Lua, with no C call; a key that names no method reaches the fields reader
+  // with the object. For the type whose method calls are the launch path.
+  bool own_metatables = false;
 };
 
 // Creates the metatable of `t` in the registry and leaves the stack as it was (less
@@ -42,6 +47,15 @@ struct LuaType {
 // the object and the key; a type without methods gets its __index as is, a type without
 // an __index its methods table.
 void register_type(lua_State* L, const LuaType& t);
+// Gives the userdata at idx a metatable of its own made from type `name`'s (registered with
+// own_metatables): the same metamethods, lock, `methods` and `__fields`, and as __index a
+// table of the methods that holds the object for its fields reader. The stack is left as
+// it was.
+void set_object_metatable(lua_State* L, int idx, const char* name);
+// The userdata at idx when its metatable is type `name`'s or one made from it
+// (set_object_metatable), else nullptr: luaL_testudata for every type. The stack is left
+// as it was.
+void* test_udata(lua_State* L, int idx, const char* name);
 
 // Records the name of each function in the table at idx as PREFIX SEP KEY ("cuda.array",
 // "k:launch"), for the argument errors of a call Lua cannot name (args.hpp); the stack is

@@ -26,6 +26,30 @@ struct RaisedError {
   std::string summary;
 };
 
+// The last few userdata of one type that fast_testudata told by their metatable, by address:
+// told again with a comparison or two, the metatable not read. Sound because a userdata's
+// metatable never changes while it lives but in its own __gc (set_finalized; scripts get
+// no debug.setmetatable), and its memory is reused only after that __gc, which forgets it
+// (each type's __gc calls forget). memo_testudata (udata.hpp) reads it.
+struct UdataMemo {
+  static constexpr unsigned kSize = 8;
+  const void* known[kSize] = {};
+  unsigned next = 0;
+  bool has(const void* p) const noexcept {
+    for (const void* q : known)
+      if (q == p) return true;
+    return false;
+  }
+  void add(const void* p) noexcept {
+    known[next] = p;
+    next = (next + 1) % kSize;
+  }
+  void forget(const void* p) noexcept {
+    for (const void*& q : known)
+      if (q == p) q = nullptr;
+  }
+};
+
 struct StateRecord {
   // `target`: a lab::Target, or a lab::TargetChooser for a target chosen on first use.
   template <class T>
@@ -33,14 +57,23 @@ struct StateRecord {
 
   lab::Run run;
   // Metatables the launch path tells userdata by, at their registry addresses (udata.hpp).
-  const void* kernel_meta = nullptr;
   const void* array_meta = nullptr;
   const void* graph_meta = nullptr;
   const void* launch_keys[7] = {};  // the launch table's key strings (launch_args.cpp)
-  // The arrays a launch's pointer arguments passed (nullptr: nil, or no array), by
-  // parameter, as marshal read them: valid during that launch's call only (a capture keeps
-  // them, graph.cpp keep_launch_args). Grown to the widest kernel launched.
-  std::vector<lab::DeviceArray*> launch_arrays;
+  // Kernel handles and arrays the launch path told by their metatables lately (udata.hpp;
+  // kernel_gc and array_gc forget theirs).
+  UdataMemo kernel_memo, array_memo;
+  // During a capture, the arguments of the launch being read whose memory the capture does
+  // not use yet, as marshal found them: an array (its stack index and the array) or a
+  // tensor map (its index, no array: the map's array). Valid during that launch's call
+  // only: once the launch was captured, keep_launch_args (graph.cpp) reports them to the
+  // capture and keeps them alive with the graph. Grown to the widest kernel launched.
+  struct NewUse {
+    int idx = 0;
+    lab::DeviceArray* array = nullptr;
+  };
+  std::vector<NewUse> new_uses;
+  std::size_t new_use_count = 0;
   // The chunk name of the function that launched last, by the function's address: the
   // function is kept in the registry while it is remembered, so the address stays its.
   const void* source_fn = nullptr;

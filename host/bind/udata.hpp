@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "bind/record.hpp"
 #include "cu/stream.hpp"
 #include "lab/array.hpp"
 #include "lab/module.hpp"
@@ -81,10 +82,10 @@ TensorMapHandle* test_tensor_map(lua_State* L, int idx);
 // graph.cpp: while a capture runs, keeps the value at idx alive as long as the graph it
 // makes (an array its work uses, a stream that joined it); nothing otherwise.
 void keep_in_capture(lua_State* L, int idx);
-// graph.cpp: after a launch of k during a capture, the arrays its arguments at stack
-// [first, first + n) passed (as marshal found them: StateRecord::launch_arrays) are
-// reported to the capture (lab::Capture::use) and kept alive.
-void keep_launch_args(lua_State* L, const lab::KernelObj& k, int first, int n);
+// graph.cpp: after a launch during a capture, the arrays its arguments passed that were
+// new to the capture (as marshal found them: StateRecord::new_uses) are reported to it
+// (lab::Capture::use) and kept alive.
+void keep_launch_args(lua_State* L, StateRecord& st);
 
 // The userdata at idx when its metatable is registry[name], else nullptr. luaL_testudata
 // looks the metatable up by name on every call (a string lookup with a strcmp); the
@@ -100,6 +101,20 @@ inline void* fast_testudata(lua_State* L, int idx, const void*& meta, const char
   const bool same = lua_topointer(L, -1) == meta;
   lua_pop(L, 1);  // -1 meta
   return same ? lua_touserdata(L, idx) : nullptr;
+}
+
+// The userdata at idx when `memo` (record.hpp) holds its address, else when test(L, idx)
+// tells it (fast_testudata, or test_udata for a type with metatables of its own), which
+// the memo then holds. A held address is a live object of the type, so the value need not
+// be told a full userdata first: a light userdata can equal it only by pointing at that
+// very object.
+template <class Test>
+inline void* memo_testudata(lua_State* L, int idx, UdataMemo& memo, Test&& test) {
+  void* p = lua_touserdata(L, idx);
+  if (p && memo.has(p)) [[likely]]
+    return p;
+  if ((p = test(L, idx))) memo.add(p);
+  return p;
 }
 
 }  // namespace warplab::bind

@@ -121,11 +121,19 @@ int api_request_version(std::string_view name) {
   return CUDA_VERSION;
 }
 
-const Api& api() {
+namespace detail {
+
+std::atomic<const Api*> ready_api{nullptr};
+
+const Api& api_first() {
   const Initialized& i = initialized();
   if (!i.ok) throw Error(i.why, CUDA_ERROR_NO_DEVICE);
-  return loaded().api;
+  const Api& a = loaded().api;
+  ready_api.store(&a, std::memory_order_release);
+  return a;
 }
+
+}  // namespace detail
 
 bool driver_available() { return initialized().ok; }
 

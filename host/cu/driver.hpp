@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda.h>
 
+#include <atomic>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,11 +20,22 @@ struct Api {
 #undef WARPLAB_CU_MEMBER
 };
 
+namespace detail {
+// The entry points once cuInit succeeded (null before, and for good without a driver):
+// api()'s one load on the launch path. api_first() decides, as api() says.
+extern std::atomic<const Api*> ready_api;
+const Api& api_first();
+}  // namespace detail
+
 // Loads the driver once (thread-safe) and calls cuInit(0) once. Throws cu::Error with
 // CUDA_ERROR_NOT_INITIALIZED / the cuInit code and a one-sentence reason when there is no
 // usable driver. The environment variable WARPLAB_NO_DRIVER=1 pretends none is installed
 // (used by tests and for forcing offline mode).
-const Api& api();
+inline const Api& api() {
+  if (const Api* a = detail::ready_api.load(std::memory_order_acquire)) [[likely]]
+    return *a;
+  return detail::api_first();
+}
 
 // True when the driver loaded and cuInit succeeded; never throws. driver_unavailable():
 // the reason when not, else nullopt. The first call pays for cuInit (tens to hundreds of ms

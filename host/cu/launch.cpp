@@ -333,7 +333,8 @@ std::optional<Violation> check_schedule(const Function& f, const LaunchConfig& c
 }  // namespace
 
 void launch(const Function& f, const LaunchConfig& c, void** args) {
-  opt_in(f, c);
+  if (c.shared_bytes > f.dynamic_shared_limit() || c.clustered()) [[unlikely]]
+    opt_in(f, c);  // what the launch needs beyond the defaults
   const Api& a = api();
   if (c.clustered()) {
     if (!a.cuLaunchKernelEx)

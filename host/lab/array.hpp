@@ -32,7 +32,7 @@ struct TypedRange {
 
   std::size_t elem() const { return static_cast<std::size_t>(cu::dtype_info(type).size); }
   std::size_t bytes() const { return count * elem(); }
-  std::size_t byte_offset() const { return first * elem(); }
+  std::size_t byte_offset() const { return first ? first * elem() : 0; }  // an owner's: 0
   bool freed() const { return !buf || !buf->valid(); }
 };
 

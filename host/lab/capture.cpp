@@ -70,13 +70,13 @@ void Capture::begin(cu::ContextPtr ctx, CUstream stream, std::string_view who, s
   cu::begin_capture(stream);
   ctx_ = std::move(ctx);
   stream_ = stream;
-  label_ = std::string(who) + (where.empty() ? "" : " at " + std::string(where));
-  try {
-    id_ = cu::capture_info(stream).id;
-  } catch (...) {
-    abort();
-    throw;
-  }
+  label_.assign(who);  // in place: the capacity of the last capture's label is reused
+  if (!where.empty()) label_.append(" at ").append(where);
+}
+
+std::uint64_t Capture::id() const {
+  if (!id_) id_ = cu::capture_info(stream_).id;  // asked once, when another stream is checked
+  return id_;
 }
 
 DeferredFrees& DeferredFrees::operator=(DeferredFrees&& o) noexcept {
@@ -93,6 +93,7 @@ DeferredFrees& DeferredFrees::operator=(DeferredFrees&& o) noexcept {
 }
 
 void DeferredFrees::free_now() noexcept {
+  if (empty()) return;  // the usual capture frees nothing
   for (auto& b : device_) b->free();
   for (auto& b : host_) b->free();
   for (Graphs& g : graphs_) {
@@ -109,7 +110,7 @@ Captured Capture::end() {
   Captured out;
   out.label = label_;
   out.used = std::move(used_);
-  out.frees = std::move(deferred_);  // freed after the caller's instantiate or update
+  if (!deferred_.empty()) out.frees = std::move(deferred_);  // freed after the caller's instantiate or update
   const std::string label = label_;
   const CUstream s = stream_;
   const cu::ContextPtr ctx = ctx_;
@@ -151,6 +152,7 @@ void Capture::finish() noexcept {
   // A graph that kept the record of a buffer freed this way refuses to replay.
   deferred_.free_now();
   used_.clear();
+  last_device_ = nullptr;
   recorded_.clear();
   stream_ = nullptr;
   id_ = 0;
@@ -178,7 +180,7 @@ void Capture::check_other_stream(CUstream stream, std::string_view what) const {
                 std::string(what) + " on the default stream cannot be recorded by the capture of " + label_ +
                     ": pass the stream cuda.graph gave the function (stream = s)");
   const cu::CaptureInfo info = cu::capture_info(stream);
-  if (info.active() && info.id == id_) return;  // a stream that joined this capture
+  if (info.active() && info.id == id()) return;  // a stream that joined this capture
   throw Error(ErrorKind::bad_input,
               std::string(what) + " on a stream outside the capture of " + label_ +
                   " would run now, not in the graph: use the capture's stream, or make this stream join it "
@@ -190,7 +192,7 @@ void Capture::check_stream_free(CUstream stream, std::string_view what) const {
   bool inside = stream == stream_;
   if (!inside) {
     const cu::CaptureInfo info = cu::capture_info(stream);
-    inside = info.active() && info.id == id_;
+    inside = info.active() && info.id == id();
   }
   if (inside)
     throw Error(ErrorKind::bad_input,
@@ -211,7 +213,7 @@ void Capture::check_wait(CUstream stream, CUevent e, std::string_view what) cons
   bool inside_stream = stream == stream_;
   if (!inside_stream && stream) {
     const cu::CaptureInfo info = cu::capture_info(stream);
-    inside_stream = info.active() && info.id == id_;
+    inside_stream = info.active() && info.id == id();
   }
   if (inside_stream)
     throw Error(ErrorKind::bad_input,
@@ -223,9 +225,22 @@ void Capture::check_wait(CUstream stream, CUevent e, std::string_view what) cons
 bool Capture::use_device(const DeviceArray& a) {
   if (!a.buf) return false;
   for (const UsedBuffer& u : used_)
-    if (u.device == a.buf) return false;  // a handful of arrays: a linear search allocates nothing
+    if (u.device == a.buf) {  // a handful of arrays: a linear search allocates nothing
+      last_device_ = a.buf.get();
+      return false;
+    }
   used_.push_back({a.buf, nullptr, describe(a)});
+  last_device_ = a.buf.get();  // used_ holds it: no other buffer takes its address meanwhile
   return true;
+}
+
+bool Capture::uses_device(const DeviceArray& a) {
+  for (const UsedBuffer& u : used_)
+    if (u.device == a.buf) {
+      last_device_ = a.buf.get();
+      return true;
+    }
+  return false;
 }
 
 bool Capture::use_host(const HostArray& h) {

@@ -163,9 +163,12 @@ class Capture {
   // long as the graph), false when idle or already reported.
   bool use(const DeviceArray& a) {
     if (active()) [[unlikely]]
-      return use_device(a);
+      return a.buf.get() != last_device_ && use_device(a);  // the buffer reported last: known
     return false;
   }
+  // While capturing: the capture uses a's buffer already (use() would answer false), so a
+  // launch that passes it has nothing new to report; a null buffer counts as used.
+  bool uses(const DeviceArray& a) { return !a.buf || a.buf.get() == last_device_ || uses_device(a); }
   bool use(const HostArray& h) {
     if (active()) [[unlikely]]
       return use_host(h);
@@ -186,15 +189,20 @@ class Capture {
   [[noreturn]] void refuse_nested(std::string_view who) const;
   void check_other_stream(CUstream stream, std::string_view what) const;
   bool use_device(const DeviceArray& a);
+  bool uses_device(const DeviceArray& a);
   bool use_host(const HostArray& h);
   void finish() noexcept;  // back to idle, state cleared (deferred frees are the caller's)
 
   cu::ContextPtr ctx_;
   CUstream stream_ = nullptr;
-  std::uint64_t id_ = 0;  // the driver's capture id, shared by streams that joined
+  // The driver's capture id, shared by streams that joined: asked the first time another
+  // stream is checked (id()), so a capture on one stream makes no such call.
+  std::uint64_t id() const;
+  mutable std::uint64_t id_ = 0;
   std::string label_;
   std::vector<UsedBuffer> used_;
-  std::vector<CUevent> recorded_;  // events recorded inside the capture
+  const cu::DeviceBuffer* last_device_ = nullptr;  // the buffer use() was given last (held in used_)
+  std::vector<CUevent> recorded_;                  // events recorded inside the capture
   DeferredFrees deferred_;
 };
 

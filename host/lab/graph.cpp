@@ -90,17 +90,20 @@ std::string GraphObj::update_refusal(const cu::GraphExec::Update& u, const cu::G
 GraphUpdate GraphObj::update(Captured c) {
   if (freed()) throw Error(ErrorKind::bad_input, kFreedGraph);
   GraphUpdate r;
-  r.nodes_before = nodes_;
-  r.nodes_after = c.graph.node_count();
+  // An update in place needs the same topology, the count of nodes first (cuGraphExecUpdate
+  // refuses another count): the count is asked of the driver only when it was refused.
+  r.nodes_before = r.nodes_after = nodes_;
   // An executable whose nodes point at freed memory is not handed to cuGraphExecUpdate,
   // which compares the old nodes' operands with the new ones: instantiated anew instead.
   const auto dead = std::find_if(used_.begin(), used_.end(), [](const UsedBuffer& u) { return !u.alive(); });
   if (dead != used_.end()) {
     r.reinstantiated = true;
+    r.nodes_after = c.graph.node_count();
     r.why = "the old graph used " + dead->what + " that was freed";
     exec_ = cu::GraphExec(c.graph);
   } else if (const cu::GraphExec::Update u = exec_.update(c.graph); !u.ok()) {
     r.reinstantiated = true;
+    r.nodes_after = c.graph.node_count();
     r.why = update_refusal(u, c.graph, r.nodes_after);
     exec_ = cu::GraphExec(c.graph);  // the old executable goes only once the new one exists
   }

@@ -5,6 +5,7 @@
 // path; bench). The helpers on the launch path are inline and allocate nothing.
 #pragma once
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -32,7 +33,13 @@ inline bool fits(const ArgSlot& s, long long v) { return v >= s.lo && v <= s.hi;
 // returns false when a finite x would become inf (1e300 as float): out of range, as an
 // integer that does not fit.
 inline void put_integer(const ArgSlot& s, unsigned char* buf, long long v) {
-  std::memcpy(buf + s.offset, &v, s.size < sizeof v ? s.size : sizeof v);
+  unsigned char* dst = buf + s.offset;
+  if (s.size == 4) {  // int, unsigned: a fixed-size store, not a call
+    const auto low = static_cast<std::uint32_t>(v);
+    std::memcpy(dst, &low, 4);
+  } else {
+    std::memcpy(dst, &v, s.size < sizeof v ? s.size : sizeof v);
+  }
 }
 inline bool put_float(const ArgSlot& s, unsigned char* buf, double x) {
   unsigned char* dst = buf + s.offset;
