@@ -274,8 +274,9 @@ static int kernel_lines(lua_State* L) {
     std::vector<std::string> words;
     if (lua_getfield(L, 2, "columns") != LUA_TNIL) words = counter_words(L, 3, "k:lines");  // +1
     lua_pop(L, 1);                                                                          // -1
-    const TableLaunch t = read_launch_table(L, 2, true);                                    // +fields +n
+    TableLaunch t = read_launch_table(L, 2, true);                                          // +fields +n
     const char* arg_error = marshal(L, st, k, t.first, t.n);
+    if (arg_error) recheck_stream(L, t);  // the sentence's making may have run a finalizer
     const lab::Where where = launch_site(L, st);
     return push_collected(L, words, "k:lines", [&] { lab::launch(st.run, k, t.config, arg_error, where); });
   });
