@@ -78,7 +78,7 @@ grep -qxF "warplab: no counter set or metric matches 'sahred': did you mean 'sha
   fail "counters sahred: did you mean"
 w counters bank xyzzy
 [ $rc -eq 4 ] || fail "counters bank xyzzy: exit $rc, want 4"
-grep -qxF "warplab: no counter set or metric matches 'xyzzy' (a word is looked for in set names, short names, CUPTI names and meanings; warplab counters lists them all)" "$T/err" ||
+grep -qxF "warplab: no counter set or metric matches 'xyzzy' (a word is looked for in set names, short names, CUPTI names and meanings; warplab counters lists them all; any other CUPTI metric counts by its name too: run --counters smsp__inst_executed.sum)" "$T/err" ||
   fail "counters xyzzy: the sentence"
 [ -s "$T/out" ] && fail "counters bank xyzzy: printed a listing"
 

@@ -49,7 +49,16 @@ gone() {
 # there it then loops.
 cat >"$T/d.lua" <<'LUA'
 os.execute([[setsid sh -c 'echo $$ > daemon.tmp; exec sleep 100' </dev/null >/dev/null 2>&1 &]])
-for _ = 1, 100 do if io.open("daemon.tmp") then break end os.execute("sleep 0.05") end
+-- Its pid written, not the file alone: a run that ended at once had the shell killed between
+-- the file's creation and the echo, and daemon.pid stayed empty.
+local function written()
+  local f = io.open("daemon.tmp")
+  if not f then return false end
+  local s = f:read("a")
+  f:close()
+  return s:match("^%d+") ~= nil
+end
+for _ = 1, 100 do if written() then break end os.execute("sleep 0.05") end
 os.rename("daemon.tmp", "daemon.pid")
 print("started")
 if io.open("loop") then while true do end end

@@ -79,7 +79,7 @@ std::vector<lab::CounterMatch> find_words(const std::vector<std::string>& words)
                   "no counter set or metric matches '" + sys::shown(word) + "'" +
                       (guesses.empty() ? " (a word is looked for in set names, short names, CUPTI names and "
                                          "meanings; warplab counters lists them all; any other CUPTI metric "
-                                         "counts by its name too: run --counters l1tex__t_requests.sum)"
+                                         "counts by its name too: run --counters smsp__inst_executed.sum)"
                                        : ": did you mean " + guesses + "?"));
     }
     for (const lab::CounterMatch& m : found) {
