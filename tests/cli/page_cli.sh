@@ -280,17 +280,7 @@ if unshare -m true 2>/dev/null; then
 fi
 # watch --serve --lines offline: run 1's record carries the line map (lab::lines_json's
 # rows: the kernel's lines, what each compiled to), as the GPU's carries the counts.
-cat >l.lua <<'LUA'
-local m = assert(cuda.compile{name = "conflict.cu", source = [[
-__global__ void conflict(float* y) {
-  __shared__ float s[32 * 32];
-  s[threadIdx.x * 32] = threadIdx.x;
-  __syncthreads();
-  y[threadIdx.x] = s[threadIdx.x * 32];
-}
-]]})
-print("compiled")
-LUA
+cp "$ROOT/tests/data/scripts/conflict_lines.lua" l.lua
 serve_until_url lines --profile h100 watch l.lua --serve --lines
 url=$(sed -n 's/.*the page is at //p' lines.err)
 python3 - "$url" >lines.log 2>&1 <<'PY' || fail "watch --serve --lines: the record has no line map: $(tail -n 3 lines.log)"

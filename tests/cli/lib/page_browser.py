@@ -65,17 +65,6 @@ util.write_file("evil.svg", '<svg xmlns="http://www.w3.org/2000/svg" width="40" 
 c:summary()
 os.exit(check.exit_code())
 '''
-# A kernel whose store and load go to one bank from 32 lanes: --lines maps them.
-LINES_SCRIPT = r'''local m = assert(cuda.compile{name = "conflict.cu", source = [[
-__global__ void conflict(float* y) {
-  __shared__ float s[32 * 32];
-  s[threadIdx.x * 32] = threadIdx.x;
-  __syncthreads();
-  y[threadIdx.x] = s[threadIdx.x * 32];
-}
-]]})
-print("compiled")
-'''
 BROKEN = r'''local m = assert(cuda.compile{source = [[
 __global__ void fill(float* y, float v) { y[i] = v; }
 ]]})
@@ -418,8 +407,7 @@ def main():
 
         # run --html --lines: the annotated source as a table of its own (offline: the
         # line map, what each line compiled to), the terminal's listing kept.
-        with open(os.path.join(folder, "l.lua"), "w") as f:
-            f.write(LINES_SCRIPT)
+        shutil.copy(os.path.join(ROOT, "tests", "data", "scripts", "conflict_lines.lua"), os.path.join(folder, "l.lua"))
         r = subprocess.run([WARPLAB, "--profile", "h100", "run", "l.lua", "--html", "lines.html", "--lines"], cwd=folder,
                            env=dict(os.environ, NO_COLOR="1", WARPLAB_NO_DRIVER="1"), capture_output=True, text=True)
         check(r.returncode == 0, f"run --html --lines: exit {r.returncode}: {r.stderr}")
