@@ -224,6 +224,10 @@ const char* put_pointer(lua_State* L, const lab::KernelObj& k, std::size_t i, in
     if (test_host_array(L, idx))
       return arg_error(
           L, k, i, "a cuda.host_array is host memory: copy it into a cuda.array (a:copy(h)) and pass that");
+    if (test_tensor_map(L, idx))
+      return arg_error(L, k, i,
+                       "expected a cuda.array (or nil for a null pointer), got a cuda.tensor_map: it goes to "
+                       "a CUtensorMap parameter (const __grid_constant__ CUtensorMap)");
     return arg_error(L, k, i,
                      lua_pushfstring(L, "expected a cuda.array (or nil for a null pointer), got %s",
                                      luaL_typename(L, idx)));

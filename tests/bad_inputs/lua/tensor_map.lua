@@ -116,7 +116,7 @@ cases.errors{
     collectgarbage()
     error(msg or "the finalizer did not run", 0)
   end},
-  {"a map where a pointer goes", "argument 1 (unsigned int*) of takes_ptr: expected a cuda.array (or nil for a null pointer), got userdata", function() error(select(2, m.takes_ptr:check{grid = 1, block = 1, args = {TM(a, {box = {16}})}})) end},
+  {"a map where a pointer goes", "argument 1 (unsigned int*) of takes_ptr: expected a cuda.array (or nil for a null pointer), got a cuda.tensor_map: it goes to a CUtensorMap parameter (const __grid_constant__ CUtensorMap)", function() error(select(2, m.takes_ptr:check{grid = 1, block = 1, args = {TM(a, {box = {16}})}})) end},
 }
 
 -- What a launch says: the argument's sentence first, else no GPU (offline).
