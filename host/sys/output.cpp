@@ -59,6 +59,13 @@ void reserve_output(const std::string& path, const std::string& role) noexcept {
   }
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code e1, e2, e3;
+  return fs::absolute(a, e1).lexically_normal() == fs::absolute(b, e2).lexically_normal() ||
+         fs::equivalent(a, b, e3);
+}
+
 std::optional<std::string> input_role(unsigned long long dev, unsigned long long ino) {
   const std::lock_guard<std::mutex> lock(inputs_mutex());
   const auto it = inputs().find(Key{dev, ino});
@@ -83,24 +90,16 @@ std::optional<std::string> output_refusal(const std::string& path, Replace repla
                      std::error_code(errno, std::generic_category()).message();
   if (!S_ISDIR(ds.st_mode)) return quoted(dir) + " in " + quoted(path) + " is not a folder";
   // An input named on the command line, by name (it may not exist yet) or as the same file.
-  std::error_code ec;
-  const fs::path mine = fs::absolute(p, ec).lexically_normal();
-  for (const NamedInput& in : named) {
-    std::error_code e1, e2;
-    if (fs::absolute(in.path, e1).lexically_normal() == mine || fs::equivalent(path, in.path, e2))
-      return input_refusal(path, in.role);
-  }
+  for (const NamedInput& in : named)
+    if (same_file(path, in.path)) return input_refusal(path, in.role);
   {
     std::vector<NamedInput> outs;
     {
       const std::lock_guard<std::mutex> lock(inputs_mutex());
       outs = reserved();
     }
-    for (const NamedInput& out : outs) {
-      std::error_code e1, e2;
-      if (fs::absolute(out.path, e1).lexically_normal() == mine || fs::equivalent(path, out.path, e2))
-        return quoted(path) + " is " + out.role + ": the script cannot write it";
-    }
+    for (const NamedInput& out : outs)
+      if (same_file(path, out.path)) return quoted(path) + " is " + out.role + ": the script cannot write it";
   }
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {

@@ -38,6 +38,10 @@ struct NamedInput {
 // refuses it, by name or as the same file ("'r.json' is the --json file of this run: the
 // script cannot write it"). Thread-safe.
 void reserve_output(const std::string& path, const std::string& role) noexcept;
+
+// Whether `a` and `b` name one file: by name (made absolute and normal; neither need exist)
+// or as the same file (a hard or symbolic link).
+bool same_file(const std::string& a, const std::string& b);
 std::optional<std::string> output_refusal(const std::string& path, Replace replace,
                                           const std::vector<NamedInput>& inputs = {});
 

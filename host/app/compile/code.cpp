@@ -24,13 +24,17 @@ std::string pretty(const std::string& mangled) {
 // Each kernel's cleaned SASS, by mangled name. Without a disassembler (exit 8), the
 // sentence says what works without one.
 std::map<std::string, rtc::SassCode> sass_by_name(const rtc::CompileResult& r, const char* what) {
-  if (!rtc::find_sass_tool().found())
-    throw Error(ErrorKind::tool,
-                std::string(what) + ": " + rtc::kNoSassTool + ": " + rtc::nvdisasm_source() +
-                    (std::string(what) == "--diff" ? "; --diff --ptx compares the PTX without it"
-                                                   : "; --ptx prints the PTX without it"));
+  std::string dump;
+  try {
+    dump = rtc::disassemble(r.cubin, what);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::tool) throw;
+    throw Error(ErrorKind::tool, std::string(e.what()) + (std::string(what) == "--diff"
+                                                              ? "; --diff --ptx compares the PTX without it"
+                                                              : "; --ptx prints the PTX without it"));
+  }
   std::map<std::string, rtc::SassCode> out;
-  for (rtc::SassCode& k : rtc::sass_code(rtc::disassemble(r.cubin, what))) out[k.mangled] = std::move(k);
+  for (rtc::SassCode& k : rtc::sass_code(dump)) out[k.mangled] = std::move(k);
   return out;
 }
 

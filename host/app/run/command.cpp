@@ -208,14 +208,9 @@ void check_outputs(const CounterArgs& ca, const PageOptions& page, const Globals
   if (page.html == "-")
     throw Error(ErrorKind::usage,
                 "--html -: the page goes to a file, since the script's output is on stdout: --html FILE");
-  if (!ca.json.empty() && ca.json != "-" && !page.html.empty()) {
-    std::error_code e1, e2, e3;
-    namespace fs = std::filesystem;
-    if (fs::absolute(ca.json, e1).lexically_normal() == fs::absolute(page.html, e2).lexically_normal() ||
-        fs::equivalent(ca.json, page.html, e3))
-      throw Error(ErrorKind::usage,
-                  "--json and --html name one file ('" + sys::shown(page.html) + "'): give each its own");
-  }
+  if (!ca.json.empty() && ca.json != "-" && !page.html.empty() && sys::same_file(ca.json, page.html))
+    throw Error(ErrorKind::usage,
+                "--json and --html name one file ('" + sys::shown(page.html) + "'): give each its own");
   std::vector<sys::NamedInput> inputs = {{script, "the script"}};
   if (!g.opts.profile.empty() && !cu::find_embedded_profile(g.opts.profile))
     inputs.push_back({g.opts.profile, "the profile"});
