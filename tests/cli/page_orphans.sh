@@ -20,7 +20,12 @@ cleanup() {
   rm -rf "$T"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; echo "--- stderr"; cat "$T/err"; exit 1; }
+fail() {
+  echo "FAIL: $*"; echo "--- stderr"; cat "$T/err"
+  # What each process of warplab's session was doing (a hang says where it waits).
+  [ -n "$SID" ] && { echo "--- its session"; ps -o pid,ppid,stat,wchan:32,args -s "$SID" 2>&1; }
+  exit 1
+}
 wait_for() {  # wait_for FILE REGEX: poll for a matching line, 20 s at most
   for _ in $(seq 400); do grep -Eq "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
   fail "no '$2' in $(basename "$1") after 20 s"
