@@ -3,6 +3,8 @@
 // them. Nothing here needs the driver.
 #include "cu/profile.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -114,6 +116,41 @@ std::string profile_text(const std::vector<DeviceSnapshot>& devices) {
   return all.dump(2) + "\n";
 }
 
+namespace {
+
+// A name as people write it, letters and digits only, lower case: "RTX 4090" -> "rtx4090".
+std::string squeezed(std::string_view s) {
+  std::string out;
+  for (const char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The shipped profile a mistyped name most likely meant, or "": the same letters and digits
+// ("sm90", "RTX-4090"); else the one shipped name that holds it or that it holds ("4090",
+// "geforce rtx 4090"; none when several do: "100"); else the nearest, when a letter or two
+// (a third of the word) away ("rtx490").
+std::string nearest_profile(std::string_view given) {
+  const std::string key = squeezed(given);
+  std::vector<std::string> holds;
+  for (const EmbeddedProfile& p : embedded_profiles()) {
+    const std::string name = squeezed(p.name);
+    if (name == key) return p.name;
+    if (key.size() >= 3 && (name.find(key) != std::string::npos || key.find(name) != std::string::npos))
+      holds.emplace_back(p.name);
+  }
+  if (!holds.empty()) return holds.size() == 1 ? holds.front() : "";  // "100": which one?
+  std::string nearest;
+  std::size_t best = std::max<std::size_t>(1, given.size() / 3) + 1;
+  for (const EmbeddedProfile& p : embedded_profiles())
+    if (const std::size_t d = sys::edit_distance(sys::lower(given), p.name); d < best)
+      nearest = p.name, best = d;
+  return nearest;
+}
+
+}  // namespace
+
 DeviceSnapshot load_profile(const std::string& name_or_path) {
   // Shipped names win over files, so `--profile h100` means the same on every machine
   // even in a directory that happens to hold a file called h100.
@@ -128,12 +165,7 @@ DeviceSnapshot load_profile(const std::string& name_or_path) {
         name_or_path.find('/') != std::string::npos || sys::lower(name_or_path).ends_with(".json");
     if (looks_like_path) bad(name_or_path, "no such file");
     const std::string shipped = shipped_profiles();
-    // The nearest shipped name, when a letter or two (a third of the word) away: "rtx490".
-    std::string nearest;
-    std::size_t best = std::max<std::size_t>(1, name_or_path.size() / 3) + 1;
-    for (const EmbeddedProfile& p : embedded_profiles())
-      if (const std::size_t d = sys::edit_distance(sys::lower(name_or_path), p.name); d < best)
-        nearest = p.name, best = d;
+    const std::string nearest = nearest_profile(name_or_path);
     throw Error("unknown profile '" + sys::shown(name_or_path) + "'" +
                 (nearest.empty() ? ": " : "; did you mean '" + nearest + "'? ") +
                 (shipped.empty() ? "this build ships no profiles; give"

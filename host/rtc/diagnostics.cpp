@@ -198,7 +198,8 @@ std::vector<Diagnostic> parse_log(const std::string& log, const std::map<std::st
 
   const std::vector<std::string> lines = split_lines(log);
   std::vector<Diagnostic> out;
-  bool open = false;  // the last diagnostic may still take context lines
+  bool open = false;          // the last diagnostic may still take context lines
+  bool column_given = false;  // the last diagnostic's header or its caret gave its column
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     const std::string h = head(l);
@@ -215,11 +216,13 @@ std::vector<Diagnostic> parse_log(const std::string& log, const std::map<std::st
       // A number past INT_MAX (after "#line 2147483647") is no location: 0.
       const int line = to_int(m[2]).value_or(0);
       int caret_col = m[3].matched ? to_int(m[3]).value_or(0) : 0;
+      column_given = caret_col > 0;
       // The echoed line is indented by two spaces; the caret line copies its whitespace.
       std::string echoed;
       if (i + 2 < lines.size() && lines[i + 1].rfind("  ", 0) == 0 && is_caret_line(lines[i + 2])) {
         echoed = lines[i + 1].substr(2);
         caret_col = static_cast<int>(std::min<std::size_t>(lines[i + 2].find('^'), INT_MAX)) - 1;
+        column_given = true;
         i += 2;
       }
       if (m[1] == "__nv_name_map")
@@ -250,6 +253,17 @@ std::vector<Diagnostic> parse_log(const std::string& log, const std::map<std::st
       d.message = "in the options: " + l.substr(20);
       out.push_back(std::move(d));
       open = true;
+    } else if (open && l.rfind("  ", 0) == 0 && i + 1 < lines.size() && is_caret_line(lines[i + 1])) {
+      // The source line and its caret, echoed after the context lines (an overload's
+      // candidates come first): the diagnostic shows them already; the caret gives its
+      // column where the header had none.
+      Diagnostic& d = out.back();
+      const int caret_col = static_cast<int>(std::min<std::size_t>(lines[i + 1].find('^'), INT_MAX)) - 1;
+      const bool same_line = d.source_line.empty() || sys::trim(d.source_line) == sys::trim(l);
+      if (d.source_line.empty()) d.source_line = l.substr(2);
+      if (same_line && !column_given && caret_col >= 1 && caret_col <= static_cast<int>(d.source_line.size()))
+        d.col = caret_col;
+      ++i;
     } else if (open && (l[0] == ' ' || l[0] == '\t')) {
       int own_offset = 0;  // notes without "of file" speak of the diagnostic's own file
       for (const auto& [n, f] : files)

@@ -50,6 +50,10 @@ const char* inst_kind_name(InstKind k) {
       return "store";
     case InstKind::atomic:
       return "atomic";
+    case InstKind::shared_atomic:
+      return "shared atomic";
+    case InstKind::global_atomic:
+      return "global atomic";
     case InstKind::branch:
       return "branch";
     case InstKind::barrier:
@@ -80,9 +84,9 @@ InstKind sass_kind(std::string_view op) {
   if (base == "STL") return InstKind::local_store;
   if (base == "LD") return InstKind::generic_load;
   if (base == "ST") return InstKind::generic_store;
-  if (base == "ATOM" || base == "ATOMS" || base == "ATOMG" || base == "RED" || base == "REDG" ||
-      base == "REDAS")
-    return InstKind::atomic;
+  if (base == "ATOMS" || base == "REDAS") return InstKind::shared_atomic;
+  if (base == "ATOMG" || base == "REDG") return InstKind::global_atomic;
+  if (base == "ATOM" || base == "RED") return InstKind::atomic;
   if (base == "BRA" || base == "BRX" || base == "BRXU" || base == "JMP" || base == "JMX" || base == "JMXU" ||
       base == "CALL" || base == "RET")
     return InstKind::branch;
@@ -109,6 +113,8 @@ InstKind ptx_kind(std::string_view text) {
     return InstKind::other;
   if (op == "ld" || op.starts_with("ld.")) return InstKind::generic_load;
   if (op == "st" || op.starts_with("st.")) return InstKind::generic_store;
+  if (op.starts_with("atom.shared") || op.starts_with("red.shared")) return InstKind::shared_atomic;
+  if (op.starts_with("atom.global") || op.starts_with("red.global")) return InstKind::global_atomic;
   if (op.starts_with("atom") || op.starts_with("red")) return InstKind::atomic;
   if (op.starts_with("bra") || op.starts_with("brx") || op.starts_with("call") || op.starts_with("ret"))
     return InstKind::branch;

@@ -21,7 +21,9 @@ enum class InstKind {
   local_store,
   generic_load,   // LD / ld: the address decides at run time
   generic_store,  // ST / st
-  atomic,
+  atomic,         // ATOM, RED / atom, red: generic, the address decides at run time
+  shared_atomic,  // ATOMS, REDAS / atom.shared, red.shared
+  global_atomic,  // ATOMG, REDG / atom.global, red.global
   branch,
   barrier,  // __syncthreads (BAR.SYNC, bar.sync, barrier.sync)
   fence,    // MEMBAR / membar, fence

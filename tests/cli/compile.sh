@@ -54,6 +54,17 @@ has "$TMP/err" "... and 4 more not shown (4 errors)" "max errors"
 # Unreadable input and a bad arch: exit 4 with one sentence.
 expect 4 "missing file" -- "$WL" compile "$TMP/nope.cu" --arch sm_90
 has "$TMP/err" "cannot read kernel source '$TMP/nope.cu': No such file or directory" "missing file"
+# A shipped kernel by its name, from a folder that does not hold it (as occupancy and
+# cuda.compile find it); a file of that name in the current folder comes first.
+mkdir -p "$TMP/elsewhere/warps"
+(cd "$TMP/elsewhere" && "$WL" compile warps/thread_ids.cu --arch sm_90 >"$TMP/out" 2>"$TMP/err") ||
+  fail "a shipped kernel by name: exit $?: $(cat "$TMP/err")"
+grep -q "thread_ids(unsigned int\*, unsigned long long)" "$TMP/out" "$TMP/err" ||
+  fail "a shipped kernel by name: no thread_ids row: $(cat "$TMP/out" "$TMP/err")"
+printf '__global__ void mine(int* p) { *p = 1; }\n' >"$TMP/elsewhere/warps/thread_ids.cu"
+(cd "$TMP/elsewhere" && "$WL" compile warps/thread_ids.cu --arch sm_90 >"$TMP/out" 2>"$TMP/err") ||
+  fail "the local file of a shipped name: exit $?: $(cat "$TMP/err")"
+grep -q "mine(int\*)" "$TMP/out" "$TMP/err" || fail "the local file does not come first: $(cat "$TMP/out" "$TMP/err")"
 expect 4 "bad arch" -- "$WL" compile "$GOOD" --arch sm_35
 has "$TMP/err" "unsupported architecture 'sm_35'" "bad arch"
 

@@ -66,6 +66,17 @@ has "tiny(int*)" "global list"
 run 0 occ.cu --block 64..256:64 --shared 1K
 [ "$(grep -cE '^ +(64|128|192|256) +[0-9]+ ' out)" -eq 12 ] || fail "sweep: not 4 rows x 3 kernels: $(cat out)"
 has "1 KiB dynamic shared per block" "sweep"
+# The right-hand columns say what they count, in a caption whose bar is over theirs.
+python3 - out <<'PY' || fail "sweep: no caption over the limits' columns: $(cat out)"
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+heads = [i for i, l in enumerate(lines) if l.lstrip().startswith("block  warps")]
+assert len(heads) == 3, heads
+for i in heads:
+    cap = lines[i - 1]
+    assert cap.strip() == "|  blocks per SM each limit allows", cap
+    assert cap.index("|") == lines[i].index("|") == lines[i + 1].index("|"), (cap, lines[i], lines[i + 1])
+PY
 run 0 occ.cu --kernel capped
 last=$(grep -E '^ +[0-9]+ +[0-9]+ +[0-9]+ ' out | tail -1 | awk '{print $1}')
 [ "$last" = 256 ] || fail "capped: the default sweep ends at $last, not at its launch bounds (256): $(cat out)"

@@ -154,7 +154,8 @@ LUA
 [ $rc = 4 ] && grep -q "gen.cu, which the run wrote; the page was not written" err ||
   fail "--html onto a kernel the run wrote: exit $rc ($(cat err))"
 grep -q "p\[0\] = 2" gen.cu || fail "--html replaced the kernel the run wrote"
-if unshare -m true 2>/dev/null; then
+# (/tmp is hidden there: not when warplab itself is under /tmp.)
+if unshare -m true 2>/dev/null && [ "${BIN#/tmp/}" = "$BIN" ]; then
   rm gen.cu
   unshare -m bash -c 'cd "$1" && mount -t tmpfs -o ro tmpfs /tmp && TMPDIR=/nonexistent "$2" --profile h100 run gen.lua --html gen.cu' \
     _ "$PWD" "$BIN" >out 2>err
@@ -268,7 +269,7 @@ kill -INT "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null
 rm -f opened
 printf '#!/bin/sh\necho "$1" > opened\n' >here.sh  # (the folder, under /tmp, by the working directory)
 chmod +x here.sh
-if unshare -m true 2>/dev/null; then
+if unshare -m true 2>/dev/null && [ "${BIN#/tmp/}" = "$BIN" ]; then
   unshare -m bash -c 'cd "$1" && mount -t tmpfs -o ro tmpfs /tmp && exec env TMPDIR=/nonexistent BROWSER=./here.sh "$2" --profile h100 watch s.lua --open' \
     _ "$PWD" "$BIN" >noprivate.out 2>noprivate.err &
   PIDS+=($!)

@@ -75,8 +75,16 @@ TEST(Lines, SassKinds) {
   EXPECT_EQ(rtc::sass_kind("LDL.LU"), InstKind::local_load);
   EXPECT_EQ(rtc::sass_kind("STL.64"), InstKind::local_store);
   EXPECT_EQ(rtc::sass_kind("LD.E"), InstKind::generic_load);
-  EXPECT_EQ(rtc::sass_kind("ATOMS.ADD"), InstKind::atomic);
-  EXPECT_EQ(rtc::sass_kind("RED.E.ADD.F32.FTZ.RN.STRONG.GPU"), InstKind::atomic);
+  // Atomics say where they go: a shared one is not a global one's cost.
+  EXPECT_EQ(rtc::sass_kind("ATOMS.ADD"), InstKind::shared_atomic);
+  EXPECT_EQ(rtc::sass_kind("ATOMS.CAS.64"), InstKind::shared_atomic);
+  EXPECT_EQ(rtc::sass_kind("REDAS.ADD"), InstKind::shared_atomic);
+  EXPECT_EQ(rtc::sass_kind("ATOMG.E.ADD.STRONG.GPU"), InstKind::global_atomic);
+  EXPECT_EQ(rtc::sass_kind("REDG.E.ADD.F32.FTZ.RN.STRONG.GPU"), InstKind::global_atomic);
+  EXPECT_EQ(rtc::sass_kind("RED.E.ADD.F32.FTZ.RN.STRONG.GPU"), InstKind::atomic);  // generic
+  EXPECT_EQ(rtc::sass_kind("ATOM.E.ADD.STRONG.GPU"), InstKind::atomic);
+  EXPECT_STREQ(rtc::inst_kind_name(InstKind::shared_atomic), "shared atomic");
+  EXPECT_STREQ(rtc::inst_kind_name(InstKind::global_atomic), "global atomic");
   EXPECT_EQ(rtc::sass_kind("BRA"), InstKind::branch);
   EXPECT_EQ(rtc::sass_kind("BAR.SYNC.DEFER_BLOCKING"), InstKind::barrier);
   EXPECT_EQ(rtc::sass_kind("SHFL.BFLY"), InstKind::shuffle);
@@ -96,7 +104,11 @@ TEST(Lines, PtxKinds) {
   EXPECT_EQ(rtc::ptx_kind("ld.local.u32 %r1, [%rd1];"), InstKind::local_load);
   EXPECT_EQ(rtc::ptx_kind("@%p1 bra \t$L__BB0_3;"), InstKind::branch);
   EXPECT_EQ(rtc::ptx_kind("bar.sync \t0;"), InstKind::barrier);
-  EXPECT_EQ(rtc::ptx_kind("atom.shared.add.u32 %r1, [%rd1], 1;"), InstKind::atomic);
+  EXPECT_EQ(rtc::ptx_kind("atom.shared.add.u32 %r1, [%rd1], 1;"), InstKind::shared_atomic);
+  EXPECT_EQ(rtc::ptx_kind("red.shared::cluster.add.u32 [%r1], 1;"), InstKind::shared_atomic);
+  EXPECT_EQ(rtc::ptx_kind("atom.global.add.u32 %r1, [%rd1], 1;"), InstKind::global_atomic);
+  EXPECT_EQ(rtc::ptx_kind("@%p2 red.global.add.f32 [%rd5], %f1;"), InstKind::global_atomic);
+  EXPECT_EQ(rtc::ptx_kind("atom.add.u32 %r1, [%rd1], 1;"), InstKind::atomic);
   EXPECT_EQ(rtc::ptx_kind("mov.u32 %r1, %tid.x;"), InstKind::other);
 }
 

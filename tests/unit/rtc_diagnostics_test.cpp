@@ -168,6 +168,28 @@ TEST(DiagnosticsParser, ColumnInLocationAndQuotedIdentifierFallback) {
   EXPECT_NE(rtc::format_diagnostics({d[1]}, 0, true).find("\033[1;31merror:\033[0m"), std::string::npos);
 }
 
+// An ambiguous overload: NVRTC lists the candidates first, then echoes the line and its
+// caret. The echo is the diagnostic's own line and column, not two notes more.
+TEST(DiagnosticsParser, SourceEchoedAfterTheCandidates) {
+  std::map<std::string, rtc::LogFile> files;
+  files["a.cu"] = {"a.cu", "__global__ void k(float* p, long long n) {\n  p[0] = max(p[1], n);\n}\n", 0};
+  const auto d = rtc::parse_log(
+      "a.cu(2): error: more than one instance of overloaded function \"max\" matches the argument list:\n"
+      "            function \"max(float, double)\" (declared implicitly)\n"
+      "            function \"max(long long, long long)\" (declared implicitly)\n"
+      "            argument types are: (float, long long)\n"
+      "    p[0] = max(p[1], n);\n"
+      "           ^\n\n",
+      files);
+  ASSERT_EQ(d.size(), 1u);
+  ASSERT_EQ(d[0].notes.size(), 3u);
+  EXPECT_EQ(d[0].notes[2], "argument types are: (float, long long)");
+  EXPECT_EQ(d[0].col, 10);  // the caret's column (under "max")
+  const std::string shown = rtc::format_diagnostics(d, 0, false);
+  EXPECT_EQ(shown.find("note: ^"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("note: p[0]"), std::string::npos) << shown;
+}
+
 // Logs the regexes must survive (issue 12 bad-input suite): a caret under column 300000
 // and a 200000-character message overflowed the stack of libstdc++'s recursive regex;
 // a line number past INT_MAX (after "#line 2147483647") made std::stoi throw.

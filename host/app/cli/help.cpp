@@ -129,7 +129,7 @@ std::string short_help(const CLI::App& app) {
   for (const CLI::App* s : subs)
     out << "  " << s->get_name() << std::string(width - s->get_name().size() + 2, ' ') << s->get_description()
         << "\n";
-  out << "\nStart here: warplab run examples/tour.lua (warplab list names every example; run one by\n"
+  out << "\nStart here: warplab run tour.lua (warplab list names every example; run one by\n"
          "that name, e.g. warplab run warps/ids.lua).\n"
          "warplab help COMMAND shows a command's options and examples; warplab --help the global\n"
          "options, the environment and where files go.\n";

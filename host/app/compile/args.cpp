@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "rtc/error.hpp"
+#include "rtc/toolkit.hpp"
 #include "sys/error.hpp"
 
 namespace warplab::app {
@@ -44,6 +45,17 @@ void check_diff(const CompileArgs& a) {
 }
 
 }  // namespace
+
+CompileArgs with_shipped_files(CompileArgs a) {
+  for (std::string* file : {&a.file, &a.diff_file}) {
+    std::error_code ec;
+    if (file->empty() || std::filesystem::path(*file).is_absolute() || std::filesystem::exists(*file, ec))
+      continue;
+    if (const auto shipped = rtc::kernels_dir() / *file; std::filesystem::is_regular_file(shipped, ec))
+      *file = shipped.string();
+  }
+  return a;
+}
 
 std::string join_archs() {
   std::string out;

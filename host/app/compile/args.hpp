@@ -43,6 +43,11 @@ struct CompileArgs {
   bool wants_sass() const { return !sass.empty() || (diff && !ptx); }
 };
 
+// `a` with its files found as occupancy and cuda.compile find them: a relative name that is
+// not in the current folder is looked for among the shipped kernels (`warps/thread_ids.cu`).
+// A name found nowhere stays as given, for the reader's sentence.
+CompileArgs with_shipped_files(CompileArgs a);
+
 // The refusals before any compile: an empty or virtual --arch where a cubin or SASS is asked
 // for (bad input), --cubin "", --lines with --sass=raw, --diff without a second variant or
 // with the same one (usage). Throws warplab::Error.

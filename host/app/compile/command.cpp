@@ -120,7 +120,8 @@ int run_diff(const CompileArgs& a, const Globals& g, const rtc::CompileResult& f
   return differ ? kFailed : kOk;  // as diff: 1 when they differ
 }
 
-int run_compile(const CompileArgs& a, const Globals& g) {
+int run_compile(const CompileArgs& given, const Globals& g) {
+  const CompileArgs a = with_shipped_files(given);
   check_args(a);
   const bool sass = a.wants_sass();
   if (!a.cubin.empty()) {  // before the compile (sys/output.hpp): never the source or the profile
@@ -310,7 +311,7 @@ void add_compile_command(CLI::App& app, const Globals& g, Commands& out) {
       ->capture_default_str()
       ->type_name("N");
   set_help(sub,
-           {"warplab compile kernels_src/warps/thread_ids.cu --arch sm_90 --sass",
+           {"warplab compile warps/thread_ids.cu --arch sm_90 --sass",
             "warplab compile k.cu --kernel 'reduce<256>' --json",
             "warplab compile k.cu --diff -D PAD   # what -D PAD changes in the SASS (or --diff b.cu)"},
            "Exit status: 0 compiled (with --diff: the same code); 1 --diff found differences, or the "

@@ -266,14 +266,13 @@ void add_occupancy_command(CLI::App& app, const Globals& g, Commands& out) {
       ->allow_extra_args(false)
       ->type_name("DIR");
   sub->add_flag("--json", a->json, "print the answers as JSON, with k:occupancy's field names");
-  set_help(
-      sub,
-      {"warplab occupancy kernels_src/reductions/ladder.cu --kernel reduce_shuffle --block 256",
-       "warplab occupancy kernels_src/memory/banks.cu --block 64..1024 --shared 4K --profile a100,rtx4090",
-       "warplab occupancy kernels_src/warps/thread_ids.cu --block 128,256 --json"},
-      "Without --profile: the GPU, else the default profile (with a note). Exit status: 0; 2 a bad "
-      "--block, --shared or --carveout value; 4 a file or kernel not found, an unknown profile, a block "
-      "or shared memory larger than the device allows; 5 the file did not compile.\n");
+  set_help(sub,
+           {"warplab occupancy reductions/ladder.cu --kernel reduce_shuffle --block 256",
+            "warplab occupancy memory/banks.cu --block 64..1024 --shared 4K --profile a100,rtx4090",
+            "warplab occupancy warps/thread_ids.cu --block 128,256 --json"},
+           "Without --profile: the GPU, else the default profile (with a note). Exit status: 0; 2 a bad "
+           "--block, --shared or --carveout value; 4 a file or kernel not found, an unknown profile, a block "
+           "or shared memory larger than the device allows; 5 the file did not compile.\n");
   out.push_back({sub, [a, &g] { return run_occupancy(*a, g); }});
 }
 

@@ -106,8 +106,11 @@ void print_sweep(std::ostream& os, const OccupancyKernel& k) {
     by.push_back(r.blocks_per_sm > 0 ? sys::join(limiting(r), ", ") : "(none fits)");
     width = std::max(width, by.back().size());
   }
-  os << "  block  warps  blocks/SM  warps/SM  occupancy  " << std::left << std::setw(static_cast<int>(width))
-     << "limited by" << std::right << " |  warps  registers  shared  blocks  barriers\n";
+  // The right-hand columns' caption, over them: what each number there counts.
+  const std::string left = "  block  warps  blocks/SM  warps/SM  occupancy  ";
+  os << std::string(left.size() + width, ' ') << " |  blocks per SM each limit allows\n";
+  os << left << std::left << std::setw(static_cast<int>(width)) << "limited by" << std::right
+     << " |  warps  registers  shared  blocks  barriers\n";
   std::vector<std::string> notes;
   for (std::size_t i = 0; i < k.rows.size(); ++i) {
     const OccupancyRow& row = k.rows[i];

@@ -341,7 +341,7 @@ void add_run_command(CLI::App& app, Globals& g, Commands& out) {
   set_help(
       sub,
       {"warplab run reductions/ladder.lua --params   # then -p block=512",
-       "warplab run examples/memory/banks.lua --lines --html banks.html   # which line did what",
+       "warplab run memory/banks.lua --lines --html banks.html   # which line did what",
        "warplab run my.lua input.bin -- --verbose   # --verbose goes to the script"},
       "Exit status: 0 ok; 1 script error or failed check; 2 an argument n=4096 naming a declared "
       "parameter (pass it as -p n=4096; after --, it stays an argument); 3 a GPU-only call without a "

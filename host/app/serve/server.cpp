@@ -1,10 +1,7 @@
 // serve/server.cpp: Server (server.hpp) on libevent: one event loop on its own thread (so the
 // watcher's loop never waits for a page), woken through an eventfd when the runs change.
-// libevent's own messages are silenced: the terminal is the runs'.
-// This process forks its runs (watch's, run --serve's) while that thread lives, so every
-// fork() waits until the thread is parked at a known quiet point (pthread_atfork, below):
-// a fork taken while it was inside malloc or another library lock would leave the child
-// that lock held for ever (glibc's malloc guards itself; a sanitizer's allocator may not).
+// libevent's own messages are silenced: the terminal is the runs'. The thread is parked
+// whenever this process forks (fork_park.hpp).
 #include "app/serve/server.hpp"
 
 #include <event2/buffer.h>
@@ -17,23 +14,17 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <pthread.h>
-
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <chrono>
-#include <condition_variable>
 #include <csignal>
 #include <cstring>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <thread>
-#include <vector>
 
 #include "app/cli/exit_codes.hpp"
 #include "app/serve/address.hpp"
+#include "app/serve/fork_park.hpp"
 #include "app/serve/html.hpp"
 #include "app/serve/record.hpp"
 #include "sys/shown.hpp"
@@ -90,13 +81,11 @@ struct Server::Impl {
   evhttp_bound_socket* bound = nullptr;
   event *wake_ev = nullptr, *flush_ev = nullptr, *ping_ev = nullptr, *accept_ev = nullptr;
   std::thread thread;
-  pid_t owner = ::getpid();  // the process whose thread it is (a forked child has none)
+  ForkPark park{[this] {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t w = ::write(wake_fd, &one, sizeof one);
+  }};
   std::atomic<bool> stopping{false};
-  // The fork barrier: `park` asks the loop's thread to wait in on_wake until it is cleared;
-  // `parked` says it does.
-  std::mutex park_mutex;
-  std::condition_variable park_cv;
-  bool park = false, parked = false;
   std::atomic<int> open_streams{0};
   struct Stream {
     evhttp_request* req;
@@ -255,15 +244,7 @@ struct Server::Impl {
     auto* self = static_cast<Impl*>(arg);
     std::uint64_t n;
     [[maybe_unused]] const ssize_t r = ::read(fd, &n, sizeof n);
-    {
-      std::unique_lock lock(self->park_mutex);
-      if (self->park) {  // a fork is waiting: hold still until it is done
-        self->parked = true;
-        self->park_cv.notify_all();
-        self->park_cv.wait(lock, [self] { return !self->park; });
-        self->parked = false;
-      }
-    }
+    self->park.hold();  // a fork waiting for this thread to be still
     if (self->stopping) {
       event_base_loopbreak(self->base);
       return;
@@ -313,53 +294,6 @@ std::string random_token() {
   for (const unsigned char b : bytes) out += {hex[b >> 4], hex[b & 15]};
   return out;
 }
-
-namespace {
-
-// The servers of this process whose threads run; their threads are parked around every fork.
-std::mutex live_mutex;  // held from prepare to parent/child
-std::vector<Server::Impl*> live;
-
-void park_for_fork() {
-  live_mutex.lock();
-  for (Server::Impl* s : live) {
-    if (s->owner != ::getpid() || s->thread.get_id() == std::this_thread::get_id()) continue;
-    std::unique_lock lock(s->park_mutex);
-    s->park = true;
-    const std::uint64_t one = 1;
-    [[maybe_unused]] const ssize_t w = ::write(s->wake_fd, &one, sizeof one);
-    // (a second at most: a loop busy that long is not worth a hung fork)
-    s->park_cv.wait_for(lock, std::chrono::seconds(1), [s] { return s->parked; });
-  }
-}
-void resume_after_fork() {
-  for (Server::Impl* s : live) {
-    if (s->owner != ::getpid()) continue;
-    {
-      std::lock_guard lock(s->park_mutex);
-      s->park = false;
-    }
-    s->park_cv.notify_all();
-  }
-  live_mutex.unlock();
-}
-void child_after_fork() {
-  // The threads are not here: nothing to resume; their servers are not this process's.
-  live_mutex.unlock();
-}
-
-void add_live(Server::Impl* s) {
-  static std::once_flag once;
-  std::call_once(once, [] { ::pthread_atfork(park_for_fork, resume_after_fork, child_after_fork); });
-  std::lock_guard lock(live_mutex);
-  live.push_back(s);
-}
-void remove_live(Server::Impl* s) {
-  std::lock_guard lock(live_mutex);
-  live.erase(std::remove(live.begin(), live.end(), s), live.end());
-}
-
-}  // namespace
 
 Server::Server(Runs& runs, const std::string& address_text, int port) {
   const std::optional<Address> a = parse_address(address_text);
@@ -418,12 +352,12 @@ Server::Server(Runs& runs, const std::string& address_text, int port) {
     pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
     event_base_dispatch(s.base);
   });
-  add_live(&s);
+  s.park.start(s.thread.get_id());
 }
 
 Server::~Server() {
   Impl& s = *impl_;
-  remove_live(&s);
+  s.park.stop();
   s.stopping = true;
   const std::uint64_t one = 1;
   [[maybe_unused]] const ssize_t w = ::write(s.wake_fd, &one, sizeof one);

@@ -388,7 +388,7 @@ void add_watch_command(CLI::App& app, Globals& g, Commands& out) {
   sub->add_option("args", a->args, "arguments passed to the script as ...; after --, options too")
       ->type_name("ARGS");
   set_help(sub,
-           {"warplab watch examples/tour.lua --clear",
+           {"warplab watch my.lua --clear",
             "warplab watch my.lua --diff --lines   # what an edit changed, in the code and line by line",
             "warplab --timeout 2 watch my.lua --timeout 30 -p n=4096"},
            "Ctrl-C stops watching. A failing, crashing or hanging run ends that run only.\n");
