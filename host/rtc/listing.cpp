@@ -25,12 +25,15 @@ bool same_code(const Lines& a, const Lines& b) {
 std::string normalize(const std::string& line) {
   // PTX virtual registers (%r12, %rd3, %f7, %p1, %rs2, ...) and labels ($L__BB0_3), SASS
   // registers (R12, UR4, P0, UP1, the convergence barrier B0) and the listing's labels
-  // (.L3): renumbering alone is not a change.
+  // (.L3): renumbering alone is not a change; nor is the count of virtual registers a PTX
+  // kernel declares (".reg .f32 %f<12>;"), which follows from the instructions.
   static const std::regex ptx_reg(R"((%[a-z]+)\d+)");
+  static const std::regex ptx_reg_count(R"((%[a-z]+)<\d+>)");
   static const std::regex ptx_label(R"(\$L__BB\d+_\d+)");
   static const std::regex sass_reg(R"(\b(U?[RPB])\d+\b)");
   static const std::regex sass_label(R"(\.L\d+\b)");
   std::string s = std::regex_replace(line, ptx_reg, "$1#");
+  s = std::regex_replace(s, ptx_reg_count, "$1<#>");
   s = std::regex_replace(s, ptx_label, "$$L__BB#");
   s = std::regex_replace(s, sass_reg, "$1#");
   return std::regex_replace(s, sass_label, ".L#");

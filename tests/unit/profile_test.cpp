@@ -215,15 +215,15 @@ TEST(Profile, FindingProfiles) {
         << near;
     EXPECT_NE(error_of([] { cu::load_profile("A10"); }).find("did you mean 'a100'?"), std::string::npos);
     // As people write a GPU's name: its number alone, spaces, the brand, no underscore.
-    for (const auto& [given, meant] :
-         std::vector<std::pair<std::string, std::string>>{{"4090", "rtx4090"},
-                                                          {"RTX 4090", "rtx4090"},
-                                                          {"GeForce RTX 5090", "rtx5090"},
-                                                          {"sm90", "sm_90"},
-                                                          {"SM-120", "sm_120"}})
-      EXPECT_NE(error_of([&] { cu::load_profile(given); }).find("did you mean '" + meant + "'?"),
+    const std::pair<std::string, std::string> written[] = {{"4090", "rtx4090"},
+                                                           {"RTX 4090", "rtx4090"},
+                                                           {"GeForce RTX 5090", "rtx5090"},
+                                                           {"sm90", "sm_90"},
+                                                           {"SM-120", "sm_120"}};
+    for (const auto& w : written)
+      EXPECT_NE(error_of([&] { cu::load_profile(w.first); }).find("did you mean '" + w.second + "'?"),
                 std::string::npos)
-          << given;
+          << w.first;
     // A part of several names suggests none of them.
     EXPECT_EQ(error_of([] { cu::load_profile("100"); }).find("did you mean"), std::string::npos);
   }

@@ -126,6 +126,13 @@ TEST(Listing, RenumberedLabelsAreNoChange) {
   EXPECT_EQ(normalize("ld.global.f32 %f1, [%rd2+0x10];"), "ld.global.f32 %f#, [%rd#+0x10];")
       << "offsets stay";
   EXPECT_TRUE(same_code({".L1:", "BRA .L1"}, {".L4:", "BRA .L4"}));
+  // A PTX kernel's count of virtual registers follows from its instructions: no change of
+  // its own (the instructions that need more show as changed).
+  EXPECT_EQ(normalize("\t.reg .f32 \t%f<12>;"), "\t.reg .f32 \t%f<#>;");
+  EXPECT_EQ(line_diff({".reg .b32 %r<5>;", "add.s32 %r4, %r3, 1;"},
+                      {".reg .b32 %r<9>;", "add.s32 %r8, %r1, 1;"}, 2, 40),
+            "");
+  EXPECT_FALSE(same_code({".reg .b32 %r<5>;"}, {".reg .b64 %rd<5>;"}));  // another type is a change
   EXPECT_FALSE(same_code({"IADD3 R1, R2, 0x1, RZ"}, {"IADD3 R1, R2, 0x2, RZ"}));
 }
 
