@@ -84,8 +84,10 @@ struct StateRecord {
   static constexpr std::size_t kRaisedKept = 8;
   std::array<RaisedError, kRaisedKept> raised;
   std::size_t raised_next = 0;
-  // The kind of the error that ended the last run_file (the message handler's finding).
+  // The kind of the error that ended the last run_file (the message handler's finding),
+  // and for a call that needs a GPU, the line of the script's top level that was running.
   ErrorKind escaped = ErrorKind::failed;
+  int escaped_top_line = 0;
   // Set by close_state (state.hpp) before lua_close: only then does the record's own
   // finalizer destroy it.
   bool closing = false;

@@ -77,6 +77,16 @@ std::string position_of(std::string_view prefix) {
   return std::string(prefix.substr(0, colon + 2));
 }
 
+// The line that the outermost chunk on the stack (the script's own top level) was running,
+// or 0.
+int top_level_line(lua_State* L) {
+  int line = 0;
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); ++level)
+    if (lua_getinfo(L, "Sl", &ar) && ar.what && std::strcmp(ar.what, "main") == 0) line = ar.currentline;
+  return line;
+}
+
 // The message handler of run_file: the message plus a traceback, except for the endings
 // RunResult (state.hpp) tells apart by the kind noted beside the escaping value (the value
 // itself, or behind one leading position: error(e) and assert(v, e) add one), which get no
@@ -98,9 +108,11 @@ int traceback(lua_State* L) {
   }
   rec.escaped = raised ? raised->kind : ErrorKind::failed;
   switch (rec.escaped) {
+    case ErrorKind::no_gpu:
+      rec.escaped_top_line = top_level_line(L);
+      [[fallthrough]];
     case ErrorKind::parameter:
     case ErrorKind::usage:  // the command line's fault (a forgotten -p): no traceback
-    case ErrorKind::no_gpu:
     case ErrorKind::not_in_profile:
       lua_pushstring(L, msg);  // +1 the sentence alone
       return 1;
@@ -318,11 +330,13 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   for (const auto& a : args) lua_pushstring(L, a.c_str());  // +n varargs
   StateRecord& rec = record_of(L);
   rec.escaped = ErrorKind::failed;
+  rec.escaped_top_line = 0;
   if (lua_pcall(L, static_cast<int>(args.size()), 0, handler) != LUA_OK) {  // -(n+1), +1 msg
     out.ok = false;
     out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
     // The watchdog's verdict, whatever message escaped: the context is stuck.
     out.kind = rec.run.timed_out ? ErrorKind::timeout : rec.escaped;
+    out.top_line = rec.escaped_top_line;
     lua_pop(L, 1);  // -1 msg
   }
   lua_pop(L, 1);  // -1 handler

@@ -48,6 +48,9 @@ struct RunResult {
   bool ok = true;
   std::string error;  // "script.lua:12: message" plus a short traceback
   ErrorKind kind = ErrorKind::failed;
+  // A call that needs a GPU (kind no_gpu): the line of the script's own top level that was
+  // running, where its GPU part starts (0: not known).
+  int top_line = 0;
 };
 // Runs a script file with `args` in the global `arg` table (arg[0] = path). More arguments
 // than a Lua chunk takes throw Error (bad_input).

@@ -31,7 +31,7 @@ __global__ void scale(float* x, float a, int n) {
 }
 EOF
 printf '__global__ void scale(float* x, float a, int n) {\n  x[i] = a;\n}\n' >bad.cu
-HINT='hint: without a GPU, end the script before its GPU part with `if not cuda.device().live then return end`'
+HINT='with `if not cuda.device().live then return end`: what comes before it still runs offline'
 
 # ---- needs a GPU: exit 3, the sentence, the hint, no traceback ---------------------------
 cat >launch.lua <<'EOF'
@@ -46,8 +46,20 @@ says out before
 lacks out after
 says err 'launch.lua:4: no CUDA device: a kernel launch needs a GPU (WARPLAB_NO_DRIVER is set)'
 says err "$HINT"
+says err 'hint: without a GPU, end the script before its GPU part (line 4 of launch.lua) with'
 lacks err 'stack traceback'
 [ "$(wc -l <"$T/err")" -eq 2 ] || fail "needs a GPU: want 2 lines on stderr"
+# The line the hint names is the script's own top level, where the guard can go: the call of
+# a function that needs the GPU, not the line inside it (nor one in a module it required).
+printf 'local function gpu_part()\n  cuda.stream()\nend\nprint("predictions")\n\ngpu_part()\n' >nested.lua
+run 3 nested.lua
+says out predictions
+says err 'nested.lua:2: no CUDA device: cuda.stream needs a GPU'
+says err 'end the script before its GPU part (line 6 of nested.lua) with'
+mkdir -p mods && printf 'return {go = function() return cuda.event() end}\n' >mods/gpu_mod.lua
+printf 'package.path = "mods/?.lua;" .. package.path\nlocal m = require("gpu_mod")\n\n\nm.go()\n' >req.lua
+run 3 req.lua
+says err 'end the script before its GPU part (line 5 of req.lua) with'
 for call in 'cuda.stream()' 'cuda.event()' 'cuda.synchronize()' 'cuda.host_array("f32", 4, {pinned = true})' \
   'cuda.device(1)'; do
   echo "local _ = $call" >call.lua

@@ -50,10 +50,16 @@ struct RunArgs {
   PageOptions page;  // --serve, --html FILE: the run's page (cli/page.hpp)
 };
 
-// After "no CUDA device: <call> needs a GPU (...)": how a script keeps its offline part.
-constexpr const char* kNeedsGpuHint =
-    "hint: without a GPU, end the script before its GPU part with "
-    "`if not cuda.device().live then return end`, as the examples do (docs/tutorial.md)";
+// After "no CUDA device: <call> needs a GPU (...)": how a script keeps its offline part,
+// and where: the line of its top level that made the call (what comes before still runs).
+std::string needs_gpu_hint(const bind::RunResult& r, const std::string& script) {
+  const std::string where = r.top_line > 0 ? " (line " + std::to_string(r.top_line) + " of " +
+                                                 std::filesystem::path(script).filename().string() + ")"
+                                           : "";
+  return "hint: without a GPU, end the script before its GPU part" + where +
+         " with `if not cuda.device().live then return end`: what comes before it still runs offline, as in "
+         "the examples (docs/tutorial.md)";
+}
 
 // How `run` ends a script by the kind of the error that escaped it (bind::RunResult): these
 // kinds end it with their own exit code (exit_codes.hpp) and no traceback, the message as
@@ -63,15 +69,15 @@ constexpr const char* kNeedsGpuHint =
 struct Ending {
   ErrorKind kind;
   const char* prefix;
-  const char* hint;
+  bool hint;  // the needs-a-GPU hint after the sentence
 };
 constexpr Ending kEndings[] = {
-    {ErrorKind::no_gpu, "", kNeedsGpuHint},             // a GPU-only call on a run without one
-    {ErrorKind::not_in_profile, "warplab: ", nullptr},  // the run needs a GPU or a fuller profile
-    {ErrorKind::parameter, "warplab: ", nullptr},       // a -p value: the command line's fault
-    {ErrorKind::usage, "warplab: ", nullptr},           // a forgotten -p (n=4096 for -p n=4096)
-    {ErrorKind::compile, "", nullptr},                  // the diagnostics once and where the script stopped
-    {ErrorKind::timeout, "", nullptr},                  // the watchdog's sentence, with its traceback
+    {ErrorKind::no_gpu, "", true},                    // a GPU-only call on a run without one
+    {ErrorKind::not_in_profile, "warplab: ", false},  // the run needs a GPU or a fuller profile
+    {ErrorKind::parameter, "warplab: ", false},       // a -p value: the command line's fault
+    {ErrorKind::usage, "warplab: ", false},           // a forgotten -p (n=4096 for -p n=4096)
+    {ErrorKind::compile, "", false},                  // the diagnostics once and where the script stopped
+    {ErrorKind::timeout, "", false},                  // the watchdog's sentence, with its traceback
 };
 
 // The script arguments given before `--` that look like key=value, as the global
@@ -184,7 +190,7 @@ int run_in_state(bind::StatePtr& state, const std::string& script, const std::ve
     for (const Ending& e : kEndings)
       if (e.kind == r.kind) {
         std::cerr << e.prefix << r.error << "\n";
-        if (e.hint) std::cerr << e.hint << "\n";
+        if (e.hint) std::cerr << needs_gpu_hint(r, script) << "\n";
         return exit_code_for(e.kind);
       }
     std::cerr << r.error << "\n";
