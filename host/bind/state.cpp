@@ -77,8 +77,7 @@ std::string position_of(std::string_view prefix) {
   return std::string(prefix.substr(0, colon + 2));
 }
 
-// The line that the outermost chunk on the stack (the script's own top level) was running,
-// or 0.
+// The line the outermost chunk on the stack (the script's own top level) runs, or 0.
 int top_level_line(lua_State* L) {
   int line = 0;
   lua_Debug ar;
@@ -329,8 +328,7 @@ RunResult run_file(lua_State* L, const std::string& path, const std::vector<std:
   }
   for (const auto& a : args) lua_pushstring(L, a.c_str());  // +n varargs
   StateRecord& rec = record_of(L);
-  rec.escaped = ErrorKind::failed;
-  rec.escaped_top_line = 0;
+  rec.escaped = ErrorKind::failed;  // (escaped_top_line is set with no_gpu, and read only then)
   if (lua_pcall(L, static_cast<int>(args.size()), 0, handler) != LUA_OK) {  // -(n+1), +1 msg
     out.ok = false;
     out.error = lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)";
