@@ -43,6 +43,12 @@ bool is_caret_line(const std::string& l) {
          l.find_first_not_of(" \t\n\v\f\r", c + 1) == std::string::npos;
 }
 
+// The 1-based column a caret line under an echoed line points at (NVRTC indents the echo by
+// two; the caret line copies its whitespace).
+int caret_column(const std::string& caret_line) {
+  return static_cast<int>(std::min<std::size_t>(caret_line.find('^'), INT_MAX)) - 1;
+}
+
 // Lines without their terminators; a CR before the LF is dropped too (CRLF sources).
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> out;
@@ -221,7 +227,7 @@ std::vector<Diagnostic> parse_log(const std::string& log, const std::map<std::st
       std::string echoed;
       if (i + 2 < lines.size() && lines[i + 1].rfind("  ", 0) == 0 && is_caret_line(lines[i + 2])) {
         echoed = lines[i + 1].substr(2);
-        caret_col = static_cast<int>(std::min<std::size_t>(lines[i + 2].find('^'), INT_MAX)) - 1;
+        caret_col = caret_column(lines[i + 2]);
         column_given = true;
         i += 2;
       }
@@ -258,7 +264,7 @@ std::vector<Diagnostic> parse_log(const std::string& log, const std::map<std::st
       // candidates come first): the diagnostic shows them already; the caret gives its
       // column where the header had none.
       Diagnostic& d = out.back();
-      const int caret_col = static_cast<int>(std::min<std::size_t>(lines[i + 1].find('^'), INT_MAX)) - 1;
+      const int caret_col = caret_column(lines[i + 1]);
       const bool same_line = d.source_line.empty() || sys::trim(d.source_line) == sys::trim(l);
       if (d.source_line.empty()) d.source_line = l.substr(2);
       if (same_line && !column_given && caret_col >= 1 && caret_col <= static_cast<int>(d.source_line.size()))

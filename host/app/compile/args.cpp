@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
+#include "lab/module_spec.hpp"
 #include "rtc/error.hpp"
-#include "rtc/toolkit.hpp"
 #include "sys/error.hpp"
 
 namespace warplab::app {
@@ -49,10 +49,10 @@ void check_diff(const CompileArgs& a) {
 CompileArgs with_shipped_files(CompileArgs a) {
   for (std::string* file : {&a.file, &a.diff_file}) {
     std::error_code ec;
-    if (file->empty() || std::filesystem::path(*file).is_absolute() || std::filesystem::exists(*file, ec))
-      continue;
-    if (const auto shipped = rtc::kernels_dir() / *file; std::filesystem::is_regular_file(shipped, ec))
-      *file = shipped.string();
+    if (file->empty()) continue;
+    // (only a file found replaces the name: anything else is said by the reader, as given)
+    if (const auto p = lab::locate_kernel_file(*file, ""); p && std::filesystem::is_regular_file(*p, ec))
+      *file = p->string();
   }
   return a;
 }

@@ -81,10 +81,7 @@ struct Server::Impl {
   evhttp_bound_socket* bound = nullptr;
   event *wake_ev = nullptr, *flush_ev = nullptr, *ping_ev = nullptr, *accept_ev = nullptr;
   std::thread thread;
-  ForkPark park{[this] {
-    const std::uint64_t one = 1;
-    [[maybe_unused]] const ssize_t w = ::write(wake_fd, &one, sizeof one);
-  }};
+  ForkPark park{[this] { poke(); }};
   std::atomic<bool> stopping{false};
   std::atomic<int> open_streams{0};
   struct Stream {
@@ -97,6 +94,12 @@ struct Server::Impl {
   bool flush_armed = false;
 
   Impl(Runs& r, Address a) : runs(r), address(std::move(a)) {}
+
+  // Wakes the loop's thread (on_wake); allocates nothing.
+  void poke() const {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t w = ::write(wake_fd, &one, sizeof one);
+  }
 
   // Each answer's body is held by reference until sent (a picture is not copied per
   // connection), its bytes counted in `pending` until then.
@@ -359,8 +362,7 @@ Server::~Server() {
   Impl& s = *impl_;
   s.park.stop();
   s.stopping = true;
-  const std::uint64_t one = 1;
-  [[maybe_unused]] const ssize_t w = ::write(s.wake_fd, &one, sizeof one);
+  s.poke();
   s.thread.join();
   // Freeing the server frees every connection (closing the event streams: their callback
   // must not touch a list being torn down).
@@ -385,8 +387,7 @@ std::string Server::url() const {
 
 void Server::wake() {
   if (impl_->open_streams.load(std::memory_order_relaxed) == 0) return;  // no page open: nothing to do
-  const std::uint64_t one = 1;
-  [[maybe_unused]] const ssize_t w = ::write(impl_->wake_fd, &one, sizeof one);
+  impl_->poke();
 }
 
 }  // namespace warplab::app::serve
