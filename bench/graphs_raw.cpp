@@ -8,7 +8,8 @@
 //   graphs-host  µs per kernel, the launch calls only (N cuLaunchKernel or one cuGraphLaunch);
 //   graphs-build µs for the whole graph: capture (begin, N launches, end), instantiate
 //                (cuGraphInstantiateWithFlags) and update in place (cuGraphExecUpdate from a
-//                new capture whose launches pass another argument value), each its own best;
+//                new capture whose launches pass another argument value) and destroy (the
+//                graph an update replaces), each its own best;
 //                then capture + instantiate and capture + update each timed in one window,
 //                as bench/graphs.lua times cuda.graph and g:update.
 // Prints one record per figure for bench/report.py ("@ <section> <row> <column> <value>",
@@ -152,6 +153,14 @@ void measure(const Bench& b, const cu::ContextPtr& ctx, int n, int trials) {
                                    std::to_string(static_cast<int>(u.result)) + ")");
         return t;
       }));
+  // Destroying a captured graph of n kernels: what g:update also does with the graph it
+  // replaces (a part the sum of capture and update leaves out).
+  record("graphs-build", "raw C++ destroy", n, best_of(trials, [&] {
+           cu::Graph g = b.capture(ctx, n, arg++);
+           const auto t0 = Clock::now();
+           g.destroy();
+           return us(Clock::now() - t0);
+         }));
   // As g:update is timed: capture and update in one window, the graph kept in place of the
   // one it replaces (which is destroyed then, as warplab's GraphObj keeps the last capture).
   cu::Graph kept = b.capture(ctx, n, arg++);

@@ -3,9 +3,10 @@
 # warplab_bench_graphs) with no GPU: through the stand-in driver (bench/fake_driver.cpp,
 # which runs nothing) every path it takes on the GPU runs (stream launches, capture,
 # instantiate, replay, update in place, and capture + instantiate and capture + update each
-# timed in one window) and it prints, for each size asked for, the nine records
-# bench/report.py reads, each a number; without a driver it says "skipped: no GPU" and exits
-# 77; a missing source file is exit 1 and bad arguments exit 2, each with a line.
+# timed in one window, the destroy of a captured graph) and it prints, for each size asked
+# for, the ten records bench/report.py reads, each a number; without a driver it says
+# "skipped: no GPU" and exits 77; a missing source file is exit 1 and bad arguments exit 2,
+# each with a line.
 # Usage: bash bench_graphs_fake.sh <warplab binary> <source root>
 set -u
 W="$1"; SRC="$2"
@@ -24,13 +25,14 @@ for n in 1 10; do
   for rec in "graphs	raw C++ stream launches" "graphs	raw C++ graph replay" \
              "graphs-host	raw C++ stream launches" "graphs-host	raw C++ graph replay" \
              "graphs-build	raw C++ capture" "graphs-build	raw C++ instantiate" "graphs-build	raw C++ update" \
+             "graphs-build	raw C++ destroy" \
              "graphs-build	raw C++ capture + instantiate, one window" \
              "graphs-build	raw C++ capture + update, one window"; do
     hits=$(awk -F'\t' -v want="@	$rec	$n kernels" '$1 "\t" $2 "\t" $3 "\t" $4 == want && $5 ~ /^[0-9]+\.[0-9][0-9][0-9][0-9]$/' "$T/out" | wc -l)
     [ "$hits" -eq 1 ] || fail "not one record '$rec' for $n kernels with a number"
   done
 done
-[ "$(grep -c . "$T/out")" -eq 18 ] || fail "other lines than the 18 records"
+[ "$(grep -c . "$T/out")" -eq 20 ] || fail "other lines than the 20 records"
 
 WARPLAB_NO_DRIVER=1 "$B" "$SRC/bench/launch_kernels.cu" >"$T/out" 2>&1; rc=$?
 [ $rc -eq 77 ] || fail "no driver: exit $rc, not 77"
