@@ -158,7 +158,7 @@ def graph_targets(cells, rows):
 
 
 def targets(cells, rows):
-    """The issue's targets, against the medians: one line each."""
+    """The launch targets, against the medians: one line each."""
     out = []
     for row in rows.get("launch", []):
         if not row.startswith("warplab"):
