@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# environment.sh: the table of environment variables that `warplab --help` ends with (and
-# the man page and docs/cli.md repeat) is complete and true: every variable the sources read
+# environment.sh: the table of environment variables that `warplab help environment` prints
+# (and the man page and docs/cli.md repeat; `warplab --help` ends with its common rows, the
+# ones docs/cli.md marks ★) is complete and true: every variable the sources read
 # (getenv in host/, os.getenv in lua/ and examples/) is in it, every name in it is read
 # somewhere, and docs/cli.md's table lists exactly the same names. The Files lines say where
 # the compile cache lives, as `warplab cache info` reports it.
@@ -8,10 +9,23 @@
 source "$(dirname "$0")/lib/offline.sh" "$@"
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
+# names NAME...: the variables of an Environment: table on stdin, one per line, sorted.
+names() { sed -n '/^Environment:$/,/^$/p' | sed -n 's/^  \([A-Za-z_][A-Za-z0-9_, ]*[A-Za-z0-9_]\)  .*/\1/p' |
+  tr ',' '\n' | tr -d ' ' | sort -u; }
+"$BIN" help environment >"$T/env" || fail "help environment: exit $?"
+names <"$T/env" >"$T/help_names"
+[ "$(wc -l <"$T/help_names")" -ge 15 ] || fail "help environment lists $(wc -l <"$T/help_names") variables"
+# --help: the common ones, a line naming the rest, and the Files.
 "$BIN" --help >"$T/help" || fail "--help: exit $?"
-sed -n '/^Environment:$/,/^$/p' "$T/help" | sed -n 's/^  \([A-Za-z_][A-Za-z0-9_, ]*[A-Za-z0-9_]\)  .*/\1/p' |
-  tr ',' '\n' | tr -d ' ' | sort -u >"$T/help_names"
-[ "$(wc -l <"$T/help_names")" -ge 15 ] || fail "--help lists $(wc -l <"$T/help_names") variables"
+names <"$T/help" >"$T/common"
+[ "$(wc -l <"$T/common")" -ge 5 ] || fail "--help lists $(wc -l <"$T/common") variables"
+[ "$(wc -l <"$T/common")" -lt "$(wc -l <"$T/help_names")" ] || fail "--help lists every variable"
+comm -23 "$T/common" "$T/help_names" | grep -q . && fail "--help lists a variable help environment does not"
+more=$(( $(wc -l <"$T/help_names") - $(wc -l <"$T/common") ))
+grep -q "^  and $more more (.*): warplab help environment$" "$T/help" ||
+  fail "--help does not say how many more and where (want 'and $more more ... warplab help environment')"
+"$BIN" help env >"$T/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "did you mean 'environment'" "$T/out" || fail "help env: exit $rc, $(cat "$T/out")"
 
 # Every name read: getenv("NAME") / os.getenv("NAME"), and the lists a getenv(var) loop reads.
 {
@@ -30,7 +44,12 @@ comm -13 "$T/read" "$T/help_names" >"$T/extra"
 # docs/cli.md: the table under "## Environment" lists the same names.
 sed -n '/^## Environment/,/^## /p' "$ROOT/docs/cli.md" | grep -E '^\| `' | cut -d'|' -f2 |
   grep -oE '`[A-Za-z_][A-Za-z0-9_]*`' | tr -d '`' | sort -u >"$T/doc_names"
-diff "$T/help_names" "$T/doc_names" >"$T/diff" || fail "docs/cli.md's Environment table differs from --help (< help, > docs):
+diff "$T/help_names" "$T/doc_names" >"$T/diff" || fail "docs/cli.md's Environment table differs from help environment (< help, > docs):
+$(cat "$T/diff")"
+# Its rows marked ★ are the ones --help lists.
+sed -n '/^## Environment/,/^## /p' "$ROOT/docs/cli.md" | grep -E '^\| `[^|]*★ \|' | cut -d'|' -f2 |
+  grep -oE '`[A-Za-z_][A-Za-z0-9_]*`' | tr -d '`' | sort -u >"$T/doc_common"
+diff "$T/common" "$T/doc_common" >"$T/diff" || fail "docs/cli.md's ★ rows differ from --help's (< help, > docs):
 $(cat "$T/diff")"
 
 # Files: where the cache lives, as cache info says, in each case the footer names.

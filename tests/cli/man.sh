@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # man.sh: `warplab man` writes the manual page from the command-line definition: every
 # command `warplab --help` lists with every option its --help shows, the global options,
-# every environment variable of --help's table, the exit codes of docs/exit-codes.md; groff
+# every environment variable of `help environment`'s table, the exit codes of
+# docs/exit-codes.md; groff
 # (and man, where man-db is installed) render it without a warning; the build's
 # man/warplab.1 and warplab.1.gz (what `cmake --install` installs) are this binary's page.
 # Usage: bash man.sh <warplab binary> <source root>
@@ -50,9 +51,10 @@ done >"$T/missing"
 [ -s "$T/missing" ] && fail "GLOBAL OPTIONS lacks: $(tr '\n' ' ' <"$T/missing")"
 grep -qE -- '-V, --version' "$T/page" || fail "the page does not give -V"
 
-# The environment: each variable of --help's table.
-sed -n '/^Environment:$/,/^$/p' "$T/top" | sed -n 's/^  \([A-Za-z_][A-Za-z0-9_, ]*[A-Za-z0-9_]\)  .*/\1/p' >"$T/vars"
-[ "$(wc -l <"$T/vars")" -ge 15 ] || fail "--help lists $(wc -l <"$T/vars") variables"
+# The environment: each variable of `warplab help environment`'s table.
+"$BIN" help environment | sed -n '/^Environment:$/,/^$/p' |
+  sed -n 's/^  \([A-Za-z_][A-Za-z0-9_, ]*[A-Za-z0-9_]\)  .*/\1/p' >"$T/vars"
+[ "$(wc -l <"$T/vars")" -ge 15 ] || fail "help environment lists $(wc -l <"$T/vars") variables"
 while IFS= read -r v; do
   sed -n '/^ENVIRONMENT/,/^FILES/p' "$T/page" | grep -qE "^       $v( |$)" || fail "ENVIRONMENT lacks $v"
 done <"$T/vars"

@@ -116,10 +116,13 @@ HelpNotes help_notes(const CLI::App* sub);
 // for `warplab --help`, the man page and docs/cli.md.
 struct EnvVar {
   std::string name, meaning;
+  bool common = false;  // one a user sets: `warplab --help` lists these, `help environment` all
 };
 const std::vector<EnvVar>& environment();
 const std::vector<EnvVar>& files();
-std::string environment_text();  // "Environment:\n  NAME  meaning\n...\nFiles:\n..."
+// "Environment:\n  NAME  meaning\n...\nFiles:\n...": every variable, or (all = false) the
+// common ones and a line naming `warplab help environment` for the rest.
+std::string environment_text(bool all);
 
 // The examples shipped with warplab (examples.cpp): the folders looked in, the first that
 // exists ("" when none), and a script named by its `warplab list` name ("warps/ids.lua")

@@ -222,22 +222,33 @@ std::string command_word(const CLI::App& app, const std::vector<std::string>& wo
 void add_help_command(CLI::App& app, Commands& out) {
   auto name = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("help", "show the help of a command, or of warplab");
-  sub->add_option("command", *name, "the command (default: warplab itself)")->type_name("COMMAND");
-  set_help(sub, {"warplab help run", "warplab help attrs"});
-  out.push_back({sub, [name, &app] {
-                   // Through the formatter: app.help() would show the parsed `help` itself.
-                   if (name->empty()) {
-                     std::cout << app.get_formatter()->make_help(&app, app.get_name(),
-                                                                 CLI::AppFormatMode::Normal);
-                     return kOk;
-                   }
-                   for (const CLI::App* cmd : app.get_subcommands({}))
-                     if (cmd->get_name() == *name) {
-                       std::cout << cmd->help(app.get_name());
-                       return kOk;
-                     }
-                   throw Error(ErrorKind::usage, unknown_command(app, *name));
-                 }});
+  sub->add_option("command", *name,
+                  "the command, or `environment` for every variable warplab reads (default: warplab itself)")
+      ->type_name("COMMAND");
+  set_help(sub, {"warplab help run", "warplab help attrs", "warplab help environment"});
+  out.push_back(
+      {sub, [name, &app] {
+         if (*name == "environment") {
+           std::cout << environment_text(true);
+           return kOk;
+         }
+         // Through the formatter: app.help() would show the parsed `help` itself.
+         if (name->empty()) {
+           std::cout << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
+           return kOk;
+         }
+         for (const CLI::App* cmd : app.get_subcommands({}))
+           if (cmd->get_name() == *name) {
+             std::cout << cmd->help(app.get_name());
+             return kOk;
+           }
+         // `help env`, `help enviroment`: the topic, before the nearest command.
+         const std::string topic = "environment";
+         if ((name->size() >= 3 && topic.rfind(*name, 0) == 0) || sys::edit_distance(*name, topic) <= 2)
+           throw Error(ErrorKind::usage, "no command or help topic '" + sys::shown(*name) +
+                                             "'; did you mean 'environment' (every variable warplab reads)?");
+         throw Error(ErrorKind::usage, unknown_command(app, *name));
+       }});
 }
 
 }  // namespace warplab::app

@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
     return "Global options work before or after the subcommand; `warplab help COMMAND` (or\n"
            "`warplab COMMAND --help`) shows its own. Exit codes: docs/exit-codes.md.\n"
            "Completion: warplab completion bash|zsh. Manual: man warplab.\n\n" +
-           environment_text();
+           environment_text(false);
   });
 
   // A word that names no command is a usage error with the nearest command, before CLI11
