@@ -104,11 +104,14 @@ offers tour.lua warplab run to
 lacks warps/ids.lua warplab compile war
 cd "$ROOT" || exit 1
 lacks README.md warplab run READ
-# help: the commands; -p: the parameters the script declares (`run SCRIPT --params`), as
-# NAME=, wherever the script and the options stand; none before the script is known.
+# help: the commands and the environment topic (not a command: not offered first); -p: the
+# parameters the script declares (`run SCRIPT --params`), as NAME=, wherever the script and
+# the options stand; none before the script is known.
 offers help warplab ""
 offers attrs warplab help a
 offers run warplab -q help r
+offers environment warplab help e
+lacks environment warplab ""
 export PATH="$(cd "$(dirname "$BIN")" && pwd):$PATH"  # the scripts call `warplab` as typed
 for p in block= grid= rows= save=; do
   offers "$p" warplab run examples/warps/ids.lua -p ""

@@ -2,9 +2,10 @@
 // CLI11 definition itself, so it never lags behind the program. A value completes by its
 // option's type name: PROFILE, ARCH, TOOL (cli/sanitize.hpp), ATTR (cu/attributes.hpp),
 // SCRIPT.lua (files, and the shipped examples by their `warplab list` names), FILE.cu
-// (files), DIR, FILE, COMMAND (the commands), WORD and SET[,SET] (counter sets and short
-// names: `counters`, `--counters`), KEY=VALUE (the parameters the script declares, from
-// `warplab run SCRIPT --params`), and literal lists such as "info|clear".
+// (files), DIR, FILE, COMMAND (the commands), TOPIC (`help`'s: the commands and
+// `environment`), WORD and SET[,SET] (counter sets and short names: `counters`,
+// `--counters`), KEY=VALUE (the parameters the script declares, from `warplab run SCRIPT
+// --params`), and literal lists such as "info|clear".
 #include <algorithm>
 #include <cctype>
 #include <iostream>
@@ -48,7 +49,7 @@ Opt describe(const CLI::Option& o) {
   return out;
 }
 
-// The listed commands, for COMMAND values (`warplab help <TAB>`).
+// The listed commands, for COMMAND and TOPIC values (`warplab help <TAB>`).
 std::vector<std::string> command_names;
 
 std::vector<Cmd> model(const CLI::App& app) {
@@ -89,7 +90,10 @@ std::vector<std::string> words_for(const std::string& type) {
     for (const cu::AttributeInfo& a : cu::attribute_table()) out.emplace_back(a.name);
   else if (type == "COMMAND")
     out = command_names;
-  else if (type == "WORD" || type == "SET[,SET]") {  // `counters WORD`, `--counters SET`: the names
+  else if (type == "TOPIC") {  // `warplab help <TAB>`: the commands and the environment
+    out = command_names;
+    out.emplace_back("environment");
+  } else if (type == "WORD" || type == "SET[,SET]") {  // `counters WORD`, `--counters SET`: the names
     if (type != "WORD") out.emplace_back("list");
     for (const lab::CounterSet& s : lab::counter_sets()) out.emplace_back(s.name);
     for (const lab::CounterSet& s : lab::counter_sets())

@@ -224,7 +224,7 @@ void add_help_command(CLI::App& app, Commands& out) {
   auto* sub = app.add_subcommand("help", "show the help of a command, or of warplab");
   sub->add_option("command", *name,
                   "the command, or `environment` for every variable warplab reads (default: warplab itself)")
-      ->type_name("COMMAND");
+      ->type_name("TOPIC");
   set_help(sub, {"warplab help run", "warplab help attrs", "warplab help environment"});
   out.push_back(
       {sub, [name, &app] {
