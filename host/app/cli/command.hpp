@@ -15,6 +15,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/cli/counters.hpp"
@@ -123,6 +124,8 @@ const std::vector<EnvVar>& files();
 // "Environment:\n  NAME  meaning\n...\nFiles:\n...": every variable, or (all = false) the
 // common ones and a line naming `warplab help environment` for the rest.
 std::string environment_text(bool all);
+// The help topic that prints it: `warplab help environment` (a word no command takes).
+inline constexpr std::string_view kEnvironmentTopic = "environment";
 
 // The examples shipped with warplab (examples.cpp): the folders looked in, the first that
 // exists ("" when none), and a script named by its `warplab list` name ("warps/ids.lua")

@@ -92,7 +92,7 @@ std::vector<std::string> words_for(const std::string& type) {
     out = command_names;
   else if (type == "TOPIC") {  // `warplab help <TAB>`: the commands and the environment
     out = command_names;
-    out.emplace_back("environment");
+    out.emplace_back(kEnvironmentTopic);
   } else if (type == "WORD" || type == "SET[,SET]") {  // `counters WORD`, `--counters SET`: the names
     if (type != "WORD") out.emplace_back("list");
     for (const lab::CounterSet& s : lab::counter_sets()) out.emplace_back(s.name);

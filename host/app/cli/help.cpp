@@ -228,7 +228,7 @@ void add_help_command(CLI::App& app, Commands& out) {
   set_help(sub, {"warplab help run", "warplab help attrs", "warplab help environment"});
   out.push_back(
       {sub, [name, &app] {
-         if (*name == "environment") {
+         if (*name == kEnvironmentTopic) {
            std::cout << environment_text(true);
            return kOk;
          }
@@ -243,7 +243,7 @@ void add_help_command(CLI::App& app, Commands& out) {
              return kOk;
            }
          // `help env`, `help enviroment`: the topic, before the nearest command.
-         const std::string topic = "environment";
+         const std::string topic(kEnvironmentTopic);
          if ((name->size() >= 3 && topic.rfind(*name, 0) == 0) || sys::edit_distance(*name, topic) <= 2)
            throw Error(ErrorKind::usage, "no command or help topic '" + sys::shown(*name) +
                                              "'; did you mean 'environment' (every variable warplab reads)?");
